@@ -1,0 +1,100 @@
+"""Catalogs: constants generated from a data table (a JSON file holding an array of records).
+
+A schema set often comes with a table of stable identifiers that code must not restate by hand (error
+codes, rule IDs, event names). A catalog turns such a table into a Python module, a TypeScript module and a
+Markdown table, and the drift check covers it like everything else. Catalogs are declared in the
+``[tool.codegen]`` table of ``pyproject.toml``::
+
+    [[tool.codegen.catalogs]]
+    name = "rules"                 # output file stem in python/, typescript/ and docs/
+    source = "data/rules.json"     # relative to the pyproject.toml
+    items = "/rules"               # JSON Pointer to the array of records
+    key = "id"                     # the field holding each constant's name (an identifier)
+    doc = "statement"              # optional: the field used as each constant's doc comment
+    title = "Rules"                # heading of the docs page
+    columns = ["id", "severity"]   # docs table columns, in order
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .load import SchemaError
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    name: str
+    source: str
+    title: str
+    key: str
+    doc: str | None
+    columns: tuple[str, ...]
+    records: tuple[dict[str, Any], ...]
+
+
+def _pointer_get(document: Any, pointer: str, file: str) -> Any:
+    node = document
+    for token in (t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:] if pointer):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise SchemaError(file, pointer, "catalog items pointer does not resolve")
+    return node
+
+
+def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
+    """Read one catalog declaration and its records; every problem is a SchemaError naming file and pointer."""
+    where = "pyproject.toml"
+    for required in ("name", "source", "key"):
+        if not isinstance(spec.get(required), str):
+            raise SchemaError(where, "/tool/codegen/catalogs", f"a catalog needs a string {required!r}")
+    name = spec["name"]
+    if not _IDENTIFIER.match(name):
+        raise SchemaError(where, "/tool/codegen/catalogs", f"catalog name {name!r} is not an identifier")
+    path = base / spec["source"]
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SchemaError(str(path), "", f"cannot read catalog source: {exc}") from exc
+    items_pointer = spec.get("items", "")
+    items = _pointer_get(document, items_pointer, str(path))
+    if not isinstance(items, list):
+        raise SchemaError(str(path), items_pointer, "catalog items must be an array of objects")
+    key, seen = spec["key"], set()
+    for index, record in enumerate(items):
+        at = f"{items_pointer}/{index}"
+        if not isinstance(record, dict) or not isinstance(record.get(key), str) or not _IDENTIFIER.match(record[key]):
+            raise SchemaError(str(path), at, f"each record needs an identifier in {key!r}")
+        if record[key] in seen:
+            raise SchemaError(str(path), f"{at}/{key}", f"duplicate {key} {record[key]!r}")
+        seen.add(record[key])
+    columns = tuple(spec.get("columns") or [key])
+    return Catalog(
+        name=name,
+        source=spec["source"],
+        title=str(spec.get("title", name)),
+        key=key,
+        doc=spec.get("doc"),
+        columns=columns,
+        records=tuple(items),
+    )
+
+
+def load_config(pyproject: Path) -> dict[str, Any]:
+    """The ``[tool.codegen]`` table, or an empty one when there is no such file or table."""
+    import tomllib
+
+    if not pyproject.is_file():
+        return {}
+    with pyproject.open("rb") as handle:
+        table = tomllib.load(handle).get("tool", {}).get("codegen", {})
+    return table if isinstance(table, dict) else {}

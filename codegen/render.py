@@ -1,0 +1,24 @@
+"""The shared Jinja2 environment: strict, whitespace-controlled, deterministic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import jinja2
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def environment(target: str, filters: dict[str, Callable[..., Any]] | None = None) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES / target)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(filters or {})
+    env.globals.update(filters or {})
+    return env

@@ -1,0 +1,112 @@
+"""Render every target into memory, write the tree atomically, or compare it with what is on disk."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from .ir import IR
+from .load import SchemaSet
+from .catalog import Catalog
+from .targets import targets
+from .targets.catalogs import render as render_catalogs
+
+Tree = dict[str, bytes]  # posix relative path -> content
+
+
+class UnsafePath(ValueError):
+    pass
+
+
+def _safe(rel: str) -> str:
+    path = PurePosixPath(rel)
+    if path.is_absolute() or not path.parts or any(p in ("..", "") for p in path.parts) or "\\" in rel:
+        raise UnsafePath(f"refusing output path {rel!r}: it escapes the output directory")
+    return str(path)
+
+
+def render_all(
+    ir: IR, schemas: SchemaSet, catalogs: tuple[Catalog, ...] = (), layout: dict[str, str] | None = None
+) -> Tree:
+    """Render every target and catalog; ``layout`` maps a target name to its folder (default: the name)."""
+    folders = {target.name: _safe((layout or {}).get(target.name, target.name)) for target in targets()}
+    tree: Tree = {}
+    for target in targets():
+        for rel, content in target.render(ir, schemas).items():
+            tree[_safe(f"{folders[target.name]}/{_safe(rel)}")] = content
+    for rel, content in render_catalogs(catalogs).items():
+        name, _, rest = _safe(rel).partition("/")
+        path = _safe(f"{folders.get(name, name)}/{rest}")
+        if path in tree:
+            raise UnsafePath(f"catalog output {path!r} would overwrite a generated file")
+        tree[path] = content
+    return dict(sorted(tree.items()))
+
+
+def write_file(path: Path, content: bytes) -> None:
+    """One file write (a seam for tests)."""
+    path.write_bytes(content)
+
+
+def write_tree(tree: Tree, out: Path) -> None:
+    """Build the whole tree in a temp dir next to ``out``, then swap it in; on any failure ``out`` is untouched."""
+    out = Path(out).absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    old: Path | None = None
+    try:
+        root = staging.resolve()
+        for rel, content in tree.items():
+            target = (staging / _safe(rel)).resolve()
+            if root not in target.parents:
+                raise UnsafePath(f"refusing output path {rel!r}: it escapes the output directory")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_file(target, content)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            old.rmdir()
+            os.replace(out, old)
+        os.replace(staging, out)
+    except BaseException:
+        if old is not None and not out.exists():
+            os.replace(old, out)
+            old = None
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def read_tree(out: Path) -> Tree:
+    tree: Tree = {}
+    if not out.is_dir():
+        return tree
+    for path in sorted(out.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            tree[path.relative_to(out).as_posix()] = path.read_bytes()
+    return tree
+
+
+def diff_trees(expected: Tree, actual: Tree, out_name: str = "out") -> list[str]:
+    """Unified diffs (one string per stale, missing or extra file); empty when up to date."""
+    diffs: list[str] = []
+    for rel in sorted(set(expected) | set(actual)):
+        want, have = expected.get(rel), actual.get(rel)
+        if want == have:
+            continue
+        a = (have or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        b = (want or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        label_a = f"{out_name}/{rel}" if have is not None else "/dev/null"
+        label_b = f"{out_name}/{rel} (regenerated)" if want is not None else "/dev/null"
+        text = "".join(difflib.unified_diff(a, b, label_a, label_b))
+        if not text.endswith("\n"):
+            text += "\n"
+        if want is None:
+            text = f"extra file (not generated): {out_name}/{rel}\n" + text
+        elif have is None:
+            text = f"missing file: {out_name}/{rel}\n" + text
+        diffs.append(text)
+    return diffs

@@ -1,0 +1,16 @@
+"""evalschema: validate and summarize evaluation data against the evalschema specification.
+
+>>> from evalschema import validate
+>>> validate({"id": "g1", "type": "contains", "params": {"substring": "ok"}}).valid
+True
+"""
+
+from __future__ import annotations
+
+from .findings import Finding, Report
+from .registry import KINDS, spec_version
+from .summary import Summary, classify, summarize
+from .validate import validate
+
+__all__ = ["KINDS", "Finding", "Report", "Summary", "classify", "spec_version", "summarize", "validate"]
+__version__ = "1.1.0"

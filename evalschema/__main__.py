@@ -1,0 +1,5 @@
+"""python -m evalschema: the evalschema command."""
+
+from .cli import run
+
+run()

@@ -1,0 +1,86 @@
+"""Rules that need two documents: a result set checked against the suite it claims to be a run of."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from evalschema_models import rules as codes
+
+from .findings import Finding, pointer
+
+
+def _objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield index, item
+
+
+def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[str, str | None]:
+    """A test case's graders as id → type (None when a reference names no suite grader)."""
+    graders: dict[str, str | None] = {}
+    refs = case.get("graders")
+    if isinstance(refs, list):
+        for ref in refs:
+            if isinstance(ref, str):
+                graders[ref] = shared.get(ref)
+            elif isinstance(ref, dict) and isinstance(ref.get("id"), str):
+                kind = ref.get("type")
+                graders[ref["id"]] = kind if isinstance(kind, str) else None
+    return graders
+
+
+def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:
+    shared: dict[str, str | None] = {}
+    for _, grader in _objects(suite.get("graders")):
+        if isinstance(grader.get("id"), str):
+            kind = grader.get("type")
+            shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
+    cases: dict[str, dict[str, str | None]] = {}
+    for _, case in _objects(suite.get("test_cases")):
+        if isinstance(case.get("id"), str):
+            cases.setdefault(case["id"], _case_graders(case, shared))
+    for index, result in _objects(resultset.get("results")):
+        case_id = result.get("test_case_id")
+        if not isinstance(case_id, str):
+            continue
+        if case_id not in cases:
+            yield Finding(
+                pointer("results", index, "test_case_id"),
+                codes.UNKNOWN_TEST_CASE,
+                "error",
+                f"test case {case_id!r} is not in the suite",
+            )
+            continue
+        expected = cases[case_id]
+        seen: set[str] = set()
+        for g_index, grader_result in _objects(result.get("grader_results")):
+            grader_id = grader_result.get("grader_id")
+            if not isinstance(grader_id, str):
+                continue
+            seen.add(grader_id)
+            if grader_id not in expected:
+                yield Finding(
+                    pointer("results", index, "grader_results", g_index, "grader_id"),
+                    codes.UNKNOWN_GRADER,
+                    "error",
+                    f"grader {grader_id!r} is not a grader of test case {case_id!r}",
+                )
+                continue
+            want, got = expected[grader_id], grader_result.get("type")
+            if want is not None and isinstance(got, str) and got != want:
+                yield Finding(
+                    pointer("results", index, "grader_results", g_index, "type"),
+                    codes.GRADER_TYPE_MISMATCH,
+                    "error",
+                    f"grader {grader_id!r} has type {want!r} in the suite, not {got!r}",
+                )
+        missing = [g for g in expected if g not in seen]
+        if missing and "error" not in result and isinstance(result.get("grader_results"), list):
+            yield Finding(
+                pointer("results", index, "grader_results"),
+                codes.GRADER_RESULT_MISSING,
+                "error",
+                "no grader result for " + ", ".join(repr(g) for g in missing) + " (report a skipped grader with a null score and metadata[\"evalschema.skip_reason\"])",
+            )

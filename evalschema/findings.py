@@ -1,0 +1,86 @@
+"""Findings and reports: the one shape every validation path returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+Severity = Literal["error", "warning"]
+
+
+def escape_token(token: str | int) -> str:
+    """Escape one reference token for an RFC 6901 JSON Pointer."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*tokens: str | int) -> str:
+    """Build an RFC 6901 JSON Pointer from unescaped tokens (no tokens: the root, "")."""
+    return "".join("/" + escape_token(t) for t in tokens)
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem in a document: a ledger code, where it is, and what to do about it."""
+
+    pointer: str
+    code: str
+    severity: Severity
+    message: str = field(compare=False)
+    line: int | None = field(default=None, compare=False)
+    column: int | None = field(default=None, compare=False)
+
+    def as_error(self) -> Finding:
+        return replace(self, severity="error")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+        if self.line is not None:
+            out["line"] = self.line
+        if self.column is not None:
+            out["column"] = self.column
+        return out
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome of validating one document."""
+
+    kind: str | None
+    errors: tuple[Finding, ...]
+    warnings: tuple[Finding, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.errors + self.warnings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "valid": self.valid,
+            "errors": [f.to_dict() for f in self.errors],
+            "warnings": [f.to_dict() for f in self.warnings],
+        }
+
+    @classmethod
+    def build(cls, kind: str | None, findings: list[Finding], *, strict: bool) -> Report:
+        """Deduplicate by (code, pointer, severity), apply strict mode, and order by pointer then code."""
+        unique: dict[tuple[str, str, str], Finding] = {}
+        for finding in findings:
+            if strict and finding.severity == "warning":
+                finding = finding.as_error()
+            unique.setdefault((finding.pointer, finding.code, finding.severity), finding)
+        ordered = sorted(unique.values())
+        return cls(
+            kind=kind,
+            errors=tuple(f for f in ordered if f.severity == "error"),
+            warnings=tuple(f for f in ordered if f.severity == "warning"),
+        )

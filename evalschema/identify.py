@@ -1,0 +1,83 @@
+"""Which kind of document this is, and which version of the specification it claims."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from evalschema_models import rules as codes
+
+from .findings import Finding, pointer
+from .registry import KINDS
+
+_OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind>[a-z]+)\.json$")
+# The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
+_EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\.json$")
+_PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json$")
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:[-+].*)?$")
+
+
+@dataclass(frozen=True)
+class Identity:
+    kind: str | None
+    version: tuple[int, int, int] | None
+    version_pointer: str
+    findings: tuple[Finding, ...]
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    match = _SEMVER.match(text)
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def kind_from_shape(document: dict[str, Any]) -> str | None:
+    """Detect the kind from one telltale property, checked in this order (SPEC.md, "Identification")."""
+    if "prompts" in document or "template_engine" in document:
+        return "pack"
+    if "results" in document or "run_id" in document:
+        return "resultset"
+    if "test_cases" in document or "test_cases_file" in document:
+        return "suite"
+    if "input" in document:
+        return "testcase"
+    if "type" in document:
+        return "grader"
+    return None
+
+
+def identify(document: Any, kind: str | None) -> Identity:
+    """Kind (given, from ``$schema``, or from shape) and claimed spec version, with any findings."""
+    findings: list[Finding] = []
+    if not isinstance(document, dict):
+        return Identity(kind, None, "", ())
+    schema_kind: str | None = None
+    schema_version: tuple[int, int, int] | None = None
+    declared = document.get("$schema")
+    if isinstance(declared, str):
+        ours, evalport, promptpack = _OURS.match(declared), _EVALPORT.match(declared), _PROMPTPACK.match(declared)
+        if ours and ours["kind"] in KINDS:
+            schema_kind, schema_version = ours["kind"], parse_version(ours["version"])
+        elif evalport:
+            schema_kind = evalport["kind"]
+        elif promptpack:
+            schema_kind = "pack"
+        else:
+            findings.append(
+                Finding(
+                    pointer("$schema"),
+                    codes.UNKNOWN_SCHEMA,
+                    "error",
+                    f"$schema {declared[:200]!r} is not a schema of this specification or a compatible format; "
+                    "it was not fetched",
+                )
+            )
+    resolved = kind or schema_kind or kind_from_shape(document)
+    if resolved is None:
+        findings.append(Finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly"))
+    version, where = schema_version, pointer("$schema")
+    if resolved in ("suite", "resultset") and isinstance(document.get("version"), str):
+        parsed = parse_version(document["version"])
+        if parsed is not None:
+            version, where = parsed, pointer("version")
+    return Identity(resolved, version, where, tuple(findings))

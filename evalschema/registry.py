@@ -1,0 +1,73 @@
+"""The bundled schemas, loaded offline into a `referencing` registry.
+
+Nothing here touches the network: every schema is read from local files, and any reference the registry
+cannot resolve locally is an error rather than a fetch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
+from referencing.jsonschema import DRAFT202012
+
+KINDS: tuple[str, ...] = ("testcase", "grader", "suite", "resultset", "pack")
+
+
+def _schema_dir() -> Path:
+    """Where the schemas live: bundled package data in a wheel, the repository's schemas/ otherwise."""
+    bundled = Path(__file__).with_name("_schemas")
+    if bundled.is_dir():
+        return bundled
+    return Path(__file__).resolve().parent.parent / "schemas"
+
+
+def _refuse_remote(uri: str) -> Resource[Any]:
+    """The registry's retrieve hook: every schema is local, so any other URI is an error, never a fetch."""
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class the stubs do not describe
+
+
+@dataclass(frozen=True)
+class SchemaSet:
+    """The schemas of one specification version."""
+
+    version: str
+    base_uri: str
+    registry: Registry[Any]
+    roots: dict[str, dict[str, Any]]
+
+    def uri(self, kind: str) -> str:
+        return f"{self.base_uri}{kind}.json"
+
+
+_ID_RE = re.compile(r"^(?P<base>https://evalschema\.org/schema/(?P<version>[^/]+)/)(?P<name>[a-z]+)\.json$")
+
+
+@cache
+def current() -> SchemaSet:
+    """The schemas this package validates against (the working version)."""
+    directory = _schema_dir()
+    resources: list[tuple[str, Resource[Any]]] = []
+    roots: dict[str, dict[str, Any]] = {}
+    version = base = ""
+    for path in sorted(directory.glob("*.json")):
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        match = _ID_RE.match(contents["$id"])
+        if match is None:
+            raise RuntimeError(f"{path}: $id {contents['$id']!r} is not a versioned evalschema URI")
+        version, base = match["version"], match["base"]
+        resources.append((contents["$id"], DRAFT202012.create_resource(contents)))
+        if match["name"] in KINDS:
+            roots[match["name"]] = contents
+    registry: Registry[Any] = Registry(retrieve=_refuse_remote).with_resources(resources)  # type: ignore[call-arg]
+    return SchemaSet(version=version, base_uri=base, registry=registry.crawl(), roots=roots)
+
+
+def spec_version() -> str:
+    return current().version

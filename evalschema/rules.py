@@ -1,0 +1,160 @@
+"""The rules JSON Schema cannot express (the ledger marks them ``code``), for one document at a time.
+
+Every function takes a document that may be schema-invalid: it checks the types it relies on and skips what
+it cannot read, so it never raises on bad input. Each rule is one pass over the document (no quadratic scans).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from evalschema_models import rules as codes
+
+from .findings import Finding, pointer
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The object items of a list, with their index; anything else yields nothing."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield index, item
+
+
+def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, what: str) -> Iterator[Finding]:
+    """Report every later occurrence of a key; ``None`` keys (unreadable values) are skipped."""
+    seen: dict[Any, tuple[str | int, ...]] = {}
+    for where, key in items:
+        if key is None:
+            continue
+        if key in seen:
+            yield Finding(pointer(*where), code, "error", f"duplicate {what} {key!r} (first at {pointer(*seen[key])})")
+        else:
+            seen[key] = where
+
+
+def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
+    if not isinstance(source, str):
+        return None
+    try:
+        re.compile(source)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"regular expression does not compile: {exc}")
+    return None
+
+
+def _grader_regex(grader: dict[str, Any], where: tuple[str | int, ...]) -> Iterator[Finding]:
+    params = grader.get("params")
+    if grader.get("type") == "regex" and isinstance(params, dict):
+        finding = _regex_finding((*where, "params", "pattern"), params.get("pattern"))
+        if finding:
+            yield finding
+
+
+def grader_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    yield from _grader_regex(document, ())
+
+
+def testcase_rules(document: dict[str, Any], where: tuple[str | int, ...] = ()) -> Iterator[Finding]:
+    for index, grader in _objects(document.get("graders")):
+        yield from _grader_regex(grader, (*where, "graders", index))
+
+
+def suite_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    graders = list(_objects(document.get("graders")))
+    cases = list(_objects(document.get("test_cases")))
+    yield from _duplicates(((("test_cases", i, "id"), _text(case.get("id"))) for i, case in cases), codes.DUPLICATE_ID, "test case id")
+    yield from _duplicates(((("graders", i, "id"), _text(g.get("id"))) for i, g in graders), codes.DUPLICATE_ID, "grader id")
+    known = {g.get("id") for _, g in graders if isinstance(g.get("id"), str)}
+    for index, grader in graders:
+        yield from _grader_regex(grader, ("graders", index))
+    for case_index, case in cases:
+        yield from testcase_rules(case, ("test_cases", case_index))
+        refs = case.get("graders")
+        if isinstance(refs, list):
+            for ref_index, ref in enumerate(refs):
+                if isinstance(ref, str) and ref and ref not in known:
+                    yield Finding(
+                        pointer("test_cases", case_index, "graders", ref_index),
+                        codes.DANGLING_REFERENCE,
+                        "error",
+                        f"grader {ref!r} is not defined in the suite's graders",
+                    )
+
+
+def _invalidating(result: dict[str, Any]) -> bool:
+    return any(v.get("invalidates_result") is True for _, v in _objects(result.get("constraint_violations")))
+
+
+def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    group = document.get("group")
+    if isinstance(group, dict) and isinstance(group.get("group_id"), str) and group.get("parent_group_id") == group["group_id"]:
+        yield Finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent")
+    results = list(_objects(document.get("results")))
+    yield from _duplicates(
+        (
+            (("results", i, "attempt"), (r.get("test_case_id"), r.get("attempt")))
+            for i, r in results
+            if isinstance(r.get("test_case_id"), str)
+            and isinstance(r.get("attempt"), int)
+            and not isinstance(r.get("attempt"), bool)
+        ),
+        codes.DUPLICATE_ATTEMPT,
+        "(test_case_id, attempt)",
+    )
+    for index, result in results:
+        grader_ids = {g["grader_id"] for _, g in _objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
+        for v_index, violation in _objects(result.get("constraint_violations")):
+            grader_id = violation.get("grader_id")
+            if isinstance(grader_id, str) and grader_id not in grader_ids:
+                yield Finding(
+                    pointer("results", index, "constraint_violations", v_index, "grader_id"),
+                    codes.CONSTRAINT_GRADER_UNKNOWN,
+                    "error",
+                    f"grader_id {grader_id!r} names no grader result of this result",
+                )
+        if "error" in result and _invalidating(result):
+            yield Finding(
+                pointer("results", index, "error"),
+                codes.ERROR_WITH_INVALIDATING_VIOLATION,
+                "warning",
+                "a result has both an error and an invalidating constraint violation; it counts as errored",
+            )
+
+
+def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    yield from _duplicates(((("evals", i, "id"), _text(e.get("id"))) for i, e in _objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id")
+    prompts = document.get("prompts")
+    validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
+    if isinstance(prompts, dict):
+        for name, prompt in prompts.items():
+            if not isinstance(prompt, dict):
+                continue
+            yield from _duplicates(
+                ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in _objects(prompt.get("evals"))),
+                codes.DUPLICATE_EVAL_ID,
+                "eval id",
+            )
+            validators.extend((("prompts", name, "validators", i), v) for i, v in _objects(prompt.get("validators")))
+    yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID, "validator id")
+    for where, validator in validators:
+        params = validator.get("params")
+        if validator.get("type") == "regex_match" and isinstance(params, dict):
+            finding = _regex_finding((*where, "params", "pattern"), params.get("pattern"))
+            if finding:
+                yield finding
+
+
+DOCUMENT_RULES = {
+    "grader": grader_rules,
+    "testcase": testcase_rules,
+    "suite": suite_rules,
+    "resultset": resultset_rules,
+    "pack": pack_rules,
+}

@@ -1,0 +1,132 @@
+"""``validate()``: the schema path, the hand-rolled rules, and the version and forward-compatibility policy."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from evalschema_models import rules as codes
+from evalschema_models.rules import RULES
+
+from . import crossdoc, deprecations, schema_path
+from .findings import Finding, Report, pointer
+from .identify import identify, parse_version
+from .registry import KINDS, spec_version
+from .rules import DOCUMENT_RULES
+from .summary import summarize
+
+SUMMARY_TOLERANCE = 1e-9
+_NO_RESULTS: dict[str, Any] = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}
+
+
+@cache
+def _rule_messages() -> dict[str, str]:
+    return {rule_id: str(rule["statement"]) for rule_id, rule in RULES.items()}
+
+
+def _supported() -> tuple[int, int, int]:
+    version = parse_version(spec_version())
+    assert version is not None, "the bundled schemas carry a SemVer $id"
+    return version
+
+
+def _differs(claimed: Any, computed: Any) -> bool:
+    if isinstance(claimed, bool) or claimed is None or computed is None:
+        return claimed is not computed and claimed != computed
+    if isinstance(claimed, (int, float)) and isinstance(computed, (int, float)):
+        return not math.isclose(claimed, computed, rel_tol=0, abs_tol=SUMMARY_TOLERANCE)
+    return True
+
+
+def summary_mismatches(resultset: dict[str, Any]) -> Iterator[Finding]:
+    """Compare a producer's ``summary`` with the reference summary, field by field."""
+    claimed = resultset.get("summary")
+    if not isinstance(claimed, dict):
+        return
+    reference = summarize(resultset).to_dict()
+    for field, value in claimed.items():
+        if field == "by_grader" and isinstance(value, dict):
+            for grader_id, totals in value.items():
+                # a grader with no results has zero counts and no average
+                expected = reference["by_grader"].get(grader_id, _NO_RESULTS)
+                if not isinstance(totals, dict):
+                    continue
+                for name, number in totals.items():
+                    if name in expected and _differs(number, expected[name]):
+                        want = expected[name]
+                        yield Finding(
+                            pointer("summary", "by_grader", grader_id, name),
+                            codes.SUMMARY_MISMATCH,
+                            "warning",
+                            f"summary says {number!r}, the reference summary gives {want!r}",
+                        )
+        elif field == "attempts" and isinstance(value, dict):
+            expected_attempts = reference.get("attempts") or {}
+            for name, number in value.items():
+                if name in expected_attempts and _differs(number, expected_attempts[name]):
+                    yield Finding(
+                        pointer("summary", "attempts", name),
+                        codes.SUMMARY_MISMATCH,
+                        "warning",
+                        f"summary says {number!r}, the reference summary gives {expected_attempts[name]!r}",
+                    )
+        elif field in reference and field != "by_grader" and _differs(value, reference[field]):
+            yield Finding(
+                pointer("summary", field),
+                codes.SUMMARY_MISMATCH,
+                "warning",
+                f"summary says {value!r}, the reference summary gives {reference[field]!r}",
+            )
+
+
+def validate(
+    document: Any,
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+) -> Report:
+    """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
+
+    ``kind`` is detected from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
+    ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
+    """
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if not isinstance(document, dict):
+        if kind is None:
+            return Report.build(None, [Finding("", codes.UNKNOWN_KIND, "error", "a document must be a JSON object")], strict=strict)
+        return Report.build(kind, [Finding("", codes.TYPE_MISMATCH, "error", "a document must be a JSON object")], strict=strict)
+    identity = identify(document, kind)
+    findings = list(identity.findings)
+    if identity.kind is None:
+        return Report.build(None, findings, strict=strict)
+    supported = _supported()
+    if identity.version is not None and identity.version[0] > supported[0]:
+        # a newer major may mean anything: say only that, and check nothing else
+        findings = [
+            Finding(
+                identity.version_pointer,
+                codes.VERSION_UNSUPPORTED,
+                "error",
+                f"the document is for major version {identity.version[0]}; this validator supports "
+                f"{supported[0]}.x up to {spec_version()}",
+            )
+        ]
+        return Report.build(identity.kind, findings, strict=strict)
+    newer_minor = identity.version is not None and identity.version[:2] > supported[:2]
+    outcome = schema_path.check(document, identity.kind, _rule_messages())
+    for finding in outcome.findings:
+        if allow_unknown and newer_minor and finding.code == codes.UNKNOWN_FIELD:
+            finding = Finding(finding.pointer, finding.code, "warning", finding.message + " (allowed: newer minor version)")
+        findings.append(finding)
+    findings.extend(deprecations.warnings_for(outcome.deprecated, identity.kind))
+    findings.extend(DOCUMENT_RULES[identity.kind](document))
+    if identity.kind == "resultset":
+        findings.extend(summary_mismatches(document))
+        if suite is not None and isinstance(suite, dict):
+            findings.extend(crossdoc.resultset_against_suite(document, suite))
+    return Report.build(identity.kind, findings, strict=strict)

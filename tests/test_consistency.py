@@ -1,0 +1,216 @@
+"""The consistency suite: every validation path agrees, and the ledger says truthfully who enforces what.
+
+Paths: the full validator (``evalschema.validate``), the schema path alone (``evalschema.schema_path``), plain
+python-jsonschema with no mapping, and the generated pydantic models. The ledger's ``models`` field records,
+per rule, whether the generated models enforce it — measured here on the conformance fixtures, not guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import warnings
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+import evalschema_models
+from evalschema import schema_path, validate
+from evalschema.registry import current
+from evalschema.validate import _rule_messages
+
+ROOT = Path(__file__).resolve().parents[1]
+LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text())["rules"]}
+FIXTURES = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "spec" / "conformance").glob("*.json"))}
+EXAMPLES = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "spec" / "examples").glob("*.json"))}
+MODELS: dict[str, type[pydantic.BaseModel]] = {
+    "testcase": evalschema_models.TestCase,
+    "grader": evalschema_models.Grader,
+    "suite": evalschema_models.Suite,
+    "resultset": evalschema_models.ResultSet,
+    "pack": evalschema_models.Pack,
+}
+SCHEMA_RULES = {rule_id for rule_id, rule in LEDGER.items() if rule["enforced_by"] == "schema"}
+
+
+def _kind(fixture: dict[str, Any]) -> str | None:
+    return fixture["kind"] or validate(fixture["document"]).kind
+
+
+def _pairs(findings: Any) -> set[tuple[str, str]]:
+    return {(f["code"], f["pointer"]) if isinstance(f, dict) else (f.code, f.pointer) for f in findings}
+
+
+@cache
+def _plain_validator(kind: str) -> Draft202012Validator:
+    schemas = current()
+    return Draft202012Validator(schemas.roots[kind], registry=schemas.registry, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _model_accepts(kind: str, document: Any) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            MODELS[kind].model_validate(document)
+        except pydantic.ValidationError:
+            return False
+    return True
+
+
+# --- the SDK emits only ledger codes ----------------------------------------------------------------------
+
+
+def test_every_code_the_sdk_names_is_in_the_ledger() -> None:
+    """Every ``codes.X`` the SDK source mentions is a ledger rule, and so is every keyword mapping."""
+    named: set[str] = set()
+    for path in (ROOT / "evalschema").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "codes":
+                named.add(node.attr)
+    assert named, "the SDK names no codes: this test would prove nothing"
+    assert named - set(LEDGER) == set()
+    assert set(schema_path.KEYWORD_CODES.values()) <= SCHEMA_RULES
+
+
+def test_every_ledger_rule_is_emitted_somewhere() -> None:
+    emitted = {code for f in FIXTURES.values() for code, _ in _pairs(f["expect"]["errors"] + f["expect"]["warnings"])}
+    file_scope = {rule_id for rule_id, rule in LEDGER.items() if rule.get("scope") == "file"}
+    assert set(LEDGER) - file_scope - emitted == set()
+
+
+# --- the schema path agrees with plain python-jsonschema --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_schema_path_agrees_with_plain_jsonschema(name: str) -> None:
+    """Our mapped schema path finds errors exactly when python-jsonschema alone does."""
+    fixture = FIXTURES[name]
+    kind = _kind(fixture)
+    if kind is None or not isinstance(fixture["document"], dict):
+        pytest.skip("no kind: nothing to validate against")
+    mapped = schema_path.check(fixture["document"], kind, _rule_messages()).findings
+    plain = _plain_validator(kind).is_valid(fixture["document"])
+    assert plain == (not mapped), f"plain={plain}, mapped={[(f.code, f.pointer) for f in mapped]}"
+
+
+# --- the generated models against the same fixtures ------------------------------------------------------
+
+
+def _valid_documents() -> list[tuple[str, str, Any]]:
+    out = []
+    for name, fixture in sorted(FIXTURES.items()):
+        kind = _kind(fixture)
+        # unknown fields allowed by the forward-compatible mode are not in the models (they are closed)
+        if fixture["expect"]["valid"] and kind is not None and not fixture.get("options", {}).get("allow_unknown"):
+            out.append((name, kind, fixture["document"]))
+    return out
+
+
+@pytest.mark.parametrize(("name", "kind", "document"), _valid_documents(), ids=[n for n, _, _ in _valid_documents()])
+def test_valid_documents_round_trip_through_the_models(name: str, kind: str, document: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        model = MODELS[kind].model_validate(document)
+    assert model.model_dump(mode="json", exclude_unset=True, by_alias=True) == document
+
+
+def measured_model_enforcement() -> dict[str, str]:
+    """Per rule: does the generated model reject the fixtures whose only expected errors are that rule?"""
+    verdicts: dict[str, set[bool]] = {}
+    for fixture in FIXTURES.values():
+        codes = {code for code, _ in _pairs(fixture["expect"]["errors"])}
+        kind = _kind(fixture)
+        if len(codes) != 1 or kind is None or fixture["expect"]["warnings"]:
+            continue
+        (code,) = codes
+        verdicts.setdefault(code, set()).add(not _model_accepts(kind, fixture["document"]))
+    return {
+        code: "enforced" if seen == {True} else "not_enforced" if seen == {False} else "partial"
+        for code, seen in sorted(verdicts.items())
+    }
+
+
+def test_ledger_records_what_the_models_enforce() -> None:
+    measured = measured_model_enforcement()
+    recorded = {rule_id: rule.get("models") for rule_id, rule in LEDGER.items() if rule_id in measured}
+    assert recorded == measured, "update `models` in spec/ledger.json to:\n" + json.dumps(measured, indent=1)
+
+
+def test_deprecated_field_access_warns_with_the_replacement() -> None:
+    validator = evalschema_models.pack.Validator.model_validate({"type": "max_length", "fail_on_violation": False})
+    with pytest.warns(DeprecationWarning, match="an eval on the same prompt"):
+        assert validator.fail_on_violation is False
+
+
+# --- property-based: mutated real documents ---------------------------------------------------------------
+
+CORPUS = [(kind, doc) for name, kind, doc in _valid_documents()]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(_paths(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            out.extend(_paths(item, (*prefix, index)))
+    return out
+
+
+REPLACEMENTS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(-1.5, 2.5, allow_nan=False), st.sampled_from(["", "x", "2026-13-01", "("]),
+    st.just([]), st.just({}), st.just({"unexpected": 1}),
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, Any]:
+    kind, document = draw(st.sampled_from(CORPUS))
+    document = copy.deepcopy(document)
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(document)
+        path = draw(st.sampled_from(paths))
+        if not path:
+            continue
+        parent = document
+        for step in path[:-1]:
+            parent = parent[step]
+        action = draw(st.sampled_from(["replace", "delete", "add"]))
+        if action == "replace":
+            parent[path[-1]] = draw(REPLACEMENTS)
+        elif action == "delete":
+            del parent[path[-1]]
+        elif isinstance(parent[path[-1]], dict):
+            parent[path[-1]][draw(st.sampled_from(["extra", "passed", "score", "attempt", "id"]))] = draw(REPLACEMENTS)
+    return kind, document
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_mutated_documents_every_path_agrees(case: tuple[str, Any]) -> None:
+    kind, document = case
+    report = validate(document, kind)  # never raises, whatever the input
+    mapped = schema_path.check(document, kind, _rule_messages()).findings
+    plain = _plain_validator(kind).is_valid(document)
+    assert plain == (not mapped)
+    schema_found = {(f.code, f.pointer) for f in report.errors if f.code in SCHEMA_RULES}
+    assert schema_found == {(f.code, f.pointer) for f in mapped}
+    if plain:
+        # the models are looser than the schema (they drop conditionals), never stricter
+        assert _model_accepts(kind, document)
+
+
+def test_ledger_matches_its_format() -> None:
+    ledger = json.loads((ROOT / "spec" / "ledger.json").read_text())
+    schema = json.loads((ROOT / "spec" / "ledger.schema.json").read_text())
+    errors = [f"{e.json_path}: {e.message}" for e in Draft202012Validator(schema).iter_errors(ledger)]
+    assert errors == []
+    assert len({rule["id"] for rule in ledger["rules"]}) == len(ledger["rules"]), "duplicate rule ids"

@@ -1,0 +1,74 @@
+"""The committed generated code is reviewed like written code: it type-checks strictly, and every valid
+document of the spec is assignable to its generated TypeScript type (an invalid one is not)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TSC = ROOT / "js" / "node_modules" / ".bin" / "tsc"
+TYPE_NAMES = {"testcase": "TestCase", "grader": "Grader", "suite": "Suite", "resultset": "ResultSet", "pack": "Pack"}
+
+
+def _tsc() -> Path:
+    if not TSC.exists():
+        pytest.skip("js/node_modules is absent: `./noxw -s tests` runs `npm ci` in js/ first")
+    return TSC
+
+
+def _valid_documents() -> list[tuple[str, str, object]]:
+    from evalschema import validate
+
+    out = []
+    for path in sorted((ROOT / "spec" / "conformance").glob("*.json")):
+        fixture = json.loads(path.read_text())
+        if not fixture["expect"]["valid"] or fixture.get("options", {}).get("allow_unknown"):
+            continue
+        kind = fixture["kind"] or validate(fixture["document"]).kind
+        if kind is not None:
+            out.append((path.stem, kind, fixture["document"]))
+    return out
+
+
+def test_python_sdk_codegen_and_generated_models_pass_mypy_strict() -> None:
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_generated_typescript_passes_tsc_strict() -> None:
+    files = sorted(str(p) for p in (ROOT / "generated" / "typescript").glob("*.ts"))
+    proc = subprocess.run([str(_tsc()), "--strict", "--noEmit", *files], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _check_assignments(tmp_path: Path, documents: list[tuple[str, str, object]]) -> subprocess.CompletedProcess[str]:
+    index = (ROOT / "generated" / "typescript" / "index.js").as_posix()
+    lines = [f'import type {{ {", ".join(sorted(TYPE_NAMES.values()))} }} from "{index}";', ""]
+    for number, (name, kind, document) in enumerate(documents):
+        lines.append(f"// {name}")
+        lines.append(f"export const doc{number}: {TYPE_NAMES[kind]} = {json.dumps(document, ensure_ascii=False)};")
+    source = tmp_path / "documents.ts"
+    source.write_text("\n".join(lines) + "\n")
+    return subprocess.run(
+        [str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tmp_path: Path) -> None:
+    documents = _valid_documents()
+    assert len(documents) > 50
+    proc = _check_assignments(tmp_path, documents)
+    assert proc.returncode == 0, proc.stdout[:4000]
+
+
+def test_a_mistyped_document_is_not_assignable(tmp_path: Path) -> None:
+    _tsc()
+    wrong = {"version": "1.1.0", "suite_id": "s", "run_id": "r", "started_at": "2026-11-30T09:00:00Z",
+             "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}]}
+    proc = _check_assignments(tmp_path, [("wrong", "resultset", wrong)])
+    assert proc.returncode != 0 and "Type 'string' is not assignable to type 'boolean'" in proc.stdout

@@ -11,6 +11,7 @@ environment, so nox itself never installs Python packages.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nox
@@ -19,6 +20,8 @@ nox.options.default_venv_backend = "none"
 nox.options.sessions = ["tests"]
 
 HERE = Path(__file__).parent
+# the interpreter running nox is .venv's (see noxw); "python" on PATH may be another one
+PYTHON = sys.executable
 CONSISTENCY = ["tests/test_schemas.py", "tests/test_conformance.py", "tests/test_consistency.py"]
 
 
@@ -31,25 +34,25 @@ def _node_modules(session: nox.Session) -> None:
 @nox.session
 def generate(session: nox.Session) -> None:
     """Regenerate generated/ from the schemas and the ledger, then run the consistency checks."""
-    session.run("python", "-m", "codegen", "generate")
-    session.run("python", "-m", "pytest", "-q", *CONSISTENCY)
+    session.run(PYTHON, "-m", "codegen", "generate")
+    session.run(PYTHON, "-m", "pytest", "-q", *CONSISTENCY)
 
 
 @nox.session
 def check(session: nox.Session) -> None:
     """Fail (with a diff) when generated/ is stale; never writes."""
-    session.run("python", "-m", "codegen", "check")
+    session.run(PYTHON, "-m", "codegen", "check")
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """The whole test suite: drift check, schemas, codegen, conformance, consistency, SDK."""
     _node_modules(session)
-    session.run("python", "-m", "codegen", "check")
-    session.run("python", "-m", "pytest", *(session.posargs or ["-q"]))
+    session.run(PYTHON, "-m", "codegen", "check")
+    session.run(PYTHON, "-m", "pytest", *(session.posargs or ["-q"]))
 
 
 @nox.session
 def bench_codegen(session: nox.Session) -> None:
     """Benchmark: full codegen generate vs datamodel-code-generator alone (ratios from one run)."""
-    session.run("python", "benchmarks/codegen_bench.py", *session.posargs)
+    session.run(PYTHON, "benchmarks/codegen_bench.py", *session.posargs)

@@ -18,7 +18,7 @@ purpose (see ``codegen/README.md``):
 - ``set_default_enum_member``: a default of an enum-typed field is written as the member (``= Color.red``),
   not as the bare string, which ``mypy --strict`` rejects.
 - ``type_mappings`` for ``date-time``/``date``/``time``: these formats stay ``str`` so that documents
-  round-trip byte for byte (a ``datetime`` would re-serialize ``12.5Z`` as ``12.500000Z``); the validator, not
+  round-trip byte for byte (a ``datetime`` would re-serialize ``12.5Z`` as ``12.500000Z``); schema validation, not
   the model, checks formats.
 - ``allow_remote_refs=False``: never fetch (load.py already refused any outside ``$ref``).
 - class order is DCG's default deterministic, dependency-aware order (``keep_model_order`` would sort by name).
@@ -72,7 +72,7 @@ def dcg_options() -> dict[str, Any]:
         allow_remote_refs=False,
         set_default_enum_member=True,
         # formats stay strings: a datetime object re-serializes differently ("…12.5Z" → "…12.500000Z"),
-        # so documents would not round-trip; checking formats is the validator's job, not the model's
+        # so documents would not round-trip; formats are checked by schema validation, not by the model
         type_mappings=["string+date-time=string", "string+date=string", "string+time=string"],
     )
 

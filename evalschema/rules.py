@@ -6,9 +6,10 @@ it cannot read, so it never raises on bad input. Each rule is one pass over the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
+
+import regress
 
 from evalschema_models import rules as codes
 
@@ -42,10 +43,11 @@ def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, w
 def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
     if not isinstance(source, str):
         return None
+    # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK
     try:
-        re.compile(source)
-    except (re.error, RecursionError, OverflowError) as exc:
-        return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"regular expression does not compile: {exc}")
+        regress.Regex(source, "u")
+    except regress.RegressError as exc:
+        return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"not a valid ECMA-262 regular expression: {exc}")
     return None
 
 

@@ -185,11 +185,11 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any]:
             parent = parent[step]
         action = draw(st.sampled_from(["replace", "delete", "add"]))
         if action == "replace":
-            parent[path[-1]] = draw(REPLACEMENTS)
+            parent[path[-1]] = copy.deepcopy(draw(REPLACEMENTS))
         elif action == "delete":
             del parent[path[-1]]
         elif isinstance(parent[path[-1]], dict):
-            parent[path[-1]][draw(st.sampled_from(["extra", "passed", "score", "attempt", "id"]))] = draw(REPLACEMENTS)
+            parent[path[-1]][draw(st.sampled_from(["extra", "passed", "score", "attempt", "id"]))] = copy.deepcopy(draw(REPLACEMENTS))
     return kind, document
 
 

@@ -53,7 +53,7 @@ export const ERROR_WITH_INVALIDATING_VIOLATION = "ERROR_WITH_INVALIDATING_VIOLAT
 export const DUPLICATE_EVAL_ID = "DUPLICATE_EVAL_ID" as const;
 /** Validator ids, where declared, MUST be unique across the pack. */
 export const DUPLICATE_VALIDATOR_ID = "DUPLICATE_VALIDATOR_ID" as const;
-/** A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST compile. */
+/** A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect). */
 export const INVALID_REGEX = "INVALID_REGEX" as const;
 /** A document of a newer major version than the validator supports MUST be rejected. */
 export const VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED" as const;
@@ -152,7 +152,7 @@ export const RULES = {
   ERROR_WITH_INVALIDATING_VIOLATION: {"id": "ERROR_WITH_INVALIDATING_VIOLATION", "kinds": ["resultset"], "severity": "warning", "statement": "A producer SHOULD NOT emit an invalidating constraint violation on a result that has an `error`; consumers treat such a row as errored (the error wins).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_EVAL_ID: {"id": "DUPLICATE_EVAL_ID", "kinds": ["pack"], "severity": "error", "statement": "Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_VALIDATOR_ID: {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
-  INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST compile.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   VERSION_UNSUPPORTED: {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
   UNKNOWN_SCHEMA: {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   UNKNOWN_KIND: {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},

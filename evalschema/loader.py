@@ -1,15 +1,45 @@
-"""Reading documents from files: strict JSON, with a finding (code, line, column) for every way it can fail."""
+"""Reading documents: files, folders, globs and stdin; JSON, JSON Lines and YAML — strictly and safely.
+
+Every way reading can fail becomes a finding with a code, and a line and column where there is one:
+FILE_UNREADABLE (missing, a directory given as a file, no permission, not UTF-8), INVALID_JSON (syntax, NaN or
+Infinity, nesting too deep), INVALID_YAML (syntax, a tag that would construct an object, an alias expansion
+too large), DUPLICATE_KEY (a document whose meaning would depend on the parser).
+"""
 
 from __future__ import annotations
 
+import glob
 import json
-from dataclasses import dataclass
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+import yaml
 
 from evalschema_models import rules as codes
 
 from .findings import Finding
+from .positions import Positions, json_positions, yaml_positions
+
+SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+# A YAML document may share nodes through aliases; counted as a tree it must stay below this many nodes.
+YAML_NODE_LIMIT = 1_000_000
+
+
+@dataclass
+class Loaded:
+    """One document read from a source, or the finding that says why there is none."""
+
+    path: str
+    document: Any = None
+    problem: Finding | None = None
+    line: int | None = None  # the line of a JSON Lines entry
+    _locate: Callable[[], Positions] | None = field(default=None, repr=False)
+
+    def positions(self) -> Positions:
+        return self._locate() if self._locate is not None else {}
 
 
 class DuplicateKeyError(ValueError):
@@ -31,12 +61,11 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """A parsed document, or the finding that says why there is none."""
-
-    document: Any = None
-    problem: Finding | None = None
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large for a double")
+    return value
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -44,18 +73,120 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
-def parse_json(text: str) -> Loaded:
-    """Parse strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted."""
+def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
+    """Strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted."""
+    offset = (line - 1) if line else 0
+
+    def problem(code: str, message: str, at: tuple[int, int] | None = None) -> Loaded:
+        where = (at[0] + offset, at[1]) if at else (line, None)
+        return Loaded(path, problem=Finding("", code, "error", message, where[0], where[1]), line=line)
+
+    if text.startswith("\ufeff"):
+        return problem(codes.INVALID_JSON, "starts with a byte-order mark, which JSON does not allow", (1, 1))
     try:
-        return Loaded(json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants))
+        document = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
-        return Loaded(problem=Finding("", codes.INVALID_JSON, "error", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno))
+        return problem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno))
     except DuplicateKeyError as exc:
-        return Loaded(problem=Finding("", codes.DUPLICATE_KEY, "error", f"{exc}: the document's meaning would depend on the parser"))
+        return problem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser")
     except RecursionError:
-        return Loaded(problem=Finding("", codes.INVALID_JSON, "error", "not valid JSON here: nested too deeply"))
-    except ValueError as exc:
-        return Loaded(problem=Finding("", codes.INVALID_JSON, "error", f"not valid JSON: {exc}"))
+        return problem(codes.INVALID_JSON, "nested too deeply to read")
+    except ValueError as exc:  # NaN, Infinity; integers too long to convert
+        return problem(codes.INVALID_JSON, f"not valid JSON: {exc}")
+    return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
+
+
+class _SafeLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing duplicate keys (safe_load silently keeps the last one)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    mark = key_node.start_mark
+                    raise DuplicateKeyError(f"{key}@{mark.line + 1}:{mark.column + 1}")
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _expanded_size(node: Any, limit: int) -> int:
+    """Nodes in the tree an alias-sharing graph expands to, stopping once past ``limit`` (billion laughs)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if id(current) in sizes:
+            continue
+        children = [v for pair in current.value for v in pair] if isinstance(current, yaml.MappingNode) else (
+            list(current.value) if isinstance(current, yaml.SequenceNode) else []
+        )
+        if not children_done and children:
+            stack.append((current, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        sizes[id(current)] = min(limit + 1, 1 + sum(sizes.get(id(child), 1) for child in children))
+    return sizes[id(node)]
+
+
+def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
+    """Every document of a YAML stream, safely: no object construction, bounded alias expansion."""
+    out: list[Loaded] = []
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_SafeLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc.problem}", *where))]
+    except yaml.YAMLError as exc:
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc}"))]
+    for node in nodes:
+        if node is None:
+            continue
+        if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", node.start_mark.line + 1, node.start_mark.column + 1)))
+            continue
+        loader = _SafeLoader(text)
+        try:
+            document = loader.construct_document(node)
+        except DuplicateKeyError as exc:
+            key, _, at = str(exc.key).rpartition("@")
+            line, column = (int(x) for x in at.split(":"))
+            out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {key!r}: the document's meaning would depend on the parser", line, column)))
+            continue
+        except yaml.constructor.ConstructorError as exc:
+            mark = exc.problem_mark
+            where = (mark.line + 1, mark.column + 1) if mark else (None, None)
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)))
+            continue
+        finally:
+            loader.dispose()
+        out.append(Loaded(path, _json_compatible(document), _locate=_yaml_locator(node)))
+    return out or [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "empty YAML document"))]
+
+
+def _yaml_locator(node: yaml.Node) -> Callable[[], Positions]:
+    return lambda: yaml_positions(node)
+
+
+def _json_compatible(value: Any) -> Any:
+    """YAML has dates and non-string keys; a document of this spec is JSON, so convert them the JSON way."""
+    import datetime
+
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        items = current.items() if isinstance(current, dict) else enumerate(current) if isinstance(current, list) else ()
+        for key, item in list(items):
+            if isinstance(item, (datetime.date, datetime.datetime)):
+                current[key] = item.isoformat()
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+        if isinstance(current, dict) and any(not isinstance(k, str) for k in current):
+            for key in [k for k in current if not isinstance(k, str)]:
+                current[str(key).lower() if isinstance(key, bool) else str(key)] = current.pop(key)
+    return value
 
 
 def read_text(path: Path) -> str | Finding:
@@ -70,6 +201,10 @@ def read_text(path: Path) -> str | Finding:
         return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
     except OSError as exc:
         return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+    return decode(data)
+
+
+def decode(data: bytes) -> str | Finding:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -77,8 +212,82 @@ def read_text(path: Path) -> str | Finding:
         return Finding("", codes.FILE_UNREADABLE, "error", f"not UTF-8 text (byte {exc.start})", line, column)
 
 
-def load_path(path: Path) -> Loaded:
+def iter_jsonl(lines: Iterator[str], path: str) -> Iterator[Loaded]:
+    """One document per non-blank line, streamed."""
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            yield parse_json(line, path, number)
+
+
+def load_text(text: str, path: str, form: str) -> Iterator[Loaded]:
+    if form == "yaml":
+        yield from parse_yaml(text, path)
+    elif form == "jsonl":
+        yield from iter_jsonl(iter(text.splitlines()), path)
+    else:
+        yield parse_json(text, path)
+
+
+def _jsonl_file(path: Path) -> Iterator[Loaded]:
+    """Stream a JSON Lines file: memory holds one line at a time."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        text = read_text(path)
+        yield Loaded(str(path), problem=text if isinstance(text, Finding) else None)
+        return
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
+                continue
+            text = decode(raw)
+            if isinstance(text, Finding):
+                yield Loaded(str(path), problem=Finding("", text.code, "error", text.message, number, text.column), line=number)
+            else:
+                yield parse_json(text.rstrip("\r\n"), str(path), number)
+
+
+def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
+    """Every document in one file (a JSON Lines file gives one per line)."""
+    form = form or SUFFIXES.get(path.suffix.lower(), "json")
+    if form == "jsonl":
+        yield from _jsonl_file(path)
+        return
     text = read_text(path)
     if isinstance(text, Finding):
-        return Loaded(problem=text)
-    return parse_json(text)
+        yield Loaded(str(path), problem=text)
+        return
+    yield from load_text(text, str(path), form)
+
+
+def load_stdin(form: str | None) -> Iterator[Loaded]:
+    text = decode(sys.stdin.buffer.read())
+    if isinstance(text, Finding):
+        yield Loaded("-", problem=text)
+        return
+    if form is None:
+        # one JSON document, or JSON Lines when the text holds several
+        single = parse_json(text, "-")
+        form = "jsonl" if single.problem is not None and "Extra data" in single.problem.message else "json"
+        if form == "json":
+            yield single
+            return
+    yield from load_text(text, "-", form)
+
+
+def expand(arguments: list[str]) -> Iterator[Path | str]:
+    """Files, folders (recursively: every .json, .jsonl, .ndjson, .yaml, .yml), globs, and ``-`` for stdin."""
+    for argument in arguments:
+        if argument == "-":
+            yield "-"
+            continue
+        path = Path(argument)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+        elif not path.exists() and glob.has_magic(argument):
+            matches = sorted(glob.glob(argument, recursive=True))
+            if not matches:
+                yield path  # reported as unreadable: a pattern that matches nothing is a mistake
+            yield from (Path(m) for m in matches if Path(m).is_file())
+        else:
+            yield path

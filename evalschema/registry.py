@@ -41,6 +41,7 @@ class SchemaSet:
     base_uri: str
     registry: Registry[Any]
     roots: dict[str, dict[str, Any]]
+    resources: tuple[str, ...]  # the $id of every schema file
 
     def uri(self, kind: str) -> str:
         return f"{self.base_uri}{kind}.json"
@@ -66,7 +67,8 @@ def current() -> SchemaSet:
         if match["name"] in KINDS:
             roots[match["name"]] = contents
     registry: Registry[Any] = Registry(retrieve=_refuse_remote).with_resources(resources)  # type: ignore[call-arg]
-    return SchemaSet(version=version, base_uri=base, registry=registry.crawl(), roots=roots)
+    uris = tuple(uri for uri, _ in resources)
+    return SchemaSet(version=version, base_uri=base, registry=registry.crawl(), roots=roots, resources=uris)
 
 
 def spec_version() -> str:

@@ -1,29 +1,36 @@
-"""The schema path: python-jsonschema over the bundled schemas, errors mapped to ledger codes.
+"""The schema path: the bundled schemas alone, with every failure mapped to a ledger code and a JSON Pointer.
 
-Mapping (spec/conformance/README.md, "Pointer conventions"):
-- an error inside a subschema annotated ``x-rule`` gets that rule's code;
+Two engines give the same findings: ``fast`` (jsonschema-rs, compiled; the default) and ``reference``
+(python-jsonschema, the most faithful implementation, kept selectable and checked against the fast one).
+Each engine's errors are turned into engine-neutral :class:`Failure` records, then mapped once
+(spec/conformance/README.md, "Pointer conventions"):
+- a failure inside a subschema annotated ``x-rule`` gets that rule's code;
 - otherwise the failing keyword decides (``type`` → TYPE_MISMATCH, ``required`` → REQUIRED_FIELD, …);
 - a failed ``oneOf``/``anyOf`` is explained by the one alternative that accepts the value's JSON type, if
   exactly one does, and is a single SCHEMA_MISMATCH otherwise.
-Deprecated properties present in the document are found by walking the document alongside the schema, so
-deprecation warnings come from the schema's ``deprecated``/``x-deprecation`` annotations, not a hand-kept list.
+Deprecated properties present in a document are found by walking it alongside the schema, so deprecation
+warnings come from the schema's ``deprecated``/``x-deprecation`` annotations, not from a hand-kept list.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
-from jsonschema import Draft202012Validator, ValidationError
+import jsonschema_rs
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 from referencing._core import Resolver
 
 from evalschema_models import rules as codes
 
 from .findings import Finding, pointer
 from .registry import SchemaSet, current
+
+Engine = Literal["fast", "reference"]
+ENGINES: tuple[Engine, ...] = ("fast", "reference")
 
 KEYWORD_CODES: dict[str, str] = {
     "type": codes.TYPE_MISMATCH,
@@ -54,7 +61,19 @@ KEYWORD_CODES: dict[str, str] = {
     "contains": codes.SCHEMA_MISMATCH,
 }
 
-_JSON_TYPES = ("null", "boolean", "object", "array", "number", "string")
+
+@dataclass(frozen=True)
+class Failure:
+    """One failing keyword, whichever engine found it."""
+
+    keyword: str
+    instance_path: tuple[str | int, ...]
+    schema_path: tuple[str | int, ...]  # from the kind's root schema; "$ref" steps may be explicit or implicit
+    instance: Any
+    message: str
+    missing: tuple[str, ...] = ()  # required / dependentRequired: the absent property
+    unexpected: tuple[str, ...] = ()  # additionalProperties: the undeclared properties
+    branches: dict[int, list[Failure]] = field(default_factory=dict)  # oneOf / anyOf: failures per alternative
 
 
 @dataclass(frozen=True)
@@ -100,7 +119,7 @@ def _accepts_type(schema: Any, value_type: str) -> bool:
 
 
 class _Walker:
-    """Follows an error's absolute schema path from the root, resolving ``$ref`` as it goes."""
+    """Follows a schema path from a root, resolving ``$ref`` as it goes."""
 
     def __init__(self, schemas: SchemaSet, root_uri: str) -> None:
         self._schemas = schemas
@@ -108,14 +127,18 @@ class _Walker:
 
     def subschemas(self, path: Sequence[str | int]) -> Iterator[tuple[Any, Resolver[Any]]]:
         """Yield every subschema visited along ``path`` (the root first), with its resolver."""
-        resolver: Resolver[Any] = self._schemas.registry.resolver(base_uri=self._root_uri)
-        resolved = resolver.lookup(self._root_uri)
+        resolved = self._schemas.registry.resolver(base_uri=self._root_uri).lookup(self._root_uri)
         node: Any = resolved.contents
-        resolver = resolved.resolver
+        resolver: Resolver[Any] = resolved.resolver
         yield node, resolver
         for step in path:
-            # python-jsonschema's schema paths pass through $ref transparently: when the next keyword is not
-            # in this subschema, it is in the subschema the $ref points at
+            if step == "$ref" and isinstance(node, dict) and isinstance(node.get("$ref"), str):
+                # jsonschema-rs names the $ref step explicitly
+                resolved = resolver.lookup(node["$ref"])
+                node, resolver = resolved.contents, resolved.resolver
+                yield node, resolver
+                continue
+            # python-jsonschema passes through $ref silently: the keyword is in the subschema it points at
             while isinstance(node, dict) and "$ref" in node and step not in node:
                 resolved = resolver.lookup(node["$ref"])
                 node, resolver = resolved.contents, resolved.resolver
@@ -129,12 +152,12 @@ class _Walker:
             yield node, resolver
 
     def resolve(self, schema: Any, resolver: Resolver[Any]) -> Any:
-        """Follow ``$ref`` chains of one subschema."""
-        seen = 0
-        while isinstance(schema, dict) and "$ref" in schema and seen < 32:
+        """Follow the ``$ref`` chain of one subschema."""
+        for _ in range(32):
+            if not (isinstance(schema, dict) and "$ref" in schema):
+                break
             resolved = resolver.lookup(schema["$ref"])
             schema, resolver = resolved.contents, resolved.resolver
-            seen += 1
         return schema
 
 
@@ -148,124 +171,237 @@ def _rule_of(walker: _Walker, path: Sequence[str | int]) -> str | None:
 
 
 def _brief(message: str, limit: int = 240) -> str:
-    """Library messages quote the failing value; keep them readable when the value is large."""
+    """Engine messages quote the failing value; keep them readable when the value is large."""
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
-def _keyword_findings(error: ValidationError, code: str, where: list[str | int]) -> list[Finding]:
-    keyword = str(error.validator)
-    instance = error.instance
-    value: Any = error.validator_value
-    if keyword in ("required", "dependentRequired") and isinstance(instance, dict):
-        expected: Iterable[Any]
-        if keyword == "required":
-            expected = value
-        else:
-            expected = [n for k, names in value.items() if k in instance for n in names]
-        return [
-            Finding(pointer(*where, name), code, "error", f"missing required property {name!r}")
-            for name in expected
-            if isinstance(name, str) and name not in instance
-        ]
-    if keyword == "additionalProperties" and isinstance(instance, dict) and isinstance(error.schema, dict):
-        declared = error.schema.get("properties", {})
-        patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
-        extras = [k for k in instance if k not in declared and not any(p.search(k) for p in patterns)]
-        return [Finding(pointer(*where, name), code, "error", f"unknown property {name!r}") for name in extras]
-    return [Finding(pointer(*where), code, "error", _brief(error.message))]
+def _keyword_findings(failure: Failure, code: str) -> list[Finding]:
+    where = failure.instance_path
+    if failure.missing:
+        return [Finding(pointer(*where, n), code, "error", f"missing required property {n!r}") for n in failure.missing]
+    if failure.unexpected:
+        return [Finding(pointer(*where, n), code, "error", f"unknown property {n!r}") for n in failure.unexpected]
+    return [Finding(pointer(*where), code, "error", _brief(failure.message))]
 
 
-def _map_error(error: ValidationError, walker: _Walker, rule_messages: dict[str, str]) -> list[Finding]:
-    where = list(error.absolute_path)
-    schema_path = list(error.absolute_schema_path)
-    rule = _rule_of(walker, schema_path)
+def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> list[Finding]:
+    rule = _rule_of(walker, failure.schema_path)
     if rule is not None:
         detail = rule_messages.get(rule, rule)
-        if error.validator in ("required", "additionalProperties"):
-            return [
-                Finding(f.pointer, rule, "error", f"{detail} ({f.message})")
-                for f in _keyword_findings(error, rule, where)
-            ]
-        if error.validator == "const":  # "False was expected" adds nothing to the rule's own sentence
-            return [Finding(pointer(*where), rule, "error", detail)]
-        return [Finding(pointer(*where), rule, "error", f"{detail} ({_brief(error.message)})")]
-    if error.validator in ("oneOf", "anyOf") and isinstance(error.validator_value, list):
-        value_type = json_type(error.instance)
-        *_, (_, resolver) = walker.subschemas(schema_path[:-1])
-        accepting = [
-            index
-            for index, branch in enumerate(error.validator_value)
-            if _accepts_type(walker.resolve(branch, resolver), value_type)
-        ]
-        if len(accepting) == 1:
-            inner = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == accepting[0]]
-            mapped = [f for e in inner for f in _map_error(e, walker, rule_messages)]
-            if mapped:
-                return mapped
-    code = KEYWORD_CODES.get(str(error.validator), codes.SCHEMA_MISMATCH)
-    return _keyword_findings(error, code, where)
+        if failure.missing or failure.unexpected:
+            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule)]
+        if failure.keyword == "const":  # "false was expected" adds nothing to the rule's own sentence
+            return [Finding(pointer(*failure.instance_path), rule, "error", detail)]
+        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} ({_brief(failure.message)})")]
+    if failure.keyword in ("oneOf", "anyOf") and failure.branches is not None:
+        *_, (node, resolver) = walker.subschemas(failure.schema_path)
+        alternatives = walker.resolve(node, resolver)
+        if isinstance(alternatives, list):
+            value_type = json_type(failure.instance)
+            accepting = [i for i, branch in enumerate(alternatives) if _accepts_type(walker.resolve(branch, resolver), value_type)]
+            if len(accepting) == 1:
+                mapped = [f for inner in failure.branches.get(accepting[0], ()) for f in _map(inner, walker, rule_messages)]
+                if mapped:
+                    return mapped
+    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH))
+
+
+# --- the reference engine: python-jsonschema ------------------------------------------------------------
+
+
+def _ecma_dollar(pattern: str) -> str:
+    """Translate ECMA-262's ``$`` (end of input only) to Python's ``\\Z``: Python's ``$`` also matches before a
+    final newline, so ``"1.1.0\\n"`` would pass a ``^…$`` pattern that every other implementation rejects."""
+    out, escaped, in_class = [], False, False
+    for char in pattern:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif char == "[":
+            in_class = True
+            out.append(char)
+        elif char == "]":
+            in_class = False
+            out.append(char)
+        else:
+            out.append("\\Z" if char == "$" and not in_class else char)
+    return "".join(out)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and not re.search(_ecma_dollar(pattern), instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_FORMATS = FormatChecker()
+
+
+@_FORMATS.checks("date-time", raises=ValueError)
+def _date_time(value: object) -> bool:
+    """RFC 3339 date-time, whole string (rfc3339-validator's ``$`` lets a trailing newline through)."""
+    return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, "date-time"))
+
+
+@_FORMATS.checks("date", raises=ValueError)
+def _date(value: object) -> bool:
+    return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, "date"))
+
+
+_ReferenceValidator: Any = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
 
 
 @cache
-def _validator(kind: str) -> Draft202012Validator:
+def _reference_validator(kind: str) -> Draft202012Validator:
     schemas = current()
-    return Draft202012Validator(
-        schemas.roots[kind],
-        registry=schemas.registry,
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    validator: Draft202012Validator = _ReferenceValidator(schemas.roots[kind], registry=schemas.registry, format_checker=_FORMATS)
+    return validator
+
+
+def _from_reference(error: ValidationError) -> Failure:
+    keyword, instance = str(error.validator), error.instance
+    value: Any = error.validator_value
+    missing: tuple[str, ...] = ()
+    unexpected: tuple[str, ...] = ()
+    if keyword == "required" and isinstance(instance, dict):
+        # python-jsonschema reports one error per missing property; the message names which
+        missing = tuple(n for n in value if isinstance(n, str) and n not in instance and repr(n) in error.message)
+    elif keyword == "dependentRequired" and isinstance(instance, dict):
+        missing = tuple(n for k, names in value.items() if k in instance for n in names if n not in instance and repr(n) in error.message)
+    elif keyword == "additionalProperties" and isinstance(instance, dict) and isinstance(error.schema, dict):
+        declared = error.schema.get("properties", {})
+        patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
+        unexpected = tuple(k for k in instance if k not in declared and not any(p.search(k) for p in patterns))
+    branches: dict[int, list[Failure]] = {}
+    for inner in error.context or ():
+        if inner.relative_schema_path:
+            branches.setdefault(int(inner.relative_schema_path[0]), []).append(_from_reference(inner))
+    return Failure(
+        keyword=keyword,
+        instance_path=tuple(error.absolute_path),
+        schema_path=tuple(error.absolute_schema_path),
+        instance=instance,
+        message=error.message,
+        missing=missing,
+        unexpected=unexpected,
+        branches=branches,
     )
 
 
+# --- the fast engine: jsonschema-rs ---------------------------------------------------------------------
+
+
+def _refuse_remote(uri: str) -> Any:
+    raise ValueError(f"refusing to fetch {uri}: every schema is local")
+
+
+@cache
+def _fast_validator(kind: str) -> Any:
+    schemas = current()
+    registry = jsonschema_rs.Registry(
+        [(uri, schemas.registry.contents(uri)) for uri in sorted(schemas.resources)], retriever=_refuse_remote
+    )
+    return jsonschema_rs.validator_for(schemas.roots[kind], registry=registry, validate_formats=True, retriever=_refuse_remote)
+
+
+def _from_fast(error: Any) -> Failure:
+    kind = error.kind
+    detail: dict[str, Any] = kind.as_dict() if hasattr(kind, "as_dict") else {}
+    path = tuple(error.evaluation_path)
+    keyword = str(path[-1]) if path else ""
+    branches: dict[int, list[Failure]] = {}
+    if keyword in ("oneOf", "anyOf"):
+        for index, inner in enumerate(detail.get("context") or ()):
+            branches[index] = [_from_fast(e) for e in inner]
+    missing = (detail["property"],) if keyword in ("required", "dependentRequired") and "property" in detail else ()
+    unexpected = tuple(detail.get("unexpected") or ()) if keyword == "additionalProperties" else ()
+    return Failure(
+        keyword=keyword,
+        instance_path=tuple(error.instance_path),
+        schema_path=path,
+        instance=error.instance,
+        message=error.message,
+        missing=missing,
+        unexpected=unexpected,
+        branches=branches,
+    )
+
+
+def failures(document: Any, kind: str, engine: Engine = "fast") -> Iterator[Failure]:
+    """Every failing keyword of ``document`` validated as ``kind``, engine-neutral."""
+    if engine == "reference":
+        yield from (_from_reference(e) for e in _reference_validator(kind).iter_errors(document))
+    else:
+        validator = _fast_validator(kind)
+        if not validator.is_valid(document):  # the common case costs one compiled pass
+            yield from (_from_fast(e) for e in validator.iter_errors(document))
+
+
+# --- deprecated properties present in a document ---------------------------------------------------------
+
+
 def _find_deprecated(document: Any, kind: str) -> list[DeprecatedUse]:
-    """Deprecated properties present in the document, found by walking the schema's ``properties``."""
+    """Deprecated properties present in the document, found by walking it alongside the schema."""
     schemas = current()
     walker = _Walker(schemas, schemas.uri(kind))
+    resolved = schemas.registry.resolver(base_uri=schemas.uri(kind)).lookup(schemas.uri(kind))
     found: list[DeprecatedUse] = []
-    resolver = schemas.registry.resolver(base_uri=schemas.uri(kind))
-    root = resolver.lookup(schemas.uri(kind))
-    _walk_deprecated(document, root.contents, root.resolver, [], found, walker, 0)
-    return list({use.pointer: use for use in found}.values())
+    stack: list[tuple[Any, Any, Resolver[Any], tuple[str | int, ...]]] = [(document, resolved.contents, resolved.resolver, ())]
+    while stack:  # iterative: deep documents cannot exhaust the Python stack
+        value, schema, resolver, where = stack.pop()
+        if not isinstance(schema, dict) or len(where) > 256:
+            continue
+        if isinstance(schema.get("$ref"), str):
+            target = resolver.lookup(schema["$ref"])
+            stack.append((value, target.contents, target.resolver, where))
+        if schema.get("deprecated") is True and where:
+            found.append(DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", "")))
+        for keyword in ("allOf", "oneOf", "anyOf"):
+            for branch in schema.get(keyword, ()):
+                if keyword == "allOf" or _accepts_type(walker.resolve(branch, resolver), json_type(value)):
+                    stack.append((value, branch, resolver, where))
+        if isinstance(value, dict):
+            properties, extra = schema.get("properties", {}), schema.get("additionalProperties")
+            for key, item in value.items():
+                if key in properties:
+                    stack.append((item, properties[key], resolver, (*where, key)))
+                elif isinstance(extra, dict):
+                    stack.append((item, extra, resolver, (*where, key)))
+        elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+            stack.extend((item, schema["items"], resolver, (*where, i)) for i, item in enumerate(value))
+    return sorted({use.pointer: use for use in found}.values(), key=lambda use: use.pointer)
 
 
-def _walk_deprecated(
-    value: Any,
-    schema: Any,
-    resolver: Resolver[Any],
-    where: list[str | int],
-    found: list[DeprecatedUse],
-    walker: _Walker,
-    depth: int,
-) -> None:
-    if depth > 64 or not isinstance(schema, dict):
-        return
-    if "$ref" in schema:
-        resolved = resolver.lookup(schema["$ref"])
-        _walk_deprecated(value, resolved.contents, resolved.resolver, where, found, walker, depth + 1)
-    if schema.get("deprecated") is True and where:
-        found.append(
-            DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", ""))
-        )
-    for keyword in ("allOf", "oneOf", "anyOf"):
-        for branch in schema.get(keyword, ()):
-            target = walker.resolve(branch, resolver)
-            if keyword == "allOf" or _accepts_type(target, json_type(value)):
-                _walk_deprecated(value, branch, resolver, where, found, walker, depth + 1)
-    if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
-        for key, item in value.items():
-            if key in properties:
-                _walk_deprecated(item, properties[key], resolver, [*where, key], found, walker, depth + 1)
-            elif isinstance(extra, dict):
-                _walk_deprecated(item, extra, resolver, [*where, key], found, walker, depth + 1)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            _walk_deprecated(item, schema["items"], resolver, [*where, index], found, walker, depth + 1)
+@cache
+def _has_deprecations(kind: str) -> bool:
+    """Whether any subschema reachable from ``kind`` is deprecated (if none is, the walk is skipped)."""
+    schemas = current()
+    resolved = schemas.registry.resolver(base_uri=schemas.uri(kind)).lookup(schemas.uri(kind))
+    stack: list[tuple[Any, Resolver[Any]]] = [(resolved.contents, resolved.resolver)]
+    seen: set[int] = set()
+    while stack:
+        node, resolver = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            if node.get("deprecated") is True:
+                return True
+            if isinstance(node.get("$ref"), str):
+                target = resolver.lookup(node["$ref"])
+                stack.append((target.contents, target.resolver))
+            stack.extend((child, resolver) for child in node.values() if isinstance(child, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((child, resolver) for child in node if isinstance(child, (dict, list)))
+    return False
 
 
-def check(document: Any, kind: str, rule_messages: dict[str, str]) -> SchemaOutcome:
+def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast") -> SchemaOutcome:
     """Validate ``document`` as ``kind`` against the schema alone."""
     schemas = current()
     walker = _Walker(schemas, schemas.uri(kind))
-    findings = [f for error in _validator(kind).iter_errors(document) for f in _map_error(error, walker, rule_messages)]
-    return SchemaOutcome(findings, _find_deprecated(document, kind))
+    findings = [f for failure in failures(document, kind, engine) for f in _map(failure, walker, rule_messages)]
+    deprecated = _find_deprecated(document, kind) if _has_deprecations(kind) else []
+    return SchemaOutcome(findings, deprecated)

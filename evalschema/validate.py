@@ -88,11 +88,14 @@ def validate(
     strict: bool = False,
     allow_unknown: bool = False,
     suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
 ) -> Report:
     """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
 
     ``kind`` is detected from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
     ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
+    ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
+    both give the same findings.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -118,7 +121,7 @@ def validate(
         ]
         return Report.build(identity.kind, findings, strict=strict)
     newer_minor = identity.version is not None and identity.version[:2] > supported[:2]
-    outcome = schema_path.check(document, identity.kind, _rule_messages())
+    outcome = schema_path.check(document, identity.kind, _rule_messages(), engine)
     for finding in outcome.findings:
         if allow_unknown and newer_minor and finding.code == codes.UNKNOWN_FIELD:
             finding = Finding(finding.pointer, finding.code, "warning", finding.message + " (allowed: newer minor version)")

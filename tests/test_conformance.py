@@ -126,8 +126,9 @@ def effective_kind(fixture: dict[str, Any]) -> str | None:
 # The fixtures, run against the SDK
 
 
+@pytest.mark.parametrize("engine", ["fast", "reference"])
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_fixture(name: str) -> None:
+def test_fixture(name: str, engine: str) -> None:
     fixture = FIXTURES[name]
     options = fixture.get("options", {})
     report = validate(
@@ -136,6 +137,7 @@ def test_fixture(name: str) -> None:
         strict=bool(options.get("strict", False)),
         allow_unknown=bool(options.get("allow_unknown", False)),
         suite=fixture.get("suite"),
+        engine=engine,  # type: ignore[arg-type]
     )
     expect = fixture["expect"]
     got = {"valid": report.valid, "errors": _pairs(report.errors), "warnings": _pairs(report.warnings)}

@@ -95,7 +95,7 @@ def test_schema_path_agrees_with_plain_jsonschema(name: str) -> None:
     kind = _kind(fixture)
     if kind is None or not isinstance(fixture["document"], dict):
         pytest.skip("no kind: nothing to validate against")
-    mapped = schema_path.check(fixture["document"], kind, _rule_messages()).findings
+    mapped = schema_path.check(fixture["document"], kind, _rule_messages(), "reference").findings
     plain = _plain_validator(kind).is_valid(fixture["document"])
     assert plain == (not mapped), f"plain={plain}, mapped={[(f.code, f.pointer) for f in mapped]}"
 
@@ -193,12 +193,14 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any]:
     return kind, document
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_mutated_documents_every_path_agrees(case: tuple[str, Any]) -> None:
     kind, document = case
     report = validate(document, kind)  # never raises, whatever the input
-    mapped = schema_path.check(document, kind, _rule_messages()).findings
+    reference = validate(document, kind, engine="reference")
+    assert _pairs(report.errors) == _pairs(reference.errors) and _pairs(report.warnings) == _pairs(reference.warnings)
+    mapped = schema_path.check(document, kind, _rule_messages(), "reference").findings
     plain = _plain_validator(kind).is_valid(document)
     assert plain == (not mapped)
     schema_found = {(f.code, f.pointer) for f in report.errors if f.code in SCHEMA_RULES}

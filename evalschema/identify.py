@@ -11,11 +11,11 @@ from evalschema_models import rules as codes
 from .findings import Finding, pointer
 from .registry import KINDS
 
-_OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind>[a-z]+)\.json$")
+_OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind>[a-z]+)\.json\Z")
 # The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
-_EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\.json$")
-_PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json$")
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:[-+].*)?$")
+_EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\.json\Z")
+_PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json\Z")
+_SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?\Z")
 
 
 @dataclass(frozen=True)

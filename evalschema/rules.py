@@ -101,11 +101,12 @@ def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
     results = list(_objects(document.get("results")))
     yield from _duplicates(
         (
-            (("results", i, "attempt"), (r.get("test_case_id"), r.get("attempt")))
+            (("results", i, "attempt"), (r.get("test_case_id"), int(r["attempt"])))
             for i, r in results
             if isinstance(r.get("test_case_id"), str)
-            and isinstance(r.get("attempt"), int)
+            and isinstance(r.get("attempt"), (int, float))
             and not isinstance(r.get("attempt"), bool)
+            and float(r["attempt"]).is_integer()  # 2.0 is the integer 2 in JSON
         ),
         codes.DUPLICATE_ATTEMPT,
         "(test_case_id, attempt)",
@@ -135,7 +136,9 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
     prompts = document.get("prompts")
     validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
     if isinstance(prompts, dict):
-        for name, prompt in prompts.items():
+        # JSON objects are unordered: visit prompts in a canonical order (UTF-16 code units, as JavaScript
+        # compares strings) so "the later duplicate" is the same in every implementation
+        for name, prompt in sorted(prompts.items(), key=lambda item: item[0].encode("utf-16-be")):
             if not isinstance(prompt, dict):
                 continue
             yield from _duplicates(

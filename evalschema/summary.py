@@ -46,6 +46,14 @@ def classify(result: dict[str, Any]) -> Outcome:
     return "passed" if result.get("passed") is True else "failed"
 
 
+def attempt_number(result: dict[str, Any]) -> int:
+    """The attempt of a row: its ``attempt`` when that is a whole number (``2.0`` is 2, as in JSON), else 1."""
+    attempt = result.get("attempt", 1)
+    if isinstance(attempt, bool) or not isinstance(attempt, (int, float)):
+        return 1
+    return int(attempt) if float(attempt).is_integer() else 1
+
+
 def row_score(result: dict[str, Any], outcome: Outcome) -> float | None:
     if outcome == "invalidated":
         return 0.0
@@ -123,8 +131,7 @@ def _attempt_rollup(rows: list[tuple[dict[str, Any], Outcome]]) -> AttemptRollup
         case = result.get("test_case_id")
         if not isinstance(case, str) or outcome in ("errored", "unscored"):
             continue
-        attempt = result.get("attempt", 1)
-        per_case.setdefault(case, []).append((attempt if isinstance(attempt, int) else 1, outcome))
+        per_case.setdefault(case, []).append((attempt_number(result), outcome))
     cases = [sorted(attempts, key=lambda pair: pair[0]) for attempts in per_case.values()]
     scored = len(cases)
     return AttemptRollup(

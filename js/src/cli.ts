@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+/**
+ * The `evalschema-js` command: validate and summarize documents (mirrors the Python `evalschema` command).
+ *
+ * Exit statuses: 0 every document valid (warnings allowed unless --strict); 1 at least one document invalid;
+ * 2 usage error, or at least one input unreadable or unparseable (the others are still checked).
+ */
+
+import { buildReport, type Finding, type Report } from "./findings.js";
+import * as codes from "./generated/rules.js";
+import { isObject } from "./json.js";
+import { loadPath } from "./loader.js";
+import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
+import { summarize } from "./summary.js";
+import { validate } from "./validate.js";
+
+const EXIT_OK = 0;
+const EXIT_INVALID = 1;
+const EXIT_UNREADABLE = 2;
+const PROG = "evalschema-js";
+const VERSION = "1.1.0";
+
+class UsageError extends Error {}
+
+interface Args {
+  command: "validate" | "summarize";
+  paths: string[];
+  kind: Kind | null;
+  suite: string | null;
+  strict: boolean;
+  allowUnknown: boolean;
+  format: "text" | "json";
+}
+
+const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] PATH [PATH ...]
+       ${PROG} summarize [--format {text,json}] RESULTSET [RESULTSET ...]
+       ${PROG} --version`;
+
+/** `str(pathlib.Path(p))`: collapse repeated slashes, drop `.` parts and a trailing slash. */
+function displayPath(path: string): string {
+  if (path === "") return ".";
+  const leading = path.startsWith("//") && !path.startsWith("///") ? "//" : path.startsWith("/") ? "/" : "";
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  const out = leading + parts.join("/");
+  return out === "" ? "." : out;
+}
+
+function parseArgs(argv: string[]): Args | "version" | "help" {
+  const [command, ...rest] = argv;
+  if (command === "-h" || command === "--help") return "help";
+  if (command === "--version") return "version";
+  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
+  const options = command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--help"] : ["--format", "--help"];
+  const takesValue = new Set(["--kind", "--suite", "--format"]);
+  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, format: "text" };
+  let onlyPaths = false;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (onlyPaths || !arg.startsWith("-") || arg === "-") {
+      args.paths.push(arg);
+      continue;
+    }
+    if (arg === "--") {
+      onlyPaths = true;
+      continue;
+    }
+    if (arg === "-h") return "help";
+    const eq = arg.indexOf("=");
+    const given = eq >= 0 ? arg.slice(0, eq) : arg;
+    const matches = options.filter((o) => o === given || o.startsWith(given));
+    const name = matches.includes(given) ? given : matches.length === 1 ? matches[0]! : undefined;
+    if (name === undefined) throw new UsageError(matches.length > 1 ? `ambiguous option: ${given}` : `unrecognized arguments: ${arg}`);
+    if (name === "--help") return "help";
+    let value: string | undefined;
+    if (takesValue.has(name)) {
+      value = eq >= 0 ? arg.slice(eq + 1) : rest[++i];
+      if (value === undefined) throw new UsageError(`argument ${name}: expected one argument`);
+    } else if (eq >= 0) throw new UsageError(`argument ${name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
+    if (name === "--kind") {
+      if (!isKind(value)) throw new UsageError(`argument --kind: invalid choice: '${value}' (choose from ${KINDS.map((k) => `'${k}'`).join(", ")})`);
+      args.kind = value;
+    } else if (name === "--suite") args.suite = value!;
+    else if (name === "--format") {
+      if (value !== "text" && value !== "json") throw new UsageError(`argument --format: invalid choice: '${value}' (choose from 'text', 'json')`);
+      args.format = value;
+    } else if (name === "--strict") args.strict = true;
+    else if (name === "--allow-unknown") args.allowUnknown = true;
+  }
+  if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
+  return args;
+}
+
+function write(text: string): void {
+  try {
+    process.stdout.write(text);
+  } catch {
+    /* the reader has gone away: keep the exit status */
+  }
+}
+
+type Entry = { path: string; unreadable: boolean } & Report;
+
+function entry(path: string, report: Report, unreadable: boolean): Entry {
+  return { path: displayPath(path), unreadable, ...report };
+}
+
+function findingJson(f: Finding): Record<string, unknown> {
+  const out: Record<string, unknown> = { code: f.code, severity: f.severity, pointer: f.pointer, message: f.message };
+  if (f.line !== undefined) out["line"] = f.line;
+  if (f.column !== undefined) out["column"] = f.column;
+  return out;
+}
+
+function runValidate(args: Args): number {
+  let suite: unknown;
+  if (args.suite !== null) {
+    const loaded = loadPath(args.suite);
+    if (loaded.problem !== undefined || !isObject(loaded.document)) {
+      const message = loaded.problem ? loaded.problem.message : "not a JSON object";
+      process.stderr.write(`${PROG}: --suite ${displayPath(args.suite)}: ${message}\n`);
+      return EXIT_UNREADABLE;
+    }
+    suite = loaded.document;
+  }
+  const entries: Entry[] = [];
+  for (const path of args.paths) {
+    const loaded = loadPath(path);
+    if (loaded.problem !== undefined) {
+      entries.push(entry(path, buildReport(args.kind, [loaded.problem], false), true));
+      continue;
+    }
+    const report = validate(loaded.document, { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite });
+    entries.push(entry(path, report, false));
+  }
+  const unreadable = entries.filter((e) => e.unreadable).length;
+  const invalid = entries.filter((e) => !e.valid && !e.unreadable).length;
+  if (args.format === "json") {
+    const files = entries.map((e) => ({
+      path: e.path,
+      unreadable: e.unreadable,
+      kind: e.kind,
+      valid: e.valid,
+      errors: e.errors.map(findingJson),
+      warnings: e.warnings.map(findingJson),
+    }));
+    const summary = { files: entries.length, valid: entries.length - invalid - unreadable, invalid, unreadable };
+    write(JSON.stringify({ files, summary }, null, 2) + "\n");
+  } else {
+    const lines: string[] = [];
+    for (const e of entries) {
+      for (const f of [...e.errors, ...e.warnings]) {
+        const where = e.path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "/"}: ${f.message}`);
+      }
+    }
+    lines.push(`${entries.length} file(s): ${entries.length - invalid - unreadable} valid, ${invalid} invalid, ${unreadable} unreadable`);
+    write(lines.join("\n") + "\n");
+  }
+  if (unreadable) return EXIT_UNREADABLE;
+  return invalid ? EXIT_INVALID : EXIT_OK;
+}
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+function runSummarize(args: Args): number {
+  const out: { path: string; summary: ReturnType<typeof summarize> }[] = [];
+  let status = EXIT_OK;
+  for (const path of args.paths) {
+    const loaded = loadPath(path);
+    if (loaded.problem !== undefined || !isObject(loaded.document)) {
+      const code = loaded.problem ? loaded.problem.code : codes.TYPE_MISMATCH;
+      const message = loaded.problem ? loaded.problem.message : "not a JSON object";
+      process.stderr.write(`${PROG}: ${displayPath(path)}: ${code}: ${message}\n`);
+      status = EXIT_UNREADABLE;
+      continue;
+    }
+    out.push({ path: displayPath(path), summary: summarize(loaded.document) });
+  }
+  if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
+  else {
+    for (const { path, summary: s } of out) {
+      const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
+      write(
+        `${path}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+          `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}\n`,
+      );
+    }
+  }
+  return status;
+}
+
+export function main(argv: string[]): number {
+  let args: ReturnType<typeof parseArgs>;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${USAGE}\n${PROG}: error: ${error.message}\n`);
+    return EXIT_UNREADABLE;
+  }
+  if (args === "version") {
+    write(`${PROG} ${VERSION} (spec ${specVersion()})\n`);
+    return EXIT_OK;
+  }
+  if (args === "help") {
+    write(`${USAGE}\n\nValidate and summarize evalschema documents.\n`);
+    return EXIT_OK;
+  }
+  return args.command === "validate" ? runValidate(args) : runSummarize(args);
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,82 @@
+/** Rules that need two documents: a result set checked against the suite it claims to be a run of (mirrors evalschema/crossdoc.py). */
+
+import * as codes from "./generated/rules.js";
+import { finding, pointer, repr, type Finding } from "./findings.js";
+import { get, has, isObject, objects, type JsonObject } from "./json.js";
+
+/** A test case's graders as id → type (null when a reference names no suite grader). */
+function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): Map<string, string | null> {
+  const graders = new Map<string, string | null>();
+  const refs = get(testCase, "graders");
+  if (Array.isArray(refs)) {
+    for (const ref of refs as unknown[]) {
+      if (typeof ref === "string") graders.set(ref, shared.get(ref) ?? null);
+      else if (isObject(ref) && typeof get(ref, "id") === "string") {
+        const kind = get(ref, "type");
+        graders.set(get(ref, "id") as string, typeof kind === "string" ? kind : null);
+      }
+    }
+  }
+  return graders;
+}
+
+export function* resultsetAgainstSuite(resultset: JsonObject, suite: JsonObject): Generator<Finding> {
+  const shared = new Map<string, string | null>();
+  for (const [, grader] of objects(get(suite, "graders"))) {
+    const id = get(grader, "id");
+    if (typeof id === "string" && !shared.has(id)) {
+      const kind = get(grader, "type");
+      shared.set(id, typeof kind === "string" ? kind : null);
+    }
+  }
+  const cases = new Map<string, Map<string, string | null>>();
+  for (const [, testCase] of objects(get(suite, "test_cases"))) {
+    const id = get(testCase, "id");
+    if (typeof id === "string" && !cases.has(id)) cases.set(id, caseGraders(testCase, shared));
+  }
+  for (const [index, result] of objects(get(resultset, "results"))) {
+    const caseId = get(result, "test_case_id");
+    if (typeof caseId !== "string") continue;
+    const expected = cases.get(caseId);
+    if (expected === undefined) {
+      yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", `test case ${repr(caseId)} is not in the suite`);
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const [gIndex, graderResult] of objects(get(result, "grader_results"))) {
+      const graderId = get(graderResult, "grader_id");
+      if (typeof graderId !== "string") continue;
+      seen.add(graderId);
+      if (!expected.has(graderId)) {
+        yield finding(
+          pointer("results", index, "grader_results", gIndex, "grader_id"),
+          codes.UNKNOWN_GRADER,
+          "error",
+          `grader ${repr(graderId)} is not a grader of test case ${repr(caseId)}`,
+        );
+        continue;
+      }
+      const want = expected.get(graderId) ?? null;
+      const got = get(graderResult, "type");
+      if (want !== null && typeof got === "string" && got !== want) {
+        yield finding(
+          pointer("results", index, "grader_results", gIndex, "type"),
+          codes.GRADER_TYPE_MISMATCH,
+          "error",
+          `grader ${repr(graderId)} has type ${repr(want)} in the suite, not ${repr(got)}`,
+        );
+      }
+    }
+    const missing = [...expected.keys()].filter((g) => !seen.has(g));
+    if (missing.length > 0 && !has(result, "error") && Array.isArray(get(result, "grader_results"))) {
+      yield finding(
+        pointer("results", index, "grader_results"),
+        codes.GRADER_RESULT_MISSING,
+        "error",
+        "no grader result for " +
+          missing.map(repr).join(", ") +
+          ' (report a skipped grader with a null score and metadata["evalschema.skip_reason"])',
+      );
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/** Findings and reports: the one shape every validation path returns (mirrors evalschema/findings.py). */
+
+export type Severity = "error" | "warning";
+
+export interface Finding {
+  code: string;
+  severity: Severity;
+  pointer: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface Report {
+  kind: string | null;
+  valid: boolean;
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+/** Escape one reference token for an RFC 6901 JSON Pointer. */
+export function escapeToken(token: string | number): string {
+  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** Build an RFC 6901 JSON Pointer from unescaped tokens (no tokens: the root, ""). */
+export function pointer(...tokens: (string | number)[]): string {
+  return tokens.map((t) => "/" + escapeToken(t)).join("");
+}
+
+/** Split a JSON Pointer into unescaped tokens. */
+export function tokens(ptr: string): string[] {
+  if (ptr === "") return [];
+  return ptr.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+export function finding(ptr: string, code: string, severity: Severity, message: string, line?: number, column?: number): Finding {
+  const out: Finding = { code, severity, pointer: ptr, message };
+  if (line !== undefined) out.line = line;
+  if (column !== undefined) out.column = column;
+  return out;
+}
+
+/** Compare strings by Unicode code point, as Python does. */
+export function compareCodePoints(a: string, b: string): number {
+  const left = Array.from(a);
+  const right = Array.from(b);
+  const n = Math.min(left.length, right.length);
+  for (let i = 0; i < n; i++) {
+    const x = left[i]!.codePointAt(0)!;
+    const y = right[i]!.codePointAt(0)!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/** Deduplicate by (code, pointer, severity), apply strict mode, and order by pointer then code. */
+export function buildReport(kind: string | null, findings: Iterable<Finding>, strict: boolean): Report {
+  const unique = new Map<string, Finding>();
+  for (let f of findings) {
+    if (strict && f.severity === "warning") f = { ...f, severity: "error" };
+    const key = JSON.stringify([f.pointer, f.code, f.severity]);
+    if (!unique.has(key)) unique.set(key, f);
+  }
+  const ordered = [...unique.values()].sort(
+    (a, b) => compareCodePoints(a.pointer, b.pointer) || compareCodePoints(a.code, b.code) || compareCodePoints(a.severity, b.severity),
+  );
+  const errors = ordered.filter((f) => f.severity === "error");
+  const warnings = ordered.filter((f) => f.severity === "warning");
+  return { kind, valid: errors.length === 0, errors, warnings };
+}
+
+/** Python-like repr of a value, for messages. */
+export function repr(value: unknown): string {
+  if (typeof value === "string") return "'" + value.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  return JSON.stringify(value) ?? String(value);
+}

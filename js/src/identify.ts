@@ -1,0 +1,81 @@
+/** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/identify.py). */
+
+import * as codes from "./generated/rules.js";
+import { finding, pointer, repr, type Finding } from "./findings.js";
+import { get, has, isObject } from "./json.js";
+import { isKind, type Kind } from "./schemas.js";
+
+export type Version = readonly [number, number, number];
+
+const OURS = /^https:\/\/evalschema\.org\/schema\/(?<version>[^/]+)\/(?<kind>[a-z]+)\.json$/;
+// The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
+const EVALPORT = /^https:\/\/evalport\.org\/schema\/(?:v?[0-9][^/]*\/)?(?<kind>testcase|grader|suite|resultset)\.json$/;
+const PROMPTPACK = /^https:\/\/promptpack\.org\/schema\/[^/]+\/promptpack\.schema\.json$/;
+const SEMVER = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?$/;
+
+export interface Identity {
+  kind: Kind | null;
+  version: Version | null;
+  versionPointer: string;
+  findings: Finding[];
+}
+
+export function parseVersion(text: string): Version | null {
+  const m = SEMVER.exec(text);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
+}
+
+/** Detect the kind from one telltale property, checked in this order (SPEC.md, "Identification"). */
+export function kindFromShape(document: Record<string, unknown>): Kind | null {
+  if (has(document, "prompts") || has(document, "template_engine")) return "pack";
+  if (has(document, "results") || has(document, "run_id")) return "resultset";
+  if (has(document, "test_cases") || has(document, "test_cases_file")) return "suite";
+  if (has(document, "input")) return "testcase";
+  if (has(document, "type")) return "grader";
+  return null;
+}
+
+/** Kind (given, from `$schema`, or from shape) and claimed spec version, with any findings. */
+export function identify(document: unknown, kind: Kind | null): Identity {
+  if (!isObject(document)) return { kind, version: null, versionPointer: "", findings: [] };
+  const findings: Finding[] = [];
+  let schemaKind: Kind | null = null;
+  let schemaVersion: Version | null = null;
+  const declared = get(document, "$schema");
+  if (typeof declared === "string") {
+    const ours = OURS.exec(declared);
+    const evalport = EVALPORT.exec(declared);
+    if (ours && isKind(ours.groups!["kind"])) {
+      schemaKind = ours.groups!["kind"];
+      schemaVersion = parseVersion(ours.groups!["version"]!);
+    } else if (evalport) {
+      schemaKind = evalport.groups!["kind"] as Kind;
+    } else if (PROMPTPACK.test(declared)) {
+      schemaKind = "pack";
+    } else {
+      findings.push(
+        finding(
+          pointer("$schema"),
+          codes.UNKNOWN_SCHEMA,
+          "error",
+          `$schema ${repr(Array.from(declared).slice(0, 200).join(""))} is not a schema of this specification or a compatible format; it was not fetched`,
+        ),
+      );
+    }
+  }
+  const resolved = kind ?? schemaKind ?? kindFromShape(document);
+  if (resolved === null) {
+    findings.push(finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly"));
+  }
+  let version = schemaVersion;
+  let where = pointer("$schema");
+  const claimed = get(document, "version");
+  if ((resolved === "suite" || resolved === "resultset") && typeof claimed === "string") {
+    const parsed = parseVersion(claimed);
+    if (parsed !== null) {
+      version = parsed;
+      where = pointer("version");
+    }
+  }
+  return { kind: resolved, version, versionPointer: where, findings };
+}

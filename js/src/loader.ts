@@ -1,0 +1,279 @@
+/**
+ * Reading documents from files: strict JSON, with a finding (code, line, column) for every way it can fail
+ * (mirrors evalschema/loader.py, which reads with Python's `json` module: the same errors at the same places).
+ */
+
+import { readFileSync } from "node:fs";
+import * as codes from "./generated/rules.js";
+import { finding, repr, type Finding } from "./findings.js";
+
+/** A parsed document, or the finding that says why there is none. */
+export interface Loaded {
+  document?: unknown;
+  problem?: Finding;
+}
+
+class JsonError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly index: number | null,
+    readonly code: string = codes.INVALID_JSON,
+  ) {
+    super(reason);
+  }
+}
+
+const MAX_DEPTH = 1000;
+const WS = new Set([" ", "\t", "\n", "\r"]);
+const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
+/** A strict JSON parser: duplicate keys, NaN and Infinity are errors; error positions follow Python's `json`. */
+class Parser {
+  private depth = 0;
+
+  constructor(private readonly s: string) {}
+
+  private ws(i: number): number {
+    while (i < this.s.length && WS.has(this.s[i]!)) i++;
+    return i;
+  }
+
+  parse(): unknown {
+    if (this.s.startsWith("\ufeff")) throw new JsonError("starts with a byte-order mark, which JSON does not allow", 0);
+    const [value, end] = this.value(this.ws(0));
+    const rest = this.ws(end);
+    if (rest !== this.s.length) throw new JsonError("Extra data", rest);
+    return value;
+  }
+
+  private value(i: number): [unknown, number] {
+    const s = this.s;
+    if (i >= s.length) throw new JsonError("Expecting value", i);
+    const c = s[i];
+    if (c === '"') return this.string(i + 1);
+    if (c === "{" || c === "[") {
+      if (++this.depth > MAX_DEPTH) throw new JsonError("nested too deeply", null);
+      const out = c === "{" ? this.object(i + 1) : this.array(i + 1);
+      this.depth--;
+      return out;
+    }
+    if (s.startsWith("null", i)) return [null, i + 4];
+    if (s.startsWith("true", i)) return [true, i + 4];
+    if (s.startsWith("false", i)) return [false, i + 5];
+    if (s.startsWith("NaN", i)) throw new JsonError("NaN is not valid JSON", null);
+    if (s.startsWith("Infinity", i)) throw new JsonError("Infinity is not valid JSON", null);
+    if (s.startsWith("-Infinity", i)) throw new JsonError("-Infinity is not valid JSON", null);
+    return this.number(i);
+  }
+
+  private number(start: number): [unknown, number] {
+    const s = this.s;
+    const digit = (k: number): boolean => k < s.length && s[k]! >= "0" && s[k]! <= "9";
+    let i = start;
+    if (s[i] === "-") {
+      i++;
+      if (i >= s.length) throw new JsonError("Expecting value", start);
+    }
+    if (s[i]! >= "1" && s[i]! <= "9") {
+      i++;
+      while (digit(i)) i++;
+    } else if (s[i] === "0") i++;
+    else throw new JsonError("Expecting value", start);
+    if (i < s.length - 1 && s[i] === "." && digit(i + 1)) {
+      i += 2;
+      while (digit(i)) i++;
+    }
+    if (i < s.length - 1 && (s[i] === "e" || s[i] === "E")) {
+      const eStart = i;
+      i++;
+      if (i < s.length - 1 && (s[i] === "-" || s[i] === "+")) i++;
+      while (digit(i)) i++;
+      if (!digit(i - 1)) i = eStart;
+    }
+    const text = s.slice(start, i);
+    const value = Number(text);
+    if (!Number.isFinite(value)) throw new JsonError(`the number ${text.slice(0, 40)} is too large for a double`, null);
+    if (/^-?[0-9]+$/.test(text) && text.replace("-", "").length > 4300) {
+      throw new JsonError("Exceeds the limit (4300 digits) for integer string conversion", null);
+    }
+    return [value, i];
+  }
+
+  private string(begin: number): [string, number] {
+    const s = this.s;
+    let out = "";
+    let i = begin;
+    for (;;) {
+      let j = i;
+      while (j < s.length && s[j] !== '"' && s[j] !== "\\" && s.charCodeAt(j) > 0x1f) j++;
+      out += s.slice(i, j);
+      if (j >= s.length) throw new JsonError("Unterminated string starting at", begin - 1);
+      const c = s[j]!;
+      if (c === '"') return [out, j + 1];
+      if (c !== "\\") throw new JsonError("Invalid control character at", j);
+      j++;
+      if (j >= s.length) throw new JsonError("Unterminated string starting at", begin - 1);
+      const e = s[j]!;
+      if (e !== "u") {
+        const decoded = ESCAPES[e];
+        if (decoded === undefined) throw new JsonError("Invalid \\escape", j - 1);
+        out += decoded;
+        i = j + 1;
+        continue;
+      }
+      const hex = (at: number): number => {
+        const text = s.slice(at, at + 4);
+        if (!/^[0-9a-fA-F]{4}$/.test(text)) throw new JsonError("Invalid \\uXXXX escape", j);
+        return parseInt(text, 16);
+      };
+      if (j + 5 >= s.length) throw new JsonError("Invalid \\uXXXX escape", j);
+      let code = hex(j + 1);
+      let next = j + 5;
+      if (code >= 0xd800 && code <= 0xdbff && next + 6 < s.length && s[next] === "\\" && s[next + 1] === "u") {
+        const low = ((at: number): number => {
+          const text = s.slice(at, at + 4);
+          if (!/^[0-9a-fA-F]{4}$/.test(text)) throw new JsonError("Invalid \\uXXXX escape", next + 1);
+          return parseInt(text, 16);
+        })(next + 2);
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+          next += 6;
+        }
+      }
+      out += String.fromCodePoint(code);
+      i = next;
+    }
+  }
+
+  private object(start: number): [unknown, number] {
+    const s = this.s;
+    const pairs: [string, unknown][] = [];
+    let i = this.ws(start);
+    if (!(i < s.length && s[i] === "}")) {
+      for (;;) {
+        if (!(i < s.length && s[i] === '"')) throw new JsonError("Expecting property name enclosed in double quotes", i);
+        const [key, afterKey] = this.string(i + 1);
+        i = this.ws(afterKey);
+        if (!(i < s.length && s[i] === ":")) throw new JsonError("Expecting ':' delimiter", i);
+        i = this.ws(i + 1);
+        const [value, afterValue] = this.value(i);
+        pairs.push([key, value]);
+        i = this.ws(afterValue);
+        if (i < s.length && s[i] === "}") break;
+        if (!(i < s.length && s[i] === ",")) throw new JsonError("Expecting ',' delimiter", i);
+        i = this.ws(i + 1);
+      }
+    }
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    for (const [key, value] of pairs) {
+      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(key)}`, null, codes.DUPLICATE_KEY);
+      seen.add(key);
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return [out, i + 1];
+  }
+
+  private array(start: number): [unknown, number] {
+    const s = this.s;
+    const values: unknown[] = [];
+    let i = this.ws(start);
+    if (i < s.length && s[i] === "]") return [values, i + 1];
+    for (;;) {
+      const [value, after] = this.value(i);
+      values.push(value);
+      i = this.ws(after);
+      if (i < s.length && s[i] === "]") return [values, i + 1];
+      if (!(i < s.length && s[i] === ",")) throw new JsonError("Expecting ',' delimiter", i);
+      i = this.ws(i + 1);
+    }
+  }
+}
+
+/** 1-based line and column (in code points) of a string index, as Python's `json` reports them. */
+function position(text: string, index: number): [number, number] {
+  const before = text.slice(0, index);
+  const line = before.split("\n").length;
+  const lineStart = before.lastIndexOf("\n") + 1;
+  return [line, Array.from(text.slice(lineStart, index)).length + 1];
+}
+
+/** Parse strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted. */
+export function parseJson(text: string): Loaded {
+  try {
+    return { document: new Parser(text).parse() };
+  } catch (error) {
+    if (!(error instanceof JsonError)) throw error;
+    if (error.code === codes.DUPLICATE_KEY) {
+      return { problem: finding("", codes.DUPLICATE_KEY, "error", `${error.reason}: the document's meaning would depend on the parser`) };
+    }
+    if (error.index === null) {
+      const text = error.reason === "nested too deeply" ? "not valid JSON here: nested too deeply" : `not valid JSON: ${error.reason}`;
+      return { problem: finding("", codes.INVALID_JSON, "error", text) };
+    }
+    const [line, column] = position(text, error.index);
+    return { problem: finding("", codes.INVALID_JSON, "error", `not valid JSON: ${error.reason}`, line, column) };
+  }
+}
+
+/** The index of the first byte that does not start a valid UTF-8 sequence (Python's strict decoder), or -1. */
+function invalidUtf8(data: Uint8Array): number {
+  let i = 0;
+  while (i < data.length) {
+    const b = data[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = data[i + k];
+      if (c === undefined) return i;
+      if (k === 1 ? c < lo || c > hi : c < 0x80 || c > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+/** The file's text, or a FILE_UNREADABLE finding. */
+export function readText(path: string): string | Finding {
+  let data: Uint8Array;
+  try {
+    data = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
+    if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", "no such file");
+    if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", "permission denied");
+    return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`);
+  }
+  const bad = invalidUtf8(data);
+  if (bad >= 0) {
+    // the reference reports the line of the bad byte and "byte offset minus the character offset of the line start"
+    const before = new TextDecoder("utf-8").decode(data.subarray(0, bad));
+    const line = before.split("\n").length;
+    const chars = Array.from(before);
+    const lastNewline = chars.lastIndexOf("\n");
+    return finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line, bad - (lastNewline + 1) + 1);
+  }
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+}
+
+export function loadPath(path: string): Loaded {
+  const text = readText(path);
+  if (typeof text !== "string") return { problem: text };
+  return parseJson(text);
+}

@@ -1,0 +1,192 @@
+/**
+ * The rules JSON Schema cannot express (the ledger marks them `code`), for one document at a time
+ * (mirrors evalschema/rules.py).
+ *
+ * Every function takes a document that may be schema-invalid: it checks the types it relies on and skips what
+ * it cannot read, so it never throws on bad input.
+ */
+
+import * as codes from "./generated/rules.js";
+import { finding, pointer, repr, type Finding } from "./findings.js";
+import { get, has, isInt, isObject, objects, type JsonObject } from "./json.js";
+import type { Kind } from "./schemas.js";
+
+type Where = readonly (string | number)[];
+
+function text(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** Report every later occurrence of a key; `null` keys (unreadable values) are skipped. */
+function* duplicates(items: Iterable<[Where, string | null]>, code: string, what: string): Generator<Finding> {
+  const seen = new Map<string, Where>();
+  for (const [where, key] of items) {
+    if (key === null) continue;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      yield finding(pointer(...where), code, "error", `duplicate ${what} ${key} (first at ${pointer(...first)})`);
+    } else seen.set(key, where);
+  }
+}
+
+/** Whether a pattern is a valid ECMA-262 regular expression with the unicode flag (JSON Schema's dialect). */
+export function regexError(source: string): string | null {
+  try {
+    new RegExp(source, "u");
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function regexFinding(where: Where, source: unknown): Finding | null {
+  if (typeof source !== "string") return null;
+  const problem = regexError(source);
+  return problem === null
+    ? null
+    : finding(pointer(...where), codes.INVALID_REGEX, "error", `not a valid ECMA-262 regular expression: ${problem}`);
+}
+
+function* graderRegex(grader: JsonObject, where: Where): Generator<Finding> {
+  const params = get(grader, "params");
+  if (get(grader, "type") === "regex" && isObject(params)) {
+    const f = regexFinding([...where, "params", "pattern"], get(params, "pattern"));
+    if (f) yield f;
+  }
+}
+
+export function* graderRules(document: JsonObject): Generator<Finding> {
+  yield* graderRegex(document, []);
+}
+
+export function* testcaseRules(document: JsonObject, where: Where = []): Generator<Finding> {
+  for (const [index, grader] of objects(get(document, "graders"))) yield* graderRegex(grader, [...where, "graders", index]);
+}
+
+export function* suiteRules(document: JsonObject): Generator<Finding> {
+  const graders = [...objects(get(document, "graders"))];
+  const cases = [...objects(get(document, "test_cases"))];
+  yield* duplicates(
+    cases.map(([i, c]): [Where, string | null] => [["test_cases", i, "id"], text(get(c, "id"))]),
+    codes.DUPLICATE_ID,
+    "test case id",
+  );
+  yield* duplicates(
+    graders.map(([i, g]): [Where, string | null] => [["graders", i, "id"], text(get(g, "id"))]),
+    codes.DUPLICATE_ID,
+    "grader id",
+  );
+  const known = new Set<string>();
+  for (const [, g] of graders) {
+    const id = get(g, "id");
+    if (typeof id === "string") known.add(id);
+  }
+  for (const [index, grader] of graders) yield* graderRegex(grader, ["graders", index]);
+  for (const [caseIndex, testCase] of cases) {
+    yield* testcaseRules(testCase, ["test_cases", caseIndex]);
+    const refs = get(testCase, "graders");
+    if (Array.isArray(refs)) {
+      for (let refIndex = 0; refIndex < refs.length; refIndex++) {
+        const ref: unknown = refs[refIndex];
+        if (typeof ref === "string" && ref !== "" && !known.has(ref)) {
+          yield finding(
+            pointer("test_cases", caseIndex, "graders", refIndex),
+            codes.DANGLING_REFERENCE,
+            "error",
+            `grader ${repr(ref)} is not defined in the suite's graders`,
+          );
+        }
+      }
+    }
+  }
+}
+
+function invalidating(result: JsonObject): boolean {
+  for (const [, v] of objects(get(result, "constraint_violations"))) if (get(v, "invalidates_result") === true) return true;
+  return false;
+}
+
+export function* resultsetRules(document: JsonObject): Generator<Finding> {
+  const group = get(document, "group");
+  if (isObject(group) && typeof get(group, "group_id") === "string" && get(group, "parent_group_id") === get(group, "group_id")) {
+    yield finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent");
+  }
+  const results = [...objects(get(document, "results"))];
+  const attempts: [Where, string | null][] = [];
+  for (const [i, r] of results) {
+    const caseId = get(r, "test_case_id");
+    const attempt = get(r, "attempt");
+    if (typeof caseId === "string" && isInt(attempt)) attempts.push([["results", i, "attempt"], JSON.stringify([caseId, attempt])]);
+  }
+  yield* duplicates(attempts, codes.DUPLICATE_ATTEMPT, "(test_case_id, attempt)");
+  for (const [index, result] of results) {
+    const graderIds = new Set<string>();
+    for (const [, g] of objects(get(result, "grader_results"))) {
+      const id = get(g, "grader_id");
+      if (typeof id === "string") graderIds.add(id);
+    }
+    for (const [vIndex, violation] of objects(get(result, "constraint_violations"))) {
+      const graderId = get(violation, "grader_id");
+      if (typeof graderId === "string" && !graderIds.has(graderId)) {
+        yield finding(
+          pointer("results", index, "constraint_violations", vIndex, "grader_id"),
+          codes.CONSTRAINT_GRADER_UNKNOWN,
+          "error",
+          `grader_id ${repr(graderId)} names no grader result of this result`,
+        );
+      }
+    }
+    if (has(result, "error") && invalidating(result)) {
+      yield finding(
+        pointer("results", index, "error"),
+        codes.ERROR_WITH_INVALIDATING_VIOLATION,
+        "warning",
+        "a result has both an error and an invalidating constraint violation; it counts as errored",
+      );
+    }
+  }
+}
+
+export function* packRules(document: JsonObject): Generator<Finding> {
+  yield* duplicates(
+    [...objects(get(document, "evals"))].map(([i, e]): [Where, string | null] => [["evals", i, "id"], text(get(e, "id"))]),
+    codes.DUPLICATE_EVAL_ID,
+    "eval id",
+  );
+  const prompts = get(document, "prompts");
+  const validators: [Where, JsonObject][] = [];
+  if (isObject(prompts)) {
+    // JSON objects are unordered: visit prompts in a canonical order (UTF-16 code units) so "the later
+    // duplicate" is the same in every implementation, whatever order the parser kept
+    const ordered = Object.entries(prompts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [name, prompt] of ordered) {
+      if (!isObject(prompt)) continue;
+      yield* duplicates(
+        [...objects(get(prompt, "evals"))].map(([i, e]): [Where, string | null] => [["prompts", name, "evals", i, "id"], text(get(e, "id"))]),
+        codes.DUPLICATE_EVAL_ID,
+        "eval id",
+      );
+      for (const [i, v] of objects(get(prompt, "validators"))) validators.push([["prompts", name, "validators", i], v]);
+    }
+  }
+  yield* duplicates(
+    validators.map(([where, v]): [Where, string | null] => [[...where, "id"], text(get(v, "id"))]),
+    codes.DUPLICATE_VALIDATOR_ID,
+    "validator id",
+  );
+  for (const [where, validator] of validators) {
+    const params = get(validator, "params");
+    if (get(validator, "type") === "regex_match" && isObject(params)) {
+      const f = regexFinding([...where, "params", "pattern"], get(params, "pattern"));
+      if (f) yield f;
+    }
+  }
+}
+
+export const DOCUMENT_RULES: Readonly<Record<Kind, (document: JsonObject) => Iterable<Finding>>> = {
+  grader: graderRules,
+  testcase: (document) => testcaseRules(document),
+  suite: suiteRules,
+  resultset: resultsetRules,
+  pack: packRules,
+};

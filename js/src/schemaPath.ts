@@ -1,0 +1,266 @@
+/**
+ * The schema path: Ajv over the bundled schemas, errors mapped to ledger codes (mirrors evalschema/schema_path.py).
+ *
+ * Mapping (spec/conformance/README.md, "Pointer conventions"):
+ * - an error inside a subschema annotated `x-rule` gets that rule's code;
+ * - otherwise the failing keyword decides (`type` → TYPE_MISMATCH, `required` → REQUIRED_FIELD, …);
+ * - a failed `oneOf`/`anyOf` is explained by the one alternative that accepts the value's JSON type, if
+ *   exactly one does, and is a single SCHEMA_MISMATCH otherwise.
+ * Ajv reports the errors of a failed `oneOf`/`anyOf`'s alternatives next to the `oneOf`/`anyOf` error itself;
+ * they are regrouped under it here (python-jsonschema's `context`). Ajv's `if` errors ("must match then
+ * schema") are dropped: the `then` errors they summarize are reported on their own.
+ */
+
+import type { ErrorObject } from "ajv";
+import * as codes from "./generated/rules.js";
+import { escapeToken, finding, tokens, type Finding } from "./findings.js";
+import { has, isObject, jsonType, type JsonObject } from "./json.js";
+import { compiledKind, resolveRef, type Kind } from "./schemas.js";
+
+export const KEYWORD_CODES: Readonly<Record<string, string>> = {
+  type: codes.TYPE_MISMATCH,
+  required: codes.REQUIRED_FIELD,
+  dependentRequired: codes.REQUIRED_FIELD,
+  additionalProperties: codes.UNKNOWN_FIELD,
+  unevaluatedProperties: codes.UNKNOWN_FIELD,
+  propertyNames: codes.UNKNOWN_FIELD,
+  minimum: codes.OUT_OF_RANGE,
+  maximum: codes.OUT_OF_RANGE,
+  exclusiveMinimum: codes.OUT_OF_RANGE,
+  exclusiveMaximum: codes.OUT_OF_RANGE,
+  multipleOf: codes.OUT_OF_RANGE,
+  minLength: codes.LENGTH_OUT_OF_RANGE,
+  maxLength: codes.LENGTH_OUT_OF_RANGE,
+  minItems: codes.LENGTH_OUT_OF_RANGE,
+  maxItems: codes.LENGTH_OUT_OF_RANGE,
+  minProperties: codes.LENGTH_OUT_OF_RANGE,
+  maxProperties: codes.LENGTH_OUT_OF_RANGE,
+  uniqueItems: codes.LENGTH_OUT_OF_RANGE,
+  pattern: codes.PATTERN_MISMATCH,
+  format: codes.INVALID_FORMAT,
+  enum: codes.INVALID_VALUE,
+  const: codes.INVALID_VALUE,
+  oneOf: codes.SCHEMA_MISMATCH,
+  anyOf: codes.SCHEMA_MISMATCH,
+  not: codes.SCHEMA_MISMATCH,
+  contains: codes.SCHEMA_MISMATCH,
+};
+
+/** A deprecated property present in a document, with the schema's deprecation annotation. */
+export interface DeprecatedUse {
+  pointer: string;
+  name: string;
+  value: unknown;
+  annotation: JsonObject;
+  description: string;
+}
+
+export interface SchemaOutcome {
+  findings: Finding[];
+  deprecated: DeprecatedUse[];
+}
+
+/** Whether a (resolved) subschema's `type` keyword admits a JSON type; no `type` admits all. */
+export function acceptsType(schema: unknown, valueType: string): boolean {
+  if (!isObject(schema) || !has(schema, "type")) return schema !== false;
+  const declared = schema["type"];
+  const allowed = new Set<unknown>(typeof declared === "string" ? [declared] : Array.isArray(declared) ? declared : []);
+  if (allowed.has("integer")) allowed.add("number");
+  return allowed.has(valueType);
+}
+
+interface Node {
+  error: ErrorObject;
+  path: string[];
+  children: Node[];
+}
+
+function schemaTokens(schemaPath: string): string[] {
+  const hash = schemaPath.indexOf("#");
+  const fragment = hash < 0 ? schemaPath : schemaPath.slice(hash + 1);
+  if (fragment === "" || fragment === "/") return [];
+  return fragment
+    .slice(1)
+    .split("/")
+    .map((t) => {
+      let text = t;
+      try {
+        text = decodeURIComponent(t);
+      } catch {
+        /* keep as is */
+      }
+      return text.replace(/~1/g, "/").replace(/~0/g, "~");
+    });
+}
+
+/** Every subschema visited along `path` (the root first). */
+function* subschemas(tree: unknown, path: readonly string[]): Generator<unknown> {
+  let node = tree;
+  yield node;
+  for (const step of path) {
+    if (Array.isArray(node)) {
+      const index = Number(step);
+      if (!/^\d+$/.test(step) || index >= node.length) return;
+      node = node[index];
+    } else if (isObject(node) && has(node, step)) node = node[step];
+    else return;
+    yield node;
+  }
+}
+
+function nodeAt(tree: unknown, path: readonly string[]): unknown {
+  let last: unknown;
+  let count = 0;
+  for (const node of subschemas(tree, path)) {
+    last = node;
+    count++;
+  }
+  return count === path.length + 1 ? last : undefined;
+}
+
+/** The innermost `x-rule` on the way to the failing keyword, if any. */
+function ruleOf(tree: unknown, path: readonly string[]): string | undefined {
+  let rule: string | undefined;
+  for (const node of subschemas(tree, path)) {
+    if (isObject(node) && typeof node["x-rule"] === "string") rule = node["x-rule"];
+  }
+  return rule;
+}
+
+function valueAt(document: unknown, instancePath: string): unknown {
+  let node = document;
+  for (const token of tokens(instancePath)) {
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isObject(node)) node = node[token];
+    else return undefined;
+  }
+  return node;
+}
+
+function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length < path.length && prefix.every((t, i) => path[i] === t);
+}
+
+function within(instancePath: string, parent: string): boolean {
+  return instancePath === parent || instancePath.startsWith(parent + "/");
+}
+
+/** Regroup Ajv's flat error list into python-jsonschema's shape: top-level errors, with a failed oneOf/anyOf's alternatives' errors as its children. */
+function regroup(errors: readonly ErrorObject[]): Node[] {
+  const nodes: Node[] = errors
+    .filter((e) => e.keyword !== "if")
+    .map((error) => ({ error, path: schemaTokens(error.schemaPath), children: [] }));
+  const wrappers = nodes.filter((n) => n.error.keyword === "oneOf" || n.error.keyword === "anyOf");
+  const top: Node[] = [];
+  for (const node of nodes) {
+    let parent: Node | undefined;
+    for (const wrapper of wrappers) {
+      if (wrapper === node) continue;
+      if (!startsWith(node.path, wrapper.path) || !within(node.error.instancePath, wrapper.error.instancePath)) continue;
+      if (!parent || wrapper.path.length > parent.path.length) parent = wrapper;
+    }
+    (parent ? parent.children : top).push(node);
+  }
+  return top;
+}
+
+function brief(message: string, limit = 240): string {
+  return message.length <= limit ? message : message.slice(0, limit - 1) + "…";
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath || "the document";
+  return brief(`${where} ${error.message ?? "is invalid"}`);
+}
+
+function keywordFinding(error: ErrorObject, code: string, detail?: string): Finding {
+  const keyword = error.keyword;
+  const params = error.params as Record<string, unknown>;
+  if (keyword === "required" || keyword === "dependentRequired") {
+    const name = String(params["missingProperty"]);
+    const message = `missing required property '${name}'`;
+    return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
+  }
+  if (keyword === "additionalProperties") {
+    const name = String(params["additionalProperty"]);
+    const message = `unknown property '${name}'`;
+    return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
+  }
+  if (detail !== undefined) {
+    return finding(error.instancePath, code, "error", keyword === "const" ? detail : `${detail} (${describe(error)})`);
+  }
+  return finding(error.instancePath, code, "error", describe(error));
+}
+
+function mapError(node: Node, document: unknown, tree: unknown, ruleMessages: Readonly<Record<string, string>>): Finding[] {
+  const { error, path } = node;
+  const rule = ruleOf(tree, path);
+  if (rule !== undefined) return [keywordFinding(error, rule, ruleMessages[rule] ?? rule)];
+  if (error.keyword === "oneOf" || error.keyword === "anyOf") {
+    const branches = nodeAt(tree, path);
+    if (Array.isArray(branches)) {
+      const valueType = jsonType(valueAt(document, error.instancePath));
+      const accepting = branches.map((b, i) => (acceptsType(resolveRef(b), valueType) ? i : -1)).filter((i) => i >= 0);
+      if (accepting.length === 1) {
+        const index = String(accepting[0]);
+        const inner = node.children.filter((child) => child.path[path.length] === index);
+        const mapped = inner.flatMap((child) => mapError(child, document, tree, ruleMessages));
+        if (mapped.length > 0) return mapped;
+      }
+    }
+  }
+  return [keywordFinding(error, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH)];
+}
+
+/** Deprecated properties present in the document, found by walking the schema's `properties`. */
+export function findDeprecated(document: unknown, tree: unknown): DeprecatedUse[] {
+  const found: DeprecatedUse[] = [];
+  walkDeprecated(document, tree, [], found, 0);
+  const byPointer = new Map<string, DeprecatedUse>();
+  for (const use of found) byPointer.set(use.pointer, use);
+  return [...byPointer.values()];
+}
+
+function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
+  if (depth > 64 || !isObject(schema)) return;
+  if (schema["deprecated"] === true && where.length > 0) {
+    const annotation = schema["x-deprecation"];
+    const description = schema["description"];
+    found.push({
+      pointer: where.map((t) => "/" + escapeToken(t)).join(""),
+      name: where[where.length - 1]!,
+      value,
+      annotation: isObject(annotation) ? annotation : {},
+      description: typeof description === "string" ? description : "",
+    });
+  }
+  for (const keyword of ["allOf", "oneOf", "anyOf"] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches)) continue;
+    for (const branch of branches) {
+      if (keyword === "allOf" || acceptsType(resolveRef(branch), jsonType(value))) {
+        walkDeprecated(value, branch, where, found, depth + 1);
+      }
+    }
+  }
+  if (isObject(value)) {
+    const properties = isObject(schema["properties"]) ? schema["properties"] : {};
+    const extra = schema["additionalProperties"];
+    for (const [key, item] of Object.entries(value)) {
+      if (has(properties, key)) walkDeprecated(item, properties[key], [...where, key], found, depth + 1);
+      else if (isObject(extra)) walkDeprecated(item, extra, [...where, key], found, depth + 1);
+    }
+  } else if (Array.isArray(value) && isObject(schema["items"])) {
+    value.forEach((item, index) => walkDeprecated(item, schema["items"], [...where, String(index)], found, depth + 1));
+  }
+}
+
+/** Validate `document` as `kind` against the schema alone. */
+export function check(document: unknown, kind: Kind, ruleMessages: Readonly<Record<string, string>>): SchemaOutcome {
+  const { tree, validate } = compiledKind(kind);
+  const findings: Finding[] = [];
+  if (!validate(document)) {
+    for (const node of regroup(validate.errors ?? [])) findings.push(...mapError(node, document, tree, ruleMessages));
+  }
+  return { findings, deprecated: findDeprecated(document, tree) };
+}

@@ -1,0 +1,205 @@
+/**
+ * The bundled schemas, loaded offline from the package's `schemas/` folder, and one Ajv validator per kind.
+ *
+ * Each kind's schema is compiled as one self-contained tree: every `$ref` is replaced by an extra `allOf`
+ * branch holding the referenced subschema (our schemas are not recursive). Ajv then reports every error with
+ * its schema path from the kind's root, which is what the mapping to ledger codes needs: the innermost
+ * `x-rule` on the way to the failing keyword, across `$ref`s, exactly like the Python SDK's walker.
+ * Nothing is fetched: a reference that is not to a bundled schema is an error when the schemas load.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import { isObject, type JsonObject } from "./json.js";
+
+export const KINDS = ["testcase", "grader", "suite", "resultset", "pack"] as const;
+export type Kind = (typeof KINDS)[number];
+
+export function isKind(value: unknown): value is Kind {
+  return typeof value === "string" && (KINDS as readonly string[]).includes(value);
+}
+
+const ID_RE = /^(https:\/\/evalschema\.org\/schema\/([^/]+)\/)([a-z]+)\.json$/;
+
+/** Keywords whose value is a subschema, a map of subschemas, or a list of subschemas. */
+const SCHEMA_VALUED = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"]);
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "dependentSchemas"]);
+const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+/** Keywords dropped from the inlined tree: identification and definitions (every `$ref` is inlined). */
+const DROPPED = new Set(["$id", "$schema", "$defs", "definitions", "$anchor", "$dynamicAnchor"]);
+
+export interface SchemaSet {
+  version: string;
+  baseUri: string;
+  /** Raw schema documents by file name ("grader.json"). */
+  files: Map<string, JsonObject>;
+}
+
+export interface CompiledKind {
+  /** The kind's schema with every `$ref` inlined as an `allOf` branch. */
+  tree: unknown;
+  validate: ValidateFunction;
+}
+
+/** Holder node → the inlined subschema its `$ref` pointed at (Python's `walker.resolve`). */
+const refTargets = new WeakMap<object, unknown>();
+
+/** Follow `$ref` chains of one (inlined) subschema. */
+export function resolveRef(schema: unknown): unknown {
+  let node = schema;
+  for (let seen = 0; typeof node === "object" && node !== null && refTargets.has(node) && seen < 32; seen++) {
+    node = refTargets.get(node);
+  }
+  return node;
+}
+
+function schemaDir(): URL {
+  return new URL("../schemas/", import.meta.url);
+}
+
+let loaded: SchemaSet | undefined;
+
+export function current(): SchemaSet {
+  if (loaded) return loaded;
+  const dir = schemaDir();
+  const files = new Map<string, JsonObject>();
+  let version = "";
+  let baseUri = "";
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
+    const contents: unknown = JSON.parse(readFileSync(new URL(name, dir), "utf-8"));
+    if (!isObject(contents) || typeof contents["$id"] !== "string") throw new Error(`${name}: not a schema with an $id`);
+    const match = ID_RE.exec(contents["$id"]);
+    if (!match) throw new Error(`${name}: $id ${contents["$id"]} is not a versioned evalschema URI`);
+    version = match[2]!;
+    baseUri = match[1]!;
+    files.set(`${match[3]}.json`, contents);
+  }
+  loaded = { version, baseUri, files };
+  return loaded;
+}
+
+export function specVersion(): string {
+  return current().version;
+}
+
+function decodePointerToken(token: string): string {
+  return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+function lookup(set: SchemaSet, file: string, ref: string): { file: string; node: unknown; key: string } {
+  const hash = ref.indexOf("#");
+  let target = hash < 0 ? ref : ref.slice(0, hash);
+  const fragment = hash < 0 ? "" : ref.slice(hash + 1);
+  if (target.startsWith(set.baseUri)) target = target.slice(set.baseUri.length);
+  const targetFile = target === "" ? file : target;
+  const root = set.files.get(targetFile);
+  if (root === undefined) throw new Error(`${file}: $ref ${ref} is not to a bundled schema (never fetched)`);
+  let node: unknown = root;
+  if (fragment !== "") {
+    if (!fragment.startsWith("/")) throw new Error(`${file}: $ref ${ref}: only JSON Pointer fragments are supported`);
+    for (const token of fragment.slice(1).split("/").map(decodePointerToken)) {
+      if (Array.isArray(node)) node = node[Number(token)];
+      else if (isObject(node)) node = node[token];
+      else node = undefined;
+      if (node === undefined) throw new Error(`${file}: $ref ${ref} does not resolve`);
+    }
+  }
+  return { file: targetFile, node, key: `${targetFile}#${fragment}` };
+}
+
+function inline(set: SchemaSet, file: string, node: unknown, stack: string[], cache: Map<string, unknown>): unknown {
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (DROPPED.has(key) || key === "$ref") continue;
+    if (SCHEMA_VALUED.has(key)) out[key] = inline(set, file, value, stack, cache);
+    else if (SCHEMA_MAPS.has(key) && isObject(value)) {
+      const map: JsonObject = {};
+      for (const [name, sub] of Object.entries(value)) map[name] = inline(set, file, sub, stack, cache);
+      out[key] = map;
+    } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      out[key] = value.map((sub) => inline(set, file, sub, stack, cache));
+    } else out[key] = value;
+  }
+  const ref = node["$ref"];
+  if (typeof ref === "string") {
+    const target = lookup(set, file, ref);
+    if (stack.includes(target.key)) throw new Error(`recursive $ref ${target.key}: cannot inline`);
+    let inlined = cache.get(target.key);
+    if (inlined === undefined) {
+      inlined = inline(set, target.file, target.node, [...stack, target.key], cache);
+      cache.set(target.key, inlined);
+    }
+    const branches = Array.isArray(out["allOf"]) ? (out["allOf"] as unknown[]) : [];
+    out["allOf"] = [...branches, inlined];
+    refTargets.set(out, inlined);
+  }
+  return out;
+}
+
+// --- formats: exactly what the Python SDK's format checker accepts ---------------------------------------
+
+const DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+const DATE_TIME_RE = /^([0-9]{4})-(0[1-9]|1[0-2])-([0-9]{2})[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$/;
+
+function daysIn(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+}
+
+/** RFC 3339 `full-date`: a real calendar day, years 0001–9999. */
+export function isDate(value: string): boolean {
+  const m = DATE_RE.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+}
+
+/** RFC 3339 `date-time` with a mandatory time zone (`Z` or an offset); no leap seconds; year 0 is not a year. */
+export function isDateTime(value: string): boolean {
+  const m = DATE_TIME_RE.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return year >= 1 && day >= 1 && day <= daysIn(year, month);
+}
+
+function newAjv(): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    validateFormats: true,
+    loadSchema: undefined,
+  });
+  // annotations of this specification: they carry meaning for the mapping, not for validation
+  ajv.addKeyword({ keyword: "x-rule", schemaType: "string" });
+  ajv.addKeyword({ keyword: "x-deprecation", schemaType: "object" });
+  const addFormats = addFormatsModule as unknown as (a: Ajv2020, o: { mode: "full" }) => Ajv2020;
+  addFormats(ajv, { mode: "full" });
+  // ajv-formats accepts a space for `T`, leap seconds and year 0; the reference implementation does not
+  ajv.addFormat("date", { type: "string", validate: isDate });
+  ajv.addFormat("date-time", { type: "string", validate: isDateTime });
+  return ajv;
+}
+
+let ajvInstance: Ajv2020 | undefined;
+const compiled = new Map<Kind, CompiledKind>();
+
+/** The kind's inlined schema tree and its Ajv validator, compiled once, lazily. */
+export function compiledKind(kind: Kind): CompiledKind {
+  let out = compiled.get(kind);
+  if (out) return out;
+  const set = current();
+  const file = `${kind}.json`;
+  const root = set.files.get(file);
+  if (!root) throw new Error(`no bundled schema for ${kind}`);
+  const tree = inline(set, file, root, [`${file}#`], new Map());
+  ajvInstance ??= newAjv();
+  out = { tree, validate: ajvInstance.compile(tree as JsonObject) };
+  compiled.set(kind, out);
+  return out;
+}

@@ -1,0 +1,149 @@
+/** `validate()`: the schema path, the hand-rolled rules, and the version and forward-compatibility policy (mirrors evalschema/validate.py). */
+
+import * as codes from "./generated/rules.js";
+import { RULES } from "./generated/rules.js";
+import { buildReport, finding, pointer, repr, type Finding, type Report } from "./findings.js";
+import { resultsetAgainstSuite as crossdocFindings } from "./crossdoc.js";
+import { warningsFor } from "./deprecations.js";
+import { identify, parseVersion, type Version } from "./identify.js";
+import { get, isObject, type JsonObject } from "./json.js";
+import { DOCUMENT_RULES } from "./rules.js";
+import { check } from "./schemaPath.js";
+import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
+import { summarize } from "./summary.js";
+
+export const SUMMARY_TOLERANCE = 1e-9;
+const NO_RESULTS: Readonly<Record<string, unknown>> = { passed: 0, failed: 0, unscored: 0, avg_score: null };
+
+export interface ValidateOptions {
+  /** The document kind; detected from `$schema` or shape when not given. */
+  kind?: Kind | null;
+  /** Report warnings as errors. */
+  strict?: boolean;
+  /** Report unknown properties as warnings in a document of a newer minor version. */
+  allowUnknown?: boolean;
+  /** The suite a result set was run from: enables the cross-document rules. */
+  suite?: unknown;
+}
+
+let messages: Record<string, string> | undefined;
+
+function ruleMessages(): Record<string, string> {
+  if (!messages) {
+    messages = {};
+    for (const [id, rule] of Object.entries(RULES)) messages[id] = rule.statement;
+  }
+  return messages;
+}
+
+function supported(): Version {
+  const version = parseVersion(specVersion());
+  if (version === null) throw new Error("the bundled schemas carry a SemVer $id");
+  return version;
+}
+
+/** Python's `==` on JSON values (booleans are the integers 0 and 1; `None` equals only `None`). */
+function pyEqual(a: unknown, b: unknown): boolean {
+  const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "boolean" ? Number(v) : null);
+  const [x, y] = [num(a), num(b)];
+  if (x !== null || y !== null) return x !== null && y !== null && x === y;
+  if (a === null || b === null || typeof a === "string" || typeof b === "string") return a === b;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => pyEqual(v, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && pyEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+function differs(claimed: unknown, computed: unknown): boolean {
+  if (typeof claimed === "boolean" || claimed === null || computed === null || computed === undefined) {
+    return claimed !== computed && !pyEqual(claimed, computed);
+  }
+  if (typeof claimed === "number" && typeof computed === "number") {
+    return !(claimed === computed || Math.abs(claimed - computed) <= SUMMARY_TOLERANCE);
+  }
+  return true;
+}
+
+/** Compare a producer's `summary` with the reference summary, field by field. */
+export function* summaryMismatches(resultset: JsonObject): Generator<Finding> {
+  const claimed = get(resultset, "summary");
+  if (!isObject(claimed)) return;
+  const reference = summarize(resultset) as unknown as Record<string, unknown>;
+  const byGrader = reference["by_grader"] as Record<string, Record<string, unknown>>;
+  const mismatch = (tokens: string[], said: unknown, want: unknown): Finding =>
+    finding(pointer("summary", ...tokens), codes.SUMMARY_MISMATCH, "warning", `summary says ${repr(said)}, the reference summary gives ${repr(want)}`);
+  for (const [field, value] of Object.entries(claimed)) {
+    if (field === "by_grader" && isObject(value)) {
+      for (const [graderId, totals] of Object.entries(value)) {
+        // a grader with no results has zero counts and no average
+        const expected = Object.prototype.hasOwnProperty.call(byGrader, graderId) ? byGrader[graderId]! : NO_RESULTS;
+        if (!isObject(totals)) continue;
+        for (const [name, number] of Object.entries(totals)) {
+          if (Object.prototype.hasOwnProperty.call(expected, name) && differs(number, expected[name])) {
+            yield mismatch(["by_grader", graderId, name], number, expected[name]);
+          }
+        }
+      }
+    } else if (field === "attempts" && isObject(value)) {
+      const expected = (reference["attempts"] ?? {}) as Record<string, unknown>;
+      for (const [name, number] of Object.entries(value)) {
+        if (Object.prototype.hasOwnProperty.call(expected, name) && differs(number, expected[name])) {
+          yield mismatch(["attempts", name], number, expected[name]);
+        }
+      }
+    } else if (Object.prototype.hasOwnProperty.call(reference, field) && field !== "by_grader" && differs(value, reference[field])) {
+      yield mismatch([field], value, reference[field]);
+    }
+  }
+}
+
+/**
+ * Validate one document: schema rules, hand-rolled rules, deprecations, and (with `suite`) cross-document rules.
+ *
+ * `kind` is detected from `$schema` or shape when not given. `strict` reports warnings as errors.
+ * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
+ */
+export function validate(document: unknown, options: ValidateOptions = {}): Report {
+  const kind = options.kind ?? null;
+  const strict = options.strict ?? false;
+  if (kind !== null && !isKind(kind)) throw new Error(`unknown kind ${repr(kind)}; expected one of ${KINDS.join(", ")}`);
+  if (!isObject(document)) {
+    if (kind === null) return buildReport(null, [finding("", codes.UNKNOWN_KIND, "error", "a document must be a JSON object")], strict);
+    return buildReport(kind, [finding("", codes.TYPE_MISMATCH, "error", "a document must be a JSON object")], strict);
+  }
+  const identity = identify(document, kind);
+  const findings: Finding[] = [...identity.findings];
+  if (identity.kind === null) return buildReport(null, findings, strict);
+  const ours = supported();
+  if (identity.version !== null && identity.version[0] > ours[0]) {
+    // a newer major may mean anything: say only that, and check nothing else
+    const only = finding(
+      identity.versionPointer,
+      codes.VERSION_UNSUPPORTED,
+      "error",
+      `the document is for major version ${identity.version[0]}; this validator supports ${ours[0]}.x up to ${specVersion()}`,
+    );
+    return buildReport(identity.kind, [only], strict);
+  }
+  const v = identity.version;
+  const newerMinor = v !== null && (v[0] > ours[0] || (v[0] === ours[0] && v[1] > ours[1]));
+  const outcome = check(document, identity.kind, ruleMessages());
+  for (const f of outcome.findings) {
+    if (options.allowUnknown && newerMinor && f.code === codes.UNKNOWN_FIELD) {
+      findings.push({ ...f, severity: "warning", message: f.message + " (allowed: newer minor version)" });
+    } else findings.push(f);
+  }
+  findings.push(...warningsFor(outcome.deprecated, identity.kind));
+  findings.push(...DOCUMENT_RULES[identity.kind](document));
+  if (identity.kind === "resultset") {
+    findings.push(...summaryMismatches(document));
+    if (options.suite !== undefined && options.suite !== null && isObject(options.suite)) {
+      findings.push(...crossdocFindings(document, options.suite));
+    }
+  }
+  return buildReport(identity.kind, findings, strict);
+}

@@ -1,0 +1,18 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (this file runs from js/dist/test/). */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+export const JS = join(ROOT, "js");
+
+export function jsonFiles(dir: string): [string, unknown][] {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(".json"))
+    .sort()
+    .map((n) => [n, JSON.parse(readFileSync(join(dir, n), "utf-8"))]);
+}
+
+export function pairs(findings: readonly { code: string; pointer: string }[]): string[] {
+  return [...new Set(findings.map((f) => JSON.stringify([f.code, f.pointer])))].sort();
+}

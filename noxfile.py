@@ -46,9 +46,11 @@ def check(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite: drift check, schemas, codegen, conformance, consistency, SDK."""
+    """The whole test suite: drift check, the TypeScript SDK's tests, then every Python test (schemas, codegen,
+    conformance, consistency, CLI, the cross-language agreement test)."""
     _node_modules(session)
     session.run(PYTHON, "-m", "codegen", "check")
+    session.run("npm", "test", "--prefix", "js", external=True)
     session.run(PYTHON, "-m", "pytest", *(session.posargs or ["-q"]))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .findings import Finding, Report
 from .registry import KINDS, spec_version
 from .summary import Summary, classify, summarize
-from .validate import validate
+from .validate import validate, validate_json
 
-__all__ = ["KINDS", "Finding", "Report", "Summary", "classify", "spec_version", "summarize", "validate"]
+__all__ = ["KINDS", "Finding", "Report", "Summary", "classify", "spec_version", "summarize", "validate", "validate_json"]
 __version__ = "1.1.0"

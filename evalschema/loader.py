@@ -8,14 +8,18 @@ too large), DUPLICATE_KEY (a document whose meaning would depend on the parser).
 
 from __future__ import annotations
 
+import gc
 import glob
 import json
+import re
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import orjson
 import yaml
 
 from evalschema_models import rules as codes
@@ -71,6 +75,59 @@ def _finite_float(text: str) -> float:
 def _position(text: str, index: int) -> tuple[int, int]:
     line = text.count("\n", 0, index) + 1
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+# The fast path (orjson) keeps the last of duplicate keys, so it is checked, with a few C-speed scans: every
+# key token of the text ("…":) must survive into the parsed value, which orjson writes back with each key as
+# "…": exactly once. Texts where that count could be off take the exact (standard library) path: a key written
+# with whitespace before its colon, a quote or colon disguised as a \u escape, or an integer too long for the
+# double orjson would turn it into. Any mismatch takes the exact path too, which then names the duplicate.
+_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+_DIGITS = bytes(ord("0") if 48 <= i <= 57 else ord("x") for i in range(256))
+_LONG_INTEGER = b"0" * 19
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector around a parse and its validation.
+
+    Parsing allocates millions of objects and creates no cycles (JSON has none); with the collector running,
+    most of the time goes to collections that find nothing. Documents are freed by reference counting as usual.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fast_parse(data: bytes) -> tuple[bool, Any]:
+    """(True, value) when orjson's reading is certainly the exact one; (False, None) to take the exact path."""
+    if (b"\\u00" in data and any(m in data for m in (b"\\u0022", b"\\u003a", b"\\u003A"))) or _SPACED_COLON.search(data):
+        return False, None
+    if _LONG_INTEGER in data.translate(_DIGITS):
+        return False, None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False, None
+    if data.count(b'":') != orjson.dumps(value).count(b'":'):
+        return False, None
+    return True, value
+
+
+def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> Loaded:
+    """Parse JSON bytes: orjson when its reading is certainly exact, else the strict standard-library path."""
+    ok, value = _fast_parse(data)
+    if ok:
+        offset = (line - 1) if line else 0
+        return Loaded(path, value, line=line, _locate=lambda: json_positions(data.decode("utf-8"), offset))
+    text = decode(data)
+    if isinstance(text, Finding):
+        return Loaded(path, problem=Finding("", text.code, "error", text.message, line or text.line, text.column), line=line)
+    return parse_json(text, path, line)
 
 
 def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
@@ -189,10 +246,21 @@ def _json_compatible(value: Any) -> Any:
     return value
 
 
+def _named(loaded: Loaded, path: str) -> Loaded:
+    loaded.path = path
+    return loaded
+
+
 def read_text(path: Path) -> str | Finding:
     """The file's text, or a FILE_UNREADABLE finding."""
+    data = read_bytes(path)
+    return data if isinstance(data, Finding) else decode(data)
+
+
+def read_bytes(path: Path) -> bytes | Finding:
+    """The file's bytes, or a FILE_UNREADABLE finding."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except IsADirectoryError:
         return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
     except FileNotFoundError:
@@ -201,7 +269,6 @@ def read_text(path: Path) -> str | Finding:
         return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
     except OSError as exc:
         return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
-    return decode(data)
 
 
 def decode(data: bytes) -> str | Finding:
@@ -240,11 +307,7 @@ def _jsonl_file(path: Path) -> Iterator[Loaded]:
         for number, raw in enumerate(handle, 1):
             if not raw.strip():
                 continue
-            text = decode(raw)
-            if isinstance(text, Finding):
-                yield Loaded(str(path), problem=Finding("", text.code, "error", text.message, number, text.column), line=number)
-            else:
-                yield parse_json(text.rstrip("\r\n"), str(path), number)
+            yield parse_json_bytes(raw.rstrip(b"\r\n"), str(path), number)
 
 
 def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
@@ -252,6 +315,10 @@ def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
     form = form or SUFFIXES.get(path.suffix.lower(), "json")
     if form == "jsonl":
         yield from _jsonl_file(path)
+        return
+    if form == "json":
+        data = read_bytes(path)
+        yield Loaded(str(path), problem=data) if isinstance(data, Finding) else _named(parse_json_bytes(data), str(path))
         return
     text = read_text(path)
     if isinstance(text, Finding):
@@ -261,17 +328,18 @@ def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
 
 
 def load_stdin(form: str | None) -> Iterator[Loaded]:
-    text = decode(sys.stdin.buffer.read())
+    data = sys.stdin.buffer.read()
+    if form in (None, "json"):
+        # one JSON document, or (unless told it is JSON) JSON Lines when the text holds several
+        single = parse_json_bytes(data, "-")
+        if form == "json" or single.problem is None or "Extra data" not in single.problem.message:
+            yield single
+            return
+        form = "jsonl"
+    text = decode(data)
     if isinstance(text, Finding):
         yield Loaded("-", problem=text)
         return
-    if form is None:
-        # one JSON document, or JSON Lines when the text holds several
-        single = parse_json(text, "-")
-        form = "jsonl" if single.problem is not None and "Extra data" in single.problem.message else "json"
-        if form == "json":
-            yield single
-            return
     yield from load_text(text, "-", form)
 
 

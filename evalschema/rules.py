@@ -94,24 +94,40 @@ def _invalidating(result: dict[str, Any]) -> bool:
     return any(v.get("invalidates_result") is True for _, v in _objects(result.get("constraint_violations")))
 
 
+def _attempt_key(result: dict[str, Any]) -> tuple[str, int] | None:
+    case, attempt = result.get("test_case_id"), result.get("attempt")
+    if type(case) is not str:
+        return None
+    if type(attempt) is int:  # the common case, checked first: this runs once per row
+        return case, attempt
+    return (case, int(attempt)) if type(attempt) is float and attempt.is_integer() else None  # 2.0 is 2 in JSON
+
+
 def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    """One pass over the results; the per-row work is a few dict lookups unless a row has violations."""
     group = document.get("group")
     if isinstance(group, dict) and isinstance(group.get("group_id"), str) and group.get("parent_group_id") == group["group_id"]:
         yield Finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent")
-    results = list(_objects(document.get("results")))
-    yield from _duplicates(
-        (
-            (("results", i, "attempt"), (r.get("test_case_id"), int(r["attempt"])))
-            for i, r in results
-            if isinstance(r.get("test_case_id"), str)
-            and isinstance(r.get("attempt"), (int, float))
-            and not isinstance(r.get("attempt"), bool)
-            and float(r["attempt"]).is_integer()  # 2.0 is the integer 2 in JSON
-        ),
-        codes.DUPLICATE_ATTEMPT,
-        "(test_case_id, attempt)",
-    )
-    for index, result in results:
+    results = document.get("results")
+    if not isinstance(results, list):
+        return
+    attempts: dict[tuple[str, int], int] = {}
+    for index, result in enumerate(results):
+        if not isinstance(result, dict):
+            continue
+        if "attempt" in result:
+            key = _attempt_key(result)
+            if key is not None:
+                first = attempts.setdefault(key, index)
+                if first != index:
+                    yield Finding(
+                        pointer("results", index, "attempt"),
+                        codes.DUPLICATE_ATTEMPT,
+                        "error",
+                        f"duplicate (test_case_id, attempt) {key!r} (first at {pointer('results', first, 'attempt')})",
+                    )
+        if not result.get("constraint_violations"):
+            continue
         grader_ids = {g["grader_id"] for _, g in _objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
         for v_index, violation in _objects(result.get("constraint_violations")):
             grader_id = violation.get("grader_id")

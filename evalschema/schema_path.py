@@ -18,13 +18,15 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 from referencing._core import Resolver
 
 from evalschema_models import rules as codes
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 from .findings import Finding, pointer
 from .registry import SchemaSet, current
@@ -206,7 +208,7 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
     return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH))
 
 
-# --- the reference engine: python-jsonschema ------------------------------------------------------------
+# --- the reference engine: python-jsonschema (imported only when selected) ---------------------------------
 
 
 def _ecma_dollar(pattern: str) -> str:
@@ -231,33 +233,30 @@ def _ecma_dollar(pattern: str) -> str:
     return "".join(out)
 
 
-def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    if isinstance(instance, str) and not re.search(_ecma_dollar(pattern), instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+@cache
+def _reference_class() -> tuple[Any, Any]:
+    """python-jsonschema's 2020-12 validator with ECMA-262 ``$`` in patterns, and strict date/date-time checks."""
+    from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
+    def pattern(validator: Any, regex: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if isinstance(instance, str) and not re.search(_ecma_dollar(regex), instance):
+            yield ValidationError(f"{instance!r} does not match {regex!r}")
 
-_FORMATS = FormatChecker()
+    formats = FormatChecker()
+    for name in ("date-time", "date"):
+        # rfc3339-validator's own "$" lets a trailing newline through
+        def check(value: object, name: str = name) -> bool:
+            return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, name))
 
-
-@_FORMATS.checks("date-time", raises=ValueError)
-def _date_time(value: object) -> bool:
-    """RFC 3339 date-time, whole string (rfc3339-validator's ``$`` lets a trailing newline through)."""
-    return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, "date-time"))
-
-
-@_FORMATS.checks("date", raises=ValueError)
-def _date(value: object) -> bool:
-    return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, "date"))
-
-
-_ReferenceValidator: Any = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+        formats.checks(name, raises=ValueError)(check)
+    return validators.extend(Draft202012Validator, {"pattern": pattern}), formats  # type: ignore[no-untyped-call]
 
 
 @cache
-def _reference_validator(kind: str) -> Draft202012Validator:
+def _reference_validator(kind: str) -> Any:
     schemas = current()
-    validator: Draft202012Validator = _ReferenceValidator(schemas.roots[kind], registry=schemas.registry, format_checker=_FORMATS)
-    return validator
+    cls, formats = _reference_class()
+    return cls(schemas.roots[kind], registry=schemas.registry, format_checker=formats)
 
 
 def _from_reference(error: ValidationError) -> Failure:

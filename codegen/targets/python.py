@@ -174,10 +174,25 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
                 exports.append((model["module"], model["class_name"]))
                 break
     text = _header(", ".join(m.file for m in ir.modules))
-    text += '"""Models generated from the schema files; the root model of each file is re-exported here."""\n\n'
+    text += (
+        '"""Models generated from the schema files; the root model of each file is re-exported here.\n\n'
+        "The re-exports are lazy (PEP 562): importing one module of this package (say, a constants module)\n"
+        'does not import the models, nor pydantic."""\n\n'
+        "from __future__ import annotations\n\n"
+        "import importlib\n"
+        "from typing import TYPE_CHECKING, Any\n\n"
+        "if TYPE_CHECKING:\n"
+    )
     for mod, cls in exports:
-        text += f"from .{mod} import {cls}\n"
+        text += f"    from .{mod} import {cls}\n"
+    text += "\n_EXPORTS = {\n" + "".join(f'    "{cls}": "{mod}",\n' for mod, cls in exports) + "}\n"
     text += "\n__all__ = [\n" + "".join(f'    "{cls}",\n' for _, cls in sorted(exports, key=lambda e: e[1])) + "]\n"
+    text += (
+        "\n\ndef __getattr__(name: str) -> Any:\n"
+        "    if name in _EXPORTS:\n"
+        "        return getattr(importlib.import_module(f\".{_EXPORTS[name]}\", __name__), name)\n"
+        "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n"
+    )
     return text
 
 

@@ -1,0 +1,122 @@
+"""Validation speed and memory, as ratios to ``json.loads`` of the same bytes measured in the same run.
+
+Not a test: run ``./noxw -s bench`` (or this script with ``--sizes``/``--jsonl-mb`` to scale it down). It
+generates seeded synthetic result sets of 1k, 10k and 100k results and a JSON Lines file of at least 1 GB in a
+temporary folder, then prints, per size: full validation through the API (``validate_json``: parse + schema +
+every hand-rolled rule, all findings collected), the whole ``evalschema validate`` process against a process
+that only reads and ``json.loads`` the file, the reference engine, ``check-jsonschema``, the TypeScript SDK
+against ``JSON.parse``; and the peak resident memory of ``evalschema validate`` on the JSON Lines stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import synthetic  # noqa: E402
+
+from evalschema import validate, validate_json  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = Path(sys.executable).with_name("evalschema")
+
+
+def median_seconds(action: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def process_seconds(command: list[str], repeats: int) -> tuple[float, int]:
+    """Median wall time of a whole process, and the exit status of the last run."""
+    times, status = [], 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        status = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), status
+
+
+def peak_rss_mib(command: list[str]) -> tuple[float, int]:
+    """Peak resident memory of one child process (ru_maxrss of the children, in KiB on Linux)."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def bench_document(path: Path, repeats: int, slow_repeats: int) -> dict[str, object]:
+    data = path.read_bytes()
+    base = median_seconds(lambda: json.loads(data), repeats)
+    report = validate_json(data)
+    api = median_seconds(lambda: validate_json(data), repeats)
+    row: dict[str, object] = {
+        "results": len(json.loads(data)["results"]),
+        "MB": round(len(data) / 1e6, 1),
+        "json.loads s": round(base, 3),
+        "api": round(api / base, 2),
+        "valid": report.valid,
+    }
+    reference = median_seconds(lambda: validate(json.loads(data), engine="reference"), slow_repeats)
+    row["reference"] = round(reference / base, 2)
+    loads_only = [sys.executable, "-c", "import json,sys; json.loads(open(sys.argv[1],'rb').read())", str(path)]
+    base_process, _ = process_seconds(loads_only, repeats)
+    cli, status = process_seconds([str(CLI), "validate", "--format", "json", str(path)], repeats)
+    row["cli process"] = round(cli / base_process, 2)
+    row["cli exit"] = status
+    checker = shutil.which("check-jsonschema") or str(Path(sys.executable).with_name("check-jsonschema"))
+    if Path(checker).exists():
+        schema = ROOT / "schemas" / "resultset.json"
+        seconds, _ = process_seconds([checker, "--schemafile", str(schema), "--base-uri", schema.as_uri(), str(path)], slow_repeats)
+        row["check-jsonschema process"] = round(seconds / base_process, 2)
+        row["x faster than check-jsonschema"] = round(seconds / cli, 1)
+    row["x faster than reference"] = round(reference / api, 1)
+    node, ts = shutil.which("node"), ROOT / "js" / "dist" / "index.js"
+    if node and ts.exists():
+        out = subprocess.run([node, str(ROOT / "benchmarks" / "ts_bench.mjs"), str(path), str(repeats)], capture_output=True, text=True)
+        if out.returncode == 0:
+            row["typescript vs JSON.parse"] = round(json.loads(out.stdout)["ratio"], 2)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--jsonl-mb", type=int, default=1024, help="size of the JSON Lines stream (0 to skip)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--slow-repeats", type=int, default=1, help="repeats for the reference engine and check-jsonschema")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="evalschema-bench-") as tmp:
+        folder = Path(tmp)
+        print(f"# ratios to json.loads of the same bytes, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})")
+        for size in args.sizes:
+            path = synthetic.write_resultset(folder / f"results-{size}.json", size)
+            print(json.dumps(bench_document(path, args.repeats, args.slow_repeats)), flush=True)
+            path.unlink()
+        if args.jsonl_mb:
+            stream = folder / "stream.jsonl"
+            with stream.open("wb") as handle:
+                for line in synthetic.jsonl_lines(args.jsonl_mb * 1024 * 1024):
+                    handle.write(line)
+            size_mb = stream.stat().st_size / 1e6
+            start = time.perf_counter()
+            peak, status = peak_rss_mib([str(CLI), "validate", "--format", "json", str(stream)])
+            seconds = time.perf_counter() - start
+            print(json.dumps({"jsonl MB": round(size_mb), "peak RSS MiB": round(peak), "seconds": round(seconds, 1), "exit": status}))
+
+
+if __name__ == "__main__":
+    main()

@@ -58,3 +58,47 @@ def tests(session: nox.Session) -> None:
 def bench_codegen(session: nox.Session) -> None:
     """Benchmark: full codegen generate vs datamodel-code-generator alone (ratios from one run)."""
     session.run(PYTHON, "benchmarks/codegen_bench.py", *session.posargs)
+
+
+@nox.session
+def policy(session: nox.Session) -> None:
+    """The release policy: every release matches its manifest; the working schemas carry the version the diff requires."""
+    session.run(PYTHON, "-m", "codegen", "policy", "--releases", "spec/releases", "--schemas", "schemas", *session.posargs)
+    session.run(PYTHON, "-m", "codegen", "changelog", "--releases", "spec/releases", "--out", "spec/CHANGELOG.md", "--check")
+
+
+@nox.session
+def release(session: nox.Session) -> None:
+    """Publish the working schemas as spec/releases/<version>/ (refuses to overwrite), then regenerate the changelog.
+
+    ``./noxw -s release -- --date YYYY-MM-DD`` (default: today). See spec/RELEASING.md.
+    """
+    session.run(PYTHON, "-m", "codegen", "release", "--schemas", "schemas", "--releases", "spec/releases", *session.posargs)
+    session.run(PYTHON, "-m", "codegen", "changelog", "--releases", "spec/releases", "--out", "spec/CHANGELOG.md")
+
+
+@nox.session
+def packages(session: nox.Session) -> None:
+    """dist/: the wheel and sdist (schemas of every release bundled), one schema zip per release, the npm tarball."""
+    dist = HERE / "dist"
+    session.run(PYTHON, "scripts/package.py", "--out", str(dist))
+    _node_modules(session)
+    with session.chdir(HERE / "js"):
+        session.run("npm", "pack", "--pack-destination", str(dist), external=True)
+
+
+@nox.session
+def hostile(session: nox.Session) -> None:
+    """The hostile-input corpus and the no-network tests (issue #9), through the CLI and the SDKs."""
+    session.run(PYTHON, "-m", "pytest", "-q", "tests/test_hostile.py", "tests/test_no_network.py", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Deeper property-based fuzzing of the loaders and the validator: EVALSCHEMA_FUZZ_EXAMPLES examples per test and
+    per document kind (default here 10,000; the test suite runs 200). ``-- -x`` and other pytest options pass through."""
+    import os
+
+    examples = os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "10000")
+    session.run(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "tests/test_fuzz.py", *session.posargs,
+                env={"EVALSCHEMA_FUZZ_EXAMPLES": examples})

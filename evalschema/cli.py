@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__
+from . import __version__, diffcmd
 from .findings import Finding, Report
 from .loader import Loaded, expand, load_path, load_stdin
 from .positions import locate
@@ -256,6 +256,8 @@ def _parser() -> argparse.ArgumentParser:
     migrate.add_argument("paths", nargs="+", type=Path, metavar="PACK")
     migrate.add_argument("--check", action="store_true", help="print the diff and exit 1 if a migration is needed; write nothing")
     migrate.set_defaults(handler=cmd_migrate)
+
+    diffcmd.add_parser(commands)
     return parser
 
 

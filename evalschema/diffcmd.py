@@ -1,0 +1,64 @@
+"""``evalschema diff OLD NEW``: the classified changes between two schema folders.
+
+OLD and NEW are release folders (``spec/releases/<version>/``) or the working ``schemas/`` folder; a bare
+version (``1.0.0``) names a bundled release. Delegates to the generic classifier :mod:`codegen.diff`; never
+writes. Exit status: 0 no breaking change, 1 at least one breaking change, 2 usage error or unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_BREAKING, EXIT_USAGE = 0, 1, 2
+
+
+def _folder(text: str) -> Path:
+    from . import releases  # imported on use: registering the subcommand must not slow the other commands
+
+    path = Path(text)
+    if path.is_dir():
+        return path
+    if text in releases.available():
+        root = releases.folder(text)
+        if isinstance(root, Path):  # always, except for a package imported from a zip file
+            return root
+    raise argparse.ArgumentTypeError(f"{text!r} is neither a folder nor a bundled release ({', '.join(releases.available())})")
+
+
+def _date(text: str) -> _dt.date:
+    try:
+        return _dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from codegen.diff import diff
+    from codegen.load import SchemaError
+
+    try:
+        report = diff(args.old, args.new, args.today)
+    except SchemaError as exc:
+        print(f"error: {exc.file}#{exc.pointer}: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(report.to_json() if args.format == "json" else report.to_text())
+    return EXIT_BREAKING if report.breaking else EXIT_OK
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``diff`` on the ``evalschema`` command's subparsers; the handler is ``args.handler``."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "diff",
+        help="classify the changes between two schema versions (breaking / warning / info)",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    p.add_argument("old", type=_folder, help="old release folder, schema folder or bundled release version")
+    p.add_argument("new", type=_folder, help="new release folder, schema folder or bundled release version")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--today", type=_date, help="date that decides whether a deprecation window is over (default: today)")
+    p.set_defaults(handler=run)
+    return p

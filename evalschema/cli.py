@@ -162,6 +162,11 @@ _UNREADABLE_CODES = frozenset({"FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.spec_version is not None:
+        from . import releases
+
+        if args.spec_version not in releases.available():
+            raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
     suite = _load_suite(args.suite) if args.suite is not None else None
     entries: list[dict[str, Any]] = []
     progress = Progress()
@@ -171,7 +176,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
             entry = _entry(loaded, Report.build(args.kind, [loaded.problem], strict=False))
             unreadable += 1
         else:
-            report = validate(loaded.document, args.kind, strict=args.strict, allow_unknown=args.allow_unknown, suite=suite)
+            report = validate(
+                loaded.document, args.kind, strict=args.strict, allow_unknown=args.allow_unknown, suite=suite,
+                engine=args.engine, spec_version=args.spec_version,
+            )
             entry = _entry(loaded, report)
             invalid += not report.valid
         entries.append(entry)
@@ -243,6 +251,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--allow-unknown", action="store_true", help="unknown fields in a newer minor version are warnings")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
+    check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
+    check.add_argument("--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)")
     check.set_defaults(handler=cmd_validate)
 
     summary = commands.add_parser("summarize", help="the reference summary of result sets")

@@ -50,18 +50,15 @@ class SchemaSet:
 _ID_RE = re.compile(r"^(?P<base>https://evalschema\.org/schema/(?P<version>[^/]+)/)(?P<name>[a-z]+)\.json$")
 
 
-@cache
-def current() -> SchemaSet:
-    """The schemas this package validates against (the working version)."""
-    directory = _schema_dir()
+def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
+    """A schema set from the schema documents of one version (every ``$id`` versioned, one version)."""
     resources: list[tuple[str, Resource[Any]]] = []
     roots: dict[str, dict[str, Any]] = {}
     version = base = ""
-    for path in sorted(directory.glob("*.json")):
-        contents = json.loads(path.read_text(encoding="utf-8"))
-        match = _ID_RE.match(contents["$id"])
+    for contents in documents:
+        match = _ID_RE.match(str(contents.get("$id", "")))
         if match is None:
-            raise RuntimeError(f"{path}: $id {contents['$id']!r} is not a versioned evalschema URI")
+            raise RuntimeError(f"{where}: $id {contents.get('$id')!r} is not a versioned evalschema URI")
         version, base = match["version"], match["base"]
         resources.append((contents["$id"], DRAFT202012.create_resource(contents)))
         if match["name"] in KINDS:
@@ -69,6 +66,24 @@ def current() -> SchemaSet:
     registry: Registry[Any] = Registry(retrieve=_refuse_remote).with_resources(resources)  # type: ignore[call-arg]
     uris = tuple(uri for uri, _ in resources)
     return SchemaSet(version=version, base_uri=base, registry=registry.crawl(), roots=roots, resources=uris)
+
+
+@cache
+def current() -> SchemaSet:
+    """The schemas this package validates against by default (the working version)."""
+    directory = _schema_dir()
+    documents = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(directory.glob("*.json"))]
+    return build(documents, str(directory))
+
+
+@cache
+def load(version: str | None = None) -> SchemaSet:
+    """The schemas of one version: the working ones (``None``, or their version), else a published release."""
+    if version is None or version == current().version:
+        return current()
+    from . import releases
+
+    return build(list(releases.schemas(version).values()), f"release {version}")
 
 
 def spec_version() -> str:

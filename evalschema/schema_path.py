@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 from .findings import Finding, pointer
-from .registry import SchemaSet, current
+from .registry import SchemaSet, load
 
 Engine = Literal["fast", "reference"]
 ENGINES: tuple[Engine, ...] = ("fast", "reference")
@@ -253,8 +253,8 @@ def _reference_class() -> tuple[Any, Any]:
 
 
 @cache
-def _reference_validator(kind: str) -> Any:
-    schemas = current()
+def _reference_validator(kind: str, version: str | None) -> Any:
+    schemas = load(version)
     cls, formats = _reference_class()
     return cls(schemas.roots[kind], registry=schemas.registry, format_checker=formats)
 
@@ -297,8 +297,8 @@ def _refuse_remote(uri: str) -> Any:
 
 
 @cache
-def _fast_validator(kind: str) -> Any:
-    schemas = current()
+def _fast_validator(kind: str, version: str | None) -> Any:
+    schemas = load(version)
     registry = jsonschema_rs.Registry(
         [(uri, schemas.registry.contents(uri)) for uri in sorted(schemas.resources)], retriever=_refuse_remote
     )
@@ -328,12 +328,12 @@ def _from_fast(error: Any) -> Failure:
     )
 
 
-def failures(document: Any, kind: str, engine: Engine = "fast") -> Iterator[Failure]:
-    """Every failing keyword of ``document`` validated as ``kind``, engine-neutral."""
+def failures(document: Any, kind: str, engine: Engine = "fast", version: str | None = None) -> Iterator[Failure]:
+    """Every failing keyword of ``document`` validated as ``kind`` (of spec ``version``), engine-neutral."""
     if engine == "reference":
-        yield from (_from_reference(e) for e in _reference_validator(kind).iter_errors(document))
+        yield from (_from_reference(e) for e in _reference_validator(kind, version).iter_errors(document))
     else:
-        validator = _fast_validator(kind)
+        validator = _fast_validator(kind, version)
         if not validator.is_valid(document):  # the common case costs one compiled pass
             yield from (_from_fast(e) for e in validator.iter_errors(document))
 
@@ -341,9 +341,9 @@ def failures(document: Any, kind: str, engine: Engine = "fast") -> Iterator[Fail
 # --- deprecated properties present in a document ---------------------------------------------------------
 
 
-def _find_deprecated(document: Any, kind: str) -> list[DeprecatedUse]:
+def _find_deprecated(document: Any, kind: str, version: str | None) -> list[DeprecatedUse]:
     """Deprecated properties present in the document, found by walking it alongside the schema."""
-    schemas = current()
+    schemas = load(version)
     walker = _Walker(schemas, schemas.uri(kind))
     resolved = schemas.registry.resolver(base_uri=schemas.uri(kind)).lookup(schemas.uri(kind))
     found: list[DeprecatedUse] = []
@@ -374,9 +374,9 @@ def _find_deprecated(document: Any, kind: str) -> list[DeprecatedUse]:
 
 
 @cache
-def _has_deprecations(kind: str) -> bool:
+def _has_deprecations(kind: str, version: str | None) -> bool:
     """Whether any subschema reachable from ``kind`` is deprecated (if none is, the walk is skipped)."""
-    schemas = current()
+    schemas = load(version)
     resolved = schemas.registry.resolver(base_uri=schemas.uri(kind)).lookup(schemas.uri(kind))
     stack: list[tuple[Any, Resolver[Any]]] = [(resolved.contents, resolved.resolver)]
     seen: set[int] = set()
@@ -397,10 +397,12 @@ def _has_deprecations(kind: str) -> bool:
     return False
 
 
-def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast") -> SchemaOutcome:
-    """Validate ``document`` as ``kind`` against the schema alone."""
-    schemas = current()
+def check(
+    document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None
+) -> SchemaOutcome:
+    """Validate ``document`` as ``kind`` against the schema alone (the working schemas, or release ``version``)."""
+    schemas = load(version)
     walker = _Walker(schemas, schemas.uri(kind))
-    findings = [f for failure in failures(document, kind, engine) for f in _map(failure, walker, rule_messages)]
-    deprecated = _find_deprecated(document, kind) if _has_deprecations(kind) else []
+    findings = [f for failure in failures(document, kind, engine, version) for f in _map(failure, walker, rule_messages)]
+    deprecated = _find_deprecated(document, kind, version) if _has_deprecations(kind, version) else []
     return SchemaOutcome(findings, deprecated)

@@ -14,7 +14,7 @@ from . import crossdoc, deprecations, schema_path
 from .findings import Finding, Report, pointer
 from .identify import identify, parse_version
 from .loader import parse_json_bytes, paused_gc
-from .registry import KINDS, spec_version
+from .registry import KINDS, load
 from .rules import DOCUMENT_RULES
 from .summary import summarize
 
@@ -27,8 +27,8 @@ def _rule_messages() -> dict[str, str]:
     return {rule_id: str(rule["statement"]) for rule_id, rule in RULES.items()}
 
 
-def _supported() -> tuple[int, int, int]:
-    version = parse_version(spec_version())
+def _supported(pinned: str | None) -> tuple[int, int, int]:
+    version = parse_version(load(pinned).version)
     assert version is not None, "the bundled schemas carry a SemVer $id"
     return version
 
@@ -90,13 +90,15 @@ def validate(
     allow_unknown: bool = False,
     suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
 ) -> Report:
     """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
 
     ``kind`` is detected from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
     ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
     ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
-    both give the same findings.
+    both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
+    working schemas.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -108,7 +110,7 @@ def validate(
     findings = list(identity.findings)
     if identity.kind is None:
         return Report.build(None, findings, strict=strict)
-    supported = _supported()
+    supported = _supported(spec_version)
     if identity.version is not None and identity.version[0] > supported[0]:
         # a newer major may mean anything: say only that, and check nothing else
         findings = [
@@ -117,12 +119,12 @@ def validate(
                 codes.VERSION_UNSUPPORTED,
                 "error",
                 f"the document is for major version {identity.version[0]}; this validator supports "
-                f"{supported[0]}.x up to {spec_version()}",
+                f"{supported[0]}.x up to {load(spec_version).version}",
             )
         ]
         return Report.build(identity.kind, findings, strict=strict)
     newer_minor = identity.version is not None and identity.version[:2] > supported[:2]
-    outcome = schema_path.check(document, identity.kind, _rule_messages(), engine)
+    outcome = schema_path.check(document, identity.kind, _rule_messages(), engine, spec_version)
     for finding in outcome.findings:
         if allow_unknown and newer_minor and finding.code == codes.UNKNOWN_FIELD:
             finding = Finding(finding.pointer, finding.code, "warning", finding.message + " (allowed: newer minor version)")
@@ -144,6 +146,7 @@ def validate_json(
     allow_unknown: bool = False,
     suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
 ) -> Report:
     """Parse strict JSON (duplicate keys, NaN and Infinity are errors) and validate it, in one call.
 
@@ -153,6 +156,8 @@ def validate_json(
         loaded = parse_json_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
         if loaded.problem is not None:
             return Report.build(kind, [loaded.problem], strict=False)
-        report = validate(loaded.document, kind, strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine)
+        report = validate(
+            loaded.document, kind, strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version
+        )
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report

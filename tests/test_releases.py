@@ -479,10 +479,11 @@ def _resultset(version: str, violations: bool) -> dict[str, Any]:
 def test_release_lookup_registry() -> None:
     assert releases.available()[:2] == ["1.0.0", "1.1.0"]
     assert releases.manifest("1.0.0")["date"] == "2026-10-15"
-    assert releases.check(_resultset("1.0.0", False), "1.0.0", "resultset") == []
-    (finding,) = releases.check(_resultset("1.0.0", True), "1.0.0", "resultset")
+    assert validate(_resultset("1.0.0", False), spec_version="1.0.0").errors == ()
+    (finding,) = validate(_resultset("1.0.0", True), spec_version="1.0.0").errors
     assert (finding.code, finding.pointer) == ("UNKNOWN_FIELD", "/results/0/constraint_violations")
-    assert releases.check(_resultset("1.1.0", True), "1.1.0", "resultset") == []
+    assert validate(_resultset("1.1.0", True), spec_version="1.1.0").errors == ()
+    assert validate(_resultset("1.1.0", True)).errors == ()
     with pytest.raises(LookupError):
         releases.registry("0.9.0")
     assert releases.registry("1.0.0").get_or_retrieve  # a referencing.Registry

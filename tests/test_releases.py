@@ -25,7 +25,7 @@ from codegen import changelog, policy
 from codegen.__main__ import main as codegen_main
 from codegen.diff import RULE_IDS, DiffReport, Finding, diff, diff_sets
 from codegen.load import load
-from evalschema import __version__, diffcmd, releases
+from evalschema import __version__, diffcmd, releases, validate
 
 REPO = Path(__file__).resolve().parent.parent
 RELEASES = REPO / "spec" / "releases"

@@ -6,6 +6,7 @@ environment, so nox itself never installs Python packages.
 - ``generate``: the main job — regenerate every derived artifact from ``schemas/`` and ``spec/ledger.json``,
   then run the consistency checks (schemas, conformance fixtures, the two validation paths).
 - ``tests``: everything CI runs.
+- ``bench``: validation and codegen benchmarks (ratios measured in one run; never timed tests).
 - ``bench_codegen``: time a full ``generate`` against datamodel-code-generator alone.
 """
 
@@ -55,6 +56,17 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks (not tests): validation speed and memory as ratios to json.loads / JSON.parse measured in the same
+    run — 1k/10k/100k-result documents and a 1 GB JSON Lines stream — then codegen against datamodel-code-generator.
+    ``./noxw -s bench -- --sizes 1000 10000 --jsonl-mb 100`` runs a smaller one."""
+    _node_modules(session)
+    session.run("npm", "run", "build", "--prefix", "js", external=True)
+    session.run(PYTHON, "benchmarks/validation_bench.py", *session.posargs)
+    session.run(PYTHON, "benchmarks/codegen_bench.py")
+
+
+@nox.session
 def bench_codegen(session: nox.Session) -> None:
     """Benchmark: full codegen generate vs datamodel-code-generator alone (ratios from one run)."""
     session.run(PYTHON, "benchmarks/codegen_bench.py", *session.posargs)
@@ -100,5 +112,6 @@ def fuzz(session: nox.Session) -> None:
     import os
 
     examples = os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "10000")
-    session.run(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "tests/test_fuzz.py", *session.posargs,
+    session.run(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "--hypothesis-show-statistics", "tests/test_fuzz.py",
+                *session.posargs,
                 env={"EVALSCHEMA_FUZZ_EXAMPLES": examples})

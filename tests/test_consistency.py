@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import sys
 import warnings
 from functools import cache
 from pathlib import Path
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 import evalschema_models
-from evalschema import schema_path, validate
+from evalschema import schema_path, summarize, validate
 from evalschema.registry import current
 from evalschema.validate import _rule_messages
 
@@ -216,3 +217,22 @@ def test_ledger_matches_its_format() -> None:
     errors = [f"{e.json_path}: {e.message}" for e in Draft202012Validator(schema).iter_errors(ledger)]
     assert errors == []
     assert len({rule["id"] for rule in ledger["rules"]}) == len(ledger["rules"]), "duplicate rule ids"
+
+
+# --- property-based: generated valid documents ------------------------------------------------------------
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import synthetic  # noqa: E402  (the seeded generator the benchmarks use)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(0, 40), attempts=st.integers(1, 4))
+def test_generated_result_sets_are_valid_on_every_path(seed: int, rows: int, attempts: int) -> None:
+    """Generated result sets (attempts, violations, errors, null scores) are accepted by every path."""
+    document = synthetic.resultset(rows, seed=seed, attempts=attempts)
+    assert validate(document).findings == ()
+    assert validate(document, engine="reference").findings == ()
+    assert _plain_validator("resultset").is_valid(document)
+    assert _model_accepts("resultset", document)
+    document["summary"] = summarize(document).to_dict()  # the reference summary agrees with itself
+    assert validate(document).findings == ()

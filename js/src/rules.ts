@@ -101,31 +101,62 @@ export function* suiteRules(document: JsonObject): Generator<Finding> {
   }
 }
 
-function invalidating(result: JsonObject): boolean {
-  for (const [, v] of objects(get(result, "constraint_violations"))) if (get(v, "invalidates_result") === true) return true;
+function invalidating(violations: readonly unknown[]): boolean {
+  for (const v of violations) if (isObject(v) && get(v, "invalidates_result") === true) return true;
   return false;
 }
 
+/** The ids of a row's grader results (only built for a row with constraint violations). */
+function graderIdsOf(result: JsonObject): Set<string> {
+  const ids = new Set<string>();
+  const graderResults = get(result, "grader_results");
+  if (!Array.isArray(graderResults)) return ids;
+  for (const g of graderResults) {
+    const id = isObject(g) ? get(g, "grader_id") : undefined;
+    if (typeof id === "string") ids.add(id);
+  }
+  return ids;
+}
+
+/**
+ * One pass over the results (mirrors Python's `resultset_rules`): a result set can hold millions of rows, so
+ * the per-row work is a few property reads; sets and findings are built only for rows that need them.
+ */
 export function* resultsetRules(document: JsonObject): Generator<Finding> {
   const group = get(document, "group");
   if (isObject(group) && typeof get(group, "group_id") === "string" && get(group, "parent_group_id") === get(group, "group_id")) {
     yield finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent");
   }
-  const results = [...objects(get(document, "results"))];
-  const attempts: [Where, string | null][] = [];
-  for (const [i, r] of results) {
-    const caseId = get(r, "test_case_id");
-    const attempt = get(r, "attempt");
-    if (typeof caseId === "string" && isInt(attempt)) attempts.push([["results", i, "attempt"], JSON.stringify([caseId, attempt])]);
-  }
-  yield* duplicates(attempts, codes.DUPLICATE_ATTEMPT, "(test_case_id, attempt)");
-  for (const [index, result] of results) {
-    const graderIds = new Set<string>();
-    for (const [, g] of objects(get(result, "grader_results"))) {
-      const id = get(g, "grader_id");
-      if (typeof id === "string") graderIds.add(id);
+  const results = get(document, "results");
+  if (!Array.isArray(results)) return;
+  // attempt → test_case_id → index of the first row with that pair: nested maps need no key string per row,
+  // and keyed by attempt first there are only as many inner maps as distinct attempt numbers
+  const firstRows = new Map<number, Map<string, number>>();
+  for (let index = 0; index < results.length; index++) {
+    const result: unknown = results[index];
+    if (!isObject(result)) continue;
+    const caseId = get(result, "test_case_id");
+    const attempt = get(result, "attempt");
+    if (typeof caseId === "string" && isInt(attempt)) {
+      let cases = firstRows.get(attempt);
+      if (cases === undefined) firstRows.set(attempt, (cases = new Map()));
+      const first = cases.get(caseId);
+      if (first === undefined) cases.set(caseId, index);
+      else {
+        yield finding(
+          pointer("results", index, "attempt"),
+          codes.DUPLICATE_ATTEMPT,
+          "error",
+          `duplicate (test_case_id, attempt) ${JSON.stringify([caseId, attempt])} (first at ${pointer("results", first, "attempt")})`,
+        );
+      }
     }
-    for (const [vIndex, violation] of objects(get(result, "constraint_violations"))) {
+    const violations = get(result, "constraint_violations");
+    if (!Array.isArray(violations) || violations.length === 0) continue; // the common case: nothing more to check
+    const graderIds = graderIdsOf(result);
+    for (let vIndex = 0; vIndex < violations.length; vIndex++) {
+      const violation: unknown = violations[vIndex];
+      if (!isObject(violation)) continue;
       const graderId = get(violation, "grader_id");
       if (typeof graderId === "string" && !graderIds.has(graderId)) {
         yield finding(
@@ -136,7 +167,7 @@ export function* resultsetRules(document: JsonObject): Generator<Finding> {
         );
       }
     }
-    if (has(result, "error") && invalidating(result)) {
+    if (has(result, "error") && invalidating(violations)) {
       yield finding(
         pointer("results", index, "error"),
         codes.ERROR_WITH_INVALIDATING_VIOLATION,

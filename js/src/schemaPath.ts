@@ -221,8 +221,32 @@ export function findDeprecated(document: unknown, tree: unknown): DeprecatedUse[
   return [...byPointer.values()];
 }
 
+/** Subschema → whether the deprecation walk can reach a `deprecated: true` subschema from it. */
+const leadsToDeprecated = new WeakMap<object, boolean>();
+
+/**
+ * Whether a deprecated subschema is reachable from `schema` along the keywords the walk follows. Computed once
+ * per subschema (the trees are compiled once), it lets the walk skip every part of a document whose schema
+ * holds no deprecation: for most kinds that is the whole document (Python's `_has_deprecations`).
+ */
+function reachesDeprecated(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  const known = leadsToDeprecated.get(schema);
+  if (known !== undefined) return known;
+  leadsToDeprecated.set(schema, false); // the inlined trees are not recursive; this only guards against a cycle
+  const children: unknown[] = [schema["additionalProperties"], schema["items"]];
+  for (const keyword of ["allOf", "oneOf", "anyOf"] as const) {
+    const branches = schema[keyword];
+    if (Array.isArray(branches)) children.push(...branches);
+  }
+  if (isObject(schema["properties"])) children.push(...Object.values(schema["properties"]));
+  const reaches = schema["deprecated"] === true || children.some(reachesDeprecated);
+  leadsToDeprecated.set(schema, reaches);
+  return reaches;
+}
+
 function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
-  if (depth > 64 || !isObject(schema)) return;
+  if (depth > 64 || !reachesDeprecated(schema) || !isObject(schema)) return;
   if (schema["deprecated"] === true && where.length > 0) {
     const annotation = schema["x-deprecation"];
     const description = schema["description"];
@@ -257,9 +281,11 @@ function walkDeprecated(value: unknown, schema: unknown, where: string[], found:
 
 /** Validate `document` as `kind` against the schema alone. */
 export function check(document: unknown, kind: Kind, ruleMessages: Readonly<Record<string, string>>): SchemaOutcome {
-  const { tree, validate } = compiledKind(kind);
+  const { tree, isValid, allErrors } = compiledKind(kind);
   const findings: Finding[] = [];
-  if (!validate(document)) {
+  if (!isValid(document)) {
+    const validate = allErrors();
+    validate(document);
     for (const node of regroup(validate.errors ?? [])) findings.push(...mapError(node, document, tree, ruleMessages));
   }
   return { findings, deprecated: findDeprecated(document, tree) };

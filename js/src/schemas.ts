@@ -1,18 +1,22 @@
 /**
- * The bundled schemas, loaded offline from the package's `schemas/` folder, and one Ajv validator per kind.
+ * The bundled schemas, loaded offline from the package's `schemas/` folder, and the Ajv validators of each kind.
  *
  * Each kind's schema is compiled as one self-contained tree: every `$ref` is replaced by an extra `allOf`
  * branch holding the referenced subschema (our schemas are not recursive). Ajv then reports every error with
  * its schema path from the kind's root, which is what the mapping to ledger codes needs: the innermost
  * `x-rule` on the way to the failing keyword, across `$ref`s, exactly like the Python SDK's walker.
  * Nothing is fetched: a reference that is not to a bundled schema is an error when the schemas load.
+ *
+ * Each kind gets two validators, as in the Python SDK (`is_valid`, then `iter_errors` only on failure): a fast
+ * one that stops at the first error, compiled from a copy of the tree whose `if` conditions are plain predicates
+ * (conditions.ts), and an all-errors one over the tree itself, compiled the first time a document is invalid.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import type { ValidateFunction } from "ajv";
+import { _, Ajv2020, type KeywordCxt, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { isObject, type JsonObject } from "./json.js";
+import { compileCondition } from "./conditions.js";
+import { has, isObject, type JsonObject } from "./json.js";
 
 export const KINDS = ["testcase", "grader", "suite", "resultset", "pack"] as const;
 export type Kind = (typeof KINDS)[number];
@@ -40,7 +44,10 @@ export interface SchemaSet {
 export interface CompiledKind {
   /** The kind's schema with every `$ref` inlined as an `allOf` branch. */
   tree: unknown;
-  validate: ValidateFunction;
+  /** Whether a document is valid; stops at the first error (most documents have none). */
+  isValid: (document: unknown) => boolean;
+  /** Every error of an invalid document, for the mapping to findings; compiled on first use. */
+  allErrors: () => ValidateFunction;
 }
 
 /** Holder node → the inlined subschema its `$ref` pointed at (Python's `walker.resolve`). */
@@ -144,30 +151,77 @@ function inline(set: SchemaSet, file: string, node: unknown, stack: string[], ca
 const DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 const DATE_TIME_RE = /^([0-9]{4})-(0[1-9]|1[0-2])-([0-9]{2})[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$/;
 
+/** Days per month in a common year (a constant: `daysIn` runs for every timestamp of a document). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 function daysIn(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+}
+
+/**
+ * The number written by the ASCII digits `value[start..end)` (the regexes have checked they are digits). With
+ * `test` rather than `exec`, checking a timestamp allocates no match array: a result set has two per row.
+ */
+function digits(value: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) n = n * 10 + (value.charCodeAt(i) - 48);
+  return n;
 }
 
 /** RFC 3339 `full-date`: a real calendar day, years 0001–9999. */
 export function isDate(value: string): boolean {
-  const m = DATE_RE.exec(value);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!DATE_RE.test(value)) return false;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 7);
+  const day = digits(value, 8, 10);
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
 }
 
 /** RFC 3339 `date-time` with a mandatory time zone (`Z` or an offset); no leap seconds; year 0 is not a year. */
 export function isDateTime(value: string): boolean {
-  const m = DATE_TIME_RE.exec(value);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!DATE_TIME_RE.test(value)) return false;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 7);
+  const day = digits(value, 8, 10);
   return year >= 1 && day >= 1 && day <= daysIn(year, month);
 }
 
-function newAjv(): Ajv2020 {
+/**
+ * Keyword replacing `if`/`then`/`else` in the fast tree: its value is `{ if, then?, else? }`, and the condition
+ * is evaluated as a plain predicate (see conditions.ts for why).
+ */
+const PLAIN_IF = "x-plain-if";
+
+/**
+ * The tree the fast validator is compiled from: `tree` with every `if` whose condition `compileCondition`
+ * supports turned into PLAIN_IF. It accepts exactly the documents `tree` accepts; it only allocates less.
+ */
+function fastTree(node: unknown, done = new WeakMap<object, unknown>()): unknown {
+  if (Array.isArray(node)) return node.map((sub) => fastTree(sub, done));
+  if (!isObject(node)) return node;
+  const known = done.get(node);
+  if (known !== undefined) return known;
+  const plain = has(node, "if") && compileCondition(node["if"]) !== null;
+  const out: JsonObject = {};
+  const condition: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    let copy = value;
+    if (SCHEMA_VALUED.has(key) || SCHEMA_LISTS.has(key)) copy = fastTree(value, done);
+    else if (SCHEMA_MAPS.has(key) && isObject(value)) {
+      copy = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, fastTree(sub, done)]));
+    }
+    if (plain && (key === "if" || key === "then" || key === "else")) condition[key] = copy;
+    else out[key] = copy;
+  }
+  if (plain) out[PLAIN_IF] = condition;
+  done.set(node, out);
+  return out;
+}
+
+function newAjv(allErrors: boolean): Ajv2020 {
   const ajv = new Ajv2020({
-    allErrors: true,
+    allErrors,
     strict: true,
     strictTypes: false,
     strictTuples: false,
@@ -178,6 +232,26 @@ function newAjv(): Ajv2020 {
   // annotations of this specification: they carry meaning for the mapping, not for validation
   ajv.addKeyword({ keyword: "x-rule", schemaType: "string" });
   ajv.addKeyword({ keyword: "x-deprecation", schemaType: "object" });
+  ajv.addKeyword({
+    keyword: PLAIN_IF,
+    schemaType: "object",
+    // generated code, as Ajv's own `if`: a `compile`d keyword would get a fresh context object per call
+    code(cxt: KeywordCxt): void {
+      const { gen, data, schema } = cxt;
+      const holds = compileCondition(schema["if"]);
+      if (holds === null) throw new Error(`${PLAIN_IF}: unsupported condition`);
+      const condition = gen.scopeValue("func", { ref: holds });
+      const valid = gen.let("valid", true);
+      const clauseValid = gen.name("_valid");
+      const clause = (name: "then" | "else") => (): void => {
+        if (!has(schema, name)) return;
+        cxt.subschema({ keyword: PLAIN_IF, schemaProp: name }, clauseValid);
+        gen.assign(valid, clauseValid);
+      };
+      gen.if(_`${condition}(${data})`, clause("then"), clause("else"));
+      cxt.pass(valid);
+    },
+  });
   const addFormats = addFormatsModule as unknown as (a: Ajv2020, o: { mode: "full" }) => Ajv2020;
   addFormats(ajv, { mode: "full" });
   // ajv-formats accepts a space for `T`, leap seconds and year 0; the reference implementation does not
@@ -186,10 +260,15 @@ function newAjv(): Ajv2020 {
   return ajv;
 }
 
-let ajvInstance: Ajv2020 | undefined;
+/**
+ * Two Ajv instances, as the Python SDK's `is_valid` then `iter_errors`: most documents are valid, and for them
+ * one pass that stops at the first error, over the allocation-light fast tree, is all the schema path costs.
+ */
+let fastAjv: Ajv2020 | undefined;
+let allErrorsAjv: Ajv2020 | undefined;
 const compiled = new Map<Kind, CompiledKind>();
 
-/** The kind's inlined schema tree and its Ajv validator, compiled once, lazily. */
+/** The kind's inlined schema tree and its validators, compiled once, lazily. */
 export function compiledKind(kind: Kind): CompiledKind {
   let out = compiled.get(kind);
   if (out) return out;
@@ -198,8 +277,11 @@ export function compiledKind(kind: Kind): CompiledKind {
   const root = set.files.get(file);
   if (!root) throw new Error(`no bundled schema for ${kind}`);
   const tree = inline(set, file, root, [`${file}#`], new Map());
-  ajvInstance ??= newAjv();
-  out = { tree, validate: ajvInstance.compile(tree as JsonObject) };
+  fastAjv ??= newAjv(false);
+  const isValid = fastAjv.compile(fastTree(tree) as JsonObject);
+  let full: ValidateFunction | undefined;
+  const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(tree as JsonObject));
+  out = { tree, isValid, allErrors };
   compiled.set(kind, out);
   return out;
 }

@@ -140,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.command == "generate":
-        write_tree(tree, args.out)
+        try:
+            write_tree(tree, args.out)
+        except OSError as exc:
+            print(f"error: writing {args.out}: {exc}; the previous tree is intact", file=sys.stderr)
+            return 2
         print(f"wrote {len(tree)} files to {args.out}")
         return 0
     diffs = diff_trees(tree, read_tree(args.out), args.out.as_posix().rstrip("/"))

@@ -51,10 +51,20 @@ def write_file(path: Path, content: bytes) -> None:
     path.write_bytes(content)
 
 
+def _recover(out: Path) -> None:
+    """A run killed between its two renames leaves the previous tree aside as ``.<out>.old-*``: put it back."""
+    if out.exists():
+        return
+    leftovers = sorted(out.parent.glob(f".{out.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if leftovers:
+        os.replace(leftovers[-1], out)
+
+
 def write_tree(tree: Tree, out: Path) -> None:
     """Build the whole tree in a temp dir next to ``out``, then swap it in; on any failure ``out`` is untouched."""
     out = Path(out).absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
+    _recover(out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     old: Path | None = None
     try:

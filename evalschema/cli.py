@@ -282,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         _write(f"evalschema: {exc}\n", sys.stderr)
         return EXIT_UNREADABLE
+    except OSError as exc:  # a write that failed (disk full, permissions): files were replaced atomically or not at all
+        _write(f"evalschema: {exc.filename or ''}: {exc.strerror or exc}; nothing was changed\n", sys.stderr)
+        return EXIT_UNREADABLE
 
 
 def run() -> None:
@@ -289,6 +292,9 @@ def run() -> None:
 
     # documents hold no reference cycles: the cyclic collector would only walk millions of parsed objects
     gc.disable()
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a document must not stop the report
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         status = main()
     except KeyboardInterrupt:

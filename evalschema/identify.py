@@ -26,9 +26,15 @@ class Identity:
     findings: tuple[Finding, ...]
 
 
+_HUGE = 10**18  # a version component longer than 18 digits is "newer than anything"; int() of 5,000 digits fails
+
+
 def parse_version(text: str) -> tuple[int, int, int] | None:
     match = _SEMVER.match(text)
-    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+    if not match:
+        return None
+    major, minor, patch = (int(part) if len(part) <= 18 else _HUGE for part in match.groups()[:3])
+    return major, minor, patch
 
 
 def kind_from_shape(document: dict[str, Any]) -> str | None:

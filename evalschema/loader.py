@@ -25,7 +25,7 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
-from .positions import Positions, json_positions, yaml_positions
+from .positions import MAX_DEPTH, Positions, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 # A YAML document may share nodes through aliases; counted as a tree it must stay below this many nodes.
@@ -113,7 +113,11 @@ def _fast_parse(data: bytes) -> tuple[bool, Any]:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return False, None
-    if data.count(b'":') != orjson.dumps(value).count(b'":'):
+    try:
+        written = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # deeper than orjson writes (255 levels): take the exact path
+        return False, None
+    if data.count(b'":') != written.count(b'":'):
         return False, None
     return True, value
 
@@ -140,21 +144,53 @@ def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
 
     if text.startswith("\ufeff"):
         return problem(codes.INVALID_JSON, "starts with a byte-order mark, which JSON does not allow", (1, 1))
+    limit = sys.getrecursionlimit()
+    # the standard parser recurses once per level: leave room for MAX_DEPTH levels whatever the caller's stack
+    sys.setrecursionlimit(max(limit, MAX_DEPTH * 3))
     try:
         document = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         return problem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno))
     except DuplicateKeyError as exc:
-        return problem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser")
+        return problem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text))
     except RecursionError:
-        return problem(codes.INVALID_JSON, "nested too deeply to read")
+        return problem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text))
     except ValueError as exc:  # NaN, Infinity; integers too long to convert
-        return problem(codes.INVALID_JSON, f"not valid JSON: {exc}")
+        return problem(codes.INVALID_JSON, f"not valid JSON: {exc}", problem_position(text))
+    finally:
+        sys.setrecursionlimit(limit)
+    if _depth(document) > MAX_DEPTH:
+        return problem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text))
     return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
 
 
+def _depth(value: Any) -> int:
+    """How many containers deep a parsed value nests (iteratively: deep values cannot exhaust the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, (dict, list)):
+            deepest = max(deepest, depth)
+            children = current.values() if isinstance(current, dict) else current
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
 class _SafeLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing duplicate keys (safe_load silently keeps the last one)."""
+    """PyYAML's safe loader, refusing duplicate keys (safe_load silently keeps the last one) and the non-finite
+    numbers (.nan, .inf) that JSON cannot hold."""
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        value = super().construct_yaml_float(node)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise yaml.constructor.ConstructorError(None, None, f"{node.value} is not a JSON number", node.start_mark)
+        return value
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError as exc:  # more digits than Python converts
+            raise yaml.constructor.ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark) from exc
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -166,6 +202,11 @@ class _SafeLoader(yaml.SafeLoader):
                     raise DuplicateKeyError(f"{key}@{mark.line + 1}:{mark.column + 1}")
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+# PyYAML looks constructors up in a per-class table, not by method: register the strict ones
+_SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
+_SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
 
 
 def _expanded_size(node: Any, limit: int) -> int:
@@ -192,6 +233,8 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     out: list[Loaded] = []
     try:
         nodes = list(yaml.compose_all(text, Loader=_SafeLoader))
+    except RecursionError:
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)"))]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
@@ -211,6 +254,9 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             key, _, at = str(exc.key).rpartition("@")
             line, column = (int(x) for x in at.split(":"))
             out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {key!r}: the document's meaning would depend on the parser", line, column)))
+            continue
+        except RecursionError:
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1)))
             continue
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
@@ -258,7 +304,10 @@ def read_text(path: Path) -> str | Finding:
 
 
 def read_bytes(path: Path) -> bytes | Finding:
-    """The file's bytes, or a FILE_UNREADABLE finding."""
+    """The file's bytes, or a FILE_UNREADABLE finding (a device or a pipe would never end: it is refused)."""
+    unusual = _not_regular(path)
+    if unusual is not None:
+        return unusual
     try:
         return path.read_bytes()
     except IsADirectoryError:
@@ -269,6 +318,22 @@ def read_bytes(path: Path) -> bytes | Finding:
         return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
     except OSError as exc:
         return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+
+
+def _not_regular(path: Path) -> Finding | None:
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
+    except OSError:
+        return None  # let the read report it
+    if stat.S_ISDIR(mode):
+        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
+    if not stat.S_ISREG(mode):
+        return Finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)")
+    return None
 
 
 def decode(data: bytes) -> str | Finding:
@@ -297,6 +362,10 @@ def load_text(text: str, path: str, form: str) -> Iterator[Loaded]:
 
 def _jsonl_file(path: Path) -> Iterator[Loaded]:
     """Stream a JSON Lines file: memory holds one line at a time."""
+    unusual = _not_regular(path)
+    if unusual is not None:
+        yield Loaded(str(path), problem=unusual)
+        return
     try:
         handle = path.open("rb")
     except OSError:

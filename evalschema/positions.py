@@ -143,3 +143,58 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
         if not pointer:
             return None
         pointer = pointer[: pointer.rfind("/")]
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL)
+MAX_DEPTH = 1000  # containers nested deeper than this are refused, by every SDK
+_MAX_INTEGER_DIGITS = 4300  # Python's int/str conversion limit; a longer integer has no portable meaning
+
+
+def problem_position(text: str) -> tuple[int, int] | None:
+    """Where the first strictness problem of a JSON text is — a repeated key, ``NaN``/``Infinity``, a number out of
+    range, nesting past ``MAX_DEPTH`` — as (line, column); ``None`` if there is none. Used only to place an error
+    the parser already found, so its speed does not matter. Problems are found in the order a parser meets them:
+    a number when it is read, a repeated key when its object closes (at the repeated key)."""
+    import json
+
+    scanner = _Scanner(text)
+    # per open container: (keys seen, position of the first repeated key) for objects, None for arrays
+    frames: list[tuple[set[str], list[int]] | None] = []
+    expecting_key = False
+    for match in _TOKEN.finditer(text):
+        token, start = match.group(), match.start()
+        first = token[0]
+        if first in " \t\r\n":
+            continue
+        if token in ("{", "["):
+            frames.append((set(), []) if token == "{" else None)
+            if len(frames) > MAX_DEPTH:
+                return scanner.where(start)
+            expecting_key = token == "{"
+        elif token in ("]", "}"):
+            closed = frames.pop() if frames else None
+            if closed is not None and closed[1]:
+                return scanner.where(closed[1][0])
+            expecting_key = False
+        elif token == ",":
+            expecting_key = bool(frames) and frames[-1] is not None
+        elif token == ":":
+            expecting_key = False
+        elif first == '"':
+            frame = frames[-1] if frames else None
+            if expecting_key and frame is not None:
+                key = json.loads(token)
+                if key in frame[0] and not frame[1]:
+                    frame[1].append(start)
+                frame[0].add(key)
+            expecting_key = False
+        elif token in ("NaN", "Infinity", "-Infinity"):
+            return scanner.where(start)
+        elif first == "-" or first.isdigit():
+            integer = token.lstrip("-").split(".")[0].split("e")[0].split("E")[0]
+            fractional = "." in token or "e" in token or "E" in token
+            if (not fractional and len(integer) > _MAX_INTEGER_DIGITS) or (fractional and float(token) in (float("inf"), float("-inf"))):
+                return scanner.where(start)
+        else:
+            expecting_key = False
+    return None

@@ -330,12 +330,33 @@ def _from_fast(error: Any) -> Failure:
 
 def failures(document: Any, kind: str, engine: Engine = "fast", version: str | None = None) -> Iterator[Failure]:
     """Every failing keyword of ``document`` validated as ``kind`` (of spec ``version``), engine-neutral."""
-    if engine == "reference":
-        yield from (_from_reference(e) for e in _reference_validator(kind, version).iter_errors(document))
-    else:
+    if engine == "fast":
         validator = _fast_validator(kind, version)
-        if not validator.is_valid(document):  # the common case costs one compiled pass
-            yield from (_from_fast(e) for e in validator.iter_errors(document))
+        try:
+            if validator.is_valid(document):  # the common case costs one compiled pass
+                return
+            found = [_from_fast(e) for e in validator.iter_errors(document)]
+        except (UnicodeEncodeError, ValueError):
+            found = None  # a string jsonschema-rs cannot take (a lone surrogate): the reference engine can
+        # jsonschema-rs drops empty property names from instance paths: an invalid document holding one is
+        # explained by the reference engine (only invalid documents pay for the look)
+        if found is not None and not _has_empty_key(document):
+            yield from found
+            return
+    yield from (_from_reference(e) for e in _reference_validator(kind, version).iter_errors(document))
+
+
+def _has_empty_key(document: Any) -> bool:
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "" in node:
+                return True
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return False
 
 
 # --- deprecated properties present in a document ---------------------------------------------------------

@@ -52,7 +52,7 @@ class Parser {
     const c = s[i];
     if (c === '"') return this.string(i + 1);
     if (c === "{" || c === "[") {
-      if (++this.depth > MAX_DEPTH) throw new JsonError("nested too deeply", null);
+      if (++this.depth > MAX_DEPTH) throw new JsonError(`nested more than ${MAX_DEPTH} levels deep`, i);
       const out = c === "{" ? this.object(i + 1) : this.array(i + 1);
       this.depth--;
       return out;
@@ -60,9 +60,9 @@ class Parser {
     if (s.startsWith("null", i)) return [null, i + 4];
     if (s.startsWith("true", i)) return [true, i + 4];
     if (s.startsWith("false", i)) return [false, i + 5];
-    if (s.startsWith("NaN", i)) throw new JsonError("NaN is not valid JSON", null);
-    if (s.startsWith("Infinity", i)) throw new JsonError("Infinity is not valid JSON", null);
-    if (s.startsWith("-Infinity", i)) throw new JsonError("-Infinity is not valid JSON", null);
+    if (s.startsWith("NaN", i)) throw new JsonError("NaN is not valid JSON", i);
+    if (s.startsWith("Infinity", i)) throw new JsonError("Infinity is not valid JSON", i);
+    if (s.startsWith("-Infinity", i)) throw new JsonError("-Infinity is not valid JSON", i);
     return this.number(i);
   }
 
@@ -92,9 +92,9 @@ class Parser {
     }
     const text = s.slice(start, i);
     const value = Number(text);
-    if (!Number.isFinite(value)) throw new JsonError(`the number ${text.slice(0, 40)} is too large for a double`, null);
+    if (!Number.isFinite(value)) throw new JsonError(`the number ${text.slice(0, 40)} is too large for a double`, start);
     if (/^-?[0-9]+$/.test(text) && text.replace("-", "").length > 4300) {
-      throw new JsonError("Exceeds the limit (4300 digits) for integer string conversion", null);
+      throw new JsonError("Exceeds the limit (4300 digits) for integer string conversion", start);
     }
     return [value, i];
   }
@@ -147,17 +147,18 @@ class Parser {
 
   private object(start: number): [unknown, number] {
     const s = this.s;
-    const pairs: [string, unknown][] = [];
+    const pairs: [string, unknown, number][] = [];
     let i = this.ws(start);
     if (!(i < s.length && s[i] === "}")) {
       for (;;) {
         if (!(i < s.length && s[i] === '"')) throw new JsonError("Expecting property name enclosed in double quotes", i);
+        const keyAt = i;
         const [key, afterKey] = this.string(i + 1);
         i = this.ws(afterKey);
         if (!(i < s.length && s[i] === ":")) throw new JsonError("Expecting ':' delimiter", i);
         i = this.ws(i + 1);
         const [value, afterValue] = this.value(i);
-        pairs.push([key, value]);
+        pairs.push([key, value, keyAt]);
         i = this.ws(afterValue);
         if (i < s.length && s[i] === "}") break;
         if (!(i < s.length && s[i] === ",")) throw new JsonError("Expecting ',' delimiter", i);
@@ -166,8 +167,9 @@ class Parser {
     }
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
-    for (const [key, value] of pairs) {
-      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(key)}`, null, codes.DUPLICATE_KEY);
+    // like Python's object_pairs_hook: checked when the object closes, reported at the repeated key
+    for (const [key, value, keyAt] of pairs) {
+      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(key)}`, keyAt, codes.DUPLICATE_KEY);
       seen.add(key);
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     }
@@ -204,14 +206,12 @@ export function parseJson(text: string): Loaded {
     return { document: new Parser(text).parse() };
   } catch (error) {
     if (!(error instanceof JsonError)) throw error;
-    if (error.code === codes.DUPLICATE_KEY) {
-      return { problem: finding("", codes.DUPLICATE_KEY, "error", `${error.reason}: the document's meaning would depend on the parser`) };
-    }
-    if (error.index === null) {
-      const text = error.reason === "nested too deeply" ? "not valid JSON here: nested too deeply" : `not valid JSON: ${error.reason}`;
-      return { problem: finding("", codes.INVALID_JSON, "error", text) };
-    }
+    if (error.index === null) return { problem: finding("", codes.INVALID_JSON, "error", `not valid JSON: ${error.reason}`) };
     const [line, column] = position(text, error.index);
+    if (error.code === codes.DUPLICATE_KEY) {
+      const message = `${error.reason}: the document's meaning would depend on the parser`;
+      return { problem: finding("", codes.DUPLICATE_KEY, "error", message, line, column) };
+    }
     return { problem: finding("", codes.INVALID_JSON, "error", `not valid JSON: ${error.reason}`, line, column) };
   }
 }

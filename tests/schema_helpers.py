@@ -283,3 +283,15 @@ def reference_summary(resultset: dict[str, Any]) -> dict[str, Any]:
         for gid, g in by_grader.items()
     }
     return summary
+
+
+def value_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every location in a JSON value, as a tuple of keys and indexes (the root is ``()``): mutation targets."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(value_paths(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            out.extend(value_paths(item, (*prefix, index)))
+    return out

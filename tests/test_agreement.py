@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from schema_helpers import value_paths
 
 from evalschema.loader import load_path
 from evalschema.findings import Report
@@ -108,21 +109,10 @@ def cli() -> Path:
 # --- the corpus --------------------------------------------------------------------------------------------
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.extend(_paths(item, (*prefix, index)))
-    return out
-
-
 def _mutate(rng: random.Random, document: Any) -> Any:
     document = copy.deepcopy(document)
     for _ in range(rng.randint(1, 3)):
-        path = rng.choice(_paths(document))
+        path = rng.choice(value_paths(document))
         if not path:
             continue
         parent = document

@@ -18,6 +18,7 @@ from typing import Any
 
 import pydantic
 import pytest
+from schema_helpers import value_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -155,17 +156,6 @@ def test_deprecated_field_access_warns_with_the_replacement() -> None:
 CORPUS = [(kind, doc) for name, kind, doc in _valid_documents()]
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.extend(_paths(item, (*prefix, index)))
-    return out
-
-
 REPLACEMENTS = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 3), st.floats(-1.5, 2.5, allow_nan=False), st.sampled_from(["", "x", "2026-13-01", "("]),
     st.just([]), st.just({}), st.just({"unexpected": 1}),
@@ -177,7 +167,7 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any]:
     kind, document = draw(st.sampled_from(CORPUS))
     document = copy.deepcopy(document)
     for _ in range(draw(st.integers(1, 3))):
-        paths = _paths(document)
+        paths = value_paths(document)
         path = draw(st.sampled_from(paths))
         if not path:
             continue

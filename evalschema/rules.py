@@ -6,6 +6,7 @@ it cannot read, so it never raises on bad input. Each rule is one pass over the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,12 +41,16 @@ def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, w
             seen[key] = where
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
     if not isinstance(source, str):
         return None
-    # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK
+    # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK; a lone
+    # surrogate (a literal character there) cannot cross into regress's UTF-8, so it stands in as U+FFFD
     try:
-        regress.Regex(source, "u")
+        regress.Regex(_LONE_SURROGATE.sub("\ufffd", source), "u")
     except regress.RegressError as exc:
         return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"not a valid ECMA-262 regular expression: {exc}")
     return None

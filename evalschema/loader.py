@@ -204,9 +204,16 @@ class _SafeLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-# PyYAML looks constructors up in a per-class table, not by method: register the strict ones
+def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    raise yaml.constructor.ConstructorError(None, None, f"{node.tag} has no JSON equivalent", node.start_mark)
+
+
+# PyYAML looks constructors up in a per-class table, not by method: register the strict ones, and refuse the
+# safe tags whose values JSON cannot hold (bytes, sets, ordered pairs)
 _SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+for _tag in ("binary", "set", "omap", "pairs"):
+    _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 
 def _expanded_size(node: Any, limit: int) -> int:

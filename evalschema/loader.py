@@ -280,10 +280,21 @@ def _yaml_locator(node: yaml.Node) -> Callable[[], Positions]:
     return lambda: yaml_positions(node)
 
 
+def _json_key(key: Any) -> str:
+    """The key JSON would write for a YAML key that is not a string (``null``, ``true``, ``1.5``, a date)."""
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return key.isoformat() if hasattr(key, "isoformat") else str(key)
+
+
 def _json_compatible(value: Any) -> Any:
     """YAML has dates and non-string keys; a document of this spec is JSON, so convert them the JSON way."""
     import datetime
 
+    if isinstance(value, (datetime.date, datetime.datetime)):  # a whole document that is one timestamp
+        return value.isoformat()
     stack = [value]
     while stack:
         current = stack.pop()
@@ -295,7 +306,7 @@ def _json_compatible(value: Any) -> Any:
                 stack.append(item)
         if isinstance(current, dict) and any(not isinstance(k, str) for k in current):
             for key in [k for k in current if not isinstance(k, str)]:
-                current[str(key).lower() if isinstance(key, bool) else str(key)] = current.pop(key)
+                current[_json_key(key)] = current.pop(key)
     return value
 
 

@@ -159,7 +159,7 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
     if isinstance(prompts, dict):
         # JSON objects are unordered: visit prompts in a canonical order (UTF-16 code units, as JavaScript
         # compares strings) so "the later duplicate" is the same in every implementation
-        for name, prompt in sorted(prompts.items(), key=lambda item: item[0].encode("utf-16-be")):
+        for name, prompt in sorted(prompts.items(), key=lambda item: item[0].encode("utf-16-be", "surrogatepass")):
             if not isinstance(prompt, dict):
                 continue
             yield from _duplicates(

@@ -8,13 +8,7 @@ from typing import Any
 from evalschema_models import rules as codes
 
 from .findings import Finding, pointer
-
-
-def _objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, dict):
-                yield index, item
+from .rules import indexed_objects
 
 
 def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[str, str | None]:
@@ -33,15 +27,15 @@ def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[s
 
 def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:
     shared: dict[str, str | None] = {}
-    for _, grader in _objects(suite.get("graders")):
+    for _, grader in indexed_objects(suite.get("graders")):
         if isinstance(grader.get("id"), str):
             kind = grader.get("type")
             shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
     cases: dict[str, dict[str, str | None]] = {}
-    for _, case in _objects(suite.get("test_cases")):
+    for _, case in indexed_objects(suite.get("test_cases")):
         if isinstance(case.get("id"), str):
             cases.setdefault(case["id"], _case_graders(case, shared))
-    for index, result in _objects(resultset.get("results")):
+    for index, result in indexed_objects(resultset.get("results")):
         case_id = result.get("test_case_id")
         if not isinstance(case_id, str):
             continue
@@ -55,7 +49,7 @@ def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) ->
             continue
         expected = cases[case_id]
         seen: set[str] = set()
-        for g_index, grader_result in _objects(result.get("grader_results")):
+        for g_index, grader_result in indexed_objects(result.get("grader_results")):
             grader_id = grader_result.get("grader_id")
             if not isinstance(grader_id, str):
                 continue

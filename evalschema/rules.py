@@ -21,7 +21,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+def indexed_objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """The object items of a list, with their index; anything else yields nothing."""
     if isinstance(value, list):
         for index, item in enumerate(value):
@@ -69,13 +69,13 @@ def grader_rules(document: dict[str, Any]) -> Iterator[Finding]:
 
 
 def testcase_rules(document: dict[str, Any], where: tuple[str | int, ...] = ()) -> Iterator[Finding]:
-    for index, grader in _objects(document.get("graders")):
+    for index, grader in indexed_objects(document.get("graders")):
         yield from _grader_regex(grader, (*where, "graders", index))
 
 
 def suite_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    graders = list(_objects(document.get("graders")))
-    cases = list(_objects(document.get("test_cases")))
+    graders = list(indexed_objects(document.get("graders")))
+    cases = list(indexed_objects(document.get("test_cases")))
     yield from _duplicates(((("test_cases", i, "id"), _text(case.get("id"))) for i, case in cases), codes.DUPLICATE_ID, "test case id")
     yield from _duplicates(((("graders", i, "id"), _text(g.get("id"))) for i, g in graders), codes.DUPLICATE_ID, "grader id")
     known = {g.get("id") for _, g in graders if isinstance(g.get("id"), str)}
@@ -96,7 +96,7 @@ def suite_rules(document: dict[str, Any]) -> Iterator[Finding]:
 
 
 def _invalidating(result: dict[str, Any]) -> bool:
-    return any(v.get("invalidates_result") is True for _, v in _objects(result.get("constraint_violations")))
+    return any(v.get("invalidates_result") is True for _, v in indexed_objects(result.get("constraint_violations")))
 
 
 def _attempt_key(result: dict[str, Any]) -> tuple[str, int] | None:
@@ -133,8 +133,8 @@ def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
                     )
         if not result.get("constraint_violations"):
             continue
-        grader_ids = {g["grader_id"] for _, g in _objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
-        for v_index, violation in _objects(result.get("constraint_violations")):
+        grader_ids = {g["grader_id"] for _, g in indexed_objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
+        for v_index, violation in indexed_objects(result.get("constraint_violations")):
             grader_id = violation.get("grader_id")
             if isinstance(grader_id, str) and grader_id not in grader_ids:
                 yield Finding(
@@ -153,7 +153,7 @@ def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
 
 
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    yield from _duplicates(((("evals", i, "id"), _text(e.get("id"))) for i, e in _objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id")
+    yield from _duplicates(((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id")
     prompts = document.get("prompts")
     validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
     if isinstance(prompts, dict):
@@ -163,11 +163,11 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
             if not isinstance(prompt, dict):
                 continue
             yield from _duplicates(
-                ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in _objects(prompt.get("evals"))),
+                ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(prompt.get("evals"))),
                 codes.DUPLICATE_EVAL_ID,
                 "eval id",
             )
-            validators.extend((("prompts", name, "validators", i), v) for i, v in _objects(prompt.get("validators")))
+            validators.extend((("prompts", name, "validators", i), v) for i, v in indexed_objects(prompt.get("validators")))
     yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID, "validator id")
     for where, validator in validators:
         params = validator.get("params")

@@ -25,29 +25,39 @@ def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[s
     return graders
 
 
-def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:
-    shared: dict[str, str | None] = {}
-    for _, grader in indexed_objects(suite.get("graders")):
-        if isinstance(grader.get("id"), str):
-            kind = grader.get("type")
-            shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
-    cases: dict[str, dict[str, str | None]] = {}
-    for _, case in indexed_objects(suite.get("test_cases")):
-        if isinstance(case.get("id"), str):
-            cases.setdefault(case["id"], _case_graders(case, shared))
-    for index, result in indexed_objects(resultset.get("results")):
+class SuiteIndex:
+    """A suite's test cases and their graders, indexed once, to check result rows against (in any batches)."""
+
+    def __init__(self, suite: dict[str, Any]) -> None:
+        shared: dict[str, str | None] = {}
+        for _, grader in indexed_objects(suite.get("graders")):
+            if isinstance(grader.get("id"), str):
+                kind = grader.get("type")
+                shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
+        self.cases: dict[str, dict[str, str | None]] = {}
+        for _, case in indexed_objects(suite.get("test_cases")):
+            if isinstance(case.get("id"), str):
+                self.cases.setdefault(case["id"], _case_graders(case, shared))
+
+    def check(self, results: list[Any], start: int = 0) -> Iterator[Finding]:
+        """Rows ``results``, the first of which is row ``start`` of the result set."""
+        for index, result in enumerate(results, start):
+            if isinstance(result, dict):
+                yield from self._row(index, result)
+
+    def _row(self, index: int, result: dict[str, Any]) -> Iterator[Finding]:
         case_id = result.get("test_case_id")
         if not isinstance(case_id, str):
-            continue
-        if case_id not in cases:
+            return
+        if case_id not in self.cases:
             yield Finding(
                 pointer("results", index, "test_case_id"),
                 codes.UNKNOWN_TEST_CASE,
                 "error",
                 f"test case {case_id!r} is not in the suite",
             )
-            continue
-        expected = cases[case_id]
+            return
+        expected = self.cases[case_id]
         seen: set[str] = set()
         for g_index, grader_result in indexed_objects(result.get("grader_results")):
             grader_id = grader_result.get("grader_id")
@@ -78,3 +88,9 @@ def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) ->
                 "error",
                 "no grader result for " + ", ".join(repr(g) for g in missing) + " (report a skipped grader with a null score and metadata[\"evalschema.skip_reason\"])",
             )
+
+
+def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:
+    results = resultset.get("results")
+    if isinstance(results, list):
+        yield from SuiteIndex(suite).check(results)

@@ -108,48 +108,71 @@ def _attempt_key(result: dict[str, Any]) -> tuple[str, int] | None:
     return (case, int(attempt)) if type(attempt) is float and attempt.is_integer() else None  # 2.0 is 2 in JSON
 
 
-def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    """One pass over the results; the per-row work is a few dict lookups unless a row has violations."""
+def resultset_document_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    """The rules on a result set's own fields (everything but its rows)."""
     group = document.get("group")
     if isinstance(group, dict) and isinstance(group.get("group_id"), str) and group.get("parent_group_id") == group["group_id"]:
         yield Finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent")
-    results = document.get("results")
-    if not isinstance(results, list):
-        return
-    attempts: dict[tuple[str, int], int] = {}
-    for index, result in enumerate(results):
-        if not isinstance(result, dict):
-            continue
-        if "attempt" in result:
-            key = _attempt_key(result)
-            if key is not None:
-                first = attempts.setdefault(key, index)
-                if first != index:
-                    yield Finding(
-                        pointer("results", index, "attempt"),
-                        codes.DUPLICATE_ATTEMPT,
-                        "error",
-                        f"duplicate (test_case_id, attempt) {key!r} (first at {pointer('results', first, 'attempt')})",
-                    )
-        if not result.get("constraint_violations"):
-            continue
-        grader_ids = {g["grader_id"] for _, g in indexed_objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
-        for v_index, violation in indexed_objects(result.get("constraint_violations")):
-            grader_id = violation.get("grader_id")
-            if isinstance(grader_id, str) and grader_id not in grader_ids:
-                yield Finding(
-                    pointer("results", index, "constraint_violations", v_index, "grader_id"),
-                    codes.CONSTRAINT_GRADER_UNKNOWN,
-                    "error",
-                    f"grader_id {grader_id!r} names no grader result of this result",
-                )
-        if "error" in result and _invalidating(result):
+
+
+class ResultRows:
+    """The row rules of a result set, fed rows in order: a whole document's, or batches as a stream reads them.
+
+    The only state kept across rows is the first index of each (test_case_id, attempt): linear time, and
+    memory that grows with the keys, not with the rows' content.
+    """
+
+    def __init__(self) -> None:
+        self.attempts: dict[tuple[str, int], int] = {}
+
+    def check(self, results: list[Any], start: int = 0) -> Iterator[Finding]:
+        """Rows ``results``, the first of which is row ``start`` of the document, in one pass; the per-row work is
+        a few dict lookups unless a row has violations."""
+        attempts = self.attempts
+        for index, result in enumerate(results, start):
+            if not isinstance(result, dict):
+                continue
+            if "attempt" in result:
+                key = _attempt_key(result)
+                if key is not None:
+                    first = attempts.setdefault(key, index)
+                    if first != index:
+                        yield Finding(
+                            pointer("results", index, "attempt"),
+                            codes.DUPLICATE_ATTEMPT,
+                            "error",
+                            f"duplicate (test_case_id, attempt) {key!r} (first at {pointer('results', first, 'attempt')})",
+                        )
+            if result.get("constraint_violations"):
+                yield from _violation_rules(index, result)
+
+
+def _violation_rules(index: int, result: dict[str, Any]) -> Iterator[Finding]:
+    grader_ids = {g["grader_id"] for _, g in indexed_objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
+    for v_index, violation in indexed_objects(result.get("constraint_violations")):
+        grader_id = violation.get("grader_id")
+        if isinstance(grader_id, str) and grader_id not in grader_ids:
             yield Finding(
-                pointer("results", index, "error"),
-                codes.ERROR_WITH_INVALIDATING_VIOLATION,
-                "warning",
-                "a result has both an error and an invalidating constraint violation; it counts as errored",
+                pointer("results", index, "constraint_violations", v_index, "grader_id"),
+                codes.CONSTRAINT_GRADER_UNKNOWN,
+                "error",
+                f"grader_id {grader_id!r} names no grader result of this result",
             )
+    if "error" in result and _invalidating(result):
+        yield Finding(
+            pointer("results", index, "error"),
+            codes.ERROR_WITH_INVALIDATING_VIOLATION,
+            "warning",
+            "a result has both an error and an invalidating constraint violation; it counts as errored",
+        )
+
+
+def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
+    """Every hand-rolled rule of a whole result set, in one pass over its rows."""
+    yield from resultset_document_rules(document)
+    results = document.get("results")
+    if isinstance(results, list):
+        yield from ResultRows().check(results)
 
 
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:

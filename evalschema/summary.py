@@ -9,7 +9,7 @@ with a row score of 0.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Outcome = Literal["passed", "failed", "invalidated", "errored", "unscored"]
@@ -22,6 +22,8 @@ def _objects(value: Any) -> Iterator[dict[str, Any]]:
 
 def _score(grader_result: dict[str, Any]) -> float | None:
     score = grader_result.get("score")
+    if type(score) is float:  # the common case first: this runs for every grader result
+        return score
     if isinstance(score, bool) or not isinstance(score, (int, float)):
         return None
     return float(score)
@@ -67,10 +69,12 @@ class GraderTotals:
     passed: int = 0
     failed: int = 0
     unscored: int = 0
-    scores: list[float] = field(default_factory=list)
+    score_sum: float = 0.0  # a running sum, added in row order: the same float a sum over a list would give
+    scored: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "failed": self.failed, "unscored": self.unscored, "avg_score": _mean(self.scores)}
+        average = self.score_sum / self.scored if self.scored else None
+        return {"passed": self.passed, "failed": self.failed, "unscored": self.unscored, "avg_score": average}
 
 
 @dataclass(frozen=True)
@@ -123,64 +127,123 @@ class Summary:
         return out
 
 
-def _attempt_rollup(rows: list[tuple[dict[str, Any], Outcome]]) -> AttemptRollup | None:
-    if not any("attempt" in result for result, _ in rows):
-        return None
-    per_case: dict[str, list[tuple[int, Outcome]]] = {}
-    for result, outcome in rows:
+@dataclass
+class _CaseAttempts:
+    """What the attempt rollup needs of one test case's scored rows: compact, whatever the number of attempts."""
+
+    first_attempt: int
+    first_passed: bool
+    any_passed: bool
+    all_passed: bool
+
+
+class SummaryBuilder:
+    """The reference summary, one row at a time: memory holds counts per grader and per test case, never rows.
+
+    ``summarize`` uses it over a whole document; the streaming validator feeds it rows as they are read.
+    """
+
+    def __init__(self) -> None:
+        self.counts = {outcome: 0 for outcome in ("passed", "failed", "invalidated", "errored", "unscored")}
+        self.score_sum = 0.0
+        self.scored_rows = 0
+        self.graders: dict[str, GraderTotals] = {}
+        self.has_attempts = False
+        self.cases: dict[str, _CaseAttempts] = {}
+
+    def add(self, result: dict[str, Any]) -> Outcome:
+        """Count one row and return its outcome (``classify``'s, in one pass over its grader results: this runs
+        once per row of every result set that is summarized or checked against a claimed summary)."""
+        counts = self.counts
+        if "attempt" in result:
+            self.has_attempts = True
+        if "error" in result:
+            counts["errored"] += 1
+            return "errored"
+        scores: list[float] = []
+        grader_results = result.get("grader_results")
+        if isinstance(grader_results, list):
+            graders = self.graders
+            for grader_result in grader_results:
+                if not isinstance(grader_result, dict):
+                    continue
+                value = _score(grader_result)
+                if value is not None:
+                    scores.append(value)
+                grader_id = grader_result.get("grader_id")
+                if not isinstance(grader_id, str):
+                    continue
+                totals = graders.get(grader_id)
+                if totals is None:
+                    totals = graders[grader_id] = GraderTotals()
+                if value is None:
+                    totals.unscored += 1
+                else:
+                    totals.score_sum += value
+                    totals.scored += 1
+                    if grader_result.get("passed") is True:
+                        totals.passed += 1
+                    else:
+                        totals.failed += 1
+        outcome: Outcome
+        violations = result.get("constraint_violations")
+        if violations and any(v.get("invalidates_result") is True for v in _objects(violations)):
+            outcome, score = "invalidated", 0.0
+        elif not scores:
+            counts["unscored"] += 1
+            return "unscored"
+        else:
+            outcome, score = ("passed" if result.get("passed") is True else "failed"), sum(scores) / len(scores)
+        counts[outcome] += 1
+        self.score_sum += score
+        self.scored_rows += 1
         case = result.get("test_case_id")
-        if not isinstance(case, str) or outcome in ("errored", "unscored"):
-            continue
-        per_case.setdefault(case, []).append((attempt_number(result), outcome))
-    cases = [sorted(attempts, key=lambda pair: pair[0]) for attempts in per_case.values()]
-    scored = len(cases)
-    return AttemptRollup(
-        test_cases=scored,
-        first_attempt_pass_rate=_rate(sum(1 for c in cases if c[0][1] == "passed"), scored),
-        any_pass_rate=_rate(sum(1 for c in cases if any(o == "passed" for _, o in c)), scored),
-        all_pass_rate=_rate(sum(1 for c in cases if all(o == "passed" for _, o in c)), scored),
-    )
+        if isinstance(case, str):
+            self._add_attempt(case, attempt_number(result), outcome == "passed")
+        return outcome
+
+    def _add_attempt(self, case: str, attempt: int, passed: bool) -> None:
+        seen = self.cases.get(case)
+        if seen is None:
+            self.cases[case] = _CaseAttempts(attempt, passed, passed, passed)
+            return
+        if attempt < seen.first_attempt:  # the earliest attempt counts; among equal ones, the first row read
+            seen.first_attempt, seen.first_passed = attempt, passed
+        seen.any_passed = seen.any_passed or passed
+        seen.all_passed = seen.all_passed and passed
+
+    def build(self) -> Summary:
+        counts = self.counts
+        skipped = counts["errored"] + counts["unscored"]
+        failed = counts["failed"] + counts["invalidated"]
+        attempts = None
+        if self.has_attempts:
+            cases = self.cases.values()
+            scored = len(self.cases)
+            attempts = AttemptRollup(
+                test_cases=scored,
+                first_attempt_pass_rate=_rate(sum(1 for c in cases if c.first_passed), scored),
+                any_pass_rate=_rate(sum(1 for c in cases if c.any_passed), scored),
+                all_pass_rate=_rate(sum(1 for c in cases if c.all_passed), scored),
+            )
+        return Summary(
+            total=sum(counts.values()),
+            passed=counts["passed"],
+            failed=failed,
+            skipped=skipped,
+            errored=counts["errored"],
+            invalidated=counts["invalidated"],
+            unscored=counts["unscored"],
+            pass_rate=_rate(counts["passed"], counts["passed"] + failed),
+            avg_score=self.score_sum / self.scored_rows if self.scored_rows else None,
+            by_grader={grader_id: self.graders[grader_id].to_dict() for grader_id in sorted(self.graders)},
+            attempts=attempts,
+        )
 
 
 def summarize(resultset: dict[str, Any]) -> Summary:
     """Compute the reference summary of a result set (rows that are not objects are ignored)."""
-    rows = [(result, classify(result)) for result in _objects(resultset.get("results"))]
-    counts = {outcome: 0 for outcome in ("passed", "failed", "invalidated", "errored", "unscored")}
-    row_scores: list[float] = []
-    graders: dict[str, GraderTotals] = {}
-    for result, outcome in rows:
-        counts[outcome] += 1
-        score = row_score(result, outcome)
-        if score is not None:
-            row_scores.append(score)
-        if outcome == "errored":
-            continue
-        for grader_result in _objects(result.get("grader_results")):
-            grader_id = grader_result.get("grader_id")
-            if not isinstance(grader_id, str):
-                continue
-            totals = graders.setdefault(grader_id, GraderTotals())
-            value = _score(grader_result)
-            if value is None:
-                totals.unscored += 1
-            else:
-                totals.scores.append(value)
-                if grader_result.get("passed") is True:
-                    totals.passed += 1
-                else:
-                    totals.failed += 1
-    skipped = counts["errored"] + counts["unscored"]
-    failed = counts["failed"] + counts["invalidated"]
-    return Summary(
-        total=len(rows),
-        passed=counts["passed"],
-        failed=failed,
-        skipped=skipped,
-        errored=counts["errored"],
-        invalidated=counts["invalidated"],
-        unscored=counts["unscored"],
-        pass_rate=_rate(counts["passed"], counts["passed"] + failed),
-        avg_score=_mean(row_scores),
-        by_grader={grader_id: graders[grader_id].to_dict() for grader_id in sorted(graders)},
-        attempts=_attempt_rollup(rows),
-    )
+    builder = SummaryBuilder()
+    for result in _objects(resultset.get("results")):
+        builder.add(result)
+    return builder.build()

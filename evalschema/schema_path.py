@@ -15,8 +15,9 @@ warnings come from the schema's ``deprecated``/``x-deprecation`` annotations, no
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 from .findings import Finding, pointer
+from .positions import MAX_DEPTH
 from .registry import SchemaSet, load
 
 Engine = Literal["fast", "reference"]
@@ -252,11 +254,18 @@ def _reference_class() -> tuple[Any, Any]:
     return validators.extend(Draft202012Validator, {"pattern": pattern}), formats  # type: ignore[no-untyped-call]
 
 
+def _schema_at(schemas: SchemaSet, kind: str, at: tuple[str, ...]) -> Any:
+    """The kind's root schema, or a schema that is only a reference to one of its subschemas."""
+    if not at:
+        return schemas.roots[kind]
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": schemas.uri(kind) + "#" + pointer(*at)}
+
+
 @cache
-def _reference_validator(kind: str, version: str | None) -> Any:
+def _reference_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) -> Any:
     schemas = load(version)
     cls, formats = _reference_class()
-    return cls(schemas.roots[kind], registry=schemas.registry, format_checker=formats)
+    return cls(_schema_at(schemas, kind, at), registry=schemas.registry, format_checker=formats)
 
 
 def _from_reference(error: ValidationError) -> Failure:
@@ -297,12 +306,12 @@ def _refuse_remote(uri: str) -> Any:
 
 
 @cache
-def _fast_validator(kind: str, version: str | None) -> Any:
+def _fast_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) -> Any:
     schemas = load(version)
     registry = jsonschema_rs.Registry(
         [(uri, schemas.registry.contents(uri)) for uri in sorted(schemas.resources)], retriever=_refuse_remote
     )
-    return jsonschema_rs.validator_for(schemas.roots[kind], registry=registry, validate_formats=True, retriever=_refuse_remote)
+    return jsonschema_rs.validator_for(_schema_at(schemas, kind, at), registry=registry, validate_formats=True, retriever=_refuse_remote)
 
 
 def _from_fast(error: Any) -> Failure:
@@ -330,20 +339,51 @@ def _from_fast(error: Any) -> Failure:
 
 def failures(document: Any, kind: str, engine: Engine = "fast", version: str | None = None) -> Iterator[Failure]:
     """Every failing keyword of ``document`` validated as ``kind`` (of spec ``version``), engine-neutral."""
+    yield from _failures(document, kind, engine, version, ())
+
+
+def _failures(value: Any, kind: str, engine: Engine, version: str | None, at: tuple[str, ...]) -> Iterator[Failure]:
+    """Failures of ``value`` against the subschema at ``at`` in the kind's root (the root itself when empty), with
+    schema paths as engines give them from that subschema."""
     if engine == "fast":
-        validator = _fast_validator(kind, version)
+        validator = _fast_validator(kind, version, at)
         try:
-            if validator.is_valid(document):  # the common case costs one compiled pass
+            if validator.is_valid(value):  # the common case costs one compiled pass
                 return
-            found = [_from_fast(e) for e in validator.iter_errors(document)]
+            found = [_from_fast(e) for e in validator.iter_errors(value)]
         except (UnicodeEncodeError, ValueError):
             found = None  # a string jsonschema-rs cannot take (a lone surrogate): the reference engine can
         # jsonschema-rs drops empty property names from instance paths: an invalid document holding one is
         # explained by the reference engine (only invalid documents pay for the look)
-        if found is not None and not _has_empty_key(document):
+        if found is not None and not _has_empty_key(value):
             yield from found
             return
-    yield from (_from_reference(e) for e in _reference_validator(kind, version).iter_errors(document))
+    # python-jsonschema recurses a few frames per level, and quotes failing values with repr(): a value nested
+    # MAX_DEPTH levels deep (the most the loaders accept; jsonschema-rs cannot hand such a value back) needs room
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20 * MAX_DEPTH))
+    try:
+        found_by_reference = [_from_reference(e) for e in _reference_validator(kind, version, at).iter_errors(value)]
+    finally:
+        sys.setrecursionlimit(limit)
+    yield from found_by_reference
+
+
+def _relocated(failure: Failure, schema_prefix: tuple[str | int, ...], explicit_ref: bool, rows: tuple[str, int]) -> Failure:
+    """A failure found by validating a batch of array items against the array's subschema, as if the whole document
+    had been validated: schema paths from the kind's root, instance paths from the document's."""
+    path = failure.schema_path
+    if explicit_ref and path[:1] == ("$ref",):  # jsonschema-rs names the wrapper's own $ref step
+        path = path[1:]
+    instance = failure.instance_path
+    if instance and isinstance(instance[0], int):
+        instance = (rows[0], rows[1] + instance[0], *instance[1:])
+    return replace(
+        failure,
+        schema_path=(*schema_prefix, *path),
+        instance_path=instance,
+        branches={i: [_relocated(f, schema_prefix, explicit_ref, rows) for f in inner] for i, inner in failure.branches.items()},
+    )
 
 
 def _has_empty_key(document: Any) -> bool:
@@ -362,13 +402,19 @@ def _has_empty_key(document: Any) -> bool:
 # --- deprecated properties present in a document ---------------------------------------------------------
 
 
+_WalkFrame = tuple[Any, Any, "Resolver[Any]", tuple[str | int, ...]]  # value, its schema, resolver, where
+
+
 def _find_deprecated(document: Any, kind: str, version: str | None) -> list[DeprecatedUse]:
     """Deprecated properties present in the document, found by walking it alongside the schema."""
     schemas = load(version)
-    walker = _Walker(schemas, schemas.uri(kind))
     resolved = schemas.registry.resolver(base_uri=schemas.uri(kind)).lookup(schemas.uri(kind))
+    return _walk_deprecated(schemas, kind, [(document, resolved.contents, resolved.resolver, ())])
+
+
+def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> list[DeprecatedUse]:
+    walker = _Walker(schemas, schemas.uri(kind))
     found: list[DeprecatedUse] = []
-    stack: list[tuple[Any, Any, Resolver[Any], tuple[str | int, ...]]] = [(document, resolved.contents, resolved.resolver, ())]
     while stack:  # iterative: deep documents cannot exhaust the Python stack
         value, schema, resolver, where = stack.pop()
         if not isinstance(schema, dict) or len(where) > 256:
@@ -427,3 +473,44 @@ def check(
     findings = [f for failure in failures(document, kind, engine, version) for f in _map(failure, walker, rule_messages)]
     deprecated = _find_deprecated(document, kind, version) if _has_deprecations(kind, version) else []
     return SchemaOutcome(findings, deprecated)
+
+
+def check_rows(
+    rows: list[Any], start: int, kind: str, array: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None
+) -> SchemaOutcome:
+    """Validate ``rows``, the items ``start``, ``start + 1``, … of the root array property ``array``, exactly as
+    validating the whole document would report them (same codes, pointers and deprecations).
+
+    Only sound when the array's subschema judges each item on its own; :func:`rows_stand_alone` says so.
+    """
+    schemas = load(version)
+    at = ("properties", array)
+    walker = _Walker(schemas, schemas.uri(kind))
+    relocated = (_relocated(f, at, engine == "fast" or f.schema_path[:1] == ("$ref",), (array, start)) for f in _failures(rows, kind, engine, version, at))
+    findings = [f for failure in relocated for f in _map(failure, walker, rule_messages)]
+    deprecated: list[DeprecatedUse] = []
+    if _has_deprecations(kind, version):
+        *_, (items, resolver) = walker.subschemas((*at, "items"))
+        deprecated = _walk_deprecated(schemas, kind, [(row, items, resolver, (array, start + i)) for i, row in enumerate(rows)])
+    return SchemaOutcome(findings, deprecated)
+
+
+# Keywords that only name or describe: an array subschema made of these and ``items`` judges each item alone.
+_ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"})
+# Root keywords that can see a property's value other than through ``properties`` (the rest look only at names).
+_WHOLE_VALUE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"})
+
+
+@cache
+def rows_stand_alone(kind: str, array: str, version: str | None = None) -> bool:
+    """Whether each item of the root array property ``array`` can be validated on its own: the root has no keyword
+    that sees the array's value except ``properties``, and the array's subschema is ``type: array`` and ``items``
+    (with annotations). Then validating items in batches gives exactly the findings of the whole document."""
+    schemas = load(version)
+    root = schemas.roots[kind]
+    if not isinstance(root, dict) or _WHOLE_VALUE & root.keys():
+        return False
+    subschema = root.get("properties", {}).get(array)
+    if not isinstance(subschema, dict) or subschema.get("type") != "array" or not isinstance(subschema.get("items"), dict):
+        return False
+    return set(subschema) <= {"type", "items"} | _ANNOTATIONS

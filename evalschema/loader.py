@@ -72,9 +72,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _position(text: str, index: int) -> tuple[int, int]:
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+BOM_MESSAGE = "starts with a byte-order mark, which JSON does not allow"
+
+
+def _position(before: str) -> tuple[int, int]:
+    """The 1-based line and column (in characters) just after ``before``."""
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
 
 
 # The fast path (orjson) keeps the last of duplicate keys, so it is checked, with a few C-speed scans: every
@@ -103,23 +106,31 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def needs_exact_path(data: bytes) -> bool:
+    """Whether orjson's reading of this text might differ from the exact one in a way the key count cannot see."""
+    if (b"\\u00" in data and any(m in data for m in (b"\\u0022", b"\\u003a", b"\\u003A"))) or _SPACED_COLON.search(data):
+        return True
+    return _LONG_INTEGER in data.translate(_DIGITS)
+
+
+def same_keys(data: bytes, value: Any) -> bool:
+    """Whether every key token of the text survived into orjson's value (no key was repeated in an object)."""
+    try:
+        written = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # deeper than orjson writes (255 levels): take the exact path
+        return False
+    return data.count(b'":') == written.count(b'":')
+
+
 def _fast_parse(data: bytes) -> tuple[bool, Any]:
     """(True, value) when orjson's reading is certainly the exact one; (False, None) to take the exact path."""
-    if (b"\\u00" in data and any(m in data for m in (b"\\u0022", b"\\u003a", b"\\u003A"))) or _SPACED_COLON.search(data):
-        return False, None
-    if _LONG_INTEGER in data.translate(_DIGITS):
+    if needs_exact_path(data):
         return False, None
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return False, None
-    try:
-        written = orjson.dumps(value)
-    except (TypeError, orjson.JSONEncodeError):  # deeper than orjson writes (255 levels): take the exact path
-        return False, None
-    if data.count(b'":') != written.count(b'":'):
-        return False, None
-    return True, value
+    return (True, value) if same_keys(data, value) else (False, None)
 
 
 def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> Loaded:
@@ -134,6 +145,40 @@ def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> L
     return parse_json(text, path, line)
 
 
+class ReadProblem(ValueError):
+    """Why a JSON text cannot be read: a ledger code, a message, and where in the text (1-based line and column;
+    for a syntax error also the index)."""
+
+    def __init__(self, code: str, message: str, where: tuple[int, int] | None, index: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.where, self.index = code, message, where, index
+
+
+def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False) -> tuple[Any, int]:
+    """Strict JSON with the standard library: duplicate keys, NaN and Infinity are errors, nesting is limited to
+    ``max_depth``. Returns the value and the index where it ends; with ``partial``, the text may go on after the
+    value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
+    limit = sys.getrecursionlimit()
+    # the standard parser recurses once per level: leave room for MAX_DEPTH levels whatever the caller's stack
+    sys.setrecursionlimit(max(limit, MAX_DEPTH * 3))
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float)
+    try:
+        value, end = decoder.raw_decode(text) if partial else (decoder.decode(text), len(text))
+    except json.JSONDecodeError as exc:
+        raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno), exc.pos) from None
+    except DuplicateKeyError as exc:
+        raise ReadProblem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)) from None
+    except RecursionError:
+        raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth)) from None
+    except ValueError as exc:  # NaN, Infinity; integers too long to convert
+        raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc}", problem_position(text, max_depth)) from None
+    finally:
+        sys.setrecursionlimit(limit)
+    if _depth(value) > max_depth:
+        raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth))
+    return value, end
+
+
 def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
     """Strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted."""
     offset = (line - 1) if line else 0
@@ -143,24 +188,11 @@ def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
         return Loaded(path, problem=Finding("", code, "error", message, where[0], where[1]), line=line)
 
     if text.startswith("\ufeff"):
-        return problem(codes.INVALID_JSON, "starts with a byte-order mark, which JSON does not allow", (1, 1))
-    limit = sys.getrecursionlimit()
-    # the standard parser recurses once per level: leave room for MAX_DEPTH levels whatever the caller's stack
-    sys.setrecursionlimit(max(limit, MAX_DEPTH * 3))
+        return problem(codes.INVALID_JSON, BOM_MESSAGE, (1, 1))
     try:
-        document = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float)
-    except json.JSONDecodeError as exc:
-        return problem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno))
-    except DuplicateKeyError as exc:
-        return problem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text))
-    except RecursionError:
-        return problem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text))
-    except ValueError as exc:  # NaN, Infinity; integers too long to convert
-        return problem(codes.INVALID_JSON, f"not valid JSON: {exc}", problem_position(text))
-    finally:
-        sys.setrecursionlimit(limit)
-    if _depth(document) > MAX_DEPTH:
-        return problem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text))
+        document, _ = exact_value(text)
+    except ReadProblem as exc:
+        return problem(exc.code, exc.message, exc.where)
     return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
 
 
@@ -323,7 +355,7 @@ def read_text(path: Path) -> str | Finding:
 
 def read_bytes(path: Path) -> bytes | Finding:
     """The file's bytes, or a FILE_UNREADABLE finding (a device or a pipe would never end: it is refused)."""
-    unusual = _not_regular(path)
+    unusual = irregular_file(path)
     if unusual is not None:
         return unusual
     try:
@@ -338,7 +370,7 @@ def read_bytes(path: Path) -> bytes | Finding:
         return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
 
 
-def _not_regular(path: Path) -> Finding | None:
+def irregular_file(path: Path) -> Finding | None:
     import stat
 
     try:
@@ -358,7 +390,7 @@ def decode(data: bytes) -> str | Finding:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, column = _position(data[: exc.start].decode("utf-8", "replace"), exc.start)
+        line, column = _position(data[: exc.start].decode("utf-8", "replace"))
         return Finding("", codes.FILE_UNREADABLE, "error", f"not UTF-8 text (byte {exc.start})", line, column)
 
 
@@ -380,7 +412,7 @@ def load_text(text: str, path: str, form: str) -> Iterator[Loaded]:
 
 def _jsonl_file(path: Path) -> Iterator[Loaded]:
     """Stream a JSON Lines file: memory holds one line at a time."""
-    unusual = _not_regular(path)
+    unusual = irregular_file(path)
     if unusual is not None:
         yield Loaded(str(path), problem=unusual)
         return

@@ -20,12 +20,15 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 class _Scanner:
     """A small iterative JSON scanner that records the start of every value (no recursion: deep input is fine)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, first_column: int = 0) -> None:
         self.text = text
+        self.first_column = first_column
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def where(self, index: int) -> tuple[int, int]:
         lo, hi = 0, len(self.line_starts) - 1
+        if hi == 0 or index < self.line_starts[1]:  # the first line, which may start mid-line in a file
+            return 1, index + 1 + self.first_column
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if self.line_starts[mid] <= index:
@@ -110,9 +113,10 @@ def _unquote(token: str) -> str:
     return value if isinstance(value, str) else token
 
 
-def json_positions(text: str, base_line: int = 0) -> Positions:
-    """Positions of every value in a JSON text (stops quietly at the first syntax error)."""
-    return _Scanner(text).scan(base_line)
+def json_positions(text: str, base_line: int = 0, first_column: int = 0) -> Positions:
+    """Positions of every value in a JSON text (stops quietly at the first syntax error). The text may be a piece of
+    a file: it starts on line ``base_line + 1``, at column ``first_column + 1``."""
+    return _Scanner(text, first_column).scan(base_line)
 
 
 def yaml_positions(node: Any) -> Positions:
@@ -150,9 +154,9 @@ MAX_DEPTH = 1000  # containers nested deeper than this are refused, by every SDK
 _MAX_INTEGER_DIGITS = 4300  # Python's int/str conversion limit; a longer integer has no portable meaning
 
 
-def problem_position(text: str) -> tuple[int, int] | None:
+def problem_position(text: str, max_depth: int = MAX_DEPTH) -> tuple[int, int] | None:
     """Where the first strictness problem of a JSON text is — a repeated key, ``NaN``/``Infinity``, a number out of
-    range, nesting past ``MAX_DEPTH`` — as (line, column); ``None`` if there is none. Used only to place an error
+    range, nesting past ``max_depth`` — as (line, column); ``None`` if there is none. Used only to place an error
     the parser already found, so its speed does not matter. Problems are found in the order a parser meets them:
     a number when it is read, a repeated key when its object closes (at the repeated key)."""
     import json
@@ -168,7 +172,7 @@ def problem_position(text: str) -> tuple[int, int] | None:
             continue
         if token in ("{", "["):
             frames.append((set(), []) if token == "{" else None)
-            if len(frames) > MAX_DEPTH:
+            if len(frames) > max_depth:
                 return scanner.where(start)
             expecting_key = token == "{"
         elif token in ("]", "}"):

@@ -262,12 +262,12 @@ export function readText(path: string): string | Finding {
   }
   const bad = invalidUtf8(data);
   if (bad >= 0) {
-    // the reference reports the line of the bad byte and "byte offset minus the character offset of the line start"
+    // the line of the bad byte, and its column in characters (code points, as Python counts them)
     const before = new TextDecoder("utf-8").decode(data.subarray(0, bad));
     const line = before.split("\n").length;
     const chars = Array.from(before);
     const lastNewline = chars.lastIndexOf("\n");
-    return finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line, bad - (lastNewline + 1) + 1);
+    return finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line, chars.length - lastNewline);
   }
   return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
 }

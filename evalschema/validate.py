@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -12,18 +13,18 @@ from evalschema_models.rules import RULES
 
 from . import crossdoc, deprecations, schema_path
 from .findings import Finding, Report, pointer
-from .identify import identify, parse_version
+from .identify import Identity, identify, parse_version
 from .loader import parse_json_bytes, paused_gc
 from .registry import KINDS, load
 from .rules import DOCUMENT_RULES
-from .summary import summarize
+from .summary import Summary, summarize
 
 SUMMARY_TOLERANCE = 1e-9
 _NO_RESULTS: dict[str, Any] = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}
 
 
 @cache
-def _rule_messages() -> dict[str, str]:
+def rule_messages() -> dict[str, str]:
     return {rule_id: str(rule["statement"]) for rule_id, rule in RULES.items()}
 
 
@@ -41,12 +42,11 @@ def _differs(claimed: Any, computed: Any) -> bool:
     return True
 
 
-def summary_mismatches(resultset: dict[str, Any]) -> Iterator[Finding]:
-    """Compare a producer's ``summary`` with the reference summary, field by field."""
-    claimed = resultset.get("summary")
+def summary_mismatches(claimed: Any, reference_summary: Summary) -> Iterator[Finding]:
+    """Compare a producer's ``summary`` with the reference summary of its rows, field by field."""
     if not isinstance(claimed, dict):
         return
-    reference = summarize(resultset).to_dict()
+    reference = reference_summary.to_dict()
     for field, value in claimed.items():
         if field == "by_grader" and isinstance(value, dict):
             for grader_id, totals in value.items():
@@ -82,6 +82,42 @@ def summary_mismatches(resultset: dict[str, Any]) -> Iterator[Finding]:
             )
 
 
+def identified(document: Any, kind: str | None, spec_version: str | None, strict: bool) -> tuple[Identity, Report | None]:
+    """The document's kind and claimed version; and the report, if that alone decides it (not an object, an unknown
+    kind, a newer major version: then nothing else is checked)."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if not isinstance(document, dict):
+        code = codes.UNKNOWN_KIND if kind is None else codes.TYPE_MISMATCH
+        return Identity(kind, None, "", ()), Report.build(kind, [Finding("", code, "error", "a document must be a JSON object")], strict=strict)
+    identity = identify(document, kind)
+    if identity.kind is None:
+        return identity, Report.build(None, list(identity.findings), strict=strict)
+    supported = _supported(spec_version)
+    if identity.version is not None and identity.version[0] > supported[0]:
+        # a newer major may mean anything: say only that, and check nothing else
+        finding = Finding(
+            identity.version_pointer,
+            codes.VERSION_UNSUPPORTED,
+            "error",
+            f"the document is for major version {identity.version[0]}; this validator supports "
+            f"{supported[0]}.x up to {load(spec_version).version}",
+        )
+        return identity, Report.build(identity.kind, [finding], strict=strict)
+    return identity, None
+
+
+def schema_findings(outcome: schema_path.SchemaOutcome, identity: Identity, allow_unknown: bool, spec_version: str | None) -> Iterator[Finding]:
+    """The schema path's findings (unknown fields allowed as warnings in a newer minor version), then deprecations."""
+    assert identity.kind is not None
+    newer_minor = identity.version is not None and identity.version[:2] > _supported(spec_version)[:2]
+    for finding in outcome.findings:
+        if allow_unknown and newer_minor and finding.code == codes.UNKNOWN_FIELD:
+            finding = replace(finding, severity="warning", message=finding.message + " (allowed: newer minor version)")
+        yield finding
+    yield from deprecations.warnings_for(outcome.deprecated, identity.kind)
+
+
 def validate(
     document: Any,
     kind: str | None = None,
@@ -100,39 +136,16 @@ def validate(
     both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
     working schemas.
     """
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
-    if not isinstance(document, dict):
-        if kind is None:
-            return Report.build(None, [Finding("", codes.UNKNOWN_KIND, "error", "a document must be a JSON object")], strict=strict)
-        return Report.build(kind, [Finding("", codes.TYPE_MISMATCH, "error", "a document must be a JSON object")], strict=strict)
-    identity = identify(document, kind)
+    identity, decided = identified(document, kind, spec_version, strict)
+    if decided is not None:
+        return decided
+    assert identity.kind is not None
     findings = list(identity.findings)
-    if identity.kind is None:
-        return Report.build(None, findings, strict=strict)
-    supported = _supported(spec_version)
-    if identity.version is not None and identity.version[0] > supported[0]:
-        # a newer major may mean anything: say only that, and check nothing else
-        findings = [
-            Finding(
-                identity.version_pointer,
-                codes.VERSION_UNSUPPORTED,
-                "error",
-                f"the document is for major version {identity.version[0]}; this validator supports "
-                f"{supported[0]}.x up to {load(spec_version).version}",
-            )
-        ]
-        return Report.build(identity.kind, findings, strict=strict)
-    newer_minor = identity.version is not None and identity.version[:2] > supported[:2]
-    outcome = schema_path.check(document, identity.kind, _rule_messages(), engine, spec_version)
-    for finding in outcome.findings:
-        if allow_unknown and newer_minor and finding.code == codes.UNKNOWN_FIELD:
-            finding = Finding(finding.pointer, finding.code, "warning", finding.message + " (allowed: newer minor version)")
-        findings.append(finding)
-    findings.extend(deprecations.warnings_for(outcome.deprecated, identity.kind))
+    outcome = schema_path.check(document, identity.kind, rule_messages(), engine, spec_version)
+    findings.extend(schema_findings(outcome, identity, allow_unknown, spec_version))
     findings.extend(DOCUMENT_RULES[identity.kind](document))
     if identity.kind == "resultset":
-        findings.extend(summary_mismatches(document))
+        findings.extend(summary_mismatches(document.get("summary"), summarize(document)))
         if suite is not None and isinstance(suite, dict):
             findings.extend(crossdoc.resultset_against_suite(document, suite))
     return Report.build(identity.kind, findings, strict=strict)

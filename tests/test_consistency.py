@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 import evalschema_models
 from evalschema import schema_path, summarize, validate
 from evalschema.registry import current
-from evalschema.validate import _rule_messages
+from evalschema.validate import rule_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text())["rules"]}
@@ -97,7 +97,7 @@ def test_schema_path_agrees_with_plain_jsonschema(name: str) -> None:
     kind = _kind(fixture)
     if kind is None or not isinstance(fixture["document"], dict):
         pytest.skip("no kind: nothing to validate against")
-    mapped = schema_path.check(fixture["document"], kind, _rule_messages(), "reference").findings
+    mapped = schema_path.check(fixture["document"], kind, rule_messages(), "reference").findings
     plain = _plain_validator(kind).is_valid(fixture["document"])
     assert plain == (not mapped), f"plain={plain}, mapped={[(f.code, f.pointer) for f in mapped]}"
 
@@ -191,7 +191,7 @@ def test_mutated_documents_every_path_agrees(case: tuple[str, Any]) -> None:
     report = validate(document, kind)  # never raises, whatever the input
     reference = validate(document, kind, engine="reference")
     assert _pairs(report.errors) == _pairs(reference.errors) and _pairs(report.warnings) == _pairs(reference.warnings)
-    mapped = schema_path.check(document, kind, _rule_messages(), "reference").findings
+    mapped = schema_path.check(document, kind, rule_messages(), "reference").findings
     plain = _plain_validator(kind).is_valid(document)
     assert plain == (not mapped)
     schema_found = {(f.code, f.pointer) for f in report.errors if f.code in SCHEMA_RULES}

@@ -1,0 +1,461 @@
+"""Reading one large JSON document in pieces: the members of its root object one at a time, and the items of one
+root array (a result set's ``results``) in batches. Memory holds a read chunk and one batch, never the file.
+
+Each piece is read as strictly as a whole document is (``loader``): orjson when its reading is certainly exact,
+the standard library otherwise. A document that cannot be read gives the finding that reading it whole gives —
+same code, message, line and column — with the same precedence: text that is not UTF-8 anywhere in the file
+first, then the first problem in document order (a repeated key counts where its object closes).
+
+How a piece is found without scanning it in Python: orjson parses a window of bytes from the piece's start and
+stops at the first byte after the value ("unexpected content after document", at that offset); a window that
+ends inside the value ("unexpected end of data") is doubled. Each piece is parsed twice by C code, never
+walked byte by byte in Python.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import orjson
+
+from evalschema_models import rules as codes
+
+from .findings import Finding, escape_token
+from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
+from .positions import MAX_DEPTH, Positions, json_positions
+
+CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
+BATCH_ITEMS = 1000  # items handed over together, so per-call costs downstream are shared by a batch
+BATCH_BYTES = 1 << 23  # …or fewer, once their text reaches 8 MiB
+_FIRST_WINDOW = 1 << 12
+_CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
+_SPACE = re.compile(rb"[ \t\r\n]*")
+_NOT_CONTINUATION = bytes(i for i in range(256) if not 0x80 <= i <= 0xBF)
+_CUT_SHORT = "unexpected end of data"  # orjson's messages (tests/test_stream.py pins them)
+_AFTER_VALUE = "unexpected content after document"
+
+
+class NotStreamable(Exception):
+    """The root is not an object: read the document whole instead (nothing was reported)."""
+
+
+def _chars(data: bytes) -> int:
+    """Characters in UTF-8 bytes that begin on a character boundary."""
+    return len(data) - len(data.translate(None, _NOT_CONTINUATION))
+
+
+def _byte_offset(buf: bytes, start: int, chars: int) -> int:
+    """How many bytes from ``buf[start]`` hold ``chars`` characters (orjson counts error positions in characters)."""
+    size = chars
+    while True:  # each round adds the continuation bytes found so far; ASCII text takes one round
+        wider = chars + len(buf[start : start + size]) - _chars(buf[start : start + size])
+        if wider == size:
+            return size
+        size = wider
+
+
+def _advance(data: bytes, line: int, column: int) -> tuple[int, int]:
+    """The line and 0-based column just after ``data``, from (``line``, ``column``) before it."""
+    newlines = data.count(b"\n")
+    if newlines:
+        return line + newlines, _chars(data[data.rfind(b"\n") + 1 :])
+    return line, column + _chars(data)
+
+
+@dataclass
+class Text:
+    """A piece of the file's text and where it starts, to place findings inside it."""
+
+    raw: bytes
+    line: int  # 1-based line of raw[0]
+    column: int  # 0-based column, in characters, of raw[0]
+
+    def positions(self, prefix: str) -> Positions:
+        """JSON Pointer → (line, column) in the file of every value in this piece, with pointers under ``prefix``."""
+        inner = json_positions(self.raw.decode("utf-8"), self.line - 1, self.column)
+        return {prefix + pointer: where for pointer, where in inner.items()}
+
+
+@dataclass
+class Opened:
+    """The root object's opening brace."""
+
+    line: int
+    column: int  # 1-based
+
+
+@dataclass
+class Array:
+    """The streamed array's opening bracket: its items follow as ``Rows``."""
+
+    key: str
+    line: int
+    column: int  # 1-based
+
+
+@dataclass
+class Member:
+    """A member of the root object, other than the streamed array."""
+
+    key: str
+    value: Any
+    text: Text
+
+
+@dataclass
+class Rows:
+    """Consecutive items of the streamed array ``array``: ``items[k]`` is item ``start + k`` and its text is
+    ``text.raw[offsets[k]:ends[k]]``."""
+
+    array: str
+    start: int
+    items: list[Any]
+    offsets: list[int]
+    ends: list[int]
+    text: Text
+
+    def positions(self, indices: set[int]) -> Positions:
+        """Positions of every value in the items with these indices (the document's numbering)."""
+        out: Positions = {}
+        line, column, done = self.text.line, self.text.column, 0
+        for k in sorted(i - self.start for i in indices):
+            line, column = _advance(self.text.raw[done : self.offsets[k]], line, column)
+            done = self.offsets[k]
+            item = Text(self.text.raw[self.offsets[k] : self.ends[k]], line, column)
+            out.update(item.positions(f"/{escape_token(self.array)}/{self.start + k}"))
+        return out
+
+
+@dataclass
+class Problem:
+    """The document cannot be read; nothing follows."""
+
+    finding: Finding
+
+
+Piece = Opened | Array | Member | Rows | Problem
+
+
+@dataclass
+class _Batch:
+    start: int
+    line: int
+    column: int
+    items: list[Any] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+
+
+class _Reader:
+    """A window on the file: ``buf`` holds the bytes from file offset ``offset``; reading is at ``buf[pos]``."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+        self.buf = b""
+        self.pos = 0
+        self.offset = 0
+        self.eof = False
+        self.keep = 0  # buf[keep:] must survive a refill (the batch being gathered)
+        self.mark, self.line, self.column = 0, 1, 0  # a position in buf whose line and 0-based column are known
+        self.window = _FIRST_WINDOW
+
+    def fill(self) -> bool:
+        """Read another chunk, dropping the bytes no longer needed; False at the end of the file."""
+        if self.eof:
+            return False
+        drop = min(self.keep, self.pos, self.mark)
+        chunk = self.handle.read(max(CHUNK_BYTES, len(self.buf) - drop))
+        if not chunk:
+            self.eof = True
+            return False
+        self.buf = self.buf[drop:] + chunk
+        self.offset += drop
+        self.pos -= drop
+        self.keep -= drop
+        self.mark -= drop
+        return True
+
+    def where(self, index: int) -> tuple[int, int]:
+        """Line and 0-based column of ``buf[index]``; indices asked about never go backwards."""
+        self.line, self.column = _advance(self.buf[self.mark : index], self.line, self.column)
+        self.mark = index
+        return self.line, self.column
+
+    def skip_space(self) -> int:
+        """Move past whitespace; the byte there, or -1 at the end of the file."""
+        while True:
+            self.pos = _SPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.fill():
+                return -1
+
+    # --- problems -----------------------------------------------------------------------------------------
+
+    def problem(self, code: str, message: str, line: int | None, column: int | None) -> Problem:
+        return Problem(Finding("", code, "error", message, line, column))
+
+    def bad_byte(self) -> Problem | None:
+        """The first byte from ``mark`` to the end of the file that is not UTF-8 (the bytes before ``mark`` were
+        read as text already). Consumes the rest of the file: called once, when reading has stopped."""
+        start, line, column = self.mark, self.line, self.column
+        while True:
+            end = len(self.buf)
+            if not self.eof:  # stop before the last character, which the next chunk may complete
+                end -= 1
+                while end > start and self.buf[end] & 0xC0 == 0x80:
+                    end -= 1
+            try:
+                self.buf[start:end].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line, column = _advance(self.buf[start : start + exc.start], line, column)
+                byte = self.offset + start + exc.start
+                return Problem(Finding("", codes.FILE_UNREADABLE, "error", f"not UTF-8 text (byte {byte})", line, column + 1))
+            if self.eof:
+                return None
+            line, column = _advance(self.buf[start:end], line, column)
+            self.keep = self.pos = self.mark = end
+            self.line, self.column = line, column
+            self.fill()
+            start = self.pos
+
+    def syntax(self, index: int, context: str) -> Problem:
+        """The standard library's message for text that goes wrong at ``buf[index]``, found by letting it parse the
+        same context (``context`` stands for the document up to there) followed by the next bytes."""
+        line, column = self.where(index)
+        fragment = self.buf[index : index + 64].decode("utf-8", "replace")
+        try:
+            json.loads(context + fragment)
+        except json.JSONDecodeError as exc:
+            return self.problem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", line, column + exc.pos - len(context) + 1)
+        raise AssertionError(f"{context + fragment!r} parsed")  # pragma: no cover - only called on bad text
+
+    # --- values -------------------------------------------------------------------------------------------
+
+    def value(self, max_depth: int) -> tuple[Any, int] | Problem:
+        """The value at ``pos`` (not whitespace) as orjson reads it, and the index after it; ``pos`` stays."""
+        window = self.window
+        while True:
+            while self.pos + window > len(self.buf) and self.fill():
+                pass
+            end = min(self.pos + window, len(self.buf))
+            while end < len(self.buf) and self.buf[end] & 0xC0 == 0x80:  # never cut a character in two
+                end -= 1
+            final = self.eof and end == len(self.buf)
+            try:
+                value = orjson.loads(memoryview(self.buf)[self.pos : end])
+            except orjson.JSONDecodeError as exc:
+                if exc.msg.startswith(_AFTER_VALUE):
+                    stop = self.pos + _byte_offset(self.buf, self.pos, exc.pos)
+                    self.window = max(_FIRST_WINDOW, 4 * (stop - self.pos))
+                    return orjson.loads(memoryview(self.buf)[self.pos : stop]), stop
+                if exc.msg.startswith(_CUT_SHORT) and not final:
+                    window *= 2
+                    continue
+                return self.exact(end, final, max_depth)
+            if final:
+                return value, end
+            window *= 2  # the value fills the window exactly: a number may go on past it
+
+    def exact(self, end: int, final: bool, max_depth: int) -> tuple[Any, int] | Problem:
+        """The standard library's reading of the value at ``pos`` (orjson refused it: a problem, or something only
+        it refuses, such as a lone surrogate)."""
+        while True:
+            try:
+                text = self.buf[self.pos : end].decode("utf-8")
+            except UnicodeDecodeError:
+                self.where(self.pos)
+                return self.bad_byte() or self.problem(codes.FILE_UNREADABLE, "not UTF-8 text", None, None)
+            try:
+                value, stop = exact_value(text, max_depth=max_depth, partial=True)
+                return value, self.pos + len(text[:stop].encode("utf-8"))
+            except ReadProblem as exc:
+                cut = exc.index is not None and (exc.index >= len(text) - _CUT_MARGIN or "Unterminated string" in exc.message)
+                if final or not cut:
+                    line, column = self.where(self.pos)
+                    if exc.where is None:
+                        return self.problem(exc.code, exc.message, None, None)
+                    at_line, at_column = exc.where
+                    return self.problem(exc.code, exc.message, line + at_line - 1, at_column + (column if at_line == 1 else 0))
+            size = 2 * (end - self.pos)  # the window ended inside the value: read further
+            while self.pos + size > len(self.buf) and self.fill():
+                pass
+            end = min(self.pos + size, len(self.buf))
+            while end < len(self.buf) and self.buf[end] & 0xC0 == 0x80:
+                end -= 1
+            final = self.eof and end == len(self.buf)
+
+    def checked(self, raw: bytes, value: Any, line: int, column: int, max_depth: int) -> Any:
+        """orjson's value when its reading is certainly exact (as for a whole document), else the exact one."""
+        if not needs_exact_path(raw) and same_keys(raw, value):
+            return value
+        text = raw.decode("utf-8")
+        try:
+            return exact_value(text, max_depth=max_depth)[0]
+        except ReadProblem as exc:
+            at = exc.where
+            where = (line + at[0] - 1, at[1] + (column if at[0] == 1 else 0)) if at else (None, None)
+            return self.problem(exc.code, exc.message, *where)
+
+
+def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
+    """The pieces of a JSON document: ``Opened``, then ``Member``s, and the ``Array`` named ``array`` followed by
+    its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before yielding anything, if the root is not an object."""
+    reader = _Reader(handle)
+    for piece in _pieces(reader, array):
+        if isinstance(piece, Problem):
+            # reading the file whole decodes it first: text that is not UTF-8 anywhere is the first problem
+            yield reader.bad_byte() or piece
+            return
+        yield piece
+
+
+def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
+    first = reader.skip_space()
+    if reader.buf.startswith(b"\xef\xbb\xbf"):
+        yield reader.problem(codes.INVALID_JSON, BOM_MESSAGE, 1, 1)
+        return
+    if first != ord("{"):
+        raise NotStreamable("the root is not an object")
+    line, column = reader.where(reader.pos)
+    yield Opened(line, column + 1)
+    reader.pos += 1
+    seen: set[str] = set()
+    repeated: tuple[str, int, int] | None = None  # reported when the root closes, as a parser would
+    context = "{"
+    while True:
+        byte = reader.skip_space()
+        if byte == ord("}") and context == "{":
+            break
+        if byte != ord('"'):
+            yield reader.syntax(reader.pos, context)
+            return
+        line, column = reader.where(reader.pos)
+        key = reader.value(MAX_DEPTH)
+        if isinstance(key, Problem):
+            yield key
+            return
+        name, reader.pos = key
+        if name in seen and repeated is None:
+            repeated = (name, line, column + 1)
+        seen.add(name)
+        if reader.skip_space() != ord(":"):
+            yield reader.syntax(reader.pos, '{"k"')
+            return
+        reader.pos += 1
+        byte = reader.skip_space()
+        if byte == ord("[") and name == array:
+            ok = yield from _rows(reader, array)
+            if not ok:
+                return
+        else:
+            member = _member(reader, name)
+            yield member
+            if isinstance(member, Problem):
+                return
+        byte = reader.skip_space()
+        if byte == ord("}"):
+            break
+        if byte != ord(","):
+            yield reader.syntax(reader.pos, '{"k":0')
+            return
+        reader.pos += 1
+        context = '{"k":0,'
+    if repeated is not None:  # a parser finds it as the root closes, before it looks for more text
+        key_name, key_line, key_column = repeated
+        message = f"duplicate key {key_name!r}: the document's meaning would depend on the parser"
+        yield reader.problem(codes.DUPLICATE_KEY, message, key_line, key_column)
+        return
+    reader.pos += 1
+    if reader.skip_space() >= 0:
+        yield reader.syntax(reader.pos, "{}")
+
+
+def _member(reader: _Reader, name: str) -> Member | Problem:
+    if reader.skip_space() < 0:
+        return reader.syntax(reader.pos, '{"k":')
+    begin = reader.keep = reader.pos
+    line, column = reader.where(begin)
+    found = reader.value(MAX_DEPTH - 1)
+    if isinstance(found, Problem):
+        return found
+    value, end = found
+    raw = reader.buf[reader.keep : end]
+    value = reader.checked(raw, value, line, column, MAX_DEPTH - 1)
+    if isinstance(value, Problem):
+        return value
+    reader.pos = end
+    return Member(name, value, Text(raw, line, column))
+
+
+def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | Problem, None, bool]:
+    """The items of the array at ``pos`` (its ``[``), in batches; returns whether the array was read."""
+    line, column = reader.where(reader.pos)
+    yield Array(array, line, column + 1)
+    reader.pos += 1
+    batch: _Batch | None = None
+    count = 0
+    context = "["
+    while True:
+        byte = reader.skip_space()
+        if byte == ord("]") and context == "[":
+            break
+        if batch is None:
+            reader.keep = reader.pos
+            batch = _Batch(count, *reader.where(reader.pos))
+        found = reader.value(MAX_DEPTH - 2) if byte >= 0 else reader.syntax(reader.pos, context)
+        if isinstance(found, Problem):
+            earlier = _flush(reader, batch, array) if batch.items else None  # a repeated key in an earlier item
+            yield earlier if isinstance(earlier, Problem) else found
+            return False
+        value, end = found
+        batch.items.append(value)
+        batch.offsets.append(reader.pos - reader.keep)
+        batch.ends.append(end - reader.keep)
+        reader.pos = end
+        count += 1
+        byte = reader.skip_space()
+        if byte not in (ord(","), ord("]")):
+            earlier = _flush(reader, batch, array)
+            yield earlier if isinstance(earlier, Problem) else reader.syntax(reader.pos, "[0")
+            return False
+        if byte == ord("]"):
+            break
+        reader.pos += 1
+        context = "[0,"
+        if len(batch.items) >= BATCH_ITEMS or batch.ends[-1] >= BATCH_BYTES:
+            rows = _flush(reader, batch, array)
+            yield rows
+            if isinstance(rows, Problem):
+                return False
+            batch = None
+    if batch is not None and batch.items:
+        rows = _flush(reader, batch, array)
+        yield rows
+        if isinstance(rows, Problem):
+            return False
+    reader.pos += 1
+    return True
+
+
+def _flush(reader: _Reader, batch: _Batch, array: str) -> Rows | Problem:
+    """Check a batch as strictly as a whole document would be read, and hand it over."""
+    raw = reader.buf[reader.keep : reader.keep + batch.ends[-1]]
+    items = batch.items
+    if needs_exact_path(raw) or not same_keys(raw, items):
+        line, column, done = batch.line, batch.column, 0
+        exact = []
+        for begin, end, item in zip(batch.offsets, batch.ends, items):
+            line, column = _advance(raw[done:begin], line, column)
+            done = begin
+            value = reader.checked(raw[begin:end], item, line, column, MAX_DEPTH - 2)
+            if isinstance(value, Problem):
+                return value
+            exact.append(value)
+        items = exact
+    reader.keep = reader.pos
+    return Rows(array, batch.start, items, batch.offsets, batch.ends, Text(raw, batch.line, batch.column))

@@ -1,0 +1,180 @@
+"""Validating a JSON file, and a large result set in pieces: memory bounded by a batch of rows, not by the file.
+
+A result set is read by ``stream``: its own fields one by one, its ``results`` in batches. Every batch goes
+through the same checks as a whole document — the schema (the rows' subschema, which judges each row on its
+own: ``schema_path.rows_stand_alone``), the row rules, the cross-document rules and the reference summary, all
+of which keep only compact state across rows — and its findings are placed (line, column) while its text is
+still at hand. The result set's own fields are checked once at the end, as a document whose ``results`` is
+empty. The report is the one validating the whole document gives; the test suite checks that it is.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from . import schema_path, stream
+from .crossdoc import SuiteIndex
+from .findings import Finding, Report
+from .loader import Loaded, irregular_file, load_path, paused_gc
+from .positions import Positions, locate
+from .rules import ResultRows, resultset_document_rules
+from .summary import SummaryBuilder
+from .validate import identified, rule_messages, schema_findings, summary_mismatches, validate
+
+KIND, ARRAY = "resultset", "results"
+# Files at least this large are streamed by default. Below it, reading whole is faster (one parse, one schema
+# pass) and its memory, a few times the file, is small; above it, memory stays flat whatever the size.
+STREAM_THRESHOLD = int(os.environ.get("EVALSCHEMA_STREAM_THRESHOLD", 32 << 20))
+
+
+def place(finding: Finding, positions: Positions) -> Finding:
+    """The finding with the line and column of its value (or of its nearest ancestor that has one)."""
+    if finding.line is not None:
+        return finding
+    where = locate(positions, finding.pointer)
+    return finding if where is None else replace(finding, line=where[0], column=where[1])
+
+
+def placed(report: Report, positions: Positions) -> Report:
+    return Report(report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings))
+
+
+def validate_file(
+    path: str | os.PathLike[str],
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
+    stream_rows: bool | None = None,
+) -> Report:
+    """Read one JSON file and validate it; every finding carries its line and column.
+
+    A result set is read in pieces (``stream_rows``: ``None`` from ``STREAM_THRESHOLD`` bytes on, ``True`` always,
+    ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
+    either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
+    """
+    file = Path(path)
+    options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
+    if stream_rows is None:
+        try:
+            stream_rows = file.stat().st_size >= STREAM_THRESHOLD
+        except OSError:
+            stream_rows = False
+    if stream_rows and kind in (None, KIND) and _regular(file):
+        with paused_gc(), file.open("rb") as handle:
+            report = validate_stream(handle, kind, **options)
+        if report is not None:
+            return report
+    with paused_gc():
+        loaded = load_whole(file)
+        if loaded.problem is not None:
+            return Report.build(kind, [loaded.problem], strict=False)
+        report = validate(loaded.document, kind, **options)
+        if report.findings:
+            report = placed(report, loaded.positions())
+        del loaded  # freed while the collector is still paused, so it never walks the document
+    return report
+
+
+def _regular(file: Path) -> bool:
+    """A regular file (checked before opening: a pipe would block); anything else is for the whole-file path to
+    report."""
+    return irregular_file(file) is None
+
+
+def load_whole(file: Path) -> Loaded:
+    return next(iter(load_path(file, "json")))
+
+
+def validate_stream(
+    handle: BinaryIO,
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
+) -> Report | None:
+    """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
+    an object with a ``results`` array, or not a result set, or its schema judges rows together)."""
+    if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
+        return None
+    envelope: dict[str, Any] = {}
+    texts: dict[str, stream.Text] = {}
+    positions: Positions = {}
+    rows_found: list[Finding] = []
+    deprecated: list[schema_path.DeprecatedUse] = []
+    deprecated_at: Positions = {}
+    rules, summary = ResultRows(), SummaryBuilder()
+    against = SuiteIndex(suite) if isinstance(suite, dict) else None
+    messages = rule_messages()
+    try:
+        for piece in stream.read(handle, ARRAY):
+            if isinstance(piece, stream.Problem):
+                return Report.build(kind, [piece.finding], strict=False)
+            if isinstance(piece, stream.Opened):
+                positions[""] = (piece.line, piece.column)
+            elif isinstance(piece, stream.Array):
+                envelope[ARRAY] = []
+                positions["/" + ARRAY] = (piece.line, piece.column)
+            elif isinstance(piece, stream.Member):
+                envelope[piece.key] = piece.value
+                texts[piece.key] = piece.text
+            else:
+                outcome = schema_path.check_rows(piece.items, piece.start, KIND, ARRAY, messages, engine, spec_version)
+                found = list(outcome.findings)
+                found.extend(rules.check(piece.items, piece.start))
+                if against is not None:
+                    found.extend(against.check(piece.items, piece.start))
+                for item in piece.items:
+                    if isinstance(item, dict):
+                        summary.add(item)
+                if found or outcome.deprecated:
+                    where = piece.positions({_row(f.pointer) for f in found} | {_row(u.pointer) for u in outcome.deprecated})
+                    rows_found.extend(place(f, where) for f in found)
+                    deprecated.extend(outcome.deprecated)
+                    deprecated_at.update({u.pointer: where[u.pointer] for u in outcome.deprecated if u.pointer in where})
+    except stream.NotStreamable:
+        return None
+    if ARRAY not in envelope or not isinstance(envelope.get(ARRAY), list):
+        return None  # no rows were streamed: the whole document is in hand, read it the usual way
+    identity, decided = identified(envelope, kind, spec_version, strict)
+    if identity.kind != KIND:
+        return None  # a pack that happens to have "results", say: validate it whole, as what it is
+    if decided is not None:
+        return _placed_envelope(decided, positions, texts)
+    outcome = schema_path.check(envelope, KIND, messages, engine, spec_version)
+    combined = schema_path.SchemaOutcome(outcome.findings + rows_found, outcome.deprecated + deprecated)
+    findings = list(identity.findings)
+    findings.extend(schema_findings(combined, identity, allow_unknown, spec_version))
+    findings.extend(resultset_document_rules(envelope))
+    findings.extend(summary_mismatches(envelope.get("summary"), summary.build()))
+    report = Report.build(KIND, findings, strict=strict)
+    positions.update(deprecated_at)
+    return _placed_envelope(report, positions, texts)
+
+
+def _row(pointer: str) -> int:
+    """The row index of a pointer under the streamed array (``/results/12/…`` → 12)."""
+    return int(pointer.split("/", 3)[2])
+
+
+def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text]) -> Report:
+    """Place findings in the result set's own fields, scanning only the members that have one."""
+    scanned: set[str] = set()
+    for finding in report.findings:
+        if finding.line is not None or not finding.pointer.startswith("/"):
+            continue
+        token = finding.pointer.split("/", 2)[1]
+        key = token.replace("~1", "/").replace("~0", "~")
+        if key in texts and key not in scanned:
+            scanned.add(key)
+            positions.update(texts[key].positions("/" + token))
+    return placed(report, positions)

@@ -1,0 +1,267 @@
+"""Reading a result set in pieces gives the report reading it whole gives (issue #8, streaming).
+
+``evalschema.stream`` reads the root object's members one by one and ``results`` in batches; ``streaming``
+validates the batches as they come. For every document here, the streamed report must equal the whole-file
+report exactly: codes, pointers, severities, messages, lines and columns. The reader's sizes are shrunk (chunks
+of a few bytes, batches of two rows) so that every boundary — a chunk ending inside a key, a character, a
+number, a batch ending on the last row — is crossed many times in small documents.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalschema import stream, streaming
+from evalschema.streaming import validate_file, validate_stream
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import synthetic  # noqa: E402
+
+EXAMPLES = sorted((ROOT / "spec" / "examples").glob("resultset-*.json"))
+FIXTURES = [
+    (path.stem, fixture)
+    for path in sorted((ROOT / "spec" / "conformance").glob("*.json"))
+    if (fixture := json.loads(path.read_text(encoding="utf-8"))).get("kind") == "resultset" and isinstance(fixture.get("document"), dict)
+]
+FUZZ_EXAMPLES = int(os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "200"))
+
+
+@pytest.fixture(params=[(7, 2), (64, 3), (1 << 22, 1000)], ids=["chunk7-batch2", "chunk64-batch3", "default"])
+def sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    chunk, batch = request.param
+    monkeypatch.setattr(stream, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(stream, "BATCH_ITEMS", batch)
+    monkeypatch.setattr(stream, "BATCH_BYTES", 1 << 23 if batch == 1000 else 200)
+    return chunk, batch
+
+
+def styles(document: Any) -> dict[str, bytes]:
+    """The same document written the ways producers write it."""
+    out = {
+        "compact": json.dumps(document, separators=(",", ":")).encode(),
+        "indented": json.dumps(document, indent=2, ensure_ascii=False).encode(),
+        "spaced": json.dumps(document, ensure_ascii=False, separators=(" ,\r\n\t", " :  ")).encode(),
+    }
+    if isinstance(document, dict) and "results" in document:  # rows first, the claimed summary after them
+        reordered = {"results": document["results"], **{k: v for k, v in document.items() if k != "results"}}
+        out["results-first"] = json.dumps(reordered, indent=1, ensure_ascii=False).encode()
+    return out
+
+
+def both(path: Path, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(streamed report, whole-file report); the streamed one must really have been streamed."""
+    kind = options.pop("kind", None)
+    with path.open("rb") as handle:
+        streamed = validate_stream(handle, kind, **options)
+    assert streamed is not None, "a result set with a results array is streamed"
+    whole = validate_file(path, kind, stream_rows=False, **options)
+    return streamed.to_dict(), whole.to_dict()
+
+
+def test_orjson_messages_the_reader_relies_on() -> None:
+    """The reader tells "the value ended" from "the window ended" by orjson's messages, and converts its error
+    positions from characters to bytes: pin both, so an orjson upgrade that changes them fails here."""
+    with pytest.raises(orjson.JSONDecodeError) as after:
+        orjson.loads(b'{"\xc3\xa9":1} ,')
+    assert after.value.msg.startswith(stream._AFTER_VALUE) and after.value.pos == 8  # characters, not bytes (9)
+    with pytest.raises(orjson.JSONDecodeError) as cut:
+        orjson.loads(b'{"a":[1,2')
+    assert cut.value.msg.startswith(stream._CUT_SHORT)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_examples_stream_like_whole(path: Path, sizes: tuple[int, int], tmp_path: Path) -> None:
+    for style, data in styles(json.loads(path.read_bytes())).items():
+        target = tmp_path / f"{style}.json"
+        target.write_bytes(data)
+        streamed, whole = both(target)
+        assert streamed == whole, style
+
+
+@pytest.mark.parametrize(("name", "fixture"), FIXTURES, ids=[name for name, _ in FIXTURES])
+def test_conformance_fixtures_stream_like_whole(name: str, fixture: dict[str, Any], sizes: tuple[int, int], tmp_path: Path) -> None:
+    options = dict(fixture.get("options", {}))
+    if "suite" in fixture:
+        options["suite"] = fixture["suite"]
+    for style, data in styles(fixture["document"]).items():
+        target = tmp_path / f"{style}.json"
+        target.write_bytes(data)
+        streamed, whole = both(target, kind="resultset", **options)
+        assert streamed == whole, style
+        # and the fixture's own expectation holds on the streamed path
+        assert streamed["valid"] == fixture["expect"]["valid"]
+
+
+def _mutated(rng: random.Random, document: dict[str, Any]) -> dict[str, Any]:
+    """A result set with a few rows broken the ways producers break them."""
+    out = copy.deepcopy(document)
+    rows = out["results"]
+    for _ in range(rng.randint(1, 6)):
+        row = rng.choice(rows)
+        choice = rng.randrange(7)
+        if choice == 0:
+            row["passed"] = not row.get("passed")
+        elif choice == 1:
+            row.pop(rng.choice(sorted(row)), None)
+        elif choice == 2:
+            row["unexpected"] = 1
+        elif choice == 3 and row.get("grader_results"):
+            row["grader_results"][0]["score"] = None
+        elif choice == 4:
+            rows.append(copy.deepcopy(row))  # a duplicate (test_case_id, attempt)
+        elif choice == 5:
+            row["constraint_violations"] = [{"id": "c", "type": "t", "detail": "d", "grader_id": "nope", "invalidates_result": True}]
+        else:
+            row["attempt"] = "two"
+    if rng.random() < 0.5:
+        out["summary"] = {"total": len(rows) + 1, "passed": 0, "failed": 0, "skipped": 0, "pass_rate": 0.5, "avg_score": None, "by_grader": {}}
+    if rng.random() < 0.3:
+        out["group"] = {"group_id": "g", "parent_group_id": "g"}
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_result_sets_stream_like_whole(seed: int, sizes: tuple[int, int], tmp_path: Path) -> None:
+    rng = random.Random(seed)
+    document = _mutated(rng, synthetic.resultset(rng.randint(1, 40), seed=seed, attempts=rng.choice([1, 3])))
+    suite = {"id": "bench-suite", "version": "1.1.0", "test_cases": [{"id": f"tc-{i:06d}", "input": "q"} for i in range(8)]}
+    for style, data in styles(document).items():
+        target = tmp_path / f"{style}.json"
+        target.write_bytes(data)
+        for options in ({}, {"strict": True}, {"suite": suite}):
+            streamed, whole = both(target, **options)
+            assert streamed == whole, (style, options)
+
+
+# --- broken text: the same finding, with the same line and column --------------------------------------------
+
+_BASE = json.dumps(synthetic.resultset(6, attempts=3), indent=1, ensure_ascii=False).replace("answered", "répondu").encode()
+_INSERTS = [b"{", b"}", b"[", b"]", b'"', b":", b",", b"\\", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"NaN", b"1e400", b"9" * 30,
+            b"\\ud800", b'"a":1,', b"[" * 1001, b" ", b"\n", b"x", b'"run_id": "again",', b'"passed": true,', b"\xe2\x82\xac"]
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    edits=st.lists(st.tuples(st.integers(0, len(_BASE)), st.integers(0, 3), st.sampled_from(_INSERTS)), min_size=1, max_size=3),
+    chunk=st.sampled_from([5, 13, 64, 1 << 22]),
+)
+def test_broken_text_reports_like_whole(edits: list[tuple[int, int, bytes]], chunk: int) -> None:
+    data = bytearray(_BASE)
+    for at, delete, insert in edits:
+        at = min(at, len(data))
+        data[at : at + delete] = insert
+    previous = stream.CHUNK_BYTES, stream.BATCH_ITEMS
+    stream.CHUNK_BYTES, stream.BATCH_ITEMS = chunk, 2
+    try:
+        whole = streaming.validate_file(_write(bytes(data)), stream_rows=False).to_dict()
+        with io.BytesIO(bytes(data)) as handle:
+            try:
+                streamed = validate_stream(handle)
+            except stream.NotStreamable:
+                return
+        if streamed is not None:
+            assert streamed.to_dict() == whole
+    finally:
+        stream.CHUNK_BYTES, stream.BATCH_ITEMS = previous
+
+
+def _write(data: bytes) -> Path:
+    import tempfile
+
+    handle, name = tempfile.mkstemp(suffix=".json")
+    os.write(handle, data)
+    os.close(handle)
+    return Path(name)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (b'{"version":"1.1.0","results":[{"x":1},{"x":1,"x":2}]}', "DUPLICATE_KEY"),  # a repeated key inside a row
+        (b'{"version":"1.1.0","version":"1.1.0","results":[]}', "DUPLICATE_KEY"),  # …in the root, found as it closes
+        (b'{"results":[{"a":1} {"b":2}]}', "INVALID_JSON"),  # a missing comma between rows
+        (b'{"results":[{"a":1},]}', "INVALID_JSON"),
+        (b'{"results":[{"a":"\xff"}]}', "FILE_UNREADABLE"),
+        (b'{"results":[{"a":1}, x], "b": "\xff"}', "FILE_UNREADABLE"),  # a syntax error, then a bad byte: the bad byte wins
+        (b'{"results":[{"a":NaN}]}', "INVALID_JSON"),
+        (b'{"results":[{"a":1e400}]}', "INVALID_JSON"),
+        (b'{"results":[' + b"[" * 999 + b"]" * 999 + b"]}", "INVALID_JSON"),  # nesting past the limit, counted from the root
+        (b'{"results":[' + b"[" * 998 + b"]" * 998 + b"]}", "TYPE_MISMATCH"),  # just within it: read, and validated
+        (b'{"results":[{"a":1}]} {}', "INVALID_JSON"),  # text after the root
+        (b'{"results":[{"a":1}', "INVALID_JSON"),  # cut short
+        (b"\xef\xbb\xbf{}", "INVALID_JSON"),
+        (b'{"a" 1}', "INVALID_JSON"),
+        (b"{", "INVALID_JSON"),
+    ],
+)
+def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path: Path) -> None:
+    target = tmp_path / "broken.json"
+    target.write_bytes(text)
+    for chunk in (3, 1 << 22):
+        stream.CHUNK_BYTES, previous = chunk, stream.CHUNK_BYTES
+        try:
+            with target.open("rb") as handle:
+                streamed = validate_stream(handle)
+        finally:
+            stream.CHUNK_BYTES = previous
+        assert streamed is not None
+        assert streamed.to_dict() == validate_file(target, stream_rows=False).to_dict()
+        assert streamed.errors[0].code == code and streamed.errors[0].line is not None
+
+
+def test_what_cannot_be_streamed_is_read_whole(tmp_path: Path) -> None:
+    """Not an object, no results array, or not a result set at all: ``validate_stream`` declines, and
+    ``validate_file`` reads the document whole with the same result."""
+    cases = {
+        "array.json": b"[1, 2]",
+        "no-results.json": b'{"run_id": "r"}',
+        "results-not-array.json": b'{"results": 3}',
+        "pack.json": json.dumps({"prompts": {}, "results": []}).encode(),
+    }
+    for name, data in cases.items():
+        target = tmp_path / name
+        target.write_bytes(data)
+        with target.open("rb") as handle:
+            try:
+                declined = validate_stream(handle) is None
+            except stream.NotStreamable:
+                declined = True
+        assert declined, name
+        assert validate_file(target, stream_rows=True).to_dict() == validate_file(target, stream_rows=False).to_dict()
+
+
+def test_memory_is_bounded_by_a_batch_not_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's buffer never holds much more than a read chunk and a batch of rows, however long the file:
+    measured on the buffer itself (this is a bound, not a timing)."""
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 16 << 10)
+    monkeypatch.setattr(stream, "BATCH_BYTES", 64 << 10)
+    largest = 0
+    fill = stream._Reader.fill
+
+    def watched(self: stream._Reader) -> bool:
+        nonlocal largest
+        more = fill(self)
+        largest = max(largest, len(self.buf))
+        return more
+
+    monkeypatch.setattr(stream._Reader, "fill", watched)
+    target = synthetic.write_resultset(tmp_path / "big.json", 6000)
+    size = target.stat().st_size
+    assert size > 5_000_000
+    with target.open("rb") as handle:
+        report = validate_stream(handle)
+    assert report is not None and report.valid
+    assert largest < 256 << 10, f"the buffer grew to {largest} bytes for a {size}-byte file"

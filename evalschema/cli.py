@@ -17,9 +17,9 @@ from typing import Any, TextIO
 
 from . import __version__, diffcmd
 from .findings import Finding, Report
-from .loader import Loaded, expand, load_path, load_stdin
-from .positions import locate
+from .loader import SUFFIXES, expand, load_path, load_stdin
 from .registry import KINDS, spec_version
+from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
 from .validate import validate
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
@@ -66,15 +66,6 @@ class Progress:
 # --- validate -------------------------------------------------------------------------------------------
 
 
-def _documents(arguments: list[str], form: str | None) -> Iterator[Loaded]:
-    for source in expand(arguments):
-        if source == "-":
-            yield from load_stdin(form)
-        else:
-            assert isinstance(source, Path)
-            yield from load_path(source, form)
-
-
 def _load_suite(path: Path) -> dict[str, Any]:
     loaded = list(load_path(path))
     if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
@@ -88,25 +79,16 @@ def _load_suite(path: Path) -> dict[str, Any]:
     return suite
 
 
-def _entry(loaded: Loaded, report: Report) -> dict[str, Any]:
-    positions = loaded.positions() if report.findings else {}
-
-    def finding(item: Finding) -> dict[str, Any]:
-        out = item.to_dict()
-        if "line" not in out:
-            where = locate(positions, item.pointer)
-            if where is not None:
-                out["line"], out["column"] = where
-        return out
-
-    entry: dict[str, Any] = {"path": loaded.path}
-    if loaded.line is not None:
-        entry["line"] = loaded.line
+def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
+    """The report of one document (``line``: of a JSON Lines entry) as the JSON report writes it."""
+    entry: dict[str, Any] = {"path": path}
+    if line is not None:
+        entry["line"] = line
     entry.update(
         kind=report.kind,
         valid=report.valid,
-        errors=[finding(f) for f in report.errors],
-        warnings=[finding(f) for f in report.warnings],
+        errors=[f.to_dict() for f in report.errors],
+        warnings=[f.to_dict() for f in report.warnings],
     )
     return entry
 
@@ -161,6 +143,40 @@ def _render_github(entries: list[dict[str, Any]]) -> str:
 _UNREADABLE_CODES = frozenset({"FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY"})
 
 
+STREAM_CHOICES = {"auto": None, "always": True, "never": False}
+
+
+def _json_file(source: Path | str, form: str | None) -> Path | None:
+    """The path, if this source is a JSON file (by extension or ``--input-format json``), to read by path."""
+    if not isinstance(source, Path):
+        return None
+    return source if (form or SUFFIXES.get(source.suffix.lower(), "json")) == "json" else None
+
+
+def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
+    """An entry per document, and whether it could be read. JSON files go through ``validate_file`` (large result
+    sets are read in pieces); stdin, JSON Lines and YAML through the loaders."""
+    options: dict[str, Any] = dict(
+        strict=args.strict, allow_unknown=args.allow_unknown, suite=suite, engine=args.engine, spec_version=args.spec_version
+    )
+    for source in expand(args.paths):
+        path = _json_file(source, args.input_format)
+        if path is not None:
+            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
+            readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
+            yield _entry(str(path), None, report), readable
+            continue
+        loaded_documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
+        for loaded in loaded_documents:
+            if loaded.problem is not None:
+                yield _entry(loaded.path, loaded.line, Report.build(args.kind, [loaded.problem], strict=False)), False
+                continue
+            report = validate(loaded.document, args.kind, **options)
+            if report.findings:
+                report = placed(report, loaded.positions())
+            yield _entry(loaded.path, loaded.line, report), True
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.spec_version is not None:
         from . import releases
@@ -171,19 +187,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     entries: list[dict[str, Any]] = []
     progress = Progress()
     unreadable = invalid = 0
-    for loaded in _documents(args.paths, args.input_format):
-        if loaded.problem is not None:
-            entry = _entry(loaded, Report.build(args.kind, [loaded.problem], strict=False))
+    for entry, readable in _reports(args, suite):
+        if not readable:
             unreadable += 1
         else:
-            report = validate(
-                loaded.document, args.kind, strict=args.strict, allow_unknown=args.allow_unknown, suite=suite,
-                engine=args.engine, spec_version=args.spec_version,
-            )
-            entry = _entry(loaded, report)
-            invalid += not report.valid
+            invalid += not entry["valid"]
         entries.append(entry)
-        progress.tick(loaded.path)
+        progress.tick(entry["path"])
     progress.done()
     if not entries:
         raise UsageError("no documents found in the given paths")
@@ -203,26 +213,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from .report import render_html, render_text
+    from .report import Summarized, render_html, render_text
+    from .summary import summarize
 
-    results: list[tuple[str, dict[str, Any]]] = []
+    results: list[Summarized] = []
     status = EXIT_OK
-    for loaded in _documents(args.paths, args.input_format):
-        if loaded.problem is not None or not isinstance(loaded.document, dict):
-            problem = loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object")
-            _write(f"evalschema: {loaded.path}: {problem.code}: {problem.message}\n", sys.stderr)
-            status = EXIT_UNREADABLE
+
+    def unreadable(path: str, problem: Finding) -> None:
+        nonlocal status
+        _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
+        status = EXIT_UNREADABLE
+
+    for source in expand(args.paths):
+        path = _json_file(source, args.input_format)
+        if path is not None:  # large files are summarized in pieces
+            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
+            if isinstance(summarized, Finding):
+                unreadable(str(path), summarized)
+            else:
+                results.append((str(path), *summarized))
             continue
-        label = loaded.path + (f":{loaded.line}" if loaded.line else "")
-        results.append((label, loaded.document))
+        for loaded in load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format):
+            if loaded.problem is not None or not isinstance(loaded.document, dict):
+                unreadable(loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object"))
+                continue
+            label = loaded.path + (f":{loaded.line}" if loaded.line else "")
+            results.append((label, loaded.document, summarize(loaded.document)))
     if args.html is not None:
         from .atomic import write_atomic
 
         write_atomic(args.html, render_html(results).encode("utf-8"))
     if args.format == "json":
-        from .summary import summarize
-
-        payload = [{"path": label, "summary": summarize(document).to_dict()} for label, document in results]
+        payload = [{"path": label, "summary": summary.to_dict()} for label, _, summary in results]
         _write(json.dumps(payload, indent=2) + "\n")
     else:
         _write(render_text(results, colour=_colour(sys.stdout)))
@@ -253,6 +275,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
     check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
     check.add_argument("--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)")
+    check.add_argument(
+        "--stream", choices=tuple(STREAM_CHOICES), default="auto",
+        help=f"read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more; the report is the same)",
+    )
     check.set_defaults(handler=cmd_validate)
 
     summary = commands.add_parser("summarize", help="the reference summary of result sets")
@@ -260,6 +286,7 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--format", choices=("text", "json"), default="text")
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
     summary.add_argument("--input-format", choices=FORMS)
+    summary.add_argument("--stream", choices=tuple(STREAM_CHOICES), default="auto", help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)")
     summary.set_defaults(handler=cmd_summarize)
 
     migrate = commands.add_parser("migrate", help="migrate packs off fail_on_violation (validators always enforce)")

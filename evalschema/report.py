@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .summary import summarize
+from .summary import Summary
 
 OUTCOMES = (
     ("passed", "#2e7d32"),
@@ -40,11 +40,15 @@ def _outcomes(summary: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def render_text(results: list[tuple[str, dict[str, Any]]], *, colour: bool = False) -> str:
+# What is shown of one result set: a label, the result set's own fields (its results are not needed), its summary.
+Summarized = tuple[str, dict[str, Any], Summary]
+
+
+def render_text(results: list[Summarized], *, colour: bool = False) -> str:
     bold = (lambda s: f"\033[1m{s}\033[0m") if colour else (lambda s: s)
     out: list[str] = []
-    for label, document in results:
-        s = summarize(document).to_dict()
+    for label, document, summary in results:
+        s = summary.to_dict()
         scored = s["total"] - s["skipped"]
         head = f"{label}  (suite {document.get('suite_id', '?')}, run {document.get('run_id', '?')})"
         out.append(bold(head))
@@ -127,10 +131,10 @@ svg text { font: 13px system-ui, sans-serif; fill: #212121; }
 """
 
 
-def render_html(results: list[tuple[str, dict[str, Any]]]) -> str:
+def render_html(results: list[Summarized]) -> str:
     sections = []
-    for label, document in results:
-        s = summarize(document).to_dict()
+    for label, document, summary in results:
+        s = summary.to_dict()
         counts = _outcomes(s)
         numbers = "".join(
             f'<div><b data-metric="{key}">{value}</b>{caption}</div>'

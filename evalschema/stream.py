@@ -29,8 +29,8 @@ from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, sam
 from .positions import MAX_DEPTH, Positions, json_positions
 
 CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
-BATCH_ITEMS = 1000  # items handed over together, so per-call costs downstream are shared by a batch
-BATCH_BYTES = 1 << 23  # …or fewer, once their text reaches 8 MiB
+BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call costs are shared
+BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
 _FIRST_WINDOW = 1 << 12
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
 _SPACE = re.compile(rb"[ \t\r\n]*")
@@ -108,26 +108,63 @@ class Member:
 
 @dataclass
 class Rows:
-    """Consecutive items of the streamed array ``array``: ``items[k]`` is item ``start + k`` and its text is
-    ``text.raw[offsets[k]:ends[k]]``."""
+    """Consecutive items of the streamed array ``array``: ``items[k]`` is item ``start + k``. ``text`` holds them,
+    separated by commas; where each one starts and ends in it is worked out only when asked (for findings)."""
 
     array: str
     start: int
     items: list[Any]
-    offsets: list[int]
-    ends: list[int]
     text: Text
+    bounds: tuple[list[int], list[int]] | None = None
+
+    def spans(self) -> tuple[list[int], list[int]]:
+        """Where each item starts in ``text.raw``, and where its text ends (before the comma that follows)."""
+        if self.bounds is None:
+            self.bounds = _split(self.text.raw)
+        return self.bounds
 
     def positions(self, indices: set[int]) -> Positions:
         """Positions of every value in the items with these indices (the document's numbering)."""
         out: Positions = {}
+        offsets, ends = self.spans()
         line, column, done = self.text.line, self.text.column, 0
         for k in sorted(i - self.start for i in indices):
-            line, column = _advance(self.text.raw[done : self.offsets[k]], line, column)
-            done = self.offsets[k]
-            item = Text(self.text.raw[self.offsets[k] : self.ends[k]], line, column)
+            line, column = _advance(self.text.raw[done : offsets[k]], line, column)
+            done = offsets[k]
+            item = Text(self.text.raw[offsets[k] : ends[k]], line, column)
             out.update(item.positions(f"/{escape_token(self.array)}/{self.start + k}"))
         return out
+
+
+def _split(raw: bytes) -> tuple[list[int], list[int]]:
+    """Where each value of a comma-separated run of JSON values starts and ends (the run is known to be valid:
+    orjson read it)."""
+    offsets: list[int] = []
+    ends: list[int] = []
+    view, window = memoryview(raw), _FIRST_WINDOW
+    pos = _SPACE.match(raw, 0).end()  # type: ignore[union-attr]
+    while pos < len(raw):
+        end = min(len(raw), pos + window)
+        while end < len(raw) and raw[end] & 0xC0 == 0x80:
+            end -= 1
+        try:
+            orjson.loads(view[pos:end])
+        except orjson.JSONDecodeError as exc:
+            if not exc.msg.startswith(_AFTER_VALUE):
+                if end == len(raw):  # pragma: no cover - the run was read by orjson already
+                    raise
+                window *= 2
+                continue
+            stop = pos + _byte_offset(raw, pos, exc.pos)
+        else:
+            if end < len(raw):
+                window *= 2
+                continue
+            stop = end
+        offsets.append(pos)
+        ends.append(stop)
+        pos = _SPACE.match(raw, stop + 1).end()  # type: ignore[union-attr]
+    return offsets, ends
 
 
 @dataclass
@@ -138,16 +175,6 @@ class Problem:
 
 
 Piece = Opened | Array | Member | Rows | Problem
-
-
-@dataclass
-class _Batch:
-    start: int
-    line: int
-    column: int
-    items: list[Any] = field(default_factory=list)
-    offsets: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
 
 
 class _Reader:
@@ -272,7 +299,8 @@ class _Reader:
                 return self.bad_byte() or self.problem(codes.FILE_UNREADABLE, "not UTF-8 text", None, None)
             try:
                 value, stop = exact_value(text, max_depth=max_depth, partial=True)
-                return value, self.pos + len(text[:stop].encode("utf-8"))
+                if final or stop < len(text):  # a value that fills the window exactly may be a number cut short
+                    return value, self.pos + len(text[:stop].encode("utf-8"))
             except ReadProblem as exc:
                 cut = exc.index is not None and (exc.index >= len(text) - _CUT_MARGIN or "Unterminated string" in exc.message)
                 if final or not cut:
@@ -393,69 +421,160 @@ def _member(reader: _Reader, name: str) -> Member | Problem:
 
 
 def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | Problem, None, bool]:
-    """The items of the array at ``pos`` (its ``[``), in batches; returns whether the array was read."""
+    """The items of the array at ``pos`` (its ``[``), in batches; returns whether the array was read.
+
+    Rows usually start alike (``{"test_case_id":``): once the first row shows how, a batch is found in one step —
+    the last such start within ``BATCH_BYTES``, preceded by a comma, such that orjson reads everything before
+    that comma as a list of values. That can only succeed at a boundary between rows: cut anywhere inside a row,
+    the text would leave a container (or a string) open. When no such start is found, rows are read one by one.
+    """
     line, column = reader.where(reader.pos)
     yield Array(array, line, column + 1)
     reader.pos += 1
-    batch: _Batch | None = None
-    count = 0
-    context = "["
+    count, context = 0, "["
+    start_of_row: bytes | None = None
     while True:
         byte = reader.skip_space()
         if byte == ord("]") and context == "[":
             break
+        if start_of_row is not None:
+            leap = _leap(reader, start_of_row)
+            if leap is not None:
+                items, comma = leap
+                line, column = reader.where(reader.pos)
+                rows = _checked_rows(reader, array, count, items, reader.buf[reader.pos : comma], line, column)
+                yield rows
+                if isinstance(rows, Problem):
+                    return False
+                count += len(items)
+                reader.pos = reader.keep = comma + 1
+                context = "[0,"
+                continue
+        # the first row alone (it shows how rows start), later ones in batches
+        batch = yield from _rows_one_by_one(reader, array, count, context, 1 if count == 0 else BATCH_ITEMS)
         if batch is None:
-            reader.keep = reader.pos
-            batch = _Batch(count, *reader.where(reader.pos))
-        found = reader.value(MAX_DEPTH - 2) if byte >= 0 else reader.syntax(reader.pos, context)
-        if isinstance(found, Problem):
-            earlier = _flush(reader, batch, array) if batch.items else None  # a repeated key in an earlier item
-            yield earlier if isinstance(earlier, Problem) else found
             return False
-        value, end = found
-        batch.items.append(value)
-        batch.offsets.append(reader.pos - reader.keep)
-        batch.ends.append(end - reader.keep)
-        reader.pos = end
-        count += 1
-        byte = reader.skip_space()
-        if byte not in (ord(","), ord("]")):
-            earlier = _flush(reader, batch, array)
-            yield earlier if isinstance(earlier, Problem) else reader.syntax(reader.pos, "[0")
-            return False
-        if byte == ord("]"):
-            break
-        reader.pos += 1
+        if start_of_row is None:
+            start_of_row = _start_of_row(batch.first_row)
+        count += batch.count
         context = "[0,"
-        if len(batch.items) >= BATCH_ITEMS or batch.ends[-1] >= BATCH_BYTES:
-            rows = _flush(reader, batch, array)
-            yield rows
-            if isinstance(rows, Problem):
-                return False
-            batch = None
-    if batch is not None and batch.items:
-        rows = _flush(reader, batch, array)
-        yield rows
-        if isinstance(rows, Problem):
-            return False
+        if batch.closed:
+            break
     reader.pos += 1
     return True
 
 
-def _flush(reader: _Reader, batch: _Batch, array: str) -> Rows | Problem:
-    """Check a batch as strictly as a whole document would be read, and hand it over."""
-    raw = reader.buf[reader.keep : reader.keep + batch.ends[-1]]
-    items = batch.items
-    if needs_exact_path(raw) or not same_keys(raw, items):
-        line, column, done = batch.line, batch.column, 0
-        exact = []
-        for begin, end, item in zip(batch.offsets, batch.ends, items):
-            line, column = _advance(raw[done:begin], line, column)
-            done = begin
-            value = reader.checked(raw[begin:end], item, line, column, MAX_DEPTH - 2)
-            if isinstance(value, Problem):
-                return value
-            exact.append(value)
-        items = exact
+def _start_of_row(raw: bytes) -> bytes | None:
+    """The text a row starts with, up to its first key's colon (``{"test_case_id":``), if it is an object."""
+    match = _ROW_START.match(raw)
+    return match.group() if match else None
+
+
+_ROW_START = re.compile(rb'\{[ \t\r\n]*"[^"\\]{1,64}"[ \t\r\n]*:')
+
+
+def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], int] | None:
+    """A batch of whole rows from ``pos``, found in one step; ``None`` if the rows do not allow it here."""
+    while len(reader.buf) < reader.pos + BATCH_BYTES and reader.fill():
+        pass
+    search_end = min(len(reader.buf), reader.pos + BATCH_BYTES)
+    for _ in range(3):  # a row start inside a string, or inside a row, is refused by orjson: try an earlier one
+        found = reader.buf.rfind(start_of_row, reader.pos + 1, search_end)
+        if found < 0:
+            return None
+        search_end = found + len(start_of_row) - 1
+        comma = found - 1
+        while reader.buf[comma] in b" \t\r\n":
+            comma -= 1
+        if reader.buf[comma] != ord(","):
+            continue
+        try:
+            items = orjson.loads(b"[" + reader.buf[reader.pos : comma] + b"]")
+        except orjson.JSONDecodeError:
+            continue
+        return items, comma
+    return None
+
+
+@dataclass
+class _Batch:
+    count: int
+    first_row: bytes  # the text of its first row's start
+    closed: bool  # the array ended with this batch
+
+
+def _rows_one_by_one(
+    reader: _Reader, array: str, start: int, context: str, limit: int
+) -> Generator[Rows | Problem, None, _Batch | None]:
+    """Up to ``limit`` rows read one at a time, yielded as one batch; ``None`` if the text is broken."""
     reader.keep = reader.pos
-    return Rows(array, batch.start, items, batch.offsets, batch.ends, Text(raw, batch.line, batch.column))
+    line, column = reader.where(reader.pos)
+    items: list[Any] = []
+    offsets: list[int] = []
+    ends: list[int] = []
+    closed = False
+    while True:
+        byte = reader.skip_space()
+        found = reader.value(MAX_DEPTH - 2) if byte >= 0 else reader.syntax(reader.pos, context)
+        if isinstance(found, Problem):
+            earlier = _flush(reader, array, start, items, offsets, ends, line, column) if items else None
+            yield earlier if isinstance(earlier, Problem) else found  # a repeated key in an earlier row comes first
+            return None
+        value, end = found
+        items.append(value)
+        offsets.append(reader.pos - reader.keep)
+        ends.append(end - reader.keep)
+        reader.pos = end
+        byte = reader.skip_space()
+        if byte not in (ord(","), ord("]")):
+            earlier = _flush(reader, array, start, items, offsets, ends, line, column)
+            yield earlier if isinstance(earlier, Problem) else reader.syntax(reader.pos, "[0")
+            return None
+        closed = byte == ord("]")
+        if not closed:
+            context = "[0,"
+        if closed or len(items) >= limit or ends[-1] >= BATCH_BYTES:
+            break
+        reader.pos += 1
+    rows = _flush(reader, array, start, items, offsets, ends, line, column)
+    yield rows
+    if isinstance(rows, Problem):
+        return None
+    if not closed:
+        reader.pos += 1
+    reader.keep = reader.pos
+    return _Batch(len(items), rows.text.raw[: 128], closed)
+
+
+def _flush(
+    reader: _Reader, array: str, start: int, items: list[Any], offsets: list[int], ends: list[int], line: int, column: int
+) -> Rows | Problem:
+    raw = reader.buf[reader.keep : reader.keep + ends[-1]]
+    return _checked_rows(reader, array, start, items, raw, line, column, (offsets, ends))
+
+
+def _checked_rows(
+    reader: _Reader,
+    array: str,
+    start: int,
+    items: list[Any],
+    raw: bytes,
+    line: int,
+    column: int,
+    bounds: tuple[list[int], list[int]] | None = None,
+) -> Rows | Problem:
+    """Rows read by orjson, checked as strictly as a whole document is read (else read again, exactly)."""
+    rows = Rows(array, start, items, Text(raw, line, column), bounds)
+    if not needs_exact_path(raw) and same_keys(raw, items):
+        return rows
+    exact = []
+    done = 0
+    for begin, end, item in zip(*rows.spans(), items):
+        line, column = _advance(raw[done:begin], line, column)
+        done = begin
+        value = reader.checked(raw[begin:end], item, line, column, MAX_DEPTH - 2)
+        if isinstance(value, Problem):
+            return value
+        exact.append(value)
+    rows.items = exact
+    return rows

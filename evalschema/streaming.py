@@ -15,13 +15,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evalschema_models import rules as codes
+
 from . import schema_path, stream
 from .crossdoc import SuiteIndex
 from .findings import Finding, Report
 from .loader import Loaded, irregular_file, load_path, paused_gc
 from .positions import Positions, locate
 from .rules import ResultRows, resultset_document_rules
-from .summary import SummaryBuilder
+from .summary import Summary, SummaryBuilder, summarize
 from .validate import identified, rule_messages, schema_findings, summary_mismatches, validate
 
 KIND, ARRAY = "resultset", "results"
@@ -61,12 +63,7 @@ def validate_file(
     """
     file = Path(path)
     options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
-    if stream_rows is None:
-        try:
-            stream_rows = file.stat().st_size >= STREAM_THRESHOLD
-        except OSError:
-            stream_rows = False
-    if stream_rows and kind in (None, KIND) and _regular(file):
+    if kind in (None, KIND) and wants_stream(file, stream_rows):
         with paused_gc(), file.open("rb") as handle:
             report = validate_stream(handle, kind, **options)
         if report is not None:
@@ -80,6 +77,47 @@ def validate_file(
             report = placed(report, loaded.positions())
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
+
+
+def wants_stream(file: Path, stream_rows: bool | None) -> bool:
+    """Whether to read this file in pieces: asked for, or (``None``) a regular file of ``STREAM_THRESHOLD`` bytes
+    or more. A pipe or a device is never opened here: the whole-file path reports it."""
+    if stream_rows is False or not _regular(file):
+        return False
+    return stream_rows is True or file.stat().st_size >= STREAM_THRESHOLD
+
+
+def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = None) -> tuple[dict[str, Any], Summary] | Finding:
+    """The reference summary of the result set in a JSON file, and the result set's own fields (without its
+    rows); or the finding that says why the file cannot be read. Large files are read in pieces."""
+    file = Path(path)
+    with paused_gc():
+        if wants_stream(file, stream_rows):
+            with file.open("rb") as handle:
+                envelope: dict[str, Any] = {}
+                builder = SummaryBuilder()
+                try:
+                    for piece in stream.read(handle, ARRAY):
+                        if isinstance(piece, stream.Problem):
+                            return piece.finding
+                        if isinstance(piece, stream.Member):
+                            envelope[piece.key] = piece.value
+                        elif isinstance(piece, stream.Rows):
+                            for item in piece.items:
+                                if isinstance(item, dict):
+                                    builder.add(item)
+                    if ARRAY in envelope:  # "results" was there but not an array: it has no rows
+                        return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
+                    return envelope, builder.build()
+                except stream.NotStreamable:
+                    pass
+        loaded = load_whole(file)
+        if loaded.problem is not None:
+            return loaded.problem
+        if not isinstance(loaded.document, dict):
+            return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
+        document = loaded.document
+        return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
 
 
 def _regular(file: Path) -> bool:

@@ -167,7 +167,9 @@ class SummaryBuilder:
             for grader_result in grader_results:
                 if not isinstance(grader_result, dict):
                     continue
-                value = _score(grader_result)
+                value = grader_result.get("score")
+                if type(value) is not float:  # floats are the common case; anything else goes the long way
+                    value = _score(grader_result)
                 if value is not None:
                     scores.append(value)
                 grader_id = grader_result.get("grader_id")
@@ -199,18 +201,19 @@ class SummaryBuilder:
         self.scored_rows += 1
         case = result.get("test_case_id")
         if isinstance(case, str):
-            self._add_attempt(case, attempt_number(result), outcome == "passed")
+            passed = outcome == "passed"
+            attempt = result.get("attempt", 1)
+            if type(attempt) is not int:
+                attempt = attempt_number(result)
+            seen = self.cases.get(case)
+            if seen is None:
+                self.cases[case] = _CaseAttempts(attempt, passed, passed, passed)
+            else:
+                if attempt < seen.first_attempt:  # the earliest attempt counts; among equal ones, the first row read
+                    seen.first_attempt, seen.first_passed = attempt, passed
+                seen.any_passed = seen.any_passed or passed
+                seen.all_passed = seen.all_passed and passed
         return outcome
-
-    def _add_attempt(self, case: str, attempt: int, passed: bool) -> None:
-        seen = self.cases.get(case)
-        if seen is None:
-            self.cases[case] = _CaseAttempts(attempt, passed, passed, passed)
-            return
-        if attempt < seen.first_attempt:  # the earliest attempt counts; among equal ones, the first row read
-            seen.first_attempt, seen.first_passed = attempt, passed
-        seen.any_passed = seen.any_passed or passed
-        seen.all_passed = seen.all_passed and passed
 
     def build(self) -> Summary:
         counts = self.counts

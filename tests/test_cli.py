@@ -156,6 +156,31 @@ def test_summarize_text_and_json() -> None:
             assert item["summary"][key] == value, key
 
 
+def test_stream_option_changes_nothing_but_memory(tmp_path: Path) -> None:
+    """``--stream always`` and ``--stream never`` give the same report, exit status and summary, on a result set
+    with findings all through its rows (lines and columns included) and on one cut short."""
+    document = json.loads((EXAMPLES / "resultset-multi-attempt.json").read_text())
+    rows = document["results"]
+    document["results"] = [dict(row, test_case_id=f"{row['test_case_id']}-{i}") for i in range(300) for row in rows]
+    document["results"][7]["passed"] = "yes"
+    document["results"][-1]["attempt"] = 0
+    document["results"].append(document["results"][3])  # a duplicate (test_case_id, attempt)
+    document["summary"] = {"total": 1, "passed": 1, "failed": 0, "skipped": 0, "pass_rate": 1.0, "avg_score": 1.0, "by_grader": {}}
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(document, indent=2))
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(big.read_bytes()[: big.stat().st_size // 2])
+    for path, status in ((big, 1), (cut, 2)):
+        always = run("validate", "--format", "json", "--stream", "always", str(path))
+        never = run("validate", "--format", "json", "--stream", "never", str(path))
+        assert always.returncode == never.returncode == status, always.stderr
+        assert as_json(always) == as_json(never)
+        findings = as_json(always)["files"][0]["errors"]
+        assert findings and all("line" in f for f in findings)
+    summaries = [json.loads(run("summarize", "--format", "json", "--stream", mode, str(big)).stdout) for mode in ("always", "never")]
+    assert summaries[0] == summaries[1] and summaries[0][0]["summary"]["total"] == len(document["results"])
+
+
 def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     """Decode an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium writes) into rows of pixels."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

@@ -426,6 +426,49 @@ def test_python_cli_position(name: str, python_runs: dict[str, tuple[Prepared, R
     assert _position_of(case, run) == (case["line"], case["column"])
 
 
+# --- the same corpus read in pieces ---------------------------------------------------------------------
+
+STREAMABLE = [c for c in CASES if "special" not in c["input"] or c["input"]["special"] in ("missing", "dev_zero", "fifo", "mixed")]
+
+
+@pytest.fixture(scope="module")
+def streamed_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -> dict[str, tuple[Prepared, Run | None]]:
+    """The file cases again with ``--stream always``: every JSON file is read in pieces where it can be."""
+    root = tmp_path_factory.mktemp("hostile-streamed")
+
+    def one(case: dict[str, Any]) -> tuple[Prepared, Run | None]:
+        prepared = _prepare(case, root / case["name"] / "input")
+        if prepared.skip:
+            return prepared, None
+        command = [str(SCRIPT), "validate", "--format", "json", "--stream", "always", *prepared.args, *prepared.paths]
+        env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(sitecustomize), os.environ.get("PYTHONPATH", "")]))}
+        return prepared, run_measured(command, cwd=prepared.cwd, work=root / case["name"] / "py", seconds=case.get("seconds", DEFAULT_SECONDS), env=env)
+
+    with ThreadPoolExecutor(max(2, min(4, os.cpu_count() or 2))) as pool:
+        futures = {case["name"]: pool.submit(one, case) for case in STREAMABLE}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def _without_paths(report: dict[str, Any]) -> dict[str, Any]:
+    return {**report, "files": [{k: v for k, v in entry.items() if k != "path"} for entry in report["files"]]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [c["name"] for c in STREAMABLE])
+def test_python_cli_streamed_reports_the_same(
+    name: str, python_runs: dict[str, tuple[Prepared, Run | None]], streamed_runs: dict[str, tuple[Prepared, Run | None]]
+) -> None:
+    """Reading in pieces changes nothing a user sees: the same exit status and report (lines and columns
+    included), within the same bounds."""
+    case = BY_NAME[name]
+    (prepared, whole), (_, streamed) = python_runs[name], streamed_runs[name]
+    if whole is None or streamed is None:
+        pytest.skip(prepared.skip or "not applicable")
+    _check_bounded(case, streamed)
+    assert streamed.status == whole.status
+    assert _without_paths(_report(streamed)) == _without_paths(_report(whole))
+
+
 # --- the same corpus through the TypeScript CLI ----------------------------------------------------------
 
 # Rows whose bug is in the Python implementation only: the TypeScript CLI already behaves.

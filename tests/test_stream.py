@@ -39,13 +39,18 @@ FIXTURES = [
 FUZZ_EXAMPLES = int(os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "200"))
 
 
-@pytest.fixture(params=[(7, 2), (64, 3), (1 << 22, 1000)], ids=["chunk7-batch2", "chunk64-batch3", "default"])
-def sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
-    chunk, batch = request.param
+@pytest.fixture(
+    params=[(7, 2, 200), (64, 3, 3000), (stream.CHUNK_BYTES, stream.BATCH_ITEMS, stream.BATCH_BYTES)],
+    ids=["row-by-row", "small-leaps", "default"],
+)
+def sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
+    """Reader sizes: 7-byte chunks and 200-byte batches read rows one by one; 3000-byte batches leap a few rows
+    at a time; the defaults leap over these small documents whole."""
+    chunk, items, size = request.param
     monkeypatch.setattr(stream, "CHUNK_BYTES", chunk)
-    monkeypatch.setattr(stream, "BATCH_ITEMS", batch)
-    monkeypatch.setattr(stream, "BATCH_BYTES", 1 << 23 if batch == 1000 else 200)
-    return chunk, batch
+    monkeypatch.setattr(stream, "BATCH_ITEMS", items)
+    monkeypatch.setattr(stream, "BATCH_BYTES", size)
+    return request.param
 
 
 def styles(document: Any) -> dict[str, bytes]:
@@ -83,7 +88,7 @@ def test_orjson_messages_the_reader_relies_on() -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_examples_stream_like_whole(path: Path, sizes: tuple[int, int], tmp_path: Path) -> None:
+def test_examples_stream_like_whole(path: Path, sizes: tuple[int, int, int], tmp_path: Path) -> None:
     for style, data in styles(json.loads(path.read_bytes())).items():
         target = tmp_path / f"{style}.json"
         target.write_bytes(data)
@@ -92,7 +97,7 @@ def test_examples_stream_like_whole(path: Path, sizes: tuple[int, int], tmp_path
 
 
 @pytest.mark.parametrize(("name", "fixture"), FIXTURES, ids=[name for name, _ in FIXTURES])
-def test_conformance_fixtures_stream_like_whole(name: str, fixture: dict[str, Any], sizes: tuple[int, int], tmp_path: Path) -> None:
+def test_conformance_fixtures_stream_like_whole(name: str, fixture: dict[str, Any], sizes: tuple[int, int, int], tmp_path: Path) -> None:
     options = dict(fixture.get("options", {}))
     if "suite" in fixture:
         options["suite"] = fixture["suite"]
@@ -134,7 +139,7 @@ def _mutated(rng: random.Random, document: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_generated_result_sets_stream_like_whole(seed: int, sizes: tuple[int, int], tmp_path: Path) -> None:
+def test_generated_result_sets_stream_like_whole(seed: int, sizes: tuple[int, int, int], tmp_path: Path) -> None:
     rng = random.Random(seed)
     document = _mutated(rng, synthetic.resultset(rng.randint(1, 40), seed=seed, attempts=rng.choice([1, 3])))
     suite = {"id": "bench-suite", "version": "1.1.0", "test_cases": [{"id": f"tc-{i:06d}", "input": "q"} for i in range(8)]}
@@ -205,6 +210,8 @@ def _write(data: bytes) -> Path:
         (b"\xef\xbb\xbf{}", "INVALID_JSON"),
         (b'{"a" 1}', "INVALID_JSON"),
         (b"{", "INVALID_JSON"),
+        (b'{"weight": ' + b"9" * 5000 + b', "results": []}', "INVALID_JSON"),  # too many digits, cut by every window
+        (b'{"results":[{"a":' + b"9" * 4200 + b"}]}", "UNKNOWN_FIELD"),  # many digits, but within the limit
     ],
 )
 def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path: Path) -> None:
@@ -265,3 +272,29 @@ def test_memory_is_bounded_by_a_batch_not_the_file(tmp_path: Path, monkeypatch: 
         report = validate_stream(handle)
     assert report is not None and report.valid
     assert largest < 256 << 10, f"the buffer grew to {largest} bytes for a {size}-byte file"
+
+
+def test_batches_are_found_in_one_step_when_rows_start_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path is really taken: after the first row, batches of rows are found by one orjson read each, not
+    row by row (a regression here would only show as a slower benchmark)."""
+    leaps, one_by_one = [], []
+    leap, single = stream._leap, stream._Reader.value
+
+    def counted_leap(reader: stream._Reader, start: bytes) -> Any:
+        found = leap(reader, start)
+        leaps.append(found is not None)
+        return found
+
+    def counted_value(self: stream._Reader, max_depth: int) -> Any:
+        one_by_one.append(1)
+        return single(self, max_depth)
+
+    monkeypatch.setattr(stream, "_leap", counted_leap)
+    monkeypatch.setattr(stream._Reader, "value", counted_value)
+    monkeypatch.setattr(stream, "BATCH_BYTES", 64 << 10)
+    target = synthetic.write_resultset(tmp_path / "rows.json", 3000)
+    with target.open("rb") as handle:
+        report = validate_stream(handle)
+    assert report is not None and report.valid
+    assert sum(leaps) >= target.stat().st_size // (64 << 10) - 1
+    assert len(one_by_one) < 40, "rows were read one by one"  # the root's keys and members, the first row, the last

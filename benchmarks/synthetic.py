@@ -68,3 +68,19 @@ def jsonl_lines(target_bytes: int, seed: int = 20261130, results_per_line: int =
 def write_resultset(path: Path, count: int) -> Path:
     path.write_text(json.dumps(resultset(count), separators=(",", ":")))
     return path
+
+
+def write_large_resultset(path: Path, target_bytes: int, seed: int = 20261130, attempts: int = 3) -> int:
+    """One result set of at least ``target_bytes``, written row by row (never held in memory); returns its rows.
+    The claimed summary comes after the rows, as producers that count while they run write it."""
+    rng, count, written = random.Random(seed), 0, 0
+    with path.open("w", encoding="utf-8") as handle:
+        head = json.dumps(header("bench-large"), separators=(",", ":"))
+        handle.write(head[:-1] + ',"results":[')
+        while written < target_bytes:
+            row = json.dumps(result(rng, count, attempts), separators=(",", ":"))
+            handle.write(("," if count else "") + row)
+            written += len(row) + 1
+            count += 1
+        handle.write('],"summary":{"total":%d}}' % count)
+    return count

@@ -1,16 +1,23 @@
 """Validation speed and memory, as ratios to ``json.loads`` of the same bytes measured in the same run.
 
-Not a test: run ``./noxw -s bench`` (or this script with ``--sizes``/``--jsonl-mb`` to scale it down). It
-generates seeded synthetic result sets of 1k, 10k and 100k results and a JSON Lines file of at least 1 GB in a
-temporary folder, then prints, per size: full validation through the API (``validate_json``: parse + schema +
-every hand-rolled rule, all findings collected), the whole ``evalschema validate`` process against a process
-that only reads and ``json.loads`` the file, the reference engine, ``check-jsonschema``, the TypeScript SDK
-against ``JSON.parse``; and the peak resident memory of ``evalschema validate`` on the JSON Lines stream.
+Not a test: run ``./noxw -s bench`` (or this script with ``--sizes``/``--jsonl-mb``/``--large-mb`` to scale it
+down). It generates seeded synthetic result sets of 1k, 10k and 100k results, a JSON Lines file of at least
+1 GB and one result set document of at least 1 GB in a temporary folder, then prints, per size:
+
+- full validation through the API (parse + schema + every hand-rolled rule, all findings collected), whole
+  (``validate_json``) and read in pieces (``validate_file(..., stream_rows=True)``), as ratios to ``json.loads``
+  as it runs by default, and to ``json.loads`` with the garbage collector paused (as our API runs it);
+- the whole ``evalschema validate`` process, reading whole and in pieces, against a process that only reads and
+  ``json.loads`` the file, with the peak resident memory of each;
+- the reference engine, ``check-jsonschema``, and the TypeScript SDK against ``JSON.parse``;
+
+and the peak resident memory of ``evalschema validate`` on the JSON Lines stream and on the 1 GB document.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import shutil
 import statistics
@@ -24,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import synthetic  # noqa: E402
 
-from evalschema import validate, validate_json  # noqa: E402
+from evalschema import validate, validate_file, validate_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).with_name("evalschema")
@@ -68,25 +75,50 @@ def peak_rss_mib(command: list[str]) -> tuple[float, int]:
     return peak_kib / 1024, proc.returncode
 
 
+def paused(action: Callable[[], object]) -> Callable[[], object]:
+    def run() -> object:
+        gc.disable()
+        try:
+            return action()
+        finally:
+            gc.enable()
+
+    return run
+
+
 def bench_document(path: Path, repeats: int, slow_repeats: int) -> dict[str, object]:
     data = path.read_bytes()
     base = median_seconds(lambda: json.loads(data), repeats)
+    base_paused = median_seconds(paused(lambda: json.loads(data)), repeats)
     report = validate_json(data)
+    streamed_report, whole_report = validate_file(path, stream_rows=True), validate_file(path, stream_rows=False)
+    assert streamed_report.to_dict() == whole_report.to_dict(), "streamed and whole reports differ"
     api = median_seconds(lambda: validate_json(data), repeats)
+    streamed = median_seconds(lambda: validate_file(path, stream_rows=True), repeats)
     row: dict[str, object] = {
         "results": len(json.loads(data)["results"]),
         "MB": round(len(data) / 1e6, 1),
         "json.loads s": round(base, 3),
+        "json.loads gc-paused s": round(base_paused, 3),
         "api": round(api / base, 2),
+        "api vs gc-paused": round(api / base_paused, 2),
+        "api streamed": round(streamed / base, 2),
+        "api streamed vs gc-paused": round(streamed / base_paused, 2),
         "valid": report.valid,
     }
     reference = median_seconds(lambda: validate(json.loads(data), engine="reference"), slow_repeats)
     row["reference"] = round(reference / base, 2)
     loads_only = [sys.executable, "-c", "import json,sys; json.loads(open(sys.argv[1],'rb').read())", str(path)]
     base_process, _ = process_seconds(loads_only, repeats)
-    cli, status = process_seconds([str(CLI), "validate", "--format", "json", str(path)], repeats)
+    whole_command = [str(CLI), "validate", "--format", "json", "--stream", "never", str(path)]
+    streamed_command = [str(CLI), "validate", "--format", "json", "--stream", "always", str(path)]
+    cli, status = process_seconds(whole_command, repeats)
+    cli_streamed, _ = process_seconds(streamed_command, repeats)
     row["cli process"] = round(cli / base_process, 2)
+    row["cli process streamed"] = round(cli_streamed / base_process, 2)
     row["cli exit"] = status
+    row["cli peak RSS MiB"] = round(peak_rss_mib(whole_command)[0])
+    row["cli streamed peak RSS MiB"] = round(peak_rss_mib(streamed_command)[0])
     checker = shutil.which("check-jsonschema") or str(Path(sys.executable).with_name("check-jsonschema"))
     if Path(checker).exists():
         schema = ROOT / "schemas" / "resultset.json"
@@ -106,6 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--jsonl-mb", type=int, default=1024, help="size of the JSON Lines stream (0 to skip)")
+    parser.add_argument("--large-mb", type=int, default=1024, help="size of the single large result set (0 to skip)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--slow-repeats", type=int, default=1, help="repeats for the reference engine and check-jsonschema")
     args = parser.parse_args()
@@ -126,6 +159,18 @@ def main() -> None:
             peak, status = peak_rss_mib([str(CLI), "validate", "--format", "json", str(stream)])
             seconds = time.perf_counter() - start
             print(json.dumps({"jsonl MB": round(size_mb), "peak RSS MiB": round(peak), "seconds": round(seconds, 1), "exit": status}))
+            stream.unlink()
+        if args.large_mb:
+            large = folder / "large.json"
+            rows = synthetic.write_large_resultset(large, args.large_mb * 1024 * 1024)
+            size_mb = large.stat().st_size / 1e6
+            start = time.perf_counter()
+            peak, status = peak_rss_mib([str(CLI), "validate", "--format", "json", str(large)])
+            seconds = time.perf_counter() - start
+            loads_only = [sys.executable, "-c", "import json,sys; json.loads(open(sys.argv[1],'rb').read())", str(large)]
+            loads_peak, _ = peak_rss_mib(loads_only)
+            print(json.dumps({"one result set MB": round(size_mb), "rows": rows, "peak RSS MiB": round(peak), "seconds": round(seconds, 1),
+                              "exit": status, "json.loads process peak RSS MiB": round(loads_peak)}))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ first, then the first problem in document order (a repeated key counts where its
 
 How a piece is found without scanning it in Python: orjson parses a window of bytes from the piece's start and
 stops at the first byte after the value ("unexpected content after document", at that offset); a window that
-ends inside the value ("unexpected end of data") is doubled. Each piece is parsed twice by C code, never
-walked byte by byte in Python.
+ends inside the value ("unexpected end of data") is doubled. A piece is parsed twice by C code, never
+walked byte by byte in Python. After the first row, a whole batch of rows is usually found in one step (see
+``_rows``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
 BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call costs are shared
 BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
 _FIRST_WINDOW = 1 << 12
+_MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach that far ahead
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
 _SPACE = re.compile(rb"[ \t\r\n]*")
 _NOT_CONTINUATION = bytes(i for i in range(256) if not 0x80 <= i <= 0xBF)
@@ -278,7 +280,8 @@ class _Reader:
             except orjson.JSONDecodeError as exc:
                 if exc.msg.startswith(_AFTER_VALUE):
                     stop = self.pos + _byte_offset(self.buf, self.pos, exc.pos)
-                    self.window = max(_FIRST_WINDOW, 4 * (stop - self.pos))
+                    # the next value is likely alike: start from a window that holds four of this one
+                    self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (stop - self.pos)))
                     return orjson.loads(memoryview(self.buf)[self.pos : stop]), stop
                 if exc.msg.startswith(_CUT_SHORT) and not final:
                     window *= 2
@@ -294,9 +297,9 @@ class _Reader:
         while True:
             try:
                 text = self.buf[self.pos : end].decode("utf-8")
-            except UnicodeDecodeError:
+            except UnicodeDecodeError:  # ``read`` finds the byte, from here on, and reports it
                 self.where(self.pos)
-                return self.bad_byte() or self.problem(codes.FILE_UNREADABLE, "not UTF-8 text", None, None)
+                return self.problem(codes.FILE_UNREADABLE, "not UTF-8 text", None, None)
             try:
                 value, stop = exact_value(text, max_depth=max_depth, partial=True)
                 if final or stop < len(text):  # a value that fills the window exactly may be a number cut short
@@ -334,12 +337,15 @@ def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
     """The pieces of a JSON document: ``Opened``, then ``Member``s, and the ``Array`` named ``array`` followed by
     its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before yielding anything, if the root is not an object."""
     reader = _Reader(handle)
-    for piece in _pieces(reader, array):
-        if isinstance(piece, Problem):
-            # reading the file whole decodes it first: text that is not UTF-8 anywhere is the first problem
-            yield reader.bad_byte() or piece
-            return
-        yield piece
+    try:
+        for piece in _pieces(reader, array):
+            if isinstance(piece, Problem):
+                # reading the file whole decodes it first: text that is not UTF-8 anywhere is the first problem
+                yield reader.bad_byte() or piece
+                return
+            yield piece
+    except OSError as exc:  # the disk or the network file system failed under the read
+        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"))
 
 
 def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:

@@ -27,9 +27,9 @@ from .summary import Summary, SummaryBuilder, summarize
 from .validate import identified, rule_messages, schema_findings, summary_mismatches, validate
 
 KIND, ARRAY = "resultset", "results"
-# Files at least this large are streamed by default. Below it, reading whole is faster (one parse, one schema
-# pass) and its memory, a few times the file, is small; above it, memory stays flat whatever the size.
-STREAM_THRESHOLD = int(os.environ.get("EVALSCHEMA_STREAM_THRESHOLD", 32 << 20))
+# Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
+# reading in pieces stays flat (a batch of rows and a read chunk) whatever the size, at the same speed.
+STREAM_THRESHOLD = 8 << 20
 
 
 def place(finding: Finding, positions: Positions) -> Finding:
@@ -63,13 +63,14 @@ def validate_file(
     """
     file = Path(path)
     options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
-    if kind in (None, KIND) and wants_stream(file, stream_rows):
-        with paused_gc(), file.open("rb") as handle:
+    handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
+    if handle is not None:
+        with paused_gc(), handle:
             report = validate_stream(handle, kind, **options)
         if report is not None:
             return report
     with paused_gc():
-        loaded = load_whole(file)
+        loaded = _load_whole(file)
         if loaded.problem is not None:
             return Report.build(kind, [loaded.problem], strict=False)
         report = validate(loaded.document, kind, **options)
@@ -82,9 +83,12 @@ def validate_file(
 def wants_stream(file: Path, stream_rows: bool | None) -> bool:
     """Whether to read this file in pieces: asked for, or (``None``) a regular file of ``STREAM_THRESHOLD`` bytes
     or more. A pipe or a device is never opened here: the whole-file path reports it."""
-    if stream_rows is False or not _regular(file):
+    if stream_rows is False or irregular_file(file) is not None:
         return False
-    return stream_rows is True or file.stat().st_size >= STREAM_THRESHOLD
+    try:
+        return stream_rows is True or file.stat().st_size >= STREAM_THRESHOLD
+    except OSError:
+        return False
 
 
 def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = None) -> tuple[dict[str, Any], Summary] | Finding:
@@ -92,8 +96,9 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
     rows); or the finding that says why the file cannot be read. Large files are read in pieces."""
     file = Path(path)
     with paused_gc():
-        if wants_stream(file, stream_rows):
-            with file.open("rb") as handle:
+        handle = _open(file) if wants_stream(file, stream_rows) else None
+        if handle is not None:
+            with handle:
                 envelope: dict[str, Any] = {}
                 builder = SummaryBuilder()
                 try:
@@ -111,7 +116,7 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
                     return envelope, builder.build()
                 except stream.NotStreamable:
                     pass
-        loaded = load_whole(file)
+        loaded = _load_whole(file)
         if loaded.problem is not None:
             return loaded.problem
         if not isinstance(loaded.document, dict):
@@ -120,13 +125,15 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
         return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
 
 
-def _regular(file: Path) -> bool:
-    """A regular file (checked before opening: a pipe would block); anything else is for the whole-file path to
-    report."""
-    return irregular_file(file) is None
+def _open(file: Path) -> BinaryIO | None:
+    """The file, open for reading; ``None`` if it cannot be opened (the whole-file path then says why)."""
+    try:
+        return file.open("rb")
+    except OSError:
+        return None
 
 
-def load_whole(file: Path) -> Loaded:
+def _load_whole(file: Path) -> Loaded:
     return next(iter(load_path(file, "json")))
 
 

@@ -298,3 +298,23 @@ def test_batches_are_found_in_one_step_when_rows_start_alike(tmp_path: Path, mon
     assert report is not None and report.valid
     assert sum(leaps) >= target.stat().st_size // (64 << 10) - 1
     assert len(one_by_one) < 40, "rows were read one by one"  # the root's keys and members, the first row, the last
+
+
+def test_a_read_that_fails_midway_is_unreadable_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An I/O error after some rows were read (a failing disk, a network file system) is FILE_UNREADABLE."""
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 4096)
+    target = synthetic.write_resultset(tmp_path / "rows.json", 200)
+
+    class Failing(io.BufferedReader):
+        reads = 0
+
+        def read(self, size: int | None = -1) -> bytes:
+            Failing.reads += 1
+            if Failing.reads > 3:
+                raise OSError(5, "Input/output error")
+            return super().read(size)
+
+    with Failing(io.FileIO(target)) as handle:
+        report = validate_stream(handle)
+    assert report is not None
+    assert [(f.code, f.message) for f in report.errors] == [("FILE_UNREADABLE", "cannot read: Input/output error")]

@@ -269,7 +269,7 @@ class _Reader:
         """The value at ``pos`` (not whitespace) as orjson reads it, and the index after it; ``pos`` stays."""
         window = self.window
         while True:
-            while self.pos + window > len(self.buf) and self.fill():
+            while self.pos + window >= len(self.buf) and self.fill():  # a byte past the window, to see where characters start
                 pass
             end = min(self.pos + window, len(self.buf))
             while end < len(self.buf) and self.buf[end] & 0xC0 == 0x80:  # never cut a character in two
@@ -313,7 +313,7 @@ class _Reader:
                     at_line, at_column = exc.where
                     return self.problem(exc.code, exc.message, line + at_line - 1, at_column + (column if at_line == 1 else 0))
             size = 2 * (end - self.pos)  # the window ended inside the value: read further
-            while self.pos + size > len(self.buf) and self.fill():
+            while self.pos + size >= len(self.buf) and self.fill():
                 pass
             end = min(self.pos + size, len(self.buf))
             while end < len(self.buf) and self.buf[end] & 0xC0 == 0x80:
@@ -492,7 +492,7 @@ def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], int] | None:
         comma = found - 1
         while reader.buf[comma] in b" \t\r\n":
             comma -= 1
-        if reader.buf[comma] != ord(","):
+        if reader.buf[comma] != ord(",") or comma <= reader.pos:  # no rows before it: ",," is for the slow path to report
             continue
         try:
             items = orjson.loads(b"[" + reader.buf[reader.pos : comma] + b"]")

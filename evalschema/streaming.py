@@ -100,7 +100,7 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
         if handle is not None:
             with handle:
                 envelope: dict[str, Any] = {}
-                builder = SummaryBuilder()
+                builder = SummaryBuilder(compact=True)
                 try:
                     for piece in stream.read(handle, ARRAY):
                         if isinstance(piece, stream.Problem):
@@ -157,7 +157,7 @@ def validate_stream(
     rows_found: list[Finding] = []
     deprecated: list[schema_path.DeprecatedUse] = []
     deprecated_at: Positions = {}
-    rules, summary = ResultRows(), SummaryBuilder()
+    rules, summary = ResultRows(compact=True), SummaryBuilder(compact=True)
     against = SuiteIndex(suite) if isinstance(suite, dict) else None
     messages = rule_messages()
     try:

@@ -199,6 +199,7 @@ def _write(data: bytes) -> Path:
         (b'{"version":"1.1.0","version":"1.1.0","results":[]}', "DUPLICATE_KEY"),  # …in the root, found as it closes
         (b'{"results":[{"a":1} {"b":2}]}', "INVALID_JSON"),  # a missing comma between rows
         (b'{"results":[{"a":1},]}', "INVALID_JSON"),
+        (b'{"results":[{"test_case_id":"a"},,{"test_case_id":"b"}]}', "INVALID_JSON"),  # no row between two commas
         (b'{"results":[{"a":"\xff"}]}', "FILE_UNREADABLE"),
         (b'{"results":[{"a":1}, x], "b": "\xff"}', "FILE_UNREADABLE"),  # a syntax error, then a bad byte: the bad byte wins
         (b'{"results":[{"a":NaN}]}', "INVALID_JSON"),
@@ -318,3 +319,40 @@ def test_a_read_that_fails_midway_is_unreadable_not_a_crash(tmp_path: Path, monk
         report = validate_stream(handle)
     assert report is not None
     assert [(f.code, f.message) for f in report.errors] == [("FILE_UNREADABLE", "cannot read: Input/output error")]
+
+
+@pytest.mark.parametrize("chunk", [4095, 4096, 4097, 4098, 8191])
+def test_characters_split_by_a_read_are_never_bad_bytes(chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows full of two-, three- and four-byte characters, read in chunks that end inside them: a window that
+    reaches the end of what was read must not cut a character and call it a bad byte."""
+    monkeypatch.setattr(stream, "CHUNK_BYTES", chunk)
+    document = synthetic.resultset(60, attempts=1)
+    for i, row in enumerate(document["results"]):
+        row["actual_output"] = ("é€𝄞" * (i + 50))[: 40 + 7 * i]
+    target = tmp_path / "wide.json"
+    target.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    streamed, whole = both(target)
+    assert streamed == whole and streamed["valid"]
+
+
+def test_a_window_ending_where_the_read_ended_does_not_cut_a_character() -> None:
+    """The first read ends between the two bytes of an "é", exactly where the first window ends: the reader must
+    read on before judging the text, not call the half character a bad byte."""
+    head = b'{"results":[{"test_case_id":"'
+    data = head + b"a" * (4096 - len(head)) + "é".encode() * 10 + b'","grader_results":[],"passed":false}]}'
+    assert data[4096:4098] == "é".encode()
+
+    class Pieces(io.RawIOBase):
+        def __init__(self) -> None:
+            self.parts = [data[:4097], data[4097:]]
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size: int = -1) -> bytes:
+            return self.parts.pop(0) if self.parts else b""
+
+    pieces = list(stream.read(Pieces()))  # type: ignore[arg-type]
+    assert not any(isinstance(piece, stream.Problem) for piece in pieces), pieces
+    rows = [piece for piece in pieces if isinstance(piece, stream.Rows)]
+    assert rows[0].items[0]["test_case_id"].endswith("é" * 10)

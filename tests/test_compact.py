@@ -1,0 +1,97 @@
+"""The state kept across rows is exact, compact or not: the key table behaves as a dict, and the attempt rollup and
+the duplicate-attempt rule give what the plain definitions give, whatever the attempt numbers (huge, negative,
+2.0, booleans) and keys (empty, NUL, lone surrogates)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalschema.compact import KeyTable
+from evalschema.rules import ResultRows
+from evalschema.summary import SummaryBuilder, attempt_number
+
+KEYS = st.binary(max_size=12) | st.sampled_from([b"", b"\x00", b"tc-1", b"1\x00tc", b"\xff" * 3])
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=400))
+def test_key_table_is_a_dict(operations: list[tuple[bytes, int]]) -> None:
+    table, reference = KeyTable(), {}
+    for key, value in operations:
+        expected = (reference[key], False) if key in reference else (value, True)
+        reference.setdefault(key, value)
+        assert table.setdefault(key, value) == expected
+        if key.endswith(b"\x00"):
+            table.replace(key, value // 2)
+            reference[key] = value // 2
+    assert len(table) == len(reference)
+    assert sorted(table.values()) == sorted(reference.values())
+
+
+ATTEMPTS = st.one_of(st.integers(-5, 6), st.sampled_from([2**59 - 1, 2**59, 2**60, 2**70, -(2**59), -(2**59) - 1, -(2**60) - 1, 2.0, 3.5, True, "2", None]))
+ROWS = st.lists(
+    st.fixed_dictionaries(
+        {"test_case_id": st.sampled_from(["a", "b", "", "\x00", "\ud800", "c" * 30]), "passed": st.booleans()},
+        optional={"attempt": ATTEMPTS},
+    ).map(lambda row: {**row, "grader_results": [{"grader_id": "g", "score": 1.0 if row["passed"] else 0.0, "passed": row["passed"]}]}),
+    max_size=60,
+)
+
+
+def _rollup_by_definition(rows: list[dict[str, Any]]) -> tuple[int, int, int, int]:
+    """SPEC 4.4 as written: per test case, its scored rows sorted by attempt (stable), then the three rates' counts."""
+    per_case: dict[str, list[tuple[int, bool]]] = {}
+    for row in rows:
+        per_case.setdefault(row["test_case_id"], []).append((attempt_number(row), row["passed"]))
+    cases = [sorted(attempts, key=lambda pair: pair[0]) for attempts in per_case.values()]
+    return (
+        len(cases),
+        sum(1 for c in cases if c[0][1]),
+        sum(1 for c in cases if any(p for _, p in c)),
+        sum(1 for c in cases if all(p for _, p in c)),
+    )
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(ROWS, st.booleans())
+def test_attempt_rollup_is_exact(rows: list[dict[str, Any]], compact: bool) -> None:
+    builder = SummaryBuilder(compact=compact)
+    for row in rows:
+        builder.add(row)
+    rollup = builder.build().attempts
+    if not any("attempt" in row for row in rows):
+        assert rollup is None
+        return
+    assert rollup is not None
+    cases, first, any_pass, all_pass = _rollup_by_definition(rows)
+    assert rollup.test_cases == cases
+    for rate, count in ((rollup.first_attempt_pass_rate, first), (rollup.any_pass_rate, any_pass), (rollup.all_pass_rate, all_pass)):
+        assert rate == (count / cases if cases else None)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(ROWS, st.integers(1, 7), st.booleans())
+def test_duplicate_attempts_are_exact_in_any_batches(rows: list[dict[str, Any]], batch: int, compact: bool) -> None:
+    """The first row of each (test_case_id, attempt) — 2.0 is 2, other non-integers have none — wherever batches
+    are cut."""
+    first: dict[tuple[str, int], int] = {}
+    expected = []
+    for index, row in enumerate(rows):
+        attempt = row.get("attempt")
+        if type(attempt) is float and attempt.is_integer():
+            attempt = int(attempt)
+        if "attempt" in row and type(attempt) is int:
+            key = (row["test_case_id"], attempt)
+            if key in first:
+                expected.append((f"/results/{index}/attempt", f"(first at /results/{first[key]}/attempt)"))
+            first.setdefault(key, index)
+    checker = ResultRows(compact=compact)
+    found = [
+        (f.pointer, f.message[f.message.index("(first") :])
+        for start in range(0, len(rows), batch)
+        for f in checker.check(rows[start : start + batch], start)
+    ]
+    assert found == expected

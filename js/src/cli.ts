@@ -6,13 +6,12 @@
  * 2 usage error, or at least one input unreadable or unparseable (the others are still checked).
  */
 
-import { buildReport, type Finding, type Report } from "./findings.js";
-import * as codes from "./generated/rules.js";
+import { type Finding, type Report } from "./findings.js";
 import { isObject } from "./json.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
-import { summarize } from "./summary.js";
-import { validate } from "./validate.js";
+import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
+import type { Summary } from "./summary.js";
 
 const EXIT_OK = 0;
 const EXIT_INVALID = 1;
@@ -30,10 +29,13 @@ interface Args {
   strict: boolean;
   allowUnknown: boolean;
   format: "text" | "json";
+  stream: "auto" | "always" | "never";
 }
 
-const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] PATH [PATH ...]
-       ${PROG} summarize [--format {text,json}] RESULTSET [RESULTSET ...]
+const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
+
+const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] [--stream {auto,always,never}] PATH [PATH ...]
+       ${PROG} summarize [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
 /** `str(pathlib.Path(p))`: collapse repeated slashes, drop `.` parts and a trailing slash. */
@@ -50,9 +52,10 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   if (command === "-h" || command === "--help") return "help";
   if (command === "--version") return "version";
   if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
-  const options = command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--help"] : ["--format", "--help"];
-  const takesValue = new Set(["--kind", "--suite", "--format"]);
-  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, format: "text" };
+  const options =
+    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--format", "--stream", "--help"];
+  const takesValue = new Set(["--kind", "--suite", "--format", "--stream"]);
+  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, format: "text", stream: "auto" };
   let onlyPaths = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -83,6 +86,11 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     else if (name === "--format") {
       if (value !== "text" && value !== "json") throw new UsageError(`argument --format: invalid choice: '${value}' (choose from 'text', 'json')`);
       args.format = value;
+    } else if (name === "--stream") {
+      if (value !== "auto" && value !== "always" && value !== "never") {
+        throw new UsageError(`argument --stream: invalid choice: '${value}' (choose from 'auto', 'always', 'never')`);
+      }
+      args.stream = value;
     } else if (name === "--strict") args.strict = true;
     else if (name === "--allow-unknown") args.allowUnknown = true;
   }
@@ -124,13 +132,10 @@ function runValidate(args: Args): number {
   }
   const entries: Entry[] = [];
   for (const path of args.paths) {
-    const loaded = loadPath(path);
-    if (loaded.problem !== undefined) {
-      entries.push(entry(path, buildReport(args.kind, [loaded.problem], false), true));
-      continue;
-    }
-    const report = validate(loaded.document, { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite });
-    entries.push(entry(path, report, false));
+    // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
+    const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
+    const { report, unreadable } = checkFile(path, options);
+    entries.push(entry(path, report, unreadable));
   }
   const unreadable = entries.filter((e) => e.unreadable).length;
   const invalid = entries.filter((e) => !e.valid && !e.unreadable).length;
@@ -165,18 +170,16 @@ function percent(rate: number): string {
 }
 
 function runSummarize(args: Args): number {
-  const out: { path: string; summary: ReturnType<typeof summarize> }[] = [];
+  const out: { path: string; summary: Summary }[] = [];
   let status = EXIT_OK;
   for (const path of args.paths) {
-    const loaded = loadPath(path);
-    if (loaded.problem !== undefined || !isObject(loaded.document)) {
-      const code = loaded.problem ? loaded.problem.code : codes.TYPE_MISMATCH;
-      const message = loaded.problem ? loaded.problem.message : "not a JSON object";
-      process.stderr.write(`${PROG}: ${displayPath(path)}: ${code}: ${message}\n`);
+    const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
+    if (!("summary" in summarized)) {
+      process.stderr.write(`${PROG}: ${displayPath(path)}: ${summarized.code}: ${summarized.message}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
-    out.push({ path: displayPath(path), summary: summarize(loaded.document) });
+    out.push({ path: displayPath(path), summary: summarized.summary });
   }
   if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
   else {
@@ -205,7 +208,10 @@ export function main(argv: string[]): number {
     return EXIT_OK;
   }
   if (args === "help") {
-    write(`${USAGE}\n\nValidate and summarize evalschema documents.\n`);
+    write(
+      `${USAGE}\n\nValidate and summarize evalschema documents.\n\n` +
+        `--stream: read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of ${Math.floor(STREAM_THRESHOLD / 2 ** 20)} MiB or more; the report is the same)\n`,
+    );
     return EXIT_OK;
   }
   return args.command === "validate" ? runValidate(args) : runSummarize(args);

@@ -20,27 +20,40 @@ function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): 
   return graders;
 }
 
-export function* resultsetAgainstSuite(resultset: JsonObject, suite: JsonObject): Generator<Finding> {
-  const shared = new Map<string, string | null>();
-  for (const [, grader] of objects(get(suite, "graders"))) {
-    const id = get(grader, "id");
-    if (typeof id === "string" && !shared.has(id)) {
-      const kind = get(grader, "type");
-      shared.set(id, typeof kind === "string" ? kind : null);
+/** A suite's test cases and their graders, indexed once, to check result rows against (in any batches). */
+export class SuiteIndex {
+  private readonly cases = new Map<string, Map<string, string | null>>();
+
+  constructor(suite: JsonObject) {
+    const shared = new Map<string, string | null>();
+    for (const [, grader] of objects(get(suite, "graders"))) {
+      const id = get(grader, "id");
+      if (typeof id === "string" && !shared.has(id)) {
+        const kind = get(grader, "type");
+        shared.set(id, typeof kind === "string" ? kind : null);
+      }
+    }
+    for (const [, testCase] of objects(get(suite, "test_cases"))) {
+      const id = get(testCase, "id");
+      if (typeof id === "string" && !this.cases.has(id)) this.cases.set(id, caseGraders(testCase, shared));
     }
   }
-  const cases = new Map<string, Map<string, string | null>>();
-  for (const [, testCase] of objects(get(suite, "test_cases"))) {
-    const id = get(testCase, "id");
-    if (typeof id === "string" && !cases.has(id)) cases.set(id, caseGraders(testCase, shared));
+
+  /** Rows `results`, the first of which is row `start` of the result set. */
+  *check(results: readonly unknown[], start = 0): Generator<Finding> {
+    for (let k = 0; k < results.length; k++) {
+      const result: unknown = results[k];
+      if (isObject(result)) yield* this.row(start + k, result);
+    }
   }
-  for (const [index, result] of objects(get(resultset, "results"))) {
+
+  private *row(index: number, result: JsonObject): Generator<Finding> {
     const caseId = get(result, "test_case_id");
-    if (typeof caseId !== "string") continue;
-    const expected = cases.get(caseId);
+    if (typeof caseId !== "string") return;
+    const expected = this.cases.get(caseId);
     if (expected === undefined) {
       yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", `test case ${repr(caseId)} is not in the suite`);
-      continue;
+      return;
     }
     const seen = new Set<string>();
     for (const [gIndex, graderResult] of objects(get(result, "grader_results"))) {
@@ -79,4 +92,9 @@ export function* resultsetAgainstSuite(resultset: JsonObject, suite: JsonObject)
       );
     }
   }
+}
+
+export function* resultsetAgainstSuite(resultset: JsonObject, suite: JsonObject): Generator<Finding> {
+  const results = get(resultset, "results");
+  if (Array.isArray(results)) yield* new SuiteIndex(suite).check(results);
 }

@@ -13,6 +13,7 @@ export { buildReport, pointer, type Finding, type Report, type Severity } from "
 export { identify, kindFromShape, parseVersion, type Identity } from "./identify.js";
 export { KINDS, isKind, specVersion, type Kind } from "./schemas.js";
 export { parseJson, loadPath, type Loaded } from "./loader.js";
+export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./streaming.js";
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
 

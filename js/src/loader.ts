@@ -13,7 +13,7 @@ export interface Loaded {
   problem?: Finding;
 }
 
-class JsonError extends Error {
+export class JsonError extends Error {
   constructor(
     readonly reason: string,
     readonly index: number | null,
@@ -23,7 +23,9 @@ class JsonError extends Error {
   }
 }
 
-const MAX_DEPTH = 1000;
+/** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
+export const MAX_DEPTH = 1000;
+export const BOM_REASON = "starts with a byte-order mark, which JSON does not allow";
 const WS = new Set([" ", "\t", "\n", "\r"]);
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
@@ -31,7 +33,10 @@ const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b
 class Parser {
   private depth = 0;
 
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly maxDepth: number = MAX_DEPTH,
+  ) {}
 
   private ws(i: number): number {
     while (i < this.s.length && WS.has(this.s[i]!)) i++;
@@ -39,11 +44,16 @@ class Parser {
   }
 
   parse(): unknown {
-    if (this.s.startsWith("\ufeff")) throw new JsonError("starts with a byte-order mark, which JSON does not allow", 0);
+    if (this.s.startsWith("\ufeff")) throw new JsonError(BOM_REASON, 0);
     const [value, end] = this.value(this.ws(0));
     const rest = this.ws(end);
     if (rest !== this.s.length) throw new JsonError("Extra data", rest);
     return value;
+  }
+
+  /** The value the text starts with (no whitespace before it) and the index where it ends; text may follow. */
+  partial(): [unknown, number] {
+    return this.value(0);
   }
 
   private value(i: number): [unknown, number] {
@@ -52,7 +62,7 @@ class Parser {
     const c = s[i];
     if (c === '"') return this.string(i + 1);
     if (c === "{" || c === "[") {
-      if (++this.depth > MAX_DEPTH) throw new JsonError(`nested more than ${MAX_DEPTH} levels deep`, i);
+      if (++this.depth > this.maxDepth) throw new JsonError(`nested more than ${MAX_DEPTH} levels deep`, i);
       const out = c === "{" ? this.object(i + 1) : this.array(i + 1);
       this.depth--;
       return out;
@@ -200,6 +210,34 @@ function position(text: string, index: number): [number, number] {
   return [line, Array.from(text.slice(lineStart, index)).length + 1];
 }
 
+/** Why a JSON text cannot be read: a ledger code, the finding's message, and the string index where (if known). */
+export interface ReadProblem {
+  code: string;
+  message: string;
+  index: number | null;
+  /** The parser's own words (e.g. "Unterminated string starting at"). */
+  reason: string;
+}
+
+/** The finding's code and message for a parser error. */
+export function readProblem(error: JsonError): ReadProblem {
+  if (error.code === codes.DUPLICATE_KEY) {
+    return { code: codes.DUPLICATE_KEY, message: `${error.reason}: the document's meaning would depend on the parser`, index: error.index, reason: error.reason };
+  }
+  return { code: codes.INVALID_JSON, message: `not valid JSON: ${error.reason}`, index: error.index, reason: error.reason };
+}
+
+/**
+ * Strict JSON, as the whole-document parser reads it: duplicate keys, NaN and Infinity are errors, nesting is
+ * limited to `maxDepth` (the message still names MAX_DEPTH: a piece of a document is nested inside it). Returns
+ * the value and the index where it ends; with `partial`, the text must start with the value and may go on after
+ * it (a piece of a larger document). Throws a `JsonError`.
+ */
+export function exactValue(text: string, maxDepth: number = MAX_DEPTH, partial = false): [unknown, number] {
+  const parser = new Parser(text, maxDepth);
+  return partial ? parser.partial() : [parser.parse(), text.length];
+}
+
 /** Parse strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted. */
 export function parseJson(text: string): Loaded {
   try {
@@ -207,18 +245,15 @@ export function parseJson(text: string): Loaded {
   } catch (error) {
     if (!(error instanceof JsonError)) throw error;
     if (error.index === null) return { problem: finding("", codes.INVALID_JSON, "error", `not valid JSON: ${error.reason}`) };
+    const problem = readProblem(error);
     const [line, column] = position(text, error.index);
-    if (error.code === codes.DUPLICATE_KEY) {
-      const message = `${error.reason}: the document's meaning would depend on the parser`;
-      return { problem: finding("", codes.DUPLICATE_KEY, "error", message, line, column) };
-    }
-    return { problem: finding("", codes.INVALID_JSON, "error", `not valid JSON: ${error.reason}`, line, column) };
+    return { problem: finding("", problem.code, "error", problem.message, line, column) };
   }
 }
 
 /** The index of the first byte that does not start a valid UTF-8 sequence (Python's strict decoder), or -1. */
-function invalidUtf8(data: Uint8Array): number {
-  let i = 0;
+export function invalidUtf8(data: Uint8Array, from = 0): number {
+  let i = from;
   while (i < data.length) {
     const b = data[i]!;
     if (b < 0x80) {

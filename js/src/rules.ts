@@ -118,64 +118,81 @@ function graderIdsOf(result: JsonObject): Set<string> {
   return ids;
 }
 
-/**
- * One pass over the results (mirrors Python's `resultset_rules`): a result set can hold millions of rows, so
- * the per-row work is a few property reads; sets and findings are built only for rows that need them.
- */
-export function* resultsetRules(document: JsonObject): Generator<Finding> {
+/** The rules on a result set's own fields (everything but its rows). */
+export function* resultsetDocumentRules(document: JsonObject): Generator<Finding> {
   const group = get(document, "group");
   if (isObject(group) && typeof get(group, "group_id") === "string" && get(group, "parent_group_id") === get(group, "group_id")) {
     yield finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent");
   }
-  const results = get(document, "results");
-  if (!Array.isArray(results)) return;
+}
+
+/**
+ * The row rules of a result set, fed rows in order: a whole document's, or batches as a stream reads them
+ * (mirrors Python's `ResultRows`). A result set can hold millions of rows, so the per-row work is a few property
+ * reads; sets and findings are built only for rows that need them. The only state kept across rows is the
+ * first row of each (test_case_id, attempt).
+ */
+export class ResultRows {
   // attempt → test_case_id → index of the first row with that pair: nested maps need no key string per row,
   // and keyed by attempt first there are only as many inner maps as distinct attempt numbers
-  const firstRows = new Map<number, Map<string, number>>();
-  for (let index = 0; index < results.length; index++) {
-    const result: unknown = results[index];
-    if (!isObject(result)) continue;
-    const caseId = get(result, "test_case_id");
-    const attempt = get(result, "attempt");
-    if (typeof caseId === "string" && isInt(attempt)) {
-      let cases = firstRows.get(attempt);
-      if (cases === undefined) firstRows.set(attempt, (cases = new Map()));
-      const first = cases.get(caseId);
-      if (first === undefined) cases.set(caseId, index);
-      else {
+  private readonly firstRows = new Map<number, Map<string, number>>();
+
+  /** Rows `results`, the first of which is row `start` of the document. */
+  *check(results: readonly unknown[], start = 0): Generator<Finding> {
+    const firstRows = this.firstRows;
+    for (let k = 0; k < results.length; k++) {
+      const result: unknown = results[k];
+      if (!isObject(result)) continue;
+      const index = start + k;
+      const caseId = get(result, "test_case_id");
+      const attempt = get(result, "attempt");
+      if (typeof caseId === "string" && isInt(attempt)) {
+        let cases = firstRows.get(attempt);
+        if (cases === undefined) firstRows.set(attempt, (cases = new Map()));
+        const first = cases.get(caseId);
+        if (first === undefined) cases.set(caseId, index);
+        else {
+          yield finding(
+            pointer("results", index, "attempt"),
+            codes.DUPLICATE_ATTEMPT,
+            "error",
+            `duplicate (test_case_id, attempt) ${JSON.stringify([caseId, attempt])} (first at ${pointer("results", first, "attempt")})`,
+          );
+        }
+      }
+      const violations = get(result, "constraint_violations");
+      if (!Array.isArray(violations) || violations.length === 0) continue; // the common case: nothing more to check
+      const graderIds = graderIdsOf(result);
+      for (let vIndex = 0; vIndex < violations.length; vIndex++) {
+        const violation: unknown = violations[vIndex];
+        if (!isObject(violation)) continue;
+        const graderId = get(violation, "grader_id");
+        if (typeof graderId === "string" && !graderIds.has(graderId)) {
+          yield finding(
+            pointer("results", index, "constraint_violations", vIndex, "grader_id"),
+            codes.CONSTRAINT_GRADER_UNKNOWN,
+            "error",
+            `grader_id ${repr(graderId)} names no grader result of this result`,
+          );
+        }
+      }
+      if (has(result, "error") && invalidating(violations)) {
         yield finding(
-          pointer("results", index, "attempt"),
-          codes.DUPLICATE_ATTEMPT,
-          "error",
-          `duplicate (test_case_id, attempt) ${JSON.stringify([caseId, attempt])} (first at ${pointer("results", first, "attempt")})`,
+          pointer("results", index, "error"),
+          codes.ERROR_WITH_INVALIDATING_VIOLATION,
+          "warning",
+          "a result has both an error and an invalidating constraint violation; it counts as errored",
         );
       }
-    }
-    const violations = get(result, "constraint_violations");
-    if (!Array.isArray(violations) || violations.length === 0) continue; // the common case: nothing more to check
-    const graderIds = graderIdsOf(result);
-    for (let vIndex = 0; vIndex < violations.length; vIndex++) {
-      const violation: unknown = violations[vIndex];
-      if (!isObject(violation)) continue;
-      const graderId = get(violation, "grader_id");
-      if (typeof graderId === "string" && !graderIds.has(graderId)) {
-        yield finding(
-          pointer("results", index, "constraint_violations", vIndex, "grader_id"),
-          codes.CONSTRAINT_GRADER_UNKNOWN,
-          "error",
-          `grader_id ${repr(graderId)} names no grader result of this result`,
-        );
-      }
-    }
-    if (has(result, "error") && invalidating(violations)) {
-      yield finding(
-        pointer("results", index, "error"),
-        codes.ERROR_WITH_INVALIDATING_VIOLATION,
-        "warning",
-        "a result has both an error and an invalidating constraint violation; it counts as errored",
-      );
     }
   }
+}
+
+/** Every hand-rolled rule of a whole result set, in one pass over its rows (mirrors Python's `resultset_rules`). */
+export function* resultsetRules(document: JsonObject): Generator<Finding> {
+  yield* resultsetDocumentRules(document);
+  const results = get(document, "results");
+  if (Array.isArray(results)) yield* new ResultRows().check(results);
 }
 
 export function* packRules(document: JsonObject): Generator<Finding> {

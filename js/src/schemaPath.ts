@@ -15,7 +15,7 @@ import type { ErrorObject } from "ajv";
 import * as codes from "./generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
-import { compiledKind, resolveRef, type Kind } from "./schemas.js";
+import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
 
 export const KEYWORD_CODES: Readonly<Record<string, string>> = {
   type: codes.TYPE_MISMATCH,
@@ -127,9 +127,9 @@ function ruleOf(tree: unknown, path: readonly string[]): string | undefined {
   return rule;
 }
 
-function valueAt(document: unknown, instancePath: string): unknown {
+function valueAt(document: unknown, instancePath: string, skip = 0): unknown {
   let node = document;
-  for (const token of tokens(instancePath)) {
+  for (const token of tokens(instancePath).slice(skip)) {
     if (Array.isArray(node)) node = node[Number(token)];
     else if (isObject(node)) node = node[token];
     else return undefined;
@@ -192,19 +192,22 @@ function keywordFinding(error: ErrorObject, code: string, detail?: string): Find
   return finding(error.instancePath, code, "error", describe(error));
 }
 
-function mapError(node: Node, document: unknown, tree: unknown, ruleMessages: Readonly<Record<string, string>>): Finding[] {
+/** The value at an instance path of the document being validated. */
+type Lookup = (instancePath: string) => unknown;
+
+function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Readonly<Record<string, string>>): Finding[] {
   const { error, path } = node;
   const rule = ruleOf(tree, path);
   if (rule !== undefined) return [keywordFinding(error, rule, ruleMessages[rule] ?? rule)];
   if (error.keyword === "oneOf" || error.keyword === "anyOf") {
     const branches = nodeAt(tree, path);
     if (Array.isArray(branches)) {
-      const valueType = jsonType(valueAt(document, error.instancePath));
+      const valueType = jsonType(lookup(error.instancePath));
       const accepting = branches.map((b, i) => (acceptsType(resolveRef(b), valueType) ? i : -1)).filter((i) => i >= 0);
       if (accepting.length === 1) {
         const index = String(accepting[0]);
         const inner = node.children.filter((child) => child.path[path.length] === index);
-        const mapped = inner.flatMap((child) => mapError(child, document, tree, ruleMessages));
+        const mapped = inner.flatMap((child) => mapError(child, lookup, tree, ruleMessages));
         if (mapped.length > 0) return mapped;
       }
     }
@@ -245,7 +248,7 @@ function reachesDeprecated(schema: unknown): boolean {
   return reaches;
 }
 
-function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
+export function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
   if (depth > 64 || !reachesDeprecated(schema) || !isObject(schema)) return;
   if (schema["deprecated"] === true && where.length > 0) {
     const annotation = schema["x-deprecation"];
@@ -286,7 +289,97 @@ export function check(document: unknown, kind: Kind, ruleMessages: Readonly<Reco
   if (!isValid(document)) {
     const validate = allErrors();
     validate(document);
-    for (const node of regroup(validate.errors ?? [])) findings.push(...mapError(node, document, tree, ruleMessages));
+    const lookup = (instancePath: string): unknown => valueAt(document, instancePath);
+    for (const node of regroup(validate.errors ?? [])) findings.push(...mapError(node, lookup, tree, ruleMessages));
   }
   return { findings, deprecated: findDeprecated(document, tree) };
+}
+
+/**
+ * An error found by validating a batch of array items against the array's subschema, as if the whole document
+ * had been validated: schema path from the kind's root, instance path from the document's.
+ */
+function relocated(error: ErrorObject, array: string, start: number): ErrorObject {
+  const path = error.instancePath;
+  const slash = path.indexOf("/", 1);
+  const item = Number(slash < 0 ? path.slice(1) : path.slice(1, slash));
+  const rest = slash < 0 ? "" : path.slice(slash);
+  const hash = error.schemaPath.indexOf("#");
+  return {
+    ...error,
+    instancePath: `/${escapeToken(array)}/${start + item}${rest}`,
+    schemaPath: `#/properties/${escapeToken(array)}${error.schemaPath.slice(hash + 1)}`,
+  };
+}
+
+/**
+ * Validate `rows`, the items `start`, `start + 1`, … of the root array property `array`, exactly as validating
+ * the whole document reports them: same codes, pointers, messages and deprecations (mirrors Python's
+ * `check_rows`). Only sound when the array's subschema judges each item on its own: `rowsStandAlone` says so.
+ */
+export function checkRows(
+  rows: readonly unknown[],
+  start: number,
+  kind: Kind,
+  array: string,
+  ruleMessages: Readonly<Record<string, string>>,
+): SchemaOutcome {
+  const { tree } = compiledKind(kind);
+  const part = compiledProperty(kind, array);
+  const findings: Finding[] = [];
+  if (!part.isValid(rows)) {
+    const validate = part.allErrors();
+    validate(rows);
+    const errors = (validate.errors ?? []).map((error) => relocated(error, array, start));
+    const lookup = (instancePath: string): unknown => {
+      const [, index] = tokens(instancePath);
+      return valueAt(rows[Number(index) - start], instancePath, 2);
+    };
+    for (const node of regroup(errors)) findings.push(...mapError(node, lookup, tree, ruleMessages));
+  }
+  const deprecated: DeprecatedUse[] = [];
+  const items = isObject(part.schema) ? part.schema["items"] : undefined;
+  if (isObject(items) && reachesDeprecated(items)) {
+    const found: DeprecatedUse[] = [];
+    // the whole document's walk reaches an item at depth 2: the root, the array, the item
+    rows.forEach((row, i) => walkDeprecated(row, items, [array, String(start + i)], found, 2));
+    const byPointer = new Map<string, DeprecatedUse>();
+    for (const use of found) byPointer.set(use.pointer, use);
+    deprecated.push(...byPointer.values());
+  }
+  return { findings, deprecated };
+}
+
+/** Keywords that only name or describe: an array subschema made of these and `items` judges each item alone. */
+const ANNOTATIONS = new Set(["description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"]);
+/** Root keywords that can see a property's value other than through `properties` (the rest look only at names). */
+const WHOLE_VALUE = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"];
+
+const standAlone = new Map<string, boolean>();
+
+/**
+ * Whether each item of the root array property `array` can be validated on its own (mirrors Python's
+ * `rows_stand_alone`): the root has no keyword that sees the array's value except `properties` (nor a
+ * `patternProperties` that matches its name), and the array's subschema is `type: array` and `items` (with
+ * annotations). Then validating items in batches gives exactly the findings of the whole document.
+ */
+export function rowsStandAlone(kind: Kind, array: string): boolean {
+  const key = `${kind}#${array}`;
+  const known = standAlone.get(key);
+  if (known !== undefined) return known;
+  const root = current().files.get(`${kind}.json`);
+  let verdict = false;
+  if (isObject(root) && !WHOLE_VALUE.some((k) => has(root, k))) {
+    const patterns = isObject(root["patternProperties"]) ? Object.keys(root["patternProperties"]) : [];
+    const properties = root["properties"];
+    const subschema = isObject(properties) && has(properties, array) ? properties[array] : undefined;
+    verdict =
+      !patterns.some((p) => new RegExp(p, "u").test(array)) &&
+      isObject(subschema) &&
+      subschema["type"] === "array" &&
+      isObject(subschema["items"]) &&
+      Object.keys(subschema).every((k) => k === "type" || k === "items" || ANNOTATIONS.has(k));
+  }
+  standAlone.set(key, verdict);
+  return verdict;
 }

@@ -48,6 +48,16 @@ export interface CompiledKind {
   isValid: (document: unknown) => boolean;
   /** Every error of an invalid document, for the mapping to findings; compiled on first use. */
   allErrors: () => ValidateFunction;
+  /** The tree the fast validator was compiled from (`tree`, with plain `if` conditions). */
+  fast: unknown;
+}
+
+/** Validators of one subschema of a kind's tree (a root array property's, for its items in batches). */
+export interface CompiledPart {
+  /** The subschema in the kind's inlined tree. */
+  schema: unknown;
+  isValid: (value: unknown) => boolean;
+  allErrors: () => ValidateFunction;
 }
 
 /** Holder node → the inlined subschema its `$ref` pointed at (Python's `walker.resolve`). */
@@ -278,10 +288,38 @@ export function compiledKind(kind: Kind): CompiledKind {
   if (!root) throw new Error(`no bundled schema for ${kind}`);
   const tree = inline(set, file, root, [`${file}#`], new Map());
   fastAjv ??= newAjv(false);
-  const isValid = fastAjv.compile(fastTree(tree) as JsonObject);
+  const fast = fastTree(tree);
+  const isValid = fastAjv.compile(fast as JsonObject);
   let full: ValidateFunction | undefined;
   const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(tree as JsonObject));
-  out = { tree, isValid, allErrors };
+  out = { tree, isValid, allErrors, fast };
   compiled.set(kind, out);
+  return out;
+}
+
+const compiledParts = new Map<string, CompiledPart>();
+
+/**
+ * Validators of the subschema of root property `property` of a kind (e.g. a result set's `results`), compiled
+ * once, lazily, from the same trees as the kind's own: an error's schema path is then the kind's minus the
+ * prefix `#/properties/<property>`.
+ */
+export function compiledProperty(kind: Kind, property: string): CompiledPart {
+  const key = `${kind}#${property}`;
+  let out = compiledParts.get(key);
+  if (out) return out;
+  const whole = compiledKind(kind);
+  const at = (tree: unknown): JsonObject => {
+    const properties = isObject(tree) ? tree["properties"] : undefined;
+    const schema = isObject(properties) && has(properties, property) ? properties[property] : undefined;
+    if (!isObject(schema)) throw new Error(`${kind} has no subschema for property ${property}`);
+    return schema;
+  };
+  const schema = at(whole.tree);
+  const isValid = fastAjv!.compile(at(whole.fast));
+  let full: ValidateFunction | undefined;
+  const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(schema));
+  out = { schema, isValid, allErrors };
+  compiledParts.set(key, out);
   return out;
 }

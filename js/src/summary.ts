@@ -130,35 +130,37 @@ interface CaseAttempts {
   allPassed: boolean;
 }
 
-function addAttempt(perCase: Map<string, CaseAttempts>, result: JsonObject, outcome: Outcome): void {
-  const testCase = get(result, "test_case_id");
-  if (typeof testCase !== "string" || outcome === "errored" || outcome === "unscored") return;
-  const attempt = attemptNumber(result);
-  const passed = outcome === "passed";
-  const known = perCase.get(testCase);
-  if (known === undefined) {
-    perCase.set(testCase, { first: attempt, firstPassed: passed, anyPassed: passed, allPassed: passed });
-    return;
-  }
-  if (attempt < known.first) {
-    known.first = attempt;
-    known.firstPassed = passed;
-  }
-  known.anyPassed ||= passed;
-  known.allPassed &&= passed;
+/**
+ * A case's attempts are usually kept packed in one number, so that a result set with millions of test cases
+ * keeps one small entry per case: the first attempt number times 8, plus three bits (that attempt passed, any
+ * passed, all passed). Attempt numbers too large to pack exactly keep the object.
+ */
+type Folded = number | CaseAttempts;
+const FIRST_PASSED = 1;
+const ANY_PASSED = 2;
+const ALL_PASSED = 4;
+const PACKABLE = 2 ** 48;
+
+function unpack(known: Folded): CaseAttempts {
+  if (typeof known !== "number") return known;
+  const first = Math.floor(known / 8);
+  const flags = known - first * 8;
+  return { first, firstPassed: (flags & FIRST_PASSED) !== 0, anyPassed: (flags & ANY_PASSED) !== 0, allPassed: (flags & ALL_PASSED) !== 0 };
 }
 
-function attemptRollup(perCase: ReadonlyMap<string, CaseAttempts>): AttemptSummary {
-  let first = 0;
-  let any = 0;
-  let all = 0;
-  for (const c of perCase.values()) {
-    if (c.firstPassed) first++;
-    if (c.anyPassed) any++;
-    if (c.allPassed) all++;
+function foldAttempt(known: Folded | undefined, attempt: number, passed: boolean): Folded {
+  const c: CaseAttempts =
+    known === undefined ? { first: attempt, firstPassed: passed, anyPassed: passed, allPassed: passed } : unpack(known);
+  if (known !== undefined) {
+    if (attempt < c.first) {
+      c.first = attempt;
+      c.firstPassed = passed;
+    }
+    c.anyPassed ||= passed;
+    c.allPassed &&= passed;
   }
-  const scored = perCase.size;
-  return { test_cases: scored, first_attempt_pass_rate: rate(first, scored), any_pass_rate: rate(any, scored), all_pass_rate: rate(all, scored) };
+  if (Math.abs(c.first) > PACKABLE) return c;
+  return c.first * 8 + (c.firstPassed ? FIRST_PASSED : 0) + (c.anyPassed ? ANY_PASSED : 0) + (c.allPassed ? ALL_PASSED : 0);
 }
 
 interface Totals {
@@ -168,33 +170,40 @@ interface Totals {
   scores: Mean;
 }
 
-/** Compute the reference summary of a result set (rows that are not objects are ignored). One pass over the rows. */
-export function summarize(resultset: JsonObject | object): Summary {
-  const rows = items(get(resultset as JsonObject, "results"));
-  const counts: Record<Outcome, number> = { passed: 0, failed: 0, invalidated: 0, errored: 0, unscored: 0 };
-  let total = 0;
-  const rowScores = new Mean();
-  const graders = new Map<string, Totals>();
-  // the attempt rollup exists only when some row has an `attempt`
-  const perCase = rows.some((r) => isObject(r) && has(r, "attempt")) ? new Map<string, CaseAttempts>() : null;
-  for (let index = 0; index < rows.length; index++) {
-    const result = rows[index];
-    if (!isObject(result)) continue;
+/**
+ * The reference summary, one row at a time: memory holds counts per grader and per test case, never rows.
+ * `summarize` uses it over a whole document; the streaming validator feeds it rows as they are read.
+ */
+export class SummaryBuilder {
+  private readonly counts: Record<Outcome, number> = { passed: 0, failed: 0, invalidated: 0, errored: 0, unscored: 0 };
+  private total = 0;
+  private readonly rowScores = new Mean();
+  private readonly graders = new Map<string, Totals>();
+  /** The attempt rollup exists only when some row has an `attempt`; the cases are folded from the first row on. */
+  private hasAttempts = false;
+  private readonly perCase = new Map<string, Folded>();
+
+  /** Count one row (an object) and return its outcome. */
+  add(result: JsonObject): Outcome {
     const outcome = classify(result);
-    total++;
-    counts[outcome] += 1;
+    this.total++;
+    this.counts[outcome] += 1;
     const s = rowScore(result, outcome);
-    if (s !== null) rowScores.add(s);
-    if (perCase !== null) addAttempt(perCase, result, outcome);
-    if (outcome === "errored") continue;
+    if (s !== null) this.rowScores.add(s);
+    if (has(result, "attempt")) this.hasAttempts = true;
+    const testCase = get(result, "test_case_id");
+    if (typeof testCase === "string" && outcome !== "errored" && outcome !== "unscored") {
+      this.perCase.set(testCase, foldAttempt(this.perCase.get(testCase), attemptNumber(result), outcome === "passed"));
+    }
+    if (outcome === "errored") return outcome;
     const graderResults = items(get(result, "grader_results"));
     for (let i = 0; i < graderResults.length; i++) {
       const graderResult = graderResults[i];
       if (!isObject(graderResult)) continue;
       const graderId = get(graderResult, "grader_id");
       if (typeof graderId !== "string") continue;
-      let totals = graders.get(graderId);
-      if (!totals) graders.set(graderId, (totals = { passed: 0, failed: 0, unscored: 0, scores: new Mean() }));
+      let totals = this.graders.get(graderId);
+      if (!totals) this.graders.set(graderId, (totals = { passed: 0, failed: 0, unscored: 0, scores: new Mean() }));
       const value = score(graderResult);
       if (value === null) totals.unscored += 1;
       else {
@@ -203,26 +212,56 @@ export function summarize(resultset: JsonObject | object): Summary {
         else totals.failed += 1;
       }
     }
+    return outcome;
   }
-  const skipped = counts.errored + counts.unscored;
-  const failed = counts.failed + counts.invalidated;
-  const byGrader: Record<string, GraderSummary> = {};
-  for (const id of [...graders.keys()].sort(compareCodePoints)) {
-    const t = graders.get(id)!;
-    byGrader[id] = { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() };
+
+  build(): Summary {
+    const counts = this.counts;
+    const skipped = counts.errored + counts.unscored;
+    const failed = counts.failed + counts.invalidated;
+    const byGrader: Record<string, GraderSummary> = {};
+    for (const id of [...this.graders.keys()].sort(compareCodePoints)) {
+      const t = this.graders.get(id)!;
+      byGrader[id] = { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() };
+    }
+    const out: Summary = {
+      total: this.total,
+      passed: counts.passed,
+      failed,
+      skipped,
+      errored: counts.errored,
+      invalidated: counts.invalidated,
+      unscored: counts.unscored,
+      pass_rate: rate(counts.passed, counts.passed + failed),
+      avg_score: this.rowScores.value(),
+      by_grader: byGrader,
+    };
+    if (this.hasAttempts) out.attempts = attemptRollup(this.perCase);
+    return out;
   }
-  const out: Summary = {
-    total,
-    passed: counts.passed,
-    failed,
-    skipped,
-    errored: counts.errored,
-    invalidated: counts.invalidated,
-    unscored: counts.unscored,
-    pass_rate: rate(counts.passed, counts.passed + failed),
-    avg_score: rowScores.value(),
-    by_grader: byGrader,
-  };
-  if (perCase !== null) out.attempts = attemptRollup(perCase);
-  return out;
+}
+
+function attemptRollup(perCase: ReadonlyMap<string, Folded>): AttemptSummary {
+  let first = 0;
+  let any = 0;
+  let all = 0;
+  for (const folded of perCase.values()) {
+    const c = unpack(folded);
+    if (c.firstPassed) first++;
+    if (c.anyPassed) any++;
+    if (c.allPassed) all++;
+  }
+  const scored = perCase.size;
+  return { test_cases: scored, first_attempt_pass_rate: rate(first, scored), any_pass_rate: rate(any, scored), all_pass_rate: rate(all, scored) };
+}
+
+/** Compute the reference summary of a result set (rows that are not objects are ignored). One pass over the rows. */
+export function summarize(resultset: JsonObject | object): Summary {
+  const rows = items(get(resultset as JsonObject, "results"));
+  const builder = new SummaryBuilder();
+  for (let index = 0; index < rows.length; index++) {
+    const result = rows[index];
+    if (isObject(result)) builder.add(result);
+  }
+  return builder.build();
 }

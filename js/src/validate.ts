@@ -5,12 +5,12 @@ import { RULES } from "./generated/rules.js";
 import { buildReport, finding, pointer, repr, type Finding, type Report } from "./findings.js";
 import { resultsetAgainstSuite as crossdocFindings } from "./crossdoc.js";
 import { warningsFor } from "./deprecations.js";
-import { identify, parseVersion, type Version } from "./identify.js";
+import { identify, parseVersion, type Identity, type Version } from "./identify.js";
 import { get, isObject, type JsonObject } from "./json.js";
 import { DOCUMENT_RULES } from "./rules.js";
-import { check } from "./schemaPath.js";
+import { check, type SchemaOutcome } from "./schemaPath.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
-import { summarize } from "./summary.js";
+import { summarize, type Summary } from "./summary.js";
 
 export const SUMMARY_TOLERANCE = 1e-9;
 const NO_RESULTS: Readonly<Record<string, unknown>> = { passed: 0, failed: 0, unscored: 0, avg_score: null };
@@ -28,7 +28,7 @@ export interface ValidateOptions {
 
 let messages: Record<string, string> | undefined;
 
-function ruleMessages(): Record<string, string> {
+export function ruleMessages(): Record<string, string> {
   if (!messages) {
     messages = {};
     for (const [id, rule] of Object.entries(RULES)) messages[id] = rule.statement;
@@ -72,7 +72,13 @@ function differs(claimed: unknown, computed: unknown): boolean {
 export function* summaryMismatches(resultset: JsonObject): Generator<Finding> {
   const claimed = get(resultset, "summary");
   if (!isObject(claimed)) return;
-  const reference = summarize(resultset) as unknown as Record<string, unknown>;
+  yield* summaryMismatchesAgainst(claimed, summarize(resultset));
+}
+
+/** Compare a producer's claimed `summary` with a reference summary (of rows read whole or in batches). */
+export function* summaryMismatchesAgainst(claimed: unknown, summary: Summary): Generator<Finding> {
+  if (!isObject(claimed)) return;
+  const reference = summary as unknown as Record<string, unknown>;
   const byGrader = reference["by_grader"] as Record<string, Record<string, unknown>>;
   const mismatch = (tokens: string[], said: unknown, want: unknown): Finding =>
     finding(pointer("summary", ...tokens), codes.SUMMARY_MISMATCH, "warning", `summary says ${repr(said)}, the reference summary gives ${repr(want)}`);
@@ -101,23 +107,23 @@ export function* summaryMismatches(resultset: JsonObject): Generator<Finding> {
   }
 }
 
-/**
- * Validate one document: schema rules, hand-rolled rules, deprecations, and (with `suite`) cross-document rules.
- *
- * `kind` is detected from `$schema` or shape when not given. `strict` reports warnings as errors.
- * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
- */
-export function validate(document: unknown, options: ValidateOptions = {}): Report {
-  const kind = options.kind ?? null;
-  const strict = options.strict ?? false;
+/** Throws on a kind this specification does not define (a caller's mistake, not a finding). */
+export function checkKind(kind: Kind | null): void {
   if (kind !== null && !isKind(kind)) throw new Error(`unknown kind ${repr(kind)}; expected one of ${KINDS.join(", ")}`);
+}
+
+/**
+ * The document's kind and claimed version; and the report, if that alone decides it (not an object, an unknown
+ * kind, a newer major version: then nothing else is checked). Mirrors Python's `identified`.
+ */
+export function identified(document: unknown, kind: Kind | null, strict: boolean): { identity: Identity; decided: Report | null } {
   if (!isObject(document)) {
-    if (kind === null) return buildReport(null, [finding("", codes.UNKNOWN_KIND, "error", "a document must be a JSON object")], strict);
-    return buildReport(kind, [finding("", codes.TYPE_MISMATCH, "error", "a document must be a JSON object")], strict);
+    const identity: Identity = { kind, version: null, versionPointer: "", findings: [] };
+    if (kind === null) return { identity, decided: buildReport(null, [finding("", codes.UNKNOWN_KIND, "error", "a document must be a JSON object")], strict) };
+    return { identity, decided: buildReport(kind, [finding("", codes.TYPE_MISMATCH, "error", "a document must be a JSON object")], strict) };
   }
   const identity = identify(document, kind);
-  const findings: Finding[] = [...identity.findings];
-  if (identity.kind === null) return buildReport(null, findings, strict);
+  if (identity.kind === null) return { identity, decided: buildReport(null, [...identity.findings], strict) };
   const ours = supported();
   if (identity.version !== null && identity.version[0] > ours[0]) {
     // a newer major may mean anything: say only that, and check nothing else
@@ -127,23 +133,49 @@ export function validate(document: unknown, options: ValidateOptions = {}): Repo
       "error",
       `the document is for major version ${identity.version[0]}; this validator supports ${ours[0]}.x up to ${specVersion()}`,
     );
-    return buildReport(identity.kind, [only], strict);
+    return { identity, decided: buildReport(identity.kind, [only], strict) };
   }
+  return { identity, decided: null };
+}
+
+/** The schema path's findings (unknown fields allowed as warnings in a newer minor version), then deprecations. */
+export function* schemaFindings(outcome: SchemaOutcome, identity: Identity, allowUnknown: boolean): Generator<Finding> {
+  const kind = identity.kind;
+  if (kind === null) throw new Error("schemaFindings needs an identified document");
+  const ours = supported();
   const v = identity.version;
   const newerMinor = v !== null && (v[0] > ours[0] || (v[0] === ours[0] && v[1] > ours[1]));
-  const outcome = check(document, identity.kind, ruleMessages());
   for (const f of outcome.findings) {
-    if (options.allowUnknown && newerMinor && f.code === codes.UNKNOWN_FIELD) {
-      findings.push({ ...f, severity: "warning", message: f.message + " (allowed: newer minor version)" });
-    } else findings.push(f);
+    if (allowUnknown && newerMinor && f.code === codes.UNKNOWN_FIELD) {
+      yield { ...f, severity: "warning", message: f.message + " (allowed: newer minor version)" };
+    } else yield f;
   }
-  findings.push(...warningsFor(outcome.deprecated, identity.kind));
-  findings.push(...DOCUMENT_RULES[identity.kind](document));
-  if (identity.kind === "resultset") {
-    findings.push(...summaryMismatches(document));
+  yield* warningsFor(outcome.deprecated, kind);
+}
+
+/**
+ * Validate one document: schema rules, hand-rolled rules, deprecations, and (with `suite`) cross-document rules.
+ *
+ * `kind` is detected from `$schema` or shape when not given. `strict` reports warnings as errors.
+ * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
+ */
+export function validate(document: unknown, options: ValidateOptions = {}): Report {
+  const kind = options.kind ?? null;
+  const strict = options.strict ?? false;
+  checkKind(kind);
+  const { identity, decided } = identified(document, kind, strict);
+  if (decided !== null) return decided;
+  const doc = document as JsonObject;
+  const findings: Finding[] = [...identity.findings];
+  const identifiedKind = identity.kind!;
+  const outcome = check(doc, identifiedKind, ruleMessages());
+  findings.push(...schemaFindings(outcome, identity, options.allowUnknown ?? false));
+  findings.push(...DOCUMENT_RULES[identifiedKind](doc));
+  if (identifiedKind === "resultset") {
+    findings.push(...summaryMismatches(doc));
     if (options.suite !== undefined && options.suite !== null && isObject(options.suite)) {
-      findings.push(...crossdocFindings(document, options.suite));
+      findings.push(...crossdocFindings(doc, options.suite));
     }
   }
-  return buildReport(identity.kind, findings, strict);
+  return buildReport(identifiedKind, findings, strict);
 }

@@ -1,0 +1,770 @@
+/**
+ * Reading one large JSON document in pieces (mirrors evalschema/stream.py): the members of its root object one
+ * at a time, and the items of one root array (a result set's `results`) in batches. Memory holds a read chunk
+ * and one batch, never the file: the file is read with `readSync` into Buffers, and only the pieces being
+ * parsed are decoded to strings.
+ *
+ * Each piece is read as strictly as the whole document is (loader.ts): `JSON.parse` when its reading is
+ * certainly the strict parser's (no repeated key, no number out of range, not nested too deep), the strict
+ * parser otherwise. A document that cannot be read gives the finding that reading it whole gives — same code,
+ * message, line and column — with the same precedence: text that is not UTF-8 anywhere in the file first, then
+ * the first problem in document order (a repeated key counts where its object closes).
+ *
+ * How a piece is found without walking its bytes in JavaScript: `JSON.parse` reads a window of text from the
+ * piece's start and stops at the first character after the value ("Unexpected non-whitespace character after
+ * JSON at position N"); a window that ends inside the value is doubled. After the first row, a whole batch of
+ * rows is found in one step: rows usually start alike (`{"test_case_id":`), so the last such start within
+ * `batchBytes` that follows a comma, such that everything before that comma parses as a list, ends a batch (a
+ * cut inside a row cannot parse).
+ */
+
+import { readSync } from "node:fs";
+import * as codes from "./generated/rules.js";
+import { finding, repr, type Finding } from "./findings.js";
+import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem } from "./loader.js";
+
+/** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
+export interface Sizes {
+  /** Bytes read from the file at a time. */
+  chunkBytes: number;
+  /** Rows read one by one are handed over together, up to this many… */
+  batchItems: number;
+  /** …or as many as this many bytes of text hold; a batch found in one step is at most this long. */
+  batchBytes: number;
+  /** The first window a value is looked for in (doubled while the value goes on past it). */
+  firstWindow?: number;
+}
+
+export const DEFAULT_SIZES: Readonly<Sizes> = Object.freeze({ chunkBytes: 1 << 22, batchItems: 1000, batchBytes: 1 << 21, firstWindow: 1 << 12 });
+
+/** What reading did, for tests and benchmarks. */
+export interface ReadStats {
+  /** The largest the read buffer grew, in bytes. */
+  largestBuffer: number;
+  /** Batches of rows found in one step, and the rows in them. */
+  leaps: number;
+  leapRows: number;
+  /** Values read one at a time (root keys and members, rows that could not be leapt over). */
+  values: number;
+}
+
+export function newStats(): ReadStats {
+  return { largestBuffer: 0, leaps: 0, leapRows: 0, values: 0 };
+}
+
+/** A syntax error this close to a window's end may only be the window's end. */
+const CUT_MARGIN = 16;
+/** V8's message when a value ends before the text does (test/stream.test.ts pins it). */
+const AFTER_VALUE = /^Unexpected non-whitespace character after JSON at position (\d+)/;
+const POSITION = / at position (\d+)/;
+const ROW_START = /^\{[ \t\r\n]*"[^"\\]{1,64}"[ \t\r\n]*:/;
+const SPACED_COLON = /"[ \t\r\n]+:/;
+const LEADING_COLON = /^ *:/;
+const QUOTE_COLON = /" *:/;
+
+const BRACE_OPEN = 0x7b;
+const BRACE_CLOSE = 0x7d;
+const BRACKET_OPEN = 0x5b;
+const BRACKET_CLOSE = 0x5d;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** The root is not an object: read the document whole instead (nothing was reported). */
+export class NotStreamable extends Error {}
+
+/** The root object's opening brace. */
+export interface Opened {
+  type: "opened";
+}
+
+/** The streamed array's opening bracket: its items follow as `Rows`. */
+export interface ArrayStart {
+  type: "array";
+  key: string;
+}
+
+/** A member of the root object, other than the streamed array. */
+export interface Member {
+  type: "member";
+  key: string;
+  value: unknown;
+}
+
+/** Consecutive items of the streamed array: `items[k]` is item `start + k`. */
+export interface Rows {
+  type: "rows";
+  array: string;
+  start: number;
+  items: unknown[];
+  /** Whether the batch was found in one step (rather than read row by row). */
+  leap: boolean;
+}
+
+/** The document cannot be read; nothing follows. */
+export interface Problem {
+  type: "problem";
+  finding: Finding;
+}
+
+export type Piece = Opened | ArrayStart | Member | Rows | Problem;
+
+/** A problem found while reading: where it is in the file (a byte offset), placed once reading has stopped. */
+class Raw {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    readonly offset: number | null,
+  ) {}
+}
+
+/** A value read from the buffer: `end` is the index after it, `text` its text (and whitespace after it). */
+interface Found {
+  value: unknown;
+  end: number;
+  text: string;
+  /** Read by the strict parser already. */
+  exact: boolean;
+}
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** A problem, not a value (a document's values are never instances of a class). */
+function isRaw(value: unknown): value is Raw {
+  return value instanceof Raw;
+}
+
+// --- whether JSON.parse read a text as the strict parser does -------------------------------------------------
+
+/**
+ * Whether `JSON.parse`'s reading of this text might differ from the strict one in a way the key count cannot
+ * see: a quote, colon or space disguised as a `\u` escape.
+ */
+function needsExactPath(text: string): boolean {
+  return text.includes("\\u00") && (text.includes("\\u0022") || text.includes("\\u003a") || text.includes("\\u003A") || text.includes("\\u0020"));
+}
+
+/**
+ * Occurrences of a quote followed by a colon, with whitespace between or not (`"a":` or `"a" :`): one per key,
+ * plus those strings add (see `stringMarks`).
+ */
+function countMarks(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('":'); i >= 0; i = text.indexOf('":', i + 2)) count++;
+  if (SPACED_COLON.test(text)) {
+    const spaced = new RegExp(SPACED_COLON.source, "g");
+    while (spaced.exec(text) !== null) count++;
+  }
+  return count;
+}
+
+let keys = 0;
+
+/** Whether objects inherit enumerable properties (a library extended Object.prototype): `for…in` would count them. */
+function prototypeHasKeys(): boolean {
+  for (const _ in {}) return true;
+  return false;
+}
+
+/**
+ * Count the keys of a parsed value into `keys`; false if a number is not finite (JSON.parse reads 1e400 as
+ * Infinity, the strict parser refuses it) or containers nest deeper than `maxDepth` (the value is at depth 1).
+ */
+function tally(value: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof value === "number") return value - value === 0;
+  if (typeof value !== "object" || value === null) return true;
+  if (depth > maxDepth) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if ((typeof item === "object" || typeof item === "number") && !tally(item, depth + 1, maxDepth)) return false;
+    }
+    return true;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    keys++;
+    const item = object[key];
+    if ((typeof item === "object" || typeof item === "number") && !tally(item, depth + 1, maxDepth)) return false;
+  }
+  return true;
+}
+
+/**
+ * The quote-then-colon marks a string adds to the text it is written in: one where it starts with a colon (after
+ * spaces: its opening quote makes one), one per quote in it followed by a colon (after spaces: the quote is
+ * written `\"`). Spaces and colons in strings are written as themselves (`needsExactPath` refuses `\u` escapes
+ * of them), and whitespace other than spaces is escaped in strings, so the text has exactly these.
+ */
+function stringMarks(text: string): number {
+  let count = LEADING_COLON.test(text) ? 1 : 0;
+  if (text.includes('"')) {
+    const inner = new RegExp(QUOTE_COLON.source, "g");
+    while (inner.exec(text) !== null) count++;
+  }
+  return count;
+}
+
+/** Every quote-then-colon mark a parsed value is written with: its keys', and those its strings (and keys) add. */
+function writtenMarks(value: unknown): number {
+  if (typeof value === "string") return stringMarks(value);
+  if (typeof value !== "object" || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) count += writtenMarks(value[i]);
+    return count;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) count += 1 + stringMarks(key) + writtenMarks(object[key]);
+  return count;
+}
+
+/**
+ * Whether `JSON.parse`'s values (of a text holding them, comma-separated) are certainly what the strict parser
+ * reads: no key was repeated in an object (every quote-then-colon mark of the text — one per key it holds — is
+ * accounted for by the values), no number is out of range, nothing nests deeper than `maxDepth`.
+ */
+function certainlyExact(text: string, values: readonly unknown[], maxDepth: number): boolean {
+  if (needsExactPath(text) || prototypeHasKeys()) return false;
+  keys = 0;
+  for (const value of values) if (!tally(value, 1, maxDepth)) return false;
+  const marks = countMarks(text);
+  if (marks === keys) return true;
+  // strings holding a quote then a colon (or starting with a colon) add to the text's count: account for them
+  let written = 0;
+  for (const value of values) written += writtenMarks(value);
+  return marks === written;
+}
+
+/** Where each value of a valid comma-separated run of JSON values starts and ends (string indices). */
+function split(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  let depth = 0;
+  let start = -1;
+  let last = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      if (start < 0) start = i;
+      i++;
+      while (i < text.length && text.charCodeAt(i) !== QUOTE) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+      last = i;
+    } else if (c === BRACE_OPEN || c === BRACKET_OPEN) {
+      if (start < 0) start = i;
+      depth++;
+    } else if (c === BRACE_CLOSE || c === BRACKET_CLOSE) {
+      depth--;
+      last = i;
+    } else if (c === COMMA && depth === 0) {
+      spans.push([start, last + 1]);
+      start = -1;
+    } else if (!isSpace(c)) {
+      if (start < 0) start = i;
+      last = i;
+    }
+  }
+  if (start >= 0) spans.push([start, last + 1]);
+  return spans;
+}
+
+// --- the reader -------------------------------------------------------------------------------------------
+
+/** A window on the file: `buf` holds the bytes from file offset `offset`; reading is at `buf[pos]`. */
+class Reader {
+  buf: Buffer = Buffer.alloc(0);
+  pos = 0;
+  offset = 0;
+  eof = false;
+  private readonly firstWindow: number;
+  private window: number;
+  /** The memory `buf` is a view of: bytes are moved down in it as they are consumed, not reallocated. */
+  private store: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly fd: number,
+    readonly sizes: Sizes,
+    readonly stats: ReadStats,
+  ) {
+    this.firstWindow = sizes.firstWindow ?? DEFAULT_SIZES.firstWindow!;
+    this.window = this.firstWindow;
+  }
+
+  /**
+   * Read another chunk (at least as much as is kept, so that a long value takes few reads), dropping the bytes
+   * before `pos`, which are no longer needed; false at the end of the file. Indices into `buf` held across a
+   * call are stale: `pos` is kept up to date.
+   */
+  fill(): boolean {
+    if (this.eof) return false;
+    const drop = this.pos;
+    const kept = this.buf.length - drop;
+    const want = Math.max(this.sizes.chunkBytes, kept);
+    if (this.store.length < kept + want) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(kept + want, 2 * this.store.length));
+      this.buf.copy(grown, 0, drop);
+      this.store = grown;
+    } else if (drop > 0) this.store.copyWithin(0, drop, drop + kept);
+    let got = 0;
+    while (got < want) {
+      const n = readSync(this.fd, this.store, kept + got, want - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got < want) this.eof = true;
+    this.buf = this.store.subarray(0, kept + got);
+    this.offset += drop;
+    this.pos = 0;
+    if (this.store.length > this.stats.largestBuffer) this.stats.largestBuffer = this.store.length;
+    return got > 0;
+  }
+
+  /** Move past whitespace; the byte there, or -1 at the end of the file. */
+  skipSpace(): number {
+    for (;;) {
+      const buf = this.buf;
+      let p = this.pos;
+      while (p < buf.length && isSpace(buf[p])) p++;
+      this.pos = p;
+      if (p < buf.length) return buf[p]!;
+      if (!this.fill()) return -1;
+    }
+  }
+
+  /**
+   * The end of a window of `size` bytes from `pos`, read in, never inside a character: at the end of the buffer
+   * only at the end of the file.
+   */
+  private windowEnd(size: number): number {
+    while (this.pos + size + 4 > this.buf.length && this.fill());
+    let end = Math.min(this.pos + size, this.buf.length);
+    while (end > this.pos && end < this.buf.length && (this.buf[end]! & 0xc0) === 0x80) end--;
+    return end;
+  }
+
+  // --- problems -----------------------------------------------------------------------------------------
+
+  problem(code: string, message: string, index: number | null): Raw {
+    return new Raw(code, message, index === null ? null : this.offset + index);
+  }
+
+  /** Text that is not UTF-8 was met: where, the final pass over the file says. */
+  notUtf8(): Raw {
+    return new Raw(codes.FILE_UNREADABLE, "not UTF-8 text", null);
+  }
+
+  /**
+   * The strict parser's message for text that goes wrong at `buf[pos]`, found by letting it parse the same
+   * context (`context` stands for the document up to there) followed by the next bytes.
+   */
+  syntax(context: string): Raw {
+    while (this.pos + 64 > this.buf.length && this.fill());
+    const index = this.pos;
+    const text = context + lenient.decode(this.buf.subarray(index, index + 64));
+    try {
+      exactValue(text);
+    } catch (error) {
+      if (!(error instanceof JsonError)) throw error;
+      const problem = readProblem(error);
+      const at = Math.max(context.length, error.index ?? context.length);
+      return this.problem(problem.code, problem.message, index + Buffer.byteLength(text.slice(context.length, at)));
+    }
+    throw new Error(`${JSON.stringify(text)} parsed`); // only called on text that goes wrong
+  }
+
+  // --- values -------------------------------------------------------------------------------------------
+
+  /** The value at `pos` (not whitespace) as JSON.parse reads it (or the strict parser, if it refused it). */
+  value(maxDepth: number): Found | Raw {
+    this.stats.values++;
+    let window = this.window;
+    for (;;) {
+      const end = this.windowEnd(window);
+      const final = this.eof && end === this.buf.length;
+      let text: string;
+      try {
+        text = strict.decode(this.buf.subarray(this.pos, end));
+      } catch {
+        return this.notUtf8();
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : "";
+        const after = AFTER_VALUE.exec(message);
+        if (after) {
+          const valueText = text.slice(0, Number(after[1]));
+          const stop = this.pos + Buffer.byteLength(valueText);
+          this.window = Math.max(this.firstWindow, 4 * (stop - this.pos));
+          return { value: JSON.parse(valueText), end: stop, text: valueText, exact: false };
+        }
+        const at = POSITION.exec(message);
+        const cut = message.startsWith("Unexpected end of JSON input") || (at !== null && Number(at[1]) >= text.length - CUT_MARGIN);
+        if (cut && !final) {
+          window *= 2;
+          continue;
+        }
+        return this.exact(end, final, maxDepth);
+      }
+      if (final) return { value, end, text, exact: false };
+      window *= 2; // the value fills the window exactly: a number may go on past it
+    }
+  }
+
+  /** The strict parser's reading of the value at `pos` (JSON.parse refused it: most likely a problem). */
+  private exact(end: number, final: boolean, maxDepth: number): Found | Raw {
+    for (;;) {
+      let text: string;
+      try {
+        text = strict.decode(this.buf.subarray(this.pos, end));
+      } catch {
+        return this.notUtf8();
+      }
+      try {
+        const [value, stop] = exactValue(text, maxDepth, true);
+        if (final || stop < text.length) {
+          // a value that fills the window exactly may be a number cut short
+          const valueText = text.slice(0, stop);
+          return { value, end: this.pos + Buffer.byteLength(valueText), text: valueText, exact: true };
+        }
+      } catch (error) {
+        if (!(error instanceof JsonError)) throw error;
+        const index = error.index;
+        const cut = index !== null && (index >= text.length - CUT_MARGIN || error.reason.startsWith("Unterminated string"));
+        if (final || !cut) {
+          const problem = readProblem(error);
+          return this.problem(problem.code, problem.message, index === null ? null : this.pos + Buffer.byteLength(text.slice(0, index)));
+        }
+      }
+      end = this.windowEnd(Math.max(2 * (end - this.pos), 8)); // the window ended inside the value: read further
+      final = this.eof && end === this.buf.length;
+    }
+  }
+
+  /** JSON.parse's value when its reading is certainly the strict one, else the strict one (or its problem). */
+  checked(found: Found, at: number, maxDepth: number): unknown {
+    if (found.exact || certainlyExact(found.text, [found.value], maxDepth)) return found.value;
+    return this.exactly(found.text, () => at, maxDepth);
+  }
+
+  /** The strict parser's reading of a whole value's text, which starts at `buf[at()]` (asked only for a problem). */
+  exactly(text: string, at: () => number, maxDepth: number): unknown {
+    try {
+      return exactValue(text, maxDepth)[0];
+    } catch (error) {
+      if (!(error instanceof JsonError)) throw error;
+      const problem = readProblem(error);
+      return this.problem(problem.code, problem.message, error.index === null ? null : at() + Buffer.byteLength(text.slice(0, error.index)));
+    }
+  }
+
+  /**
+   * A batch of whole rows from `pos`, found in one step: the last row start within `batchBytes` that follows a
+   * comma, such that everything before that comma parses as a list; null if the rows do not allow it here.
+   */
+  leap(startOfRow: Buffer): { items: unknown[]; comma: number; text: string } | Raw | null {
+    while (this.buf.length < this.pos + this.sizes.batchBytes && this.fill());
+    let searchEnd = Math.min(this.buf.length, this.pos + this.sizes.batchBytes);
+    for (let tries = 0; tries < 3; tries++) {
+      // a row start inside a string, or inside a row, does not parse: try an earlier one
+      const from = searchEnd - startOfRow.length;
+      if (from < this.pos + 1) return null;
+      const found = this.buf.lastIndexOf(startOfRow, from);
+      if (found < this.pos + 1) return null;
+      searchEnd = found + startOfRow.length - 1;
+      let comma = found - 1;
+      while (isSpace(this.buf[comma])) comma--;
+      if (this.buf[comma] !== COMMA || comma === this.pos) continue; // at least one row, before a comma
+      let text: string;
+      try {
+        text = strict.decode(this.buf.subarray(this.pos, comma));
+      } catch {
+        return this.notUtf8();
+      }
+      let items: unknown;
+      try {
+        items = JSON.parse("[" + text + "]");
+      } catch {
+        continue;
+      }
+      if (Array.isArray(items)) return { items, comma, text };
+    }
+    return null;
+  }
+
+  /** Rows read by JSON.parse from `text` (at `buf[at]`), checked as strictly as a whole document is read. */
+  checkedRows(items: unknown[], text: string, at: number): unknown[] | Raw {
+    const maxDepth = MAX_DEPTH - 2;
+    if (certainlyExact(text, items, maxDepth)) return items;
+    const exact: unknown[] = [];
+    const spans = split(text);
+    for (let k = 0; k < items.length; k++) {
+      const [begin, end] = spans[k]!;
+      const rowText = text.slice(begin, end);
+      if (certainlyExact(rowText, [items[k]], maxDepth)) {
+        exact.push(items[k]);
+        continue;
+      }
+      const value = this.exactly(rowText, () => at + Buffer.byteLength(text.slice(0, begin)), maxDepth);
+      if (isRaw(value)) return value;
+      exact.push(value);
+    }
+    return exact;
+  }
+}
+
+// --- the document's structure -------------------------------------------------------------------------
+
+type Step = Opened | ArrayStart | Member | Rows | Raw;
+
+function* pieces(reader: Reader, array: string): Generator<Step> {
+  const first = reader.skipSpace();
+  if (first === 0xef && reader.offset + reader.pos === 0) {
+    while (reader.buf.length < 3 && reader.fill());
+  }
+  if (reader.offset + reader.pos === 0 && reader.buf[0] === 0xef && reader.buf[1] === 0xbb && reader.buf[2] === 0xbf) {
+    yield reader.problem(codes.INVALID_JSON, `not valid JSON: ${BOM_REASON}`, 0);
+    return;
+  }
+  if (first !== BRACE_OPEN) throw new NotStreamable("the root is not an object");
+  yield { type: "opened" };
+  reader.pos += 1;
+  const seen = new Set<string>();
+  let repeated: [string, number] | null = null; // reported when the root closes, as the parser does
+  let context = "{";
+  for (;;) {
+    let byte = reader.skipSpace();
+    if (byte === BRACE_CLOSE && context === "{") break;
+    if (byte !== QUOTE) {
+      yield reader.syntax(context);
+      return;
+    }
+    const keyAt = reader.offset + reader.pos;
+    const key = reader.value(MAX_DEPTH);
+    if (isRaw(key)) {
+      yield key;
+      return;
+    }
+    const name = key.value as string;
+    reader.pos = key.end;
+    if (seen.has(name) && repeated === null) repeated = [name, keyAt];
+    seen.add(name);
+    if (reader.skipSpace() !== COLON) {
+      yield reader.syntax('{"k"');
+      return;
+    }
+    reader.pos += 1;
+    byte = reader.skipSpace();
+    if (byte === BRACKET_OPEN && name === array) {
+      if (!(yield* rows(reader, array))) return;
+    } else {
+      const member = readMember(reader, name);
+      yield member;
+      if (isRaw(member)) return;
+    }
+    byte = reader.skipSpace();
+    if (byte === BRACE_CLOSE) break;
+    if (byte !== COMMA) {
+      yield reader.syntax('{"k":0');
+      return;
+    }
+    reader.pos += 1;
+    context = '{"k":0,';
+  }
+  if (repeated !== null) {
+    // the parser finds it as the root closes, before it looks for more text
+    const [name, at] = repeated;
+    const problem = readProblem(new JsonError(`duplicate key ${repr(name)}`, 0, codes.DUPLICATE_KEY));
+    yield new Raw(problem.code, problem.message, at);
+    return;
+  }
+  reader.pos += 1;
+  if (reader.skipSpace() >= 0) yield reader.syntax("{}");
+}
+
+function readMember(reader: Reader, name: string): Member | Raw {
+  if (reader.skipSpace() < 0) return reader.syntax('{"k":');
+  const found = reader.value(MAX_DEPTH - 1);
+  if (isRaw(found)) return found;
+  const value = reader.checked(found, reader.pos, MAX_DEPTH - 1);
+  if (isRaw(value)) return value;
+  reader.pos = found.end;
+  return { type: "member", key: name, value };
+}
+
+/** The items of the array at `pos` (its `[`), in batches; returns whether the array was read. */
+function* rows(reader: Reader, array: string): Generator<Step, boolean> {
+  yield { type: "array", key: array };
+  reader.pos += 1;
+  let count = 0;
+  let context = "[";
+  let startOfRow: Buffer | null = null;
+  for (;;) {
+    const byte = reader.skipSpace();
+    if (byte === BRACKET_CLOSE && context === "[") break;
+    if (startOfRow !== null) {
+      const leap = reader.leap(startOfRow);
+      if (isRaw(leap)) {
+        yield leap;
+        return false;
+      }
+      if (leap !== null) {
+        const items = reader.checkedRows(leap.items, leap.text, reader.pos);
+        if (isRaw(items)) {
+          yield items;
+          return false;
+        }
+        reader.stats.leaps++;
+        reader.stats.leapRows += items.length;
+        yield { type: "rows", array, start: count, items, leap: true };
+        count += items.length;
+        reader.pos = leap.comma + 1;
+        context = "[0,";
+        continue;
+      }
+    }
+    // the first row alone (it shows how rows start), later ones in batches
+    const batch = yield* oneByOne(reader, array, count, context, count === 0 ? 1 : reader.sizes.batchItems);
+    if (batch === null) return false;
+    startOfRow ??= batch.startOfRow;
+    count += batch.count;
+    context = "[0,";
+    if (batch.closed) break;
+  }
+  reader.pos += 1;
+  return true;
+}
+
+interface Batch {
+  count: number;
+  /** The text its first row starts with, up to its first key's colon, if it is an object. */
+  startOfRow: Buffer | null;
+  /** The array ended with this batch. */
+  closed: boolean;
+}
+
+/** Up to `limit` rows read one at a time, yielded as one batch; null if the text is broken. */
+function* oneByOne(reader: Reader, array: string, start: number, context: string, limit: number): Generator<Step, Batch | null> {
+  const begin = reader.offset + reader.pos;
+  const items: unknown[] = [];
+  let startOfRow: Buffer | null = null;
+  let closed = false;
+  for (;;) {
+    const byte = reader.skipSpace();
+    const found = byte >= 0 ? reader.value(MAX_DEPTH - 2) : reader.syntax(context);
+    if (isRaw(found)) {
+      yield found;
+      return null;
+    }
+    const value = reader.checked(found, reader.pos, MAX_DEPTH - 2);
+    if (isRaw(value)) {
+      yield value;
+      return null;
+    }
+    if (items.length === 0) {
+      const match = ROW_START.exec(reader.buf.toString("latin1", reader.pos, Math.min(reader.pos + 128, found.end)));
+      if (match) startOfRow = Buffer.from(match[0], "latin1");
+    }
+    items.push(value);
+    reader.pos = found.end;
+    const size = reader.offset + found.end - begin;
+    const next = reader.skipSpace();
+    if (next !== COMMA && next !== BRACKET_CLOSE) {
+      yield reader.syntax("[0");
+      return null;
+    }
+    closed = next === BRACKET_CLOSE;
+    if (closed || items.length >= limit || size >= reader.sizes.batchBytes) break;
+    reader.pos += 1;
+    context = "[0,";
+  }
+  yield { type: "rows", array, start, items, leap: false };
+  if (!closed) reader.pos += 1;
+  return { count: items.length, startOfRow, closed };
+}
+
+// --- placing a problem ----------------------------------------------------------------------------------
+
+/**
+ * The finding for a problem, placed as reading the file whole places it: the first byte of the file that is not
+ * UTF-8 if there is one (the whole-file reader decodes first), else the problem at its line and column
+ * (columns count characters). One pass over the file, only when it cannot be read.
+ */
+function place(fd: number, raw: Raw, chunkBytes: number): Finding {
+  const target = raw.offset;
+  let where: [number, number] | null = null;
+  let line = 1;
+  let column = 1;
+  let need = 0;
+  let lo = 0x80;
+  let hi = 0xbf;
+  let sequence = 0;
+  let sequenceAt: [number, number] = [1, 1];
+  const bad = (offset: number, at: [number, number]): Finding =>
+    finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${offset})`, at[0], at[1]);
+  const chunk = Buffer.allocUnsafe(Math.max(chunkBytes, 1 << 16));
+  let position = 0;
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, position);
+    if (n === 0) break;
+    for (let i = 0; i < n; i++) {
+      const offset = position + i;
+      if (offset === target) where = [line, column];
+      const b = chunk[i]!;
+      if (need > 0) {
+        if (b < lo || b > hi) return bad(sequence, sequenceAt);
+        need--;
+        lo = 0x80;
+        hi = 0xbf;
+        continue;
+      }
+      if (b < 0x80) {
+        if (b === 0x0a) {
+          line++;
+          column = 1;
+        } else column++;
+        continue;
+      }
+      if (b >= 0xc2 && b <= 0xdf) need = 1;
+      else if (b >= 0xe0 && b <= 0xef) {
+        need = 2;
+        if (b === 0xe0) lo = 0xa0;
+        if (b === 0xed) hi = 0x9f;
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        need = 3;
+        if (b === 0xf0) lo = 0x90;
+        if (b === 0xf4) hi = 0x8f;
+      } else return bad(offset, [line, column]);
+      sequence = offset;
+      sequenceAt = [line, column];
+      column++;
+    }
+    position += n;
+  }
+  if (need > 0) return bad(sequence, sequenceAt);
+  if (target === position) where = [line, column];
+  if (target === null || where === null) return finding("", raw.code, "error", raw.message);
+  return finding("", raw.code, "error", raw.message, where[0], where[1]);
+}
+
+/**
+ * The pieces of the JSON document in the open file `fd` (read from its current position, which must be the
+ * start): `Opened`, then `Member`s, and the `ArrayStart` named `array` followed by its `Rows`, in document order;
+ * or a `Problem` and nothing after it. Throws `NotStreamable`, before yielding anything, if the root is not an
+ * object.
+ */
+export function* read(fd: number, array = "results", sizes: Sizes = DEFAULT_SIZES, stats: ReadStats = newStats()): Generator<Piece> {
+  const reader = new Reader(fd, sizes, stats);
+  for (const step of pieces(reader, array)) {
+    if (isRaw(step)) {
+      yield { type: "problem", finding: place(fd, step, sizes.chunkBytes) };
+      return;
+    }
+    yield step;
+  }
+}

@@ -11,7 +11,8 @@ down). It generates seeded synthetic result sets of 1k, 10k and 100k results, a 
   ``json.loads`` the file, with the peak resident memory of each;
 - the reference engine, ``check-jsonschema``, and the TypeScript SDK against ``JSON.parse``;
 
-and the peak resident memory of ``evalschema validate`` on the JSON Lines stream and on the 1 GB document.
+and the peak resident memory of ``evalschema validate`` on the JSON Lines stream and on the 1 GB document (and of
+the TypeScript SDK's ``validateFile`` on that document).
 """
 
 from __future__ import annotations
@@ -169,8 +170,15 @@ def main() -> None:
             seconds = time.perf_counter() - start
             loads_only = [sys.executable, "-c", "import json,sys; json.loads(open(sys.argv[1],'rb').read())", str(large)]
             loads_peak, _ = peak_rss_mib(loads_only)
-            print(json.dumps({"one result set MB": round(size_mb), "rows": rows, "peak RSS MiB": round(peak), "seconds": round(seconds, 1),
-                              "exit": status, "json.loads process peak RSS MiB": round(loads_peak)}))
+            row = {"one result set MB": round(size_mb), "rows": rows, "peak RSS MiB": round(peak), "seconds": round(seconds, 1),
+                   "exit": status, "json.loads process peak RSS MiB": round(loads_peak)}
+            node, ts = shutil.which("node"), ROOT / "js" / "dist" / "index.js"
+            if node and ts.exists():
+                out = subprocess.run([node, str(ROOT / "benchmarks" / "ts_stream_bench.mjs"), str(large)], capture_output=True, text=True)
+                if out.returncode == 0:
+                    measured = json.loads(out.stdout)
+                    row.update({"typescript peak RSS MiB": round(measured["max_rss_mib"]), "typescript seconds": round(measured["seconds"], 1)})
+            print(json.dumps(row))
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 // Times validateFile(path, {streamRows: true}) on one file and prints JSON: wall time, throughput, and the
 // process's peak resident memory (process.resourceUsage().maxRSS, reported by Node in KiB).
-// usage: node scripts/stream_bench.mjs FILE [stream|whole]   (whole: streamRows false, for comparison)
+// usage: node benchmarks/ts_stream_bench.mjs FILE [stream|whole]   (whole: streamRows false, for comparison)
 import { statSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { validateFile } from "../dist/index.js";
+import { validateFile } from "../js/dist/index.js";
 
 const [path, mode = "stream"] = process.argv.slice(2);
 if (path === undefined || (mode !== "stream" && mode !== "whole")) {
-  process.stderr.write("usage: node scripts/stream_bench.mjs FILE [stream|whole]\n");
+  process.stderr.write("usage: node benchmarks/ts_stream_bench.mjs FILE [stream|whole]\n");
   process.exit(2);
 }
 const bytes = statSync(path).size;

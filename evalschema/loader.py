@@ -25,7 +25,7 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
-from .positions import MAX_DEPTH, Positions, json_positions, problem_position, yaml_positions
+from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 # A YAML document may share nodes through aliases; counted as a tree it must stay below this many nodes.
@@ -70,6 +70,13 @@ def _finite_float(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"the number {text[:40]} is too large for a double")
     return value
+
+
+def _finite_int(text: str) -> int:
+    """An integer a double can hold (a longer one has no value every implementation agrees on)."""
+    if beyond_double(text):
+        raise ValueError(f"the number {text[:40]} is too large for a double")
+    return int(text)
 
 
 BOM_MESSAGE = "starts with a byte-order mark, which JSON does not allow"
@@ -161,7 +168,9 @@ def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False)
     limit = sys.getrecursionlimit()
     # the standard parser recurses once per level: leave room for MAX_DEPTH levels whatever the caller's stack
     sys.setrecursionlimit(max(limit, MAX_DEPTH * 3))
-    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float)
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float, parse_int=_finite_int
+    )
     try:
         value, end = decoder.raw_decode(text) if partial else (decoder.decode(text), len(text))
     except json.JSONDecodeError as exc:
@@ -220,9 +229,11 @@ class _SafeLoader(yaml.SafeLoader):
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         try:
-            return super().construct_yaml_int(node)
-        except ValueError as exc:  # more digits than Python converts
+            value: int = super().construct_yaml_int(node)
+            float(value)
+        except (ValueError, OverflowError) as exc:  # too large for a double, as for JSON (or for Python to convert)
             raise yaml.constructor.ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark) from exc
+        return value
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()

@@ -151,7 +151,22 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL)
 MAX_DEPTH = 1000  # containers nested deeper than this are refused, by every SDK
-_MAX_INTEGER_DIGITS = 4300  # Python's int/str conversion limit; a longer integer has no portable meaning
+_DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits
+
+
+def beyond_double(token: str) -> bool:
+    """Whether a JSON number is too large for an IEEE 754 double (RFC 8259, section 6): implementations would not
+    agree on its value (JavaScript reads Infinity), so it is refused, integer or not."""
+    if any(c in token for c in ".eE"):
+        return float(token) in (float("inf"), float("-inf"))
+    digits = token.lstrip("-")
+    if len(digits) != _DOUBLE_DIGITS:
+        return len(digits) > _DOUBLE_DIGITS
+    try:
+        float(int(token))
+    except OverflowError:
+        return True
+    return False
 
 
 def problem_position(text: str, max_depth: int = MAX_DEPTH) -> tuple[int, int] | None:
@@ -195,9 +210,7 @@ def problem_position(text: str, max_depth: int = MAX_DEPTH) -> tuple[int, int] |
         elif token in ("NaN", "Infinity", "-Infinity"):
             return scanner.where(start)
         elif first == "-" or first.isdigit():
-            integer = token.lstrip("-").split(".")[0].split("e")[0].split("E")[0]
-            fractional = "." in token or "e" in token or "E" in token
-            if (not fractional and len(integer) > _MAX_INTEGER_DIGITS) or (fractional and float(token) in (float("inf"), float("-inf"))):
+            if beyond_double(token):
                 return scanner.where(start)
         else:
             expecting_key = False

@@ -549,7 +549,7 @@ def _rows_one_by_one(
     if not closed:
         reader.pos += 1
     reader.keep = reader.pos
-    return _Batch(len(items), rows.text.raw[: 128], closed)
+    return _Batch(len(items), rows.text.raw[:512], closed)
 
 
 def _flush(

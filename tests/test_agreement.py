@@ -76,6 +76,10 @@ BROKEN_FILES: dict[str, bytes] = {
     "non_ascii_column": b'{"id": "\xc3\xa9\xc3\xa9", "x": }',
     "not_object": b"[1, 2, 3]",
     "float_overflow": b'{"weight": 1e400}',
+    "integer_beyond_double": b'{"weight": ' + b"9" * 400 + b"}",
+    "integer_309_digits_beyond_double": b'{"weight": ' + b"9" * 309 + b"}",
+    "integer_309_digits_within_double": b'{"weight": 1' + b"0" * 308 + b"}",
+    "latin1_same_line_after_utf8": b'{"a": "\xc3\xa9\xc3\xa9", "id": "caf\xe9"}',
     "string_document": b'"just a string"',
 }
 

@@ -212,7 +212,8 @@ def _write(data: bytes) -> Path:
         (b'{"a" 1}', "INVALID_JSON"),
         (b"{", "INVALID_JSON"),
         (b'{"weight": ' + b"9" * 5000 + b', "results": []}', "INVALID_JSON"),  # too many digits, cut by every window
-        (b'{"results":[{"a":' + b"9" * 4200 + b"}]}", "UNKNOWN_FIELD"),  # many digits, but within the limit
+        (b'{"results":[{"a":' + b"9" * 4200 + b"}]}", "INVALID_JSON"),  # beyond a double
+        (b'{"results":[{"a":' + b"9" * 300 + b"}]}", "UNKNOWN_FIELD"),  # many digits, but a double holds it
     ],
 )
 def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ GRADER_RESULT_MISSING: Final = "GRADER_RESULT_MISSING"
 FILE_UNREADABLE: Final = "FILE_UNREADABLE"
 """An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked."""
 INVALID_JSON: Final = "INVALID_JSON"
-"""A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity), with the line and column of the first problem reported."""
+"""A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported."""
 INVALID_YAML: Final = "INVALID_YAML"
 """A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size."""
 DUPLICATE_KEY: Final = "DUPLICATE_KEY"
@@ -127,7 +127,7 @@ RULES: Final[dict[str, dict[str, Any]]] = {
     "UNKNOWN_GRADER": {"id": "UNKNOWN_GRADER", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `grader_id` MUST name a grader of its test case.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "GRADER_RESULT_MISSING": {"id": "GRADER_RESULT_MISSING", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata[\"evalschema.skip_reason\"]`).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "FILE_UNREADABLE": {"id": "FILE_UNREADABLE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
-    "INVALID_JSON": {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
+    "INVALID_JSON": {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "INVALID_YAML": {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "DUPLICATE_KEY": {"id": "DUPLICATE_KEY", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
 }

@@ -107,11 +107,13 @@ def hostile(session: nox.Session) -> None:
 
 @nox.session
 def fuzz(session: nox.Session) -> None:
-    """Deeper property-based fuzzing of the loaders and the validator: EVALSCHEMA_FUZZ_EXAMPLES examples per test and
-    per document kind (default here 10,000; the test suite runs 200). ``-- -x`` and other pytest options pass through."""
+    """Deeper property-based fuzzing of the loaders, the validator and the streaming reader (broken texts read in
+    pieces must report as read whole): EVALSCHEMA_FUZZ_EXAMPLES examples per test and per document kind (default
+    here 10,000; the test suite runs 200). ``-- -x`` and other pytest options pass through."""
     import os
 
     examples = os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "10000")
     session.run(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "--hypothesis-show-statistics", "tests/test_fuzz.py",
+                "tests/test_stream.py::test_broken_text_reports_like_whole",
                 *session.posargs,
                 env={"EVALSCHEMA_FUZZ_EXAMPLES": examples})

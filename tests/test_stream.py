@@ -15,6 +15,7 @@ import json
 import os
 import random
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -170,26 +171,20 @@ def test_broken_text_reports_like_whole(edits: list[tuple[int, int, bytes]], chu
         data[at : at + delete] = insert
     previous = stream.CHUNK_BYTES, stream.BATCH_ITEMS
     stream.CHUNK_BYTES, stream.BATCH_ITEMS = chunk, 2
-    try:
-        whole = streaming.validate_file(_write(bytes(data)), stream_rows=False).to_dict()
-        with io.BytesIO(bytes(data)) as handle:
-            try:
-                streamed = validate_stream(handle)
-            except stream.NotStreamable:
-                return
-        if streamed is not None:
-            assert streamed.to_dict() == whole
-    finally:
-        stream.CHUNK_BYTES, stream.BATCH_ITEMS = previous
-
-
-def _write(data: bytes) -> Path:
-    import tempfile
-
-    handle, name = tempfile.mkstemp(suffix=".json")
-    os.write(handle, data)
-    os.close(handle)
-    return Path(name)
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "broken.json"
+        target.write_bytes(bytes(data))
+        try:
+            whole = streaming.validate_file(target, stream_rows=False).to_dict()
+            with target.open("rb") as handle:
+                try:
+                    streamed = validate_stream(handle)
+                except stream.NotStreamable:
+                    return
+            if streamed is not None:
+                assert streamed.to_dict() == whole
+        finally:
+            stream.CHUNK_BYTES, stream.BATCH_ITEMS = previous
 
 
 @pytest.mark.parametrize(

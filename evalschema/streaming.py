@@ -157,7 +157,11 @@ def validate_stream(
     rows_found: list[Finding] = []
     deprecated: list[schema_path.DeprecatedUse] = []
     deprecated_at: Positions = {}
-    rules, summary = ResultRows(compact=True), SummaryBuilder(compact=True)
+    rules = ResultRows(compact=True)
+    # the reference summary is only needed to check a claimed one: it is built while the rows are read when a
+    # claim came before them or may follow them (the file's end mentions one), or the input cannot be read again;
+    # otherwise, should a claim turn up after the rows all the same, the rows are read again for it
+    summary: SummaryBuilder | None = None
     against = SuiteIndex(suite) if isinstance(suite, dict) else None
     messages = rule_messages()
     try:
@@ -169,6 +173,8 @@ def validate_stream(
             elif isinstance(piece, stream.Array):
                 envelope[ARRAY] = []
                 positions["/" + ARRAY] = (piece.line, piece.column)
+                if "summary" in envelope or not handle.seekable() or _ends_with_a_summary(handle):
+                    summary = SummaryBuilder(compact=True)
             elif isinstance(piece, stream.Member):
                 envelope[piece.key] = piece.value
                 texts[piece.key] = piece.text
@@ -178,9 +184,10 @@ def validate_stream(
                 found.extend(rules.check(piece.items, piece.start))
                 if against is not None:
                     found.extend(against.check(piece.items, piece.start))
-                for item in piece.items:
-                    if isinstance(item, dict):
-                        summary.add(item)
+                if summary is not None:
+                    for item in piece.items:
+                        if isinstance(item, dict):
+                            summary.add(item)
                 if found or outcome.deprecated:
                     where = piece.positions({_row(f.pointer) for f in found} | {_row(u.pointer) for u in outcome.deprecated})
                     rows_found.extend(place(f, where) for f in found)
@@ -200,10 +207,36 @@ def validate_stream(
     findings = list(identity.findings)
     findings.extend(schema_findings(combined, identity, allow_unknown, spec_version))
     findings.extend(resultset_document_rules(envelope))
-    findings.extend(summary_mismatches(envelope.get("summary"), summary.build()))
+    claimed = envelope.get("summary")
+    if isinstance(claimed, dict):
+        findings.extend(summary_mismatches(claimed, summary.build() if summary is not None else _summary_again(handle)))
     report = Report.build(KIND, findings, strict=strict)
     positions.update(deprecated_at)
     return _placed_envelope(report, positions, texts)
+
+
+def _ends_with_a_summary(handle: BinaryIO) -> bool:
+    """Whether the last 64 KiB of the input mention ``"summary"`` (where producers that count as they run write
+    it). Only a guess, to save reading the rows twice: a wrong one costs time, never correctness."""
+    where = handle.tell()
+    try:
+        handle.seek(-min(handle.seek(0, os.SEEK_END), 1 << 16), os.SEEK_END)
+        return b'"summary"' in handle.read(1 << 16)
+    finally:
+        handle.seek(where)
+
+
+def _summary_again(handle: BinaryIO) -> Summary:
+    """The reference summary of the rows, reading the input again from its start (it was read to its end once
+    already, without a problem)."""
+    handle.seek(0)
+    builder = SummaryBuilder(compact=True)
+    for piece in stream.read(handle, ARRAY):
+        if isinstance(piece, stream.Rows):
+            for item in piece.items:
+                if isinstance(item, dict):
+                    builder.add(item)
+    return builder.build()
 
 
 def _row(pointer: str) -> int:

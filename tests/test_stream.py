@@ -55,15 +55,20 @@ def sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tu
 
 
 def styles(document: Any) -> dict[str, bytes]:
-    """The same document written the ways producers write it."""
+    """The same document written the ways producers write it (the rows before or after the other fields)."""
     out = {
         "compact": json.dumps(document, separators=(",", ":")).encode(),
         "indented": json.dumps(document, indent=2, ensure_ascii=False).encode(),
         "spaced": json.dumps(document, ensure_ascii=False, separators=(" ,\r\n\t", " :  ")).encode(),
     }
-    if isinstance(document, dict) and "results" in document:  # rows first, the claimed summary after them
+    if isinstance(document, dict) and "results" in document:
+        # rows first, a claimed summary after them (read again to check it); and a claimed summary first (checked
+        # while the rows are read)
         reordered = {"results": document["results"], **{k: v for k, v in document.items() if k != "results"}}
         out["results-first"] = json.dumps(reordered, indent=1, ensure_ascii=False).encode()
+        if "summary" in document:
+            reordered = {"summary": document["summary"], **{k: v for k, v in document.items() if k != "summary"}}
+            out["summary-first"] = json.dumps(reordered, ensure_ascii=False).encode()
     return out
 
 
@@ -352,3 +357,25 @@ def test_a_window_ending_where_the_read_ended_does_not_cut_a_character() -> None
     assert not any(isinstance(piece, stream.Problem) for piece in pieces), pieces
     rows = [piece for piece in pieces if isinstance(piece, stream.Rows)]
     assert rows[0].items[0]["test_case_id"].endswith("é" * 10)
+
+
+def test_a_claimed_summary_far_from_the_end_is_checked_by_reading_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference summary is built while the rows are read only if the claim came first or the file's end
+    mentions one; a claim after the rows but far from the end is checked by reading the rows again."""
+    again = []
+    original = streaming._summary_again
+
+    def counted(handle: Any) -> Any:
+        again.append(1)
+        return original(handle)
+
+    monkeypatch.setattr(streaming, "_summary_again", counted)
+    document = synthetic.resultset(50, attempts=3)
+    document["summary"] = {"total": 49, "passed": 0, "failed": 0, "skipped": 0, "pass_rate": None, "avg_score": None, "by_grader": {}}
+    document["metadata"] = {"notes": "x" * 100_000}  # pushes the claim out of the last 64 KiB
+    target = tmp_path / "claim.json"
+    target.write_text(json.dumps(document))
+    streamed, whole = both(target)
+    assert again == [1]
+    assert streamed == whole
+    assert any(f["code"] == "SUMMARY_MISMATCH" and f["pointer"] == "/summary/total" for f in streamed["warnings"])

@@ -5,7 +5,8 @@ through the same checks as a whole document — the schema (the rows' subschema,
 own: ``schema_path.rows_stand_alone``), the row rules, the cross-document rules and the reference summary, all
 of which keep only compact state across rows — and its findings are placed (line, column) while its text is
 still at hand. The result set's own fields are checked once at the end, as a document whose ``results`` is
-empty. The report is the one validating the whole document gives; the test suite checks that it is.
+empty (the reference summary is built only if there is a claimed one to check). The report is the one
+validating the whole document gives; the test suite checks that it is.
 """
 
 from __future__ import annotations
@@ -164,6 +165,7 @@ def validate_stream(
     summary: SummaryBuilder | None = None
     against = SuiteIndex(suite) if isinstance(suite, dict) else None
     messages = rule_messages()
+    origin = handle.tell() if handle.seekable() else 0
     try:
         for piece in stream.read(handle, ARRAY):
             if isinstance(piece, stream.Problem):
@@ -209,7 +211,10 @@ def validate_stream(
     findings.extend(resultset_document_rules(envelope))
     claimed = envelope.get("summary")
     if isinstance(claimed, dict):
-        findings.extend(summary_mismatches(claimed, summary.build() if summary is not None else _summary_again(handle)))
+        reference = summary.build() if summary is not None else _summary_again(handle, origin)
+        if isinstance(reference, Finding):  # the input changed or failed under the second read
+            return Report.build(kind, [reference], strict=False)
+        findings.extend(summary_mismatches(claimed, reference))
     report = Report.build(KIND, findings, strict=strict)
     positions.update(deprecated_at)
     return _placed_envelope(report, positions, texts)
@@ -218,20 +223,28 @@ def validate_stream(
 def _ends_with_a_summary(handle: BinaryIO) -> bool:
     """Whether the last 64 KiB of the input mention ``"summary"`` (where producers that count as they run write
     it). Only a guess, to save reading the rows twice: a wrong one costs time, never correctness."""
-    where = handle.tell()
     try:
-        handle.seek(-min(handle.seek(0, os.SEEK_END), 1 << 16), os.SEEK_END)
-        return b'"summary"' in handle.read(1 << 16)
-    finally:
-        handle.seek(where)
+        where = handle.tell()
+        try:
+            handle.seek(-min(handle.seek(0, os.SEEK_END), 1 << 16), os.SEEK_END)
+            return b'"summary"' in handle.read(1 << 16)
+        finally:
+            handle.seek(where)
+    except OSError:
+        return True  # build it while reading, then: the input may not be read twice
 
 
-def _summary_again(handle: BinaryIO) -> Summary:
-    """The reference summary of the rows, reading the input again from its start (it was read to its end once
-    already, without a problem)."""
-    handle.seek(0)
+def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
+    """The reference summary of the rows, reading the input again from ``origin`` (it was read to its end once
+    already, without a problem: one now means it changed, or failed, under the second read)."""
+    try:
+        handle.seek(origin)
+    except OSError as exc:
+        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read again: {exc.strerror or exc}")
     builder = SummaryBuilder(compact=True)
     for piece in stream.read(handle, ARRAY):
+        if isinstance(piece, stream.Problem):
+            return piece.finding
         if isinstance(piece, stream.Rows):
             for item in piece.items:
                 if isinstance(item, dict):

@@ -251,6 +251,18 @@ export function parseJson(text: string): Loaded {
   }
 }
 
+/**
+ * What a UTF-8 lead byte (0x80 or above) asks of the bytes after it, as Python's strict decoder reads it: how
+ * many continuation bytes, and the range the first of them must fall in (later ones: 0x80–0xBF). `null`: the
+ * byte cannot start a sequence.
+ */
+export function utf8Lead(b: number): [need: number, lo: number, hi: number] | null {
+  if (b >= 0xc2 && b <= 0xdf) return [1, 0x80, 0xbf];
+  if (b >= 0xe0 && b <= 0xef) return [2, b === 0xe0 ? 0xa0 : 0x80, b === 0xed ? 0x9f : 0xbf];
+  if (b >= 0xf0 && b <= 0xf4) return [3, b === 0xf0 ? 0x90 : 0x80, b === 0xf4 ? 0x8f : 0xbf];
+  return null;
+}
+
 /** The index of the first byte that does not start a valid UTF-8 sequence (Python's strict decoder), or -1. */
 export function invalidUtf8(data: Uint8Array, from = 0): number {
   let i = from;
@@ -260,19 +272,9 @@ export function invalidUtf8(data: Uint8Array, from = 0): number {
       i++;
       continue;
     }
-    let need: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    } else return i;
+    const lead = utf8Lead(b);
+    if (lead === null) return i;
+    const [need, lo, hi] = lead;
     for (let k = 1; k <= need; k++) {
       const c = data[i + k];
       if (c === undefined) return i;

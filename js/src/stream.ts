@@ -21,7 +21,7 @@
 import { readSync } from "node:fs";
 import * as codes from "./generated/rules.js";
 import { finding, repr, type Finding } from "./findings.js";
-import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem } from "./loader.js";
+import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
 
 /** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
 export interface Sizes {
@@ -730,16 +730,9 @@ function place(fd: number, raw: Raw, chunkBytes: number): Finding {
         } else column++;
         continue;
       }
-      if (b >= 0xc2 && b <= 0xdf) need = 1;
-      else if (b >= 0xe0 && b <= 0xef) {
-        need = 2;
-        if (b === 0xe0) lo = 0xa0;
-        if (b === 0xed) hi = 0x9f;
-      } else if (b >= 0xf0 && b <= 0xf4) {
-        need = 3;
-        if (b === 0xf0) lo = 0x90;
-        if (b === 0xf4) hi = 0x8f;
-      } else return bad(offset, [line, column]);
+      const lead = utf8Lead(b);
+      if (lead === null) return bad(offset, [line, column]);
+      [need, lo, hi] = lead;
       sequence = offset;
       sequenceAt = [line, column];
       column++;

@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         catalogs = tuple(load_catalog(spec, base) for spec in config.get("catalogs", ())) if own_layout else ()
         schemas = load(args.schemas)
         layout = config.get("layout", {}) if own_layout else {}
-        tree = render_all(build(schemas), schemas, catalogs, layout)
+        options = config.get("options", {}) if own_layout else {}
+        tree = render_all(build(schemas), schemas, catalogs, layout, options)
     except SchemaError as exc:
         print(f"error: {exc.file}#{exc.pointer}: {exc.message}", file=sys.stderr)
         return 2
@@ -156,5 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The ``evalschema-codegen`` console script."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

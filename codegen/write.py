@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .ir import IR
 from .load import SchemaSet
@@ -29,13 +30,18 @@ def _safe(rel: str) -> str:
 
 
 def render_all(
-    ir: IR, schemas: SchemaSet, catalogs: tuple[Catalog, ...] = (), layout: dict[str, str] | None = None
+    ir: IR,
+    schemas: SchemaSet,
+    catalogs: tuple[Catalog, ...] = (),
+    layout: dict[str, str] | None = None,
+    options: dict[str, dict[str, Any]] | None = None,
 ) -> Tree:
-    """Render every target and catalog; ``layout`` maps a target name to its folder (default: the name)."""
+    """Render every target and catalog; ``layout`` maps a target name to its folder (default: the name),
+    ``options`` a target name to the options it takes."""
     folders = {target.name: _safe((layout or {}).get(target.name, target.name)) for target in targets()}
     tree: Tree = {}
     for target in targets():
-        for rel, content in target.render(ir, schemas).items():
+        for rel, content in target.run(ir, schemas, (options or {}).get(target.name, {})).items():
             tree[_safe(f"{folders[target.name]}/{_safe(rel)}")] = content
     for rel, content in render_catalogs(catalogs).items():
         name, _, rest = _safe(rel).partition("/")

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, diffcmd
+from . import diffcmd
+from .extras import MissingExtra
 from .findings import Finding, Report
 from .loader import SUFFIXES, expand, load_path, load_stdin
 from .registry import KINDS, spec_version
@@ -260,9 +261,23 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 # --- entry points ---------------------------------------------------------------------------------------
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version and the bundled schemas' (read only when asked)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            package = version("evalschema")
+        except PackageNotFoundError:  # imported from a source tree that was never installed
+            package = "(not installed)"
+        sys.stdout.write(f"evalschema {package} (specification {spec_version()})\n")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalschema", description="Validate, summarize and migrate evalschema documents.")
-    parser.add_argument("--version", action="version", version=f"evalschema {__version__} (specification {spec_version()})")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the package and specification versions, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = commands.add_parser("validate", help="validate documents (files, folders, globs, - for stdin)")
@@ -306,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_UNREADABLE
     try:
         return int(args.handler(args))
-    except UsageError as exc:
+    except (UsageError, MissingExtra) as exc:
         _write(f"evalschema: {exc}\n", sys.stderr)
         return EXIT_UNREADABLE
     except OSError as exc:  # a write that failed (disk full, permissions): files were replaced atomically or not at all

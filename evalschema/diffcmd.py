@@ -1,14 +1,20 @@
 """``evalschema diff OLD NEW``: the classified changes between two schema folders.
 
 OLD and NEW are release folders (``spec/releases/<version>/``) or the working ``schemas/`` folder; a bare
-version (``1.0.0``) names a bundled release. Delegates to the generic classifier :mod:`codegen.diff`; never
-writes. Exit status: 0 no breaking change, 1 at least one breaking change, 2 usage error or unusable input.
+version (``1.0.0``) names a bundled release. Never writes. Exit status: 0 no breaking change, 1 at least one
+breaking change, 2 usage error or unusable input.
+
+The classifier is the generator's (``python -m codegen diff``, in the ``evalschema-codegen`` distribution:
+``pip install 'evalschema[diff]'``). This command resolves bundled release names to their folders and runs it
+as a separate process, so the runtime package never imports the generator or its dependencies.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,17 +42,22 @@ def _date(text: str) -> _dt.date:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    from codegen.diff import diff
-    from codegen.load import SchemaError
+GENERATOR = "codegen"
+INSTALL_HINT = "evalschema diff needs the generator's distribution: pip install 'evalschema[diff]' (evalschema-codegen)"
 
-    try:
-        report = diff(args.old, args.new, args.today)
-    except SchemaError as exc:
-        print(f"error: {exc.file}#{exc.pointer}: {exc.message}", file=sys.stderr)
+
+def run(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec(GENERATOR) is None:
+        print(f"evalschema: {INSTALL_HINT}", file=sys.stderr)
         return EXIT_USAGE
-    sys.stdout.write(report.to_json() if args.format == "json" else report.to_text())
-    return EXIT_BREAKING if report.breaking else EXIT_OK
+    command = [sys.executable, "-m", GENERATOR, "diff", str(args.old), str(args.new), "--format", args.format]
+    if args.today is not None:
+        command += ["--today", args.today.isoformat()]
+    # the generator's exit statuses are this command's: 0 none breaking, 1 breaking, 2 unusable input
+    done = subprocess.run(command, check=False, capture_output=True, text=True, encoding="utf-8", errors="backslashreplace")
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    return done.returncode
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

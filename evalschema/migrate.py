@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .extras import require
+
 from .atomic import write_atomic
 from .findings import pointer
 
@@ -125,6 +127,7 @@ def migrate_document(
 
 def _yaml_engine(text: str) -> tuple[Any, int]:
     """A round-trip YAML engine with the file's own indentation, and the column of a prompt's eval items."""
+    require("ruamel.yaml", "migrate", "evalschema migrate")
     from ruamel.yaml import YAML
     from ruamel.yaml.util import load_yaml_guess_indent
 
@@ -143,9 +146,9 @@ def _yaml_engine(text: str) -> tuple[Any, int]:
 def migrate_text(text: str, form: str) -> tuple[str, Plan]:
     """The migrated text of a pack, and the plan; ``form`` is ``yaml`` or ``json``."""
     if form == "yaml":
+        engine, column = _yaml_engine(text)
         from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-        engine, column = _yaml_engine(text)
         document = engine.load(text)
 
         def yaml_comment(sequence: Any, index: int, note: str) -> None:

@@ -29,6 +29,7 @@ from evalschema_models import rules as codes
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
+from .extras import require
 from .findings import Finding, pointer
 from .positions import MAX_DEPTH
 from .registry import SchemaSet, load
@@ -238,6 +239,7 @@ def _ecma_dollar(pattern: str) -> str:
 @cache
 def _reference_class() -> tuple[Any, Any]:
     """python-jsonschema's 2020-12 validator with ECMA-262 ``$`` in patterns, and strict date/date-time checks."""
+    require("jsonschema", "reference", "the reference engine")
     from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
     def pattern(validator: Any, regex: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:

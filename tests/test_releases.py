@@ -8,6 +8,7 @@ import contextlib
 import copy
 import datetime as dt
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -458,12 +459,32 @@ def test_changelog_names_the_deprecation_window() -> None:
     assert "Window: 2026-11-30 → 2027-11-30." in text
 
 
+def _hatch_version(pyproject: Path) -> str:
+    """The version hatchling derives for a distribution, by its own ``[tool.hatch.version]`` rule."""
+    rule = tomllib.loads(pyproject.read_text())["tool"]["hatch"]["version"]
+    match = re.search(rule["pattern"], (pyproject.parent / rule["path"]).read_text())
+    assert match is not None, f"{pyproject}: the version pattern matches nothing in {rule['path']}"
+    return match["version"]
+
+
 def test_versions_agree() -> None:
-    """One source: the working schemas' $id. Everything else restates it."""
+    """One source: the working schemas' $id. The distributions derive it, npm's package.json restates it."""
     ids = {re.search(r"/schema/([^/]+)/", json.loads(p.read_text())["$id"])[1] for p in SCHEMAS.glob("*.json")}  # type: ignore[index]
-    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    for pyproject in (REPO / "pyproject.toml", REPO / "codegen" / "pyproject.toml"):
+        assert "version" in tomllib.loads(pyproject.read_text())["project"]["dynamic"], pyproject
+    derived = {_hatch_version(REPO / "pyproject.toml"), _hatch_version(REPO / "codegen" / "pyproject.toml")}
     package_json = json.loads((REPO / "js" / "package.json").read_text())["version"]
-    assert ids == {pyproject} == {__version__} == {package_json}
+    installed = importlib.metadata.version("evalschema")
+    assert ids == derived == {__version__} == {package_json} == {installed}
+
+
+def test_no_version_is_written_by_hand_in_the_sources() -> None:
+    """Neither SDK restates the version: Python reads it from the schemas, TypeScript from a generated module."""
+    (version,) = {re.search(r"/schema/([^/]+)/", json.loads(p.read_text())["$id"])[1] for p in SCHEMAS.glob("*.json")}  # type: ignore[index]
+    literal = re.compile(rf"[\"']{re.escape(version)}[\"']")
+    sources = [*(REPO / "evalschema").rglob("*.py"), *(REPO / "codegen").rglob("*.py"), *(REPO / "js" / "src").glob("*.ts")]
+    written = [str(p.relative_to(REPO)) for p in sources if literal.search(p.read_text(encoding="utf-8"))]
+    assert written == []
 
 
 # ------------------------------------------------------------------------------------------ offline lookup

@@ -1,12 +1,13 @@
 """The list of targets: the one place to register a new output (e.g. constants from a data table).
 
-A target is a name (its subfolder of the output dir) and a ``render(ir, schemas) -> {relative path: bytes}``.
+A target is a name (its subfolder of the output dir) and a ``render(ir, schemas) -> {relative path: bytes}``;
+a target that takes options gets its table of ``[tool.codegen.options.<name>]`` as a third argument.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from ..ir import IR
 from ..load import SchemaSet
@@ -15,14 +16,19 @@ from ..load import SchemaSet
 @dataclass(frozen=True)
 class Target:
     name: str
-    render: Callable[[IR, SchemaSet], dict[str, bytes]]
+    render: Callable[..., dict[str, bytes]]
+    takes_options: bool = False
+
+    def run(self, ir: IR, schemas: SchemaSet, options: dict[str, Any]) -> dict[str, bytes]:
+        return self.render(ir, schemas, options) if self.takes_options else self.render(ir, schemas)
 
 
 def targets() -> tuple[Target, ...]:
-    from . import docs, python, typescript
+    from . import bundle, docs, python, typescript
 
     return (
         Target("python", python.render),
         Target("typescript", typescript.render),
         Target("docs", docs.render),
+        Target("schemas", bundle.render, takes_options=True),
     )

@@ -1,6 +1,6 @@
 // Copies the build inputs that live outside js/: the generated typings and the schemas.
 // Both copies are git-ignored; the sources of truth are ../generated/typescript and ../schemas.
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,4 +18,18 @@ function copyAll(from, to, suffix) {
 
 const typings = copyAll(join(repo, "generated", "typescript"), join(here, "src", "generated"), ".ts");
 const schemas = copyAll(join(repo, "schemas"), join(here, "schemas"), ".json");
-console.log(`prepare: ${typings} generated typing(s) -> src/generated/, ${schemas} schema(s) -> schemas/`);
+// the single-file schemas and their catalog, for Ajv, editors and other validators
+const bundled = copyAll(join(repo, "generated", "schemas"), join(here, "schemas", "bundled"), ".json");
+
+// The one version is the working schemas' `$id` (https://evalschema.org/schema/<version>/…). package.json must
+// restate it (npm reads no other place): refuse to build when it does not.
+const id = JSON.parse(readFileSync(join(repo, "schemas", "common.json"), "utf-8")).$id;
+const version = /\/schema\/([^/]+)\//.exec(id)?.[1];
+if (version === undefined) throw new Error(`schemas/common.json: $id ${id} carries no version`);
+const declared = JSON.parse(readFileSync(join(here, "package.json"), "utf-8")).version;
+if (declared !== version) throw new Error(`js/package.json says version ${declared}, the schemas' $id says ${version}`);
+writeFileSync(
+  join(here, "src", "generated", "version.ts"),
+  `// written by scripts/prepare.mjs from the schemas' $id; do not edit\n/** The package's version: the specification version of its schemas. */\nexport const VERSION = ${JSON.stringify(version)};\n`,
+);
+console.log(`prepare: ${typings} generated typing(s) -> src/generated/, ${schemas} schema(s) -> schemas/, ${bundled} bundled -> schemas/bundled/, version ${version}`);

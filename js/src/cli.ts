@@ -11,13 +11,13 @@ import { isObject } from "./json.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
+import { VERSION } from "./generated/version.js";
 import type { Summary } from "./summary.js";
 
 const EXIT_OK = 0;
 const EXIT_INVALID = 1;
 const EXIT_UNREADABLE = 2;
 const PROG = "evalschema-js";
-const VERSION = "1.1.0";
 
 class UsageError extends Error {}
 

@@ -17,4 +17,4 @@ export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type S
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
 
-export const VERSION = "1.1.0";
+export { VERSION } from "./generated/version.js";

@@ -20,6 +20,7 @@ from .extras import MissingExtra
 from .findings import Finding, Report
 from .loader import SUFFIXES, expand, load_path, load_stdin
 from .registry import KINDS, spec_version
+from .selection import declared
 from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
 from .validate import validate
 
@@ -161,6 +162,8 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
         strict=args.strict, allow_unknown=args.allow_unknown, suite=suite, engine=args.engine, spec_version=args.spec_version
     )
     for source in expand(args.paths):
+        if args.only_declared and isinstance(source, Path) and source.is_file() and not declared(source):
+            continue
         path = _json_file(source, args.input_format)
         if path is not None:
             report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
@@ -196,6 +199,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         entries.append(entry)
         progress.tick(entry["path"])
     progress.done()
+    if not entries and args.only_declared:  # a commit that touches no evalschema document
+        _write("no evalschema documents among the given files\n")
+        return EXIT_OK
     if not entries:
         raise UsageError("no documents found in the given paths")
     totals = {"files": len(entries), "valid": len(entries) - invalid - unreadable, "invalid": invalid, "unreadable": unreadable}
@@ -289,6 +295,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
     check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
+    check.add_argument(
+        "--only-declared", action="store_true",
+        help="skip files that do not declare themselves evalschema documents, by name (*.resultset.json, *.pack.yaml, …) or by $schema",
+    )
     check.add_argument("--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)")
     check.add_argument(
         "--stream", choices=tuple(STREAM_CHOICES), default="auto",

@@ -37,6 +37,16 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
     return major, minor, patch
 
 
+def schema_uri_kind(uri: str) -> str | None:
+    """The kind a ``$schema`` URI names, when it is a schema of this specification or of a compatible format."""
+    ours, evalport = _OURS.match(uri), _EVALPORT.match(uri)
+    if ours and ours["kind"] in KINDS:
+        return ours["kind"]
+    if evalport:
+        return evalport["kind"]
+    return "pack" if _PROMPTPACK.match(uri) else None
+
+
 def kind_from_shape(document: dict[str, Any]) -> str | None:
     """Detect the kind from one telltale property, checked in this order (SPEC.md, "Identification")."""
     if "prompts" in document or "template_engine" in document:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .extras import require
+from .extras import MissingExtra, require
 
 from .atomic import write_atomic
 from .findings import pointer
@@ -180,6 +180,8 @@ def run(paths: list[Path], *, check: bool, write: Callable[[str], None]) -> int:
             write(f"evalschema migrate: {path}: cannot read: {exc}\n")
             status = EXIT_UNREADABLE
             continue
+        except MissingExtra:  # not a problem of this file: the command cannot run at all
+            raise
         except Exception as exc:  # ruamel's parse errors have no common base worth importing here
             write(f"evalschema migrate: {path}: not valid {form.upper()}: {exc}\n")
             status = EXIT_UNREADABLE

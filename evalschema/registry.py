@@ -10,6 +10,8 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +22,19 @@ from referencing.jsonschema import DRAFT202012
 KINDS: tuple[str, ...] = ("testcase", "grader", "suite", "resultset", "pack")
 
 
-def _schema_dir() -> Path:
-    """Where the schemas live: bundled package data in a wheel, the repository's schemas/ otherwise."""
-    bundled = Path(__file__).with_name("_schemas")
-    if bundled.is_dir():
-        return bundled
-    return Path(__file__).resolve().parent.parent / "schemas"
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _schema_dir() -> Traversable:
+    """Where the schemas live: package data of an installed distribution, the repository's schemas/ otherwise."""
+    bundled = resources.files(__package__) / "_schemas"
+    return bundled if bundled.is_dir() else _CHECKOUT / "schemas"
+
+
+def bundled_dir() -> Traversable:
+    """The single-file schemas and their catalog (``generated/schemas/`` in a checkout)."""
+    bundled = resources.files(__package__) / "_schemas" / "bundled"
+    return bundled if bundled.is_dir() else _CHECKOUT / "generated" / "schemas"
 
 
 def _refuse_remote(uri: str) -> Resource[Any]:
@@ -72,7 +81,8 @@ def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
 def current() -> SchemaSet:
     """The schemas this package validates against by default (the working version)."""
     directory = _schema_dir()
-    documents = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(directory.glob("*.json"))]
+    files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json") and entry.is_file()), key=lambda e: e.name)
+    documents = [json.loads(entry.read_text(encoding="utf-8")) for entry in files]
     return build(documents, str(directory))
 
 

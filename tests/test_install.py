@@ -1,33 +1,32 @@
-"""Build the wheel, install it into a fresh virtual environment, and validate offline against a pinned older
-release and the current one.
+"""The standard build is the build: ``pip install <repo>``, ``pip wheel .`` and ``python -m build`` each give a
+complete distribution, installed the way a user installs it and used with no network.
 
-How the environment is made offline, and why: the wheel itself is installed with ``pip install --no-index
---no-deps`` (no index, nothing fetched). Its dependencies (jsonschema, referencing, pydantic, ...) cannot be
-downloaded at test time — no network is guaranteed — and building a wheelhouse from pip's cache is not
-guaranteed offline either. So the fresh venv (``--without-pip``, no system site-packages) gets one ``.pth``
-line pointing at the site-packages of the environment running the tests: the dependencies resolve from there,
-*after* the venv's own site-packages. That directory's own ``.pth`` files are not processed (it is not a site
-directory of the new venv), so the editable install of the checkout stays invisible: the test asserts that
-``evalschema`` is imported from the installed wheel. The check script runs with ``-I`` (no ``PYTHONPATH``, no
-user site, script directory not on ``sys.path``) from a temporary directory, with every socket operation made to
-raise, so any attempt to fetch a schema fails the test.
+How it stays offline, and why it is still a real install: a wheelhouse is filled first (``pip download`` of the
+runtime's dependencies, its extras and the build backend, at the exact pins of ``requirements/constraints.txt``;
+that step may use the package index, as any install does). Every install after it is ``pip install --no-index
+--find-links <wheelhouse>`` into a fresh virtual environment, build isolation included: nothing comes from the
+index or from the environment running the tests. The commands then run with a ``sitecustomize`` that makes any
+socket connection fail, so a schema fetched by ``$id`` would fail the test.
 """
 
 from __future__ import annotations
 
 import json
-import site
+import os
 import subprocess
 import sys
-import sysconfig
+import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((REPO / "spec" / "examples").glob("*.json"))
+CONSTRAINTS = REPO / "requirements" / "constraints.txt"
 
-CHECK = r'''
-import json, socket, sys
+NO_NETWORK = """\
+import socket
 
 def _refuse(*args, **kwargs):
     raise OSError("network access attempted during an offline test")
@@ -36,84 +35,139 @@ socket.socket.connect = _refuse
 socket.socket.connect_ex = _refuse
 socket.create_connection = _refuse
 socket.getaddrinfo = _refuse
-
-import evalschema
-from evalschema import releases, validate
-from evalschema.diffcmd import add_parser
-import argparse, contextlib, io
-
-def resultset(version, violations):
-    row = {"test_case_id": "t1", "grader_results": [{"grader_id": "g", "type": "contains", "score": 1, "passed": True}], "passed": True}
-    if violations:
-        row["constraint_violations"] = [{"id": "rbac_scope", "invalidates_result": False}]
-    return {"version": version, "suite_id": "s", "run_id": "r1", "started_at": "2026-10-15T09:00:00Z", "results": [row]}
-
-def codes(findings):
-    return [[f.code, f.pointer] for f in findings]
-
-parser = argparse.ArgumentParser()
-add_parser(parser.add_subparsers(dest="command"))
-args = parser.parse_args(["diff", "1.0.0", "1.1.0", "--format", "json", "--today", "2026-11-30"])
-out = io.StringIO()
-with contextlib.redirect_stdout(out):
-    status = args.handler(args)
-
-current = validate(resultset(evalschema.spec_version(), True))
-print(json.dumps({
-    "file": evalschema.__file__,
-    "version": evalschema.__version__,
-    "spec_version": evalschema.spec_version(),
-    "available": releases.available(),
-    "old_plain": codes(validate(resultset("1.0.0", False), spec_version="1.0.0").errors),
-    "old_with_violations": codes(validate(resultset("1.0.0", True), spec_version="1.0.0").errors),
-    "new_with_violations": codes(validate(resultset("1.1.0", True), spec_version="1.1.0").errors),
-    "sdk_current_valid": current.valid,
-    "sdk_current_codes": [f.code for f in current.errors],
-    "diff_status": status,
-    "diff_rules": sorted({f["rule"] for f in json.loads(out.getvalue())["findings"]}),
-}))
-'''
+"""
 
 
-def _site_packages() -> list[str]:
-    paths = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()]
-    return list(dict.fromkeys(p for p in paths if Path(p).is_dir()))
+def _run(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run([str(a) for a in args], capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
+    assert isinstance(out, subprocess.CompletedProcess)
+    return out
+
+
+def _ok(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    out = _run(args, **kwargs)
+    assert out.returncode == 0, f"{' '.join(map(str, args))} exited {out.returncode}:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+def _requirements() -> list[str]:
+    """What an install of the runtime with every extra, plus the generator and the build backend, needs."""
+    runtime = tomllib.loads((REPO / "pyproject.toml").read_text())
+    codegen = tomllib.loads((REPO / "codegen" / "pyproject.toml").read_text())
+    extras = runtime["project"]["optional-dependencies"]
+    wanted = [*runtime["project"]["dependencies"], *extras["reference"], *extras["migrate"], *codegen["project"]["dependencies"]]
+    wanted += runtime["build-system"]["requires"]
+    return sorted(set(wanted))
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    house = tmp_path_factory.mktemp("wheelhouse")
+    _ok([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--only-binary=:all:",
+         "-c", CONSTRAINTS, "-d", house, *_requirements()])
+    # the generator's own distribution, for `evalschema diff` (the `diff` extra names it)
+    _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
+         "--find-links", house, "-w", house, REPO / "codegen"])
+    return house
+
+
+def _venv(where: Path) -> Path:
+    _ok([sys.executable, "-m", "venv", where])
+    site = _ok([where / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    (Path(site) / "sitecustomize.py").write_text(NO_NETWORK, encoding="utf-8")
+    return where / "bin"
+
+
+def _install(bin_dir: Path, wheelhouse: Path, *targets: str | Path) -> None:
+    _ok([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-index",
+         "--find-links", wheelhouse, *targets], env={**os.environ, "PIP_CONSTRAINT": ""})
+
+
+def _use_it(bin_dir: Path, work: Path) -> None:
+    """What the README promises an installed package does, from a folder that is not the checkout."""
+    evalschema = bin_dir / "evalschema"
+    version = json.loads((REPO / "schemas" / "common.json").read_text())["$id"].split("/")[-2]
+    assert _ok([evalschema, "--version"], cwd=work).stdout == f"evalschema {version} (specification {version})\n"
+    where = _ok([bin_dir / "python", "-c", "import evalschema, evalschema_models; print(evalschema.__file__)"], cwd=work).stdout
+    assert not where.startswith(str(REPO)), "evalschema was imported from the checkout, not from the install"
+
+    report = json.loads(_ok([evalschema, "validate", "--format", "json", *EXAMPLES], cwd=work).stdout)
+    assert report["summary"] == {"files": len(EXAMPLES), "valid": len(EXAMPLES), "invalid": 0, "unreadable": 0}
+
+    old = work / "old.json"
+    old.write_text(json.dumps({"version": "1.0.0", "suite_id": "s", "run_id": "r", "started_at": "2026-10-15T09:00:00Z", "results": [
+        {"test_case_id": "t", "passed": True, "grader_results": [{"grader_id": "g", "type": "contains", "score": 1, "passed": True}],
+         "constraint_violations": [{"id": "c", "invalidates_result": False}]}]}))
+    pinned = _run([evalschema, "validate", "--format", "json", "--spec-version", "1.0.0", old], cwd=work)
+    assert pinned.returncode == 1, pinned.stderr
+    (entry,) = json.loads(pinned.stdout)["files"]
+    assert [(f["code"], f["pointer"]) for f in entry["errors"]] == [("UNKNOWN_FIELD", "/results/0/constraint_violations")]
+
+    summary = _ok([evalschema, "summarize", REPO / "spec" / "examples" / "resultset-aobench-rbac.json"], cwd=work).stdout
+    assert "results 3: passed 1, failed 1" in summary
+
+    pack = work / "pack.yaml"
+    pack.write_bytes((REPO / "tests" / "data" / "cli" / "pack-commented.yaml").read_bytes())
+    migrate = _run([evalschema, "migrate", "--check", pack], cwd=work)
+    assert migrate.returncode == 1 and "would change" in migrate.stdout, migrate.stderr
+    assert pack.read_bytes() == (REPO / "tests" / "data" / "cli" / "pack-commented.yaml").read_bytes()
+
+    diff = _ok([evalschema, "diff", "1.0.0", "1.1.0"], cwd=work).stdout
+    assert diff.endswith("required version bump: minor\n"), diff
 
 
 @pytest.mark.slow
-def test_wheel_installs_and_validates_offline(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, str(REPO / "scripts" / "package.py"), "--wheel-only", "--out", str(dist)], check=True, capture_output=True)
-    (wheel,) = dist.glob("evalschema-*.whl")
+def test_pip_install_of_the_repository(wheelhouse: Path, tmp_path: Path) -> None:
+    bin_dir = _venv(tmp_path / "venv")
+    _install(bin_dir, wheelhouse, f"{REPO}[reference,migrate,diff]")
+    _use_it(bin_dir, tmp_path)
 
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-index", "--no-deps",
-         "--disable-pip-version-check", str(wheel)],
-        check=True, capture_output=True,
-    )
-    purelib = subprocess.run([str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    (Path(purelib) / "_offline_dependencies.pth").write_text("\n".join(_site_packages()) + "\n", encoding="utf-8")
 
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "check.py").write_text(CHECK, encoding="utf-8")
-    run = subprocess.run([str(python), "-I", str(work / "check.py")], cwd=work, capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout)
+@pytest.mark.slow
+def test_pip_wheel_and_python_m_build(wheelhouse: Path, tmp_path: Path) -> None:
+    pip_wheel = tmp_path / "pip-wheel"
+    _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
+         "--find-links", wheelhouse, "-w", pip_wheel, REPO])
+    built = tmp_path / "build"
+    # `python -m build` builds the wheel from the sdist, so a complete wheel proves the sdist complete too
+    _ok([sys.executable, "-m", "build", "--installer", "pip", "--outdir", built, REPO],
+        env={**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse), "PIP_CONSTRAINT": ""})
+    (sdist,) = built.glob("evalschema-*.tar.gz")
+    (wheel,) = built.glob("evalschema-*.whl")
+    (other,) = pip_wheel.glob("evalschema-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert names == set(zipfile.ZipFile(other).namelist())
+    assert not [n for n in names if n.startswith("codegen/")], "the runtime wheel must not carry the generator"
+    assert {"evalschema/py.typed", "evalschema_models/py.typed"} <= names
+    assert [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    shipped = {n.removeprefix("evalschema/_schemas/") for n in names if n.startswith("evalschema/_schemas/")}
+    expected = {p.name for p in (REPO / "schemas").glob("*.json")}
+    expected |= {f"bundled/{p.name}" for p in (REPO / "generated" / "schemas").glob("*.json")}
+    expected |= {f"releases/{p.parent.name}/{p.name}" for p in (REPO / "spec" / "releases").glob("*/*.json")}
+    assert shipped == expected
 
-    assert result["file"].startswith(purelib), "evalschema was not imported from the installed wheel"
-    assert result["version"] == result["spec_version"]
-    assert result["available"][:2] == ["1.0.0", "1.1.0"]
-    # pinned older release: no constraint_violations yet
-    assert result["old_plain"] == []
-    assert result["old_with_violations"] == [["UNKNOWN_FIELD", "/results/0/constraint_violations"]]
-    # the current release and the SDK's working schemas accept it
-    assert result["new_with_violations"] == []
-    assert result["sdk_current_valid"] is True, result["sdk_current_codes"]
-    # the diff command works from the installed package (bundled releases, codegen's meta-schema)
-    assert result["diff_status"] == 0
-    assert {"PROPERTY_ADDED_OPTIONAL", "RULE_ADDED", "DEPRECATION_ADDED"} <= set(result["diff_rules"])
+    for name, artifact in (("sdist", sdist), ("wheel", wheel), ("pip-wheel", other)):
+        bin_dir = _venv(tmp_path / f"venv-{name}")
+        _install(bin_dir, wheelhouse, f"evalschema[reference,migrate,diff] @ {artifact.as_uri()}")
+        work = tmp_path / f"work-{name}"
+        work.mkdir()
+        _use_it(bin_dir, work)
+
+
+@pytest.mark.slow
+def test_the_runtime_alone_names_the_extra_a_command_needs(wheelhouse: Path, tmp_path: Path) -> None:
+    bin_dir = _venv(tmp_path / "venv")
+    _install(bin_dir, wheelhouse, REPO)
+    installed = _ok([bin_dir / "python", "-m", "pip", "list", "--format", "json"]).stdout
+    names = {p["name"].lower() for p in json.loads(installed)} - {"pip", "setuptools", "evalschema"}
+    assert not names & {"jsonschema", "jinja2", "datamodel-code-generator", "ruamel.yaml", "evalschema-codegen"}, names
+    evalschema = bin_dir / "evalschema"
+    assert _ok([evalschema, "validate", *EXAMPLES], cwd=tmp_path).returncode == 0
+    for args, extra in (
+        (["validate", "--engine", "reference", EXAMPLES[0]], "reference"),
+        (["migrate", "--check", REPO / "tests" / "data" / "cli" / "pack-commented.yaml"], "migrate"),  # JSON packs need no extra
+        (["diff", "1.0.0", "1.1.0"], "diff"),
+    ):
+        out = _run([evalschema, *args], cwd=tmp_path)
+        assert (out.returncode, out.stdout) == (2, ""), out
+        assert f"pip install 'evalschema[{extra}]'" in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -150,6 +150,7 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
         for name in extra:  # DCG helper modules, if any
             result[name] = _with_header(_postprocess((out / name).read_text(encoding="utf-8"), [], ir), "(shared)").encode()
         result["__init__.py"] = _init(ir, metadata, module_of_file).encode("utf-8")
+        result["py.typed"] = b""  # PEP 561: the models are typed for the package's users too
     return result
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -171,3 +172,68 @@ def test_the_runtime_alone_names_the_extra_a_command_needs(wheelhouse: Path, tmp
         out = _run([evalschema, *args], cwd=tmp_path)
         assert (out.returncode, out.stdout) == (2, ""), out
         assert f"pip install 'evalschema[{extra}]'" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+# --- pre-commit, for real: `pre-commit try-repo` installs the hook from this repository as pre-commit does -------
+
+GRADER_OK = {"id": "exact", "type": "contains", "params": {"substring": "ok"}}
+GRADER_BAD = {"id": "broken", "type": "contains", "params": {}}
+
+
+def _hook_repo(where: Path) -> dict[str, Path]:
+    where.mkdir()
+    files = {
+        "valid": where / "answers.grader.json",
+        "invalid": where / "broken.grader.json",
+        "jsonl": where / "runs.resultset.jsonl",
+        "pack": where / "support.pack.yaml",
+        "package": where / "package.json",
+        "tsconfig": where / "tsconfig.json",
+    }
+    files["valid"].write_text(json.dumps(GRADER_OK))
+    files["invalid"].write_text(json.dumps(GRADER_BAD))
+    run = json.loads((REPO / "spec" / "examples" / "resultset-multi-attempt.json").read_text())
+    broken_run = {**run, "run_id": 7}
+    files["jsonl"].write_text(json.dumps(run) + "\n" + json.dumps(broken_run) + "\n")
+    files["pack"].write_bytes((REPO / "tests" / "data" / "cli" / "mixed" / "pack-anchors.yaml").read_bytes())
+    files["package"].write_text(json.dumps({"name": "demo", "version": "1.0.0", "type": "module", "scripts": {"test": "node --test"}}))
+    files["tsconfig"].write_text(json.dumps({"compilerOptions": {"strict": True, "target": "ES2022"}}))
+    _ok(["git", "init", "-q", where])
+    _ok(["git", "-C", where, "add", "-A"])
+    return files
+
+
+def _try_repo(repo: Path, wheelhouse: Path, home: Path, *files: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse),
+           "PIP_CONSTRAINT": "", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "VIRTUALENV_NO_DOWNLOAD": "1"}
+    return _run([sys.executable, "-m", "pre_commit", "try-repo", REPO, "evalschema-validate", "--verbose",
+                 "--files", *[f.name for f in files]], cwd=repo, env=env)
+
+
+def _totals(output: str) -> tuple[int, int, int, int]:
+    """Documents, valid, invalid, unreadable, added up over the summary lines (pre-commit may split the files
+    over several processes, one summary line each)."""
+    lines = re.findall(r"^(\d+) document\(s\): (\d+) valid, (\d+) invalid, (\d+) unreadable", output, re.M)
+    assert lines, output
+    files, valid, invalid, unreadable = (sum(int(line[i]) for line in lines) for i in range(4))
+    return files, valid, invalid, unreadable
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo(wheelhouse: Path, tmp_path: Path) -> None:
+    files = _hook_repo(tmp_path / "project")
+    home = tmp_path / "pre-commit-home"
+
+    clean = _try_repo(tmp_path / "project", wheelhouse, home, files["valid"], files["pack"], files["package"], files["tsconfig"])
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert _totals(clean.stdout) == (2, 2, 0, 0), clean.stdout
+
+    everything = _try_repo(tmp_path / "project", wheelhouse, home, *files.values())
+    assert everything.returncode == 1, everything.stdout + everything.stderr
+    out = everything.stdout
+    assert "broken.grader.json  [grader]" in out and "GRADER_PARAMS_INVALID" in out
+    assert "runs.resultset.jsonl (line 2)  [resultset]" in out and "TYPE_MISMATCH  /run_id" in out
+    assert "package.json" not in out and "tsconfig.json" not in out
+    # two graders, the pack and the two runs of the JSON Lines file; one grader and one run are invalid
+    assert _totals(out) == (5, 3, 2, 0), out
+    assert "Traceback" not in out + everything.stderr

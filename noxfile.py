@@ -5,7 +5,9 @@ environment, so nox itself never installs Python packages.
 
 - ``generate``: the main job — regenerate every derived artifact from ``schemas/`` and ``spec/ledger.json``,
   then run the consistency checks (schemas, conformance fixtures, the two validation paths).
-- ``tests``: everything CI runs.
+- ``tests``: everything CI runs: the drift check, ``lint``, ``typing``, the TypeScript SDK's tests, every Python test.
+- ``lint``: ruff (lint and format check). ``typing``: mypy --strict over every Python file, tsc --strict for js.
+- ``cold``: the README's quick start in a fresh clone with ``HOME`` and the pip/npm caches pointed at empty folders.
 - ``bench``: validation and codegen benchmarks (ratios measured in one run; never timed tests).
 - ``bench_codegen``: time a full ``generate`` against datamodel-code-generator alone.
 """
@@ -46,13 +48,54 @@ def check(session: nox.Session) -> None:
 
 
 @nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint rules and formatting (pyproject's [tool.ruff]); never rewrites."""
+    session.run(PYTHON, "-m", "ruff", "check", ".")
+    session.run(PYTHON, "-m", "ruff", "format", "--check", ".")
+
+
+@nox.session
+def typing(session: nox.Session) -> None:
+    """mypy --strict over the SDK, the generator, the generated models, tests, scripts and benchmarks; tsc --strict
+    over the TypeScript SDK and its tests (its build)."""
+    _node_modules(session)
+    session.run(PYTHON, "-m", "mypy")
+    # tests/codegen on its own: its modules (conftest, codegen_helpers) are named by their folder
+    session.run(PYTHON, "-m", "mypy", "--no-explicit-package-bases", *sorted(str(p) for p in (HERE / "tests" / "codegen").glob("*.py")))
+    session.run("npm", "run", "build", "--prefix", "js", external=True)
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite: drift check, the TypeScript SDK's tests, then every Python test (schemas, codegen,
-    conformance, consistency, CLI, the cross-language agreement test)."""
+    """The whole test suite: drift check, lint, typing, the TypeScript SDK's tests, then every Python test (schemas,
+    codegen, conformance, consistency, CLI, install, the cross-language agreement test)."""
     _node_modules(session)
     session.run(PYTHON, "-m", "codegen", "check")
+    lint(session)
+    typing(session)
     session.run("npm", "test", "--prefix", "js", external=True)
     session.run(PYTHON, "-m", "pytest", *(session.posargs or ["-q"]))
+
+
+@nox.session
+def cold(session: nox.Session) -> None:
+    """The quick start on a cold machine: a fresh clone of HEAD (committed work only), with HOME, the pip, npm and
+    other caches pointed at empty folders, no .venv and no node_modules; runs both README commands there."""
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="evalschema-cold-"))
+    clone = root / "clone"
+    session.run("git", "clone", "--quiet", str(HERE), str(clone), external=True)
+    empty = {name: root / name for name in ("home", "pip-cache", "npm-cache", "xdg-cache")}
+    for folder in empty.values():
+        folder.mkdir()
+    env = {"HOME": str(empty["home"]), "PIP_CACHE_DIR": str(empty["pip-cache"]), "npm_config_cache": str(empty["npm-cache"]),
+           "XDG_CACHE_HOME": str(empty["xdg-cache"]), "VIRTUAL_ENV": "", "PYTHONPATH": ""}
+    with session.chdir(clone):
+        # noxw must build its environment with the machine's python, not the one running this session
+        session.run("env", "-u", "VIRTUAL_ENV", "./noxw", "-s", "generate", external=True, env=env)
+        session.run("git", "diff", "--exit-code", external=True)  # generate on a clean clone changes nothing
+        session.run("env", "-u", "VIRTUAL_ENV", "./noxw", "-s", "tests", *session.posargs, external=True, env=env)
 
 
 @nox.session
@@ -91,7 +134,7 @@ def release(session: nox.Session) -> None:
 
 @nox.session
 def packages(session: nox.Session) -> None:
-    """dist/: the wheel and sdist (schemas of every release bundled), one schema zip per release, the npm tarball."""
+    """dist/: sdist and wheel of evalschema and evalschema-codegen, one schema zip per release, the npm tarball."""
     dist = HERE / "dist"
     session.run(PYTHON, "scripts/package.py", "--out", str(dist))
     _node_modules(session)

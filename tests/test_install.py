@@ -237,3 +237,23 @@ def test_pre_commit_try_repo(wheelhouse: Path, tmp_path: Path) -> None:
     # two graders, the pack and the two runs of the JSON Lines file; one grader and one run are invalid
     assert _totals(out) == (5, 3, 2, 0), out
     assert "Traceback" not in out + everything.stderr
+
+
+@pytest.mark.slow
+def test_package_script_builds_every_artifact(tmp_path: Path) -> None:
+    """`./noxw -s packages` (scripts/package.py): both distributions by the standard build, one zip per release
+    with its bundled schemas."""
+    _ok([sys.executable, REPO / "scripts" / "package.py", "--out", tmp_path])
+    version = json.loads((REPO / "schemas" / "common.json").read_text())["$id"].split("/")[-2]
+    releases = sorted(p.name for p in (REPO / "spec" / "releases").iterdir() if p.is_dir())
+    expected = {f"evalschema-{version}.tar.gz", f"evalschema-{version}-py3-none-any.whl",
+                f"evalschema_codegen-{version}.tar.gz", f"evalschema_codegen-{version}-py3-none-any.whl"}
+    expected |= {f"evalschema-schemas-{r}.zip" for r in releases}
+    assert {p.name for p in tmp_path.iterdir()} == expected
+    codegen_wheel = zipfile.ZipFile(tmp_path / f"evalschema_codegen-{version}-py3-none-any.whl").namelist()
+    assert "codegen/templates/docs/page.md.j2" in codegen_wheel and not [n for n in codegen_wheel if n.startswith("evalschema/")]
+    for release in releases:
+        names = set(zipfile.ZipFile(tmp_path / f"evalschema-schemas-{release}.zip").namelist())
+        folder = REPO / "spec" / "releases" / release
+        kinds = {p.name for p in folder.glob("*.json") if p.name != "manifest.json"}
+        assert names == {f"evalschema-schemas-{release}/{n}" for n in {p.name for p in folder.iterdir()} | {f"bundled/{k}" for k in kinds} | {"bundled/catalog.json"}}

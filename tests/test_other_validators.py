@@ -78,10 +78,22 @@ def test_the_corpus_covers_every_kind(verdicts: dict[str, dict[str, bool]]) -> N
     assert sum(map(len, verdicts.values())) >= 200
 
 
-def _check_jsonschema(kind: str, files: list[str]) -> dict[str, bool]:
+def test_evalschema_schema_prints_the_bundled_files(tmp_path: Path) -> None:
+    for kind in ("testcase", "grader", "suite", "resultset", "pack"):
+        out = subprocess.run([*EVALSCHEMA, "schema", kind], capture_output=True, check=True, cwd=tmp_path)
+        assert out.stdout == (BUNDLED / f"{kind}.json").read_bytes()
+    catalog = subprocess.run([*EVALSCHEMA, "schema", "--catalog"], capture_output=True, check=True, cwd=tmp_path).stdout
+    assert catalog == (BUNDLED / "catalog.json").read_bytes()
+    folder = subprocess.run([*EVALSCHEMA, "schema", "--dir"], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    assert Path(folder.strip()).resolve() == BUNDLED.resolve()
+    for entry in json.loads(catalog)["schemas"]:  # every catalog entry points at a bundled schema beside it
+        assert (BUNDLED / entry["url"]).is_file(), entry
+
+
+def _check_jsonschema(schema: Path, files: list[str]) -> dict[str, bool]:
     # the README's recipe: the bundled schema as --schemafile; ECMA-262 regexes (the default variant)
     out = subprocess.run(
-        [str(Path(sys.executable).parent / "check-jsonschema"), "--output-format", "json", "--schemafile", str(BUNDLED / f"{kind}.json"), *files],
+        [str(Path(sys.executable).parent / "check-jsonschema"), "--output-format", "json", "--schemafile", str(schema), *files],
         capture_output=True, text=True, check=False, env={**os.environ, "NO_COLOR": "1"},
     )
     result = json.loads(out.stdout)
@@ -93,9 +105,12 @@ def _check_jsonschema(kind: str, files: list[str]) -> dict[str, bool]:
 
 def test_check_jsonschema_agrees_offline(verdicts: dict[str, dict[str, bool]], tmp_path: Path) -> None:
     recipe = _readme_block("check-jsonschema --schemafile")
-    assert "generated/schemas/resultset.json" in recipe or "resultset" in recipe
+    assert recipe.startswith("check-jsonschema --schemafile resultset.schema.json results.json") and "evalschema schema resultset > resultset.schema.json" in recipe
     for kind, files in sorted(verdicts.items()):
-        theirs = _check_jsonschema(kind, sorted(files))
+        schema = tmp_path / f"{kind}.schema.json"
+        with schema.open("wb") as out:  # as the recipe makes it: evalschema schema KIND > KIND.schema.json
+            subprocess.run([*EVALSCHEMA, "schema", kind], stdout=out, check=True)
+        theirs = _check_jsonschema(schema, sorted(files))
         disagreements = {f: (ours, theirs[f]) for f, ours in files.items() if ours != theirs[f]}
         assert disagreements == {}, f"{kind}: (evalschema, check-jsonschema) invalid? {disagreements}"
 

@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    """The ``evalschema-codegen`` console script."""
+    """The distribution's console script: the same as ``python -m codegen``."""
     sys.exit(main())
 
 

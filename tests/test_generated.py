@@ -36,7 +36,9 @@ def _valid_documents() -> list[tuple[str, str, object]]:
 
 
 def test_python_sdk_codegen_and_generated_models_pass_mypy_strict() -> None:
-    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    # the typing session checks tests, scripts and benchmarks too; this test is about the shipped code
+    proc = subprocess.run([sys.executable, "-m", "mypy", "evalschema", "codegen", "generated/python/evalschema_models"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -19,7 +19,7 @@ KEYS = st.binary(max_size=12) | st.sampled_from([b"", b"\x00", b"tc-1", b"1\x00t
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
 @given(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=400))
 def test_key_table_is_a_dict(operations: list[tuple[bytes, int]]) -> None:
-    table, reference = KeyTable(), {}
+    table, reference = KeyTable(), dict[bytes, int]()
     for key, value in operations:
         expected = (reference[key], False) if key in reference else (value, True)
         reference.setdefault(key, value)

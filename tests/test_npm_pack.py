@@ -70,7 +70,7 @@ def tarball(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # `npm pack` runs the `prepack` script: a fresh build of dist/
     out = _run(["npm", "pack", "--json", "--pack-destination", str(destination)], JS)
     (info,) = json.loads(out.stdout[out.stdout.index("[") :])
-    return destination / info["filename"]
+    return destination / str(info["filename"])
 
 
 def test_the_tarball_ships_the_build_the_schemas_and_no_sources(tarball: Path) -> None:

@@ -43,7 +43,7 @@ def _corpus() -> list[tuple[str, str | None, Any]]:
 def _readme_block(marker: str) -> str:
     """The README's fenced code block that starts with ``marker`` (so the test runs what the README shows)."""
     blocks = re.findall(r"```[a-z]*\n(.*?)```", (REPO / "README.md").read_text(), re.S)
-    (block,) = [b for b in blocks if b.startswith(marker)]
+    (block,) = [str(b) for b in blocks if b.startswith(marker)]
     return block
 
 

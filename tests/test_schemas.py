@@ -770,7 +770,8 @@ def test_every_schema_rule_has_a_rejecting_twin(schemas: dict[str, Any]) -> None
 
 
 def _resultset_with_row(**row: Any) -> dict[str, Any]:
-    return patched(RESULTSET, {"/results/0": {**ROW, **row}})
+    document: dict[str, Any] = patched(RESULTSET, {"/results/0": {**ROW, **row}})
+    return document
 
 
 CONSTRAINT_TABLE = [

@@ -47,11 +47,11 @@ FUZZ_EXAMPLES = int(os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "200"))
 def sizes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
     """Reader sizes: 7-byte chunks and 200-byte batches read rows one by one; 3000-byte batches leap a few rows
     at a time; the defaults leap over these small documents whole."""
-    chunk, items, size = request.param
+    chunk, items, size = (int(n) for n in request.param)
     monkeypatch.setattr(stream, "CHUNK_BYTES", chunk)
     monkeypatch.setattr(stream, "BATCH_ITEMS", items)
     monkeypatch.setattr(stream, "BATCH_BYTES", size)
-    return request.param
+    return (chunk, items, size)
 
 
 def styles(document: Any) -> dict[str, bytes]:

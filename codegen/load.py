@@ -1,8 +1,12 @@
-"""Load a folder of JSON Schema (draft 2020-12) files into an offline ``referencing.Registry``.
+"""Load a folder of JSON Schema files (draft-07, 2019-09 or 2020-12) into an offline ``referencing.Registry``.
 
-Every ``*.json`` file directly inside the folder is one schema resource. Each is checked against the draft
-2020-12 meta-schema and against codegen's annotation meta-schema (``metaschema/annotations.json``), every
-``$ref`` is resolved up front, and nothing is ever fetched: an unknown URI raises :class:`SchemaError`.
+Every ``*.json`` file directly inside the folder is one schema resource. Its dialect comes from ``$schema``
+(:data:`DEFAULT_DIALECT`, 2020-12, when absent); each file is checked against its dialect's meta-schema and
+against codegen's annotation meta-schema (``metaschema/annotations.json``), then rewritten into the equivalent
+2020-12 document (:func:`upgrade`) so that everything downstream reads one dialect. Every ``$ref`` is resolved up
+front — by ``$id``, by anchor, by JSON Pointer, or by a path relative to the referring file inside the folder —
+and every ``$dynamicRef`` is resolved statically or refused. Nothing is ever fetched: an unknown URI raises
+:class:`SchemaError`.
 """
 
 from __future__ import annotations
@@ -11,16 +15,35 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import referencing
 import referencing.exceptions
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
-from jsonschema.exceptions import SchemaError as _MetaSchemaError  # type: ignore[import-untyped,unused-ignore]
+from jsonschema import Draft7Validator, Draft201909Validator, Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
 from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
 from referencing.jsonschema import DRAFT202012
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+DRAFT7 = "http://json-schema.org/draft-07/schema"
+DRAFT201909 = "https://json-schema.org/draft/2019-09/schema"
+DEFAULT_DIALECT = DIALECT  # a file without "$schema" is read as draft 2020-12
+# accepted spellings of "$schema" (with or without the empty fragment, http or https) -> dialect
+_DIALECTS = {
+    variant: dialect
+    for dialect in (DIALECT, DRAFT7, DRAFT201909)
+    for scheme in ("http://", "https://")
+    for variant in (scheme + dialect.split("://", 1)[1], scheme + dialect.split("://", 1)[1] + "#")
+}
+_DIALECT_NAMES = {DIALECT: "draft 2020-12", DRAFT7: "draft-07", DRAFT201909: "draft 2019-09"}
+_META_VALIDATORS: dict[str, Any] = {}
+
+
+def _meta_validator(dialect: str) -> Any:
+    """One meta-schema checker per dialect, built once per process (building one is the slow part)."""
+    if dialect not in _META_VALIDATORS:
+        cls = {DIALECT: Draft202012Validator, DRAFT7: Draft7Validator, DRAFT201909: Draft201909Validator}[dialect]
+        _META_VALIDATORS[dialect] = cls(cls.META_SCHEMA)
+    return _META_VALIDATORS[dialect]
 ANNOTATIONS_METASCHEMA = Path(__file__).parent / "metaschema" / "annotations.json"
 
 
@@ -70,10 +93,13 @@ class Location:
 
 @dataclass(frozen=True)
 class SchemaFile:
+    """One schema file. ``contents`` is the 2020-12 form that every target reads (see :func:`upgrade`)."""
+
     name: str
     uri: str
     contents: dict[str, Any]
     text: str
+    dialect: str = DIALECT
 
 
 @dataclass
@@ -85,6 +111,7 @@ class SchemaSet:
     registry: referencing.Registry[Any]
     _locations: dict[int, Location] = field(default_factory=dict, repr=False)
     _bases: dict[int, str] = field(default_factory=dict, repr=False)
+    _targets: dict[tuple[int, str], tuple[Any, Location]] = field(default_factory=dict, repr=False)
 
     def location_of(self, node: object) -> Location | None:
         return self._locations.get(id(node))
@@ -92,20 +119,49 @@ class SchemaSet:
     def base_uri_of(self, node: object) -> str:
         return self._bases[id(node)]
 
+    def file(self, name: str) -> SchemaFile:
+        return next(f for f in self.files if f.name == name)
+
     def resolve_ref(self, node: dict[str, Any], ref: str) -> tuple[Any, Location]:
-        """Resolve ``ref`` written inside ``node``; return the target schema and its location."""
+        """Resolve ``ref`` written inside ``node``; return the target schema and its location.
+
+        Lookup order: the ``$id``-based URI (``$id``, anchors, pointers, the files' own URIs); then, for a relative
+        reference that names no known ``$id``, the path relative to the referring file inside the schema folder
+        (``"other.json#/$defs/x"`` where ``other.json``'s ``$id`` says something else).
+        """
+        key = (id(node), ref)
+        if key in self._targets:
+            return self._targets[key]
         base = self._bases[id(node)]
         loc = self._locations[id(node)]
+        keyword = "$ref" if node.get("$ref") == ref else "$dynamicRef"
         try:
             resolved = self.registry.resolver(base_uri=base).lookup(ref)
         except referencing.exceptions.Unresolvable as exc:
-            raise SchemaError(loc.file, loc.pointer + "/$ref", _unresolvable_message(ref, urljoin(base, ref), exc)) from None
+            by_path = self._by_relative_path(loc.file, ref)
+            if by_path is None:
+                raise SchemaError(loc.file, loc.pointer + "/" + keyword, _unresolvable_message(ref, urljoin(base, ref), exc)) from None
+            resolved = by_path
         target = resolved.contents
         target_loc = self._locations.get(id(target))
         if target_loc is None:  # a boolean schema or a node codegen did not index
             uri, frag = urldefrag(urljoin(base, ref))
             target_loc = Location(self._file_for_uri(uri) or uri, frag)
+        self._targets[key] = (target, target_loc)
         return target, target_loc
+
+    def _by_relative_path(self, file: str, ref: str) -> Any:
+        if urlsplit(ref).scheme or ref.startswith("#"):
+            return None
+        here = (self.root / file).resolve().as_uri()
+        uri, frag = urldefrag(urljoin(here, ref))
+        for f in self.files:
+            if (self.root / f.name).resolve().as_uri() == uri:
+                try:
+                    return self.registry.resolver(base_uri=f.uri).lookup("#" + frag)
+                except referencing.exceptions.Unresolvable:
+                    return None
+        return None
 
     def _file_for_uri(self, uri: str) -> str | None:
         for f in self.files:
@@ -126,8 +182,13 @@ def _unresolvable_message(ref: str, absolute: str, exc: Exception) -> str:
     return f"dangling $ref {ref!r}: cannot resolve {absolute}"
 
 
-def _load_annotations_checker() -> Draft202012Validator:
-    return Draft202012Validator(json.loads(ANNOTATIONS_METASCHEMA.read_text(encoding="utf-8")))
+_ANNOTATIONS: list[Draft202012Validator] = []
+
+
+def _annotations_checker() -> Draft202012Validator:
+    if not _ANNOTATIONS:
+        _ANNOTATIONS.append(Draft202012Validator(json.loads(ANNOTATIONS_METASCHEMA.read_text(encoding="utf-8"))))
+    return _ANNOTATIONS[0]
 
 
 def _walk(node: Any, loc: Location, base: str, out_loc: dict[int, Location], out_base: dict[int, str], keep: list[Any]) -> Iterator[tuple[dict[str, Any], Location, str]]:
@@ -151,6 +212,184 @@ def _walk(node: Any, loc: Location, base: str, out_loc: dict[int, Location], out
             yield from _walk(item, loc.child(i), base, out_loc, out_base, keep)
 
 
+def upgrade(node: Any, dialect: str) -> Any:
+    """The draft 2020-12 document equivalent to ``node`` written in ``dialect`` (a new object; ``node`` is untouched).
+
+    Rewrites, wherever a schema can appear: ``items: [..]`` → ``prefixItems`` (and ``additionalItems`` → ``items``);
+    ``dependencies`` → ``dependentRequired`` / ``dependentSchemas``; draft-07 ``$id: "#name"`` → ``$anchor``; in
+    draft-07 the keywords beside a ``$ref`` are ignored by the specification, so only annotations are kept there;
+    2019-09 ``$recursiveAnchor: true`` / ``$recursiveRef`` → ``$dynamicAnchor`` / ``$dynamicRef``. ``definitions``
+    stays as it is (codegen reads it like ``$defs``). In every dialect, a ``$ref`` beside structural keywords
+    (``properties``, ``patternProperties``, ``additionalProperties``, ``unevaluatedProperties``, ``required``,
+    ``allOf``) becomes the first ``allOf`` member — the same meaning in 2019-09/2020-12 — so the IR sees the
+    referenced schema as a base instead of dropping the siblings. JSON Pointers into a rewritten keyword
+    (``items/0`` → ``prefixItems/0``, ``$ref`` → ``allOf/0/$ref``) name the 2020-12 form in messages.
+    """
+    return _upgrade(node, dialect, recursive_root=False)
+
+
+_SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_KEYWORDS = ("items", "additionalItems", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
+                    "not", "if", "then", "else", "contains", "propertyNames", "contentSchema")
+_DATA_KEYWORDS = ("enum", "const", "default", "examples")
+_REF_ANNOTATIONS = ("$id", "$anchor", "$comment", "$defs", "definitions", "title", "description", "deprecated",
+                    "readOnly", "writeOnly", "examples", "default", "$schema")
+
+
+def _upgrade(node: Any, dialect: str, recursive_root: bool) -> Any:
+    if not isinstance(node, dict):
+        return node
+    if "$recursiveAnchor" in node or ("$id" in node and not str(node["$id"]).startswith("#")):
+        recursive_root = node.get("$recursiveAnchor") is True
+    out: dict[str, Any] = {}
+    legacy = dialect != DIALECT
+    for key, value in node.items():
+        if not legacy and key not in _SCHEMA_MAP_KEYWORDS and key not in _SCHEMA_LIST_KEYWORDS and key not in _SCHEMA_KEYWORDS:
+            out[key] = value
+            continue
+        if dialect == DRAFT7 and "$ref" in node and key not in ("$ref", *_REF_ANNOTATIONS) and not key.startswith("x-"):
+            continue  # draft-07: every other keyword beside $ref is ignored
+        if key in _DATA_KEYWORDS or key.startswith("x-"):
+            out[key] = value
+        elif key in ("$defs", "definitions") and isinstance(value, dict):
+            out[key] = {k: _upgrade_definition(v, dialect, recursive_root) for k, v in value.items()}
+        elif key in _SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+            out[key] = {k: _upgrade(v, dialect, recursive_root) for k, v in value.items()}
+        elif key in _SCHEMA_LIST_KEYWORDS and isinstance(value, list):
+            out[key] = [_upgrade(v, dialect, recursive_root) for v in value]
+        elif key == "items" and isinstance(value, list) and legacy:
+            out["prefixItems"] = [_upgrade(v, dialect, recursive_root) for v in value]
+            if "additionalItems" in node:
+                out["items"] = _upgrade(node["additionalItems"], dialect, recursive_root)
+        elif key == "additionalItems" and legacy:
+            if isinstance(node.get("items"), list):
+                continue  # moved to "items" above
+            # without an items array, additionalItems has no effect
+        elif key == "dependencies" and isinstance(value, dict) and legacy:
+            for name, dep in value.items():
+                if isinstance(dep, list):
+                    out.setdefault("dependentRequired", {})[name] = dep
+                else:
+                    out.setdefault("dependentSchemas", {})[name] = _upgrade(dep, dialect, recursive_root)
+        elif key == "$id" and dialect == DRAFT7 and isinstance(value, str) and value.startswith("#"):
+            out["$anchor"] = value[1:]
+        elif key == "$recursiveAnchor":
+            if value is True:
+                out["$dynamicAnchor"] = RECURSIVE_ANCHOR
+        elif key == "$recursiveRef":
+            out["$dynamicRef" if recursive_root else "$ref"] = ("#" + RECURSIVE_ANCHOR) if recursive_root else value
+        elif key in _SCHEMA_KEYWORDS:
+            out[key] = _upgrade(value, dialect, recursive_root)
+        else:
+            out[key] = value
+    if "$schema" in out:
+        out["$schema"] = DIALECT
+    if isinstance(out.get("$ref"), str) and any(k in out for k in _STRUCTURAL):
+        members = out.get("allOf") if isinstance(out.get("allOf"), list) else []
+        moved = {"$ref": out.pop("$ref")}
+        out = {k: v for k, v in out.items() if k != "allOf"}
+        out["allOf"] = [moved, *members]
+    return out
+
+
+_STRUCTURAL = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "required", "allOf")
+
+
+def _upgrade_definition(node: Any, dialect: str, recursive_root: bool) -> Any:
+    """A ``$defs`` entry: a schema, or a namespace grouping schemas (``$defs/plugins/{extractors, ...}``)."""
+    if isinstance(node, dict) and node and all(isinstance(v, dict) for v in node.values()) and not any(
+        k.startswith("$") or k in _SCHEMA_KEYWORDS or k in _SCHEMA_MAP_KEYWORDS or k in _SCHEMA_LIST_KEYWORDS
+        or k in _DATA_KEYWORDS or k in ("type", "required") for k in node
+    ):
+        return {k: _upgrade_definition(v, dialect, recursive_root) for k, v in node.items()}
+    return _upgrade(node, dialect, recursive_root)
+
+
+RECURSIVE_ANCHOR = "recursiveAnchor"  # 2019-09 $recursiveAnchor: true, as a 2020-12 $dynamicAnchor
+
+
+def _dynamic_anchors(files: list[SchemaFile], schema_set: SchemaSet) -> dict[str, list[tuple[dict[str, Any], Location]]]:
+    out: dict[str, list[tuple[dict[str, Any], Location]]] = {}
+    for f in files:
+        for node, loc, _base in _walk(f.contents, Location(f.name, ""), f.uri, {}, {}, []):
+            name = node.get("$dynamicAnchor")
+            if isinstance(name, str):
+                out.setdefault(name, []).append((node, schema_set._locations[id(node)]))
+    return out
+
+
+def _resolve_dynamic_refs(schema_set: SchemaSet, dynamic: list[tuple[dict[str, Any], Location]]) -> None:
+    """Bind each ``$dynamicRef`` to one schema, statically, and turn it into a ``$ref`` to that schema.
+
+    ``$dynamicRef: "#name"`` first resolves like ``$ref``. When the schema it reaches declares ``$dynamicAnchor:
+    name``, the target depends on the dynamic scope: codegen binds it only when that is unambiguous for the
+    folder — exactly one schema in the folder declares the anchor, or among those that do and whose file uses the
+    referring file (through ``$ref``, transitively, itself included) exactly one is used by none of the others: the
+    outermost dynamic scope (the 2020-12 meta-schema over its vocabularies). Otherwise :class:`SchemaError` names
+    the pointer.
+    """
+    if not dynamic:
+        return
+    anchors = _dynamic_anchors(list(schema_set.files), schema_set)
+    reach: dict[str, set[str]] = {}
+    for node, loc in dynamic:
+        ref = node["$dynamicRef"]
+        if "$ref" in node:
+            raise SchemaError(loc.file, loc.pointer + "/$dynamicRef", "$dynamicRef beside $ref cannot be represented; codegen binds a $dynamicRef by turning it into a $ref")
+        target, tloc = schema_set.resolve_ref(node, ref)
+        fragment = urldefrag(ref)[1]
+        name = fragment if fragment and not fragment.startswith("/") else None
+        if name is not None and isinstance(target, dict) and target.get("$dynamicAnchor") == name:
+            candidates = anchors.get(name, [])
+            if len(candidates) > 1:
+                entry = _outermost(schema_set, candidates, loc.file, reach)
+                if entry is None:
+                    where = ", ".join(str(c[1]) for c in candidates)
+                    raise SchemaError(
+                        loc.file, loc.pointer + "/$dynamicRef",
+                        f"$dynamicRef {ref!r} cannot be resolved statically: {len(candidates)} schemas declare $dynamicAnchor {name!r} ({where}) "
+                        f"and no single one of them is the outermost schema using {loc.file} (through $ref); "
+                        "generate from a folder whose entry schema is unambiguous",
+                    )
+                target, tloc = entry
+        file_uri = schema_set.file(tloc.file).uri
+        node["$ref"] = file_uri + "#" + tloc.pointer
+        del node["$dynamicRef"]
+        schema_set._targets[(id(node), node["$ref"])] = (target, tloc)
+
+
+def _outermost(schema_set: SchemaSet, candidates: list[tuple[dict[str, Any], Location]], file: str,
+               reach: dict[str, set[str]]) -> tuple[Any, Location] | None:
+    """The one candidate whose file uses ``file`` (through ``$ref``, transitively) and is used by no other such."""
+
+    def reachable(name: str) -> set[str]:
+        if name not in reach:
+            reach[name] = _reachable_files(schema_set, name)
+        return reach[name]
+
+    using = [c for c in candidates if file in reachable(c[1].file)]
+    outer = [c for c in using if not any(o[1].file != c[1].file and c[1].file in reachable(o[1].file) for o in using)]
+    return outer[0] if len(outer) == 1 else None
+
+
+def _reachable_files(schema_set: SchemaSet, start: str) -> set[str]:
+    seen = {start}
+    todo = [start]
+    while todo:
+        f = schema_set.file(todo.pop())
+        for node, _loc, _base in _walk(f.contents, Location(f.name, ""), f.uri, {}, {}, []):
+            if isinstance(node.get("$ref"), str):
+                try:
+                    _t, tloc = schema_set.resolve_ref(node, node["$ref"])
+                except SchemaError:
+                    continue
+                if tloc.file not in seen:
+                    seen.add(tloc.file)
+                    todo.append(tloc.file)
+    return seen
+
+
 def load(folder: Path | str) -> SchemaSet:
     """Read every ``*.json`` directly in ``folder``; raise :class:`SchemaError` on any problem."""
     root = Path(folder)
@@ -159,33 +398,35 @@ def load(folder: Path | str) -> SchemaSet:
     paths = sorted((p for p in root.glob("*.json") if p.is_file()), key=lambda p: p.name)
     if not paths:
         raise SchemaError(str(root), "", "no *.json schema files in the folder")
-    annotations = _load_annotations_checker()
     files: list[SchemaFile] = []
     seen_uris: dict[str, str] = {}
     for path in paths:
         text = path.read_text(encoding="utf-8")
         try:
-            contents = json.loads(text)
+            original = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SchemaError(path.name, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-        if not isinstance(contents, dict):
+        if not isinstance(original, dict):
             raise SchemaError(path.name, "", "a schema file must hold a JSON object")
-        dialect = contents.get("$schema", DIALECT)
-        if dialect != DIALECT:
-            raise SchemaError(path.name, "/$schema", f"unsupported dialect {dialect!r}; codegen reads draft 2020-12 only ({DIALECT})")
-        try:
-            Draft202012Validator.check_schema(contents)
-        except _MetaSchemaError as exc:
-            raise SchemaError(path.name, pointer_of(list(exc.absolute_path)), f"not a valid draft 2020-12 schema: {exc.message}") from None
-        error = best_match(annotations.iter_errors(contents))
+        declared = original.get("$schema", DEFAULT_DIALECT)
+        dialect = _DIALECTS.get(declared) if isinstance(declared, str) else None
+        if dialect is None:
+            raise SchemaError(path.name, "/$schema", f"unsupported dialect {declared!r}; codegen reads draft-07 ({DRAFT7}#), "
+                              f"draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); without $schema a file is read as draft 2020-12")
+        error = best_match(_meta_validator(dialect).iter_errors(original))
         if error is not None:
-            raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"annotation meta-schema violation: {error.message}")
+            raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}")
+        if "x-deprecation" in text or "x-rule" in text:  # the annotation meta-schema checks only these keywords
+            error = best_match(_annotations_checker().iter_errors(original))
+            if error is not None:
+                raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"annotation meta-schema violation: {error.message}")
+        contents = upgrade(original, dialect)
         uri = contents.get("$id") or path.resolve().as_uri()
         uri = urldefrag(uri)[0]
         if uri in seen_uris:
             raise SchemaError(path.name, "/$id", f"$id {uri!r} is also used by {seen_uris[uri]}")
         seen_uris[uri] = path.name
-        files.append(SchemaFile(name=path.name, uri=uri, contents=contents, text=text))
+        files.append(SchemaFile(name=path.name, uri=uri, contents=contents, text=text, dialect=dialect))
 
     resources = [(f.uri, referencing.Resource.from_contents(f.contents, default_specification=DRAFT202012)) for f in files]
     empty: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg,unused-ignore]
@@ -193,12 +434,18 @@ def load(folder: Path | str) -> SchemaSet:
     schema_set = SchemaSet(root=root, files=tuple(files), registry=registry)
     keep: list[Any] = []
     refs: list[tuple[dict[str, Any], Location, str]] = []
+    dynamic: list[tuple[dict[str, Any], Location]] = []
     for f in files:
         for node, loc, base in _walk(f.contents, Location(f.name, ""), f.uri, schema_set._locations, schema_set._bases, keep):
             if "$ref" in node:
+                if not isinstance(node["$ref"], str):
+                    raise SchemaError(loc.file, loc.pointer + "/$ref", "$ref must be a string")
                 refs.append((node, loc, base))
-            if "$dynamicRef" in node and not isinstance(node["$dynamicRef"], str):
-                raise SchemaError(loc.file, loc.pointer + "/$dynamicRef", "$dynamicRef must be a string")
+            if "$dynamicRef" in node:
+                if not isinstance(node["$dynamicRef"], str):
+                    raise SchemaError(loc.file, loc.pointer + "/$dynamicRef", "$dynamicRef must be a string")
+                dynamic.append((node, loc))
     for node, _loc, _base in refs:
         schema_set.resolve_ref(node, node["$ref"])
+    _resolve_dynamic_refs(schema_set, dynamic)
     return schema_set

@@ -9,6 +9,7 @@ Built once from a :class:`codegen.load.SchemaSet`. Everything is a frozen datacl
 from __future__ import annotations
 
 import calendar
+import keyword
 import datetime as _dt
 import json
 import re
@@ -36,6 +37,14 @@ TYPE_KEYWORDS = frozenset(
      "enum", "const", "oneOf", "anyOf", "allOf", "$ref"}
 )
 HANDLED_KEYWORDS = ANNOTATION_KEYWORDS | TYPE_KEYWORDS | frozenset(CONSTRAINT_KEYWORDS)
+# Assertion and applicator keywords of draft 2020-12 that no type expresses: each occurrence becomes a Rule.
+# Any keyword outside the vocabularies (``markdownDescription``, ``meta:enum``, ...) is an annotation with no
+# validation meaning (draft 2020-12 §6.5), so it is not a rule.
+RULE_KEYWORDS = frozenset(
+    {"if", "then", "else", "not", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
+     "patternProperties", "propertyNames", "unevaluatedItems", "$dynamicRef", "additionalItems", "dependencies",
+     "$recursiveRef"}
+)
 # allOf members made only of these keywords are conditional rules, not structure.
 _CONDITIONAL_KEYWORDS = frozenset({"if", "then", "else", "not", "dependentRequired", "dependentSchemas", "contains"})
 
@@ -266,14 +275,54 @@ def type_name(key: str) -> str:
 
 
 def module_stem(file_name: str) -> str:
+    """The module name of a schema file in every target: an identifier that is no reserved word.
+
+    ``a-b.json`` → ``a_b``; ``2020-12.json`` → ``schema_2020_12`` (identifiers cannot start with a digit);
+    ``class.json`` → ``class_``.
+    """
     stem = file_name[: -len(".json")] if file_name.endswith(".json") else file_name
-    return re.sub(r"[^A-Za-z0-9_]", "_", stem)
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", stem) or "schema"
+    if stem[0].isdigit():
+        stem = "schema_" + stem
+    if stem in RESERVED or keyword.iskeyword(stem):
+        stem += "_"
+    return stem
 
 
 def _is_type_schema(schema: dict[str, Any]) -> bool:
-    return any(k in schema for k in HANDLED_KEYWORDS - ANNOTATION_KEYWORDS) or any(
-        k not in HANDLED_KEYWORDS and not k.startswith("x-") for k in schema
-    )
+    return any(k in schema for k in (HANDLED_KEYWORDS - ANNOTATION_KEYWORDS) | RULE_KEYWORDS)
+
+
+# Names a type or module cannot take in some target: TypeScript reserved words and predefined type names,
+# Python keywords (module names), Go keywords and predeclared types (Go names are capitalized anyway).
+RESERVED = frozenset(
+    {
+        "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
+        "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
+        "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with",
+        "implements", "interface", "let", "package", "private", "protected", "public", "static", "yield", "await",
+        "any", "unknown", "never", "number", "string", "boolean", "symbol", "object", "undefined", "bigint", "type",
+        "and", "as", "assert", "async", "def", "del", "elif", "except", "from", "global", "is", "lambda", "nonlocal",
+        "not", "or", "pass", "raise", "None", "True", "False", "Array", "Record", "Object", "String", "Number",
+        "Boolean", "Symbol", "Date", "Error", "Function", "Map", "Set", "Promise",
+    }
+)
+_VERSION_SEGMENT = re.compile(r"^v?[0-9][0-9.]*(-[A-Za-z0-9.]+)?$")
+
+
+def def_names(key: str) -> list[str]:
+    """Candidate type names for a ``$defs`` / ``definitions`` key, best first.
+
+    A plain identifier is kept as written (a reserved word is capitalized: ``extends`` → ``Extends``); a key
+    that is a URI or path (bundled schemas keyed by ``$id``) is named from its last segments without extension
+    or version: ``http://asyncapi.com/bindings/http/0.3.0/server.json`` → ``Server``, then ``HttpServer``, ...
+    """
+    if "/" not in key:
+        name = type_name(key)
+        return [pascal(name) if name in RESERVED else name]
+    segments = [re.sub(r"\.json$", "", seg) for seg in re.split(r"[/#]", key.split("://", 1)[-1])[1:] if seg]
+    segments = [seg for seg in segments if not _VERSION_SEGMENT.match(seg)] or ["Schema"]
+    return [pascal("_".join(segments[-n:])) for n in range(1, len(segments) + 1)]
 
 
 # ----------------------------------------------------------------------------------------------- builder
@@ -298,6 +347,23 @@ class _Builder:
         used.add(name)
         return name
 
+    def _register_defs(self, loc: Location, defs: dict[str, Any], prefix: str) -> None:
+        """Name every entry of a ``$defs``/``definitions`` map; an entry that only groups schemas (a namespace such
+        as ``$defs/plugins/{extractors, loaders}``, no keyword of its own) is not a type: its entries are."""
+        for key, sub in defs.items():
+            sloc = loc.child(key)
+            if sloc in self.names:
+                continue
+            if _is_namespace(sub):
+                self._register_defs(sloc, sub, prefix + pascal(key))
+                continue
+            used = self.used.setdefault(loc.file, set())
+            candidates = def_names(key)
+            wanted = next((c for c in candidates if c not in used), None)
+            if wanted is None:
+                wanted = prefix + candidates[0] if prefix and prefix + candidates[0] not in used else candidates[-1]
+            self._register(sloc, sub, wanted)
+
     def _register(self, loc: Location, schema: Any, wanted: str) -> TypeRef:
         ref = TypeRef(loc.file, self._claim(loc.file, wanted))
         self.names[loc] = ref
@@ -313,16 +379,22 @@ class _Builder:
             if _is_type_schema(root):
                 ref = self._register(Location(f.name, ""), root, pascal(root.get("title") or module_stem(f.name)))
                 self.roots[f.name] = ref.name
-            for key, sub in (root.get("$defs") or {}).items():
-                self._register(Location(f.name, "/$defs/" + escape_token(key)), sub, type_name(key))
-        # Build (synthesized inline types are appended to order while building).
-        for f in self.ss.files:
-            i = 0
-            while i < len(self.order[f.name]):
-                loc = self.order[f.name][i]
-                if loc not in self.built:
-                    self.built[loc] = self._named(loc, self.schemas_at[loc])
-                i += 1
+            for node, loc in _nodes(root, Location(f.name, "")):
+                for keyword_ in ("$defs", "definitions"):
+                    if isinstance(node.get(keyword_), dict):
+                        self._register_defs(loc.child(keyword_), node[keyword_], "")
+        # Build (synthesized inline types, and $ref targets named on the way, are appended to order while building).
+        pending = True
+        while pending:
+            pending = False
+            for f in self.ss.files:
+                i = 0
+                while i < len(self.order[f.name]):
+                    loc = self.order[f.name][i]
+                    if loc not in self.built:
+                        self.built[loc] = self._named(loc, self.schemas_at[loc])
+                        pending = True
+                    i += 1
         modules = []
         for f in self.ss.files:
             modules.append(
@@ -393,7 +465,12 @@ class _Builder:
         additional = "open"
         additional_type: TypeExpr | None = None
         extra = schema.get("additionalProperties", schema.get("unevaluatedProperties"))
-        if extra is False:
+        patterns = self._pattern_schemas(schema, loc)
+        if extra is False and patterns:
+            # closed, except for the keys that match a patternProperties regex (the key pattern is a rule)
+            additional = "typed"
+            additional_type = self._map_values(patterns, None, rules, owner + "Value")
+        elif extra is False:
             additional = "closed"
         elif isinstance(extra, dict) and extra:
             additional = "typed"
@@ -426,8 +503,10 @@ class _Builder:
         """Rules of an allOf member made only of conditional keywords (nested allOf members are unfolded)."""
         notes = _notes(member)
         for key, value in member.items():
-            if key in ANNOTATION_KEYWORDS or key.startswith("x-") or (key in ("then", "else") and "if" in member):
+            if key in ANNOTATION_KEYWORDS or (key in ("then", "else") and "if" in member):
                 continue
+            if key not in RULE_KEYWORDS and key not in TYPE_KEYWORDS and key not in CONSTRAINT_KEYWORDS:
+                continue  # an annotation-only keyword
             if key == "allOf" and isinstance(value, list) and all(_is_rule_only(m) for m in value):
                 for i, m in enumerate(value):
                     before = len(rules)
@@ -444,7 +523,7 @@ class _Builder:
 
     def _collect_rules(self, schema: dict[str, Any], loc: Location, rules: list[Rule], extra_handled: tuple[str, ...]) -> None:
         for key, value in schema.items():
-            if key in HANDLED_KEYWORDS or key in extra_handled or key.startswith("x-"):
+            if key in HANDLED_KEYWORDS or key in extra_handled or key not in RULE_KEYWORDS:
                 continue
             if key in ("then", "else") and "if" in schema:
                 continue  # recorded with their "if"
@@ -470,12 +549,20 @@ class _Builder:
                 nullable = _has_null_type(schema) and "type" in schema
                 return expr, nullable
             if tloc in self.expanding:
-                raise SchemaError(loc.file, loc.pointer + "/$ref", f"$ref cycle through {tloc} cannot be represented; move the target into $defs")
+                # recursion through a schema that has no name yet: name it where it is, so the cycle is a reference
+                if tloc.file not in self.order:
+                    raise SchemaError(loc.file, loc.pointer + "/$ref", f"$ref target {tloc} is not in a schema file of the folder")
+                tokens = [t for t in tloc.pointer.split("/") if t]
+                wanted = pascal(target.get("title") or (tokens[-1] if tokens else module_stem(tloc.file))) if isinstance(target, dict) else hint
+                return Named(self._register(tloc, target, wanted)), False
             self.expanding.append(tloc)
             try:
-                return self._type(target, tloc, rules, hint)
+                expr, nullable = self._type(target, tloc, rules, hint)
             finally:
                 self.expanding.pop()
+            if tloc in self.names:  # named while expanding (a cycle through it)
+                return Named(self.names[tloc]), False
+            return expr, nullable
         if "const" in schema:
             if schema["const"] is None:
                 return Primitive("null"), False
@@ -523,7 +610,12 @@ class _Builder:
                 exprs.append(self._array(schema, loc, rules, hint))
             elif t == "object":
                 extra = schema.get("additionalProperties", True)
-                if extra is False:
+                patterns = self._pattern_schemas(schema, loc)
+                if patterns:
+                    # the values of a map keyed by patterns: any pattern's schema, or additionalProperties' schema
+                    rest = None if extra is False else (extra, loc.child("additionalProperties"))
+                    exprs.append(Map(self._map_values(patterns, rest, rules, hint + "Value")))
+                elif extra is False:
                     exprs.append(Map(Never()))
                 else:
                     vexpr, vnull = self._type(extra, loc.child("additionalProperties"), rules, hint + "Value")
@@ -535,6 +627,36 @@ class _Builder:
         if len(exprs) == 1:
             return exprs[0], nullable
         return Union_(tuple(exprs)), nullable
+
+    def _pattern_schemas(self, schema: dict[str, Any], loc: Location) -> list[tuple[Any, Location]]:
+        """The ``patternProperties`` subschemas of an object, its own and those of its ``allOf`` members."""
+        found: list[tuple[Any, Location]] = []
+        parts: list[tuple[Any, Location]] = [(schema, loc)]
+        for i, member in enumerate(schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []):
+            mloc = loc.child("allOf", i)
+            seen = 0
+            while isinstance(member, dict) and "$ref" in member and seen < 16:
+                member, mloc = self.ss.resolve_ref(member, member["$ref"])
+                seen += 1
+            parts.append((member, mloc))
+        for part, ploc in parts:
+            if isinstance(part, dict) and isinstance(part.get("patternProperties"), dict):
+                for pattern, sub in part["patternProperties"].items():
+                    found.append((sub, ploc.child("patternProperties", pattern)))
+        return found
+
+    def _map_values(self, patterns: list[tuple[Any, Location]], rest: tuple[Any, Location] | None, rules: list[Rule], hint: str) -> TypeExpr:
+        members: list[TypeExpr] = []
+        for sub, sloc in [*patterns, *([rest] if rest is not None else [])]:
+            e, n = self._type(sub, sloc, rules, hint)
+            for m in (e.members if isinstance(e, Union_) else (e,)) + ((Primitive("null"),) if n else ()):
+                if isinstance(m, Unknown):
+                    return Unknown()
+                if not isinstance(m, Never) and m not in members:
+                    members.append(m)
+        if not members:
+            return Never()
+        return members[0] if len(members) == 1 else Union_(tuple(members))
 
     def _array(self, schema: dict[str, Any], loc: Location, rules: list[Rule], hint: str) -> TypeExpr:
         if "prefixItems" in schema:
@@ -603,6 +725,15 @@ def _is_rule_only(member: Any) -> bool:
     return keys <= _CONDITIONAL_KEYWORDS | {"allOf", "anyOf", "oneOf", "required", "minProperties", "maxProperties"}
 
 
+_SCHEMA_KEYS = HANDLED_KEYWORDS | RULE_KEYWORDS | {"$ref", "$dynamicRef", "$anchor", "$dynamicAnchor", "unevaluatedItems"}
+
+
+def _is_namespace(node: Any) -> bool:
+    """A ``$defs`` entry that only groups schemas: an object of objects with no schema keyword of its own."""
+    return (isinstance(node, dict) and bool(node) and not any(k in _SCHEMA_KEYS or k.startswith("x-") for k in node)
+            and all(isinstance(v, dict) for v in node.values()))
+
+
 def _has_null_type(schema: dict[str, Any]) -> bool:
     t = schema.get("type")
     return t == "null" or (isinstance(t, list) and "null" in t)
@@ -637,7 +768,7 @@ def _nodes(node: Any, loc: Location) -> Any:
         for key, value in node.items():
             if key in ("enum", "const", "default", "examples") or key.startswith("x-"):
                 continue
-            if key in ("properties", "patternProperties", "$defs", "dependentSchemas") and isinstance(value, dict):
+            if key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas") and isinstance(value, dict):
                 for sub_key, sub in value.items():
                     yield from _nodes(sub, loc.child(key, sub_key))
             elif isinstance(value, (dict, list)):

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 from ..ir import IR, Deprecation
-from ..load import Location, SchemaSet
+from ..load import Location, SchemaError, SchemaSet, escape_token, unescape_token
 
 DCG_VERSION = "0.89.0"
 
@@ -71,13 +72,26 @@ def dcg_options() -> dict[str, Any]:
         formatters=[Formatter.BUILTIN],
         allow_remote_refs=False,
         set_default_enum_member=True,
-        # formats stay strings: a datetime object re-serializes differently ("…12.5Z" → "…12.500000Z"),
-        # so documents would not round-trip; formats are checked by schema validation, not by the model
-        type_mappings=["string+date-time=string", "string+date=string", "string+time=string"],
+        # formats keep the JSON type: a datetime object re-serializes differently ("…12.5Z" → "…12.500000Z"), an
+        # AnyUrl adds a "/", a SecretStr dumps "**********", EmailStr needs an extra e-mail package (not a dependency of the
+        # models), Decimal dumps as a string; so documents would not round-trip or the models would not import.
+        # Formats are checked by schema validation, not by the model.
+        type_mappings=[f"{t}+{fmt}={t}" for t, formats in _FORMATS.items() for fmt in formats],
     )
 
 
-def run_dcg(schemas: SchemaSet, workdir: Path, metadata: bool = True) -> tuple[Path, Path | None]:
+# every format that datamodel-code-generator 0.89.0 maps to a type other than the plain JSON type
+_FORMATS = {
+    "string": ("binary", "byte", "date", "date-time", "date-time-local", "decimal", "duration", "email", "hostname",
+               "idn-email", "integer", "ipv4", "ipv4-network", "ipv6", "ipv6-network", "password", "path", "time",
+               "time-local", "timestamp with time zone", "ulid", "unixtime", "uri", "uuid", "uuid1", "uuid2", "uuid3",
+               "uuid4", "uuid5"),
+    "integer": ("date-time", "unix-time", "unixtime"),
+    "number": ("date-time", "decimal", "time", "time-delta", "unixtime"),
+}
+
+
+def run_dcg(schemas: SchemaSet, workdir: Path, metadata: bool = True, ir: IR | None = None) -> tuple[Path, Path | None]:
     """Run DCG on a copy of the schema folder; return the output folder and the metadata file."""
     import datamodel_code_generator
     from datamodel_code_generator import generate
@@ -87,14 +101,162 @@ def run_dcg(schemas: SchemaSet, workdir: Path, metadata: bool = True) -> tuple[P
         raise RuntimeError(f"codegen needs datamodel-code-generator=={DCG_VERSION}, found {installed}")
     src = workdir / "schemas"
     src.mkdir()
-    for f in schemas.files:
-        (src / f.name).write_text(json.dumps(normalize(f.contents), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for name, document in dcg_input(schemas, ir).items():
+        (src / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     out = workdir / "out"
     meta = workdir / "metadata.json" if metadata else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        generate(src, output=out, emit_model_metadata=meta, **dcg_options())
+        try:
+            generate(src, output=out, emit_model_metadata=meta, **dcg_options())
+        except Exception as exc:  # DCG's own errors and its crashes alike: exit 2 with a location, no traceback
+            raise dcg_error(exc, schemas) from None
     return out, meta
+
+
+def dcg_error(exc: BaseException, schemas: SchemaSet) -> SchemaError:
+    """A :class:`SchemaError` for a failure inside DCG, at the location DCG names when it names one."""
+    import re
+
+    from ..ir import module_stem
+
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    by_stem = {module_stem(f.name) + ".json": f.name for f in schemas.files}
+    file, pointer = schemas.files[0].name, ""
+    found = re.search(r"([A-Za-z0-9_.-]+\.json)#(/[^'\"\s]*)?", text)
+    if found and found.group(1) in by_stem:
+        file, pointer = by_stem[found.group(1)], found.group(2) or ""
+    if len(text) > 400:
+        text = text[:400] + " …"
+    return SchemaError(
+        file, pointer,
+        f"the Python target failed inside datamodel-code-generator {DCG_VERSION} ({type(exc).__name__}: {text}); "
+        "this schema uses something DCG cannot turn into pydantic models, and codegen refuses rather than emit "
+        "wrong models (see 'Known limitations' in codegen/README.md)",
+    )
+
+
+def dcg_input(schemas: SchemaSet, ir: IR | None = None) -> dict[str, Any]:
+    """DCG's private copy of the folder: ``<module stem>.json`` → the normalized document.
+
+    Every ``$ref`` is rewritten to the location codegen resolved (``"<stem>.json#<pointer>"``, or ``"#<pointer>"``
+    in the same file) and ``$id``/``$anchor``/``$dynamicAnchor`` are removed, so DCG never resolves a URI itself:
+    refs by ``$id`` (which DCG would try to fetch), by anchor, by a path that does not match the ``$id``, and
+    statically bound ``$dynamicRef``s all reach the file of the folder that codegen chose. File names are the
+    module stems (``class.json`` → ``class_.json``), so DCG writes importable module names.
+    """
+    ctx = _Relocation(schemas, *_copy_names(schemas, ir))
+    out: dict[str, Any] = {}
+    for f in schemas.files:
+        out[ctx.stems[f.name] + ".json"] = normalize(ctx.relocate(f.contents, f.name, "", root=True))
+    return out
+
+
+def _copy_names(schemas: SchemaSet, ir: IR | None) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """File stems, and the ``$defs`` keys renamed in DCG's copy: a key that is a URI or path (bundles keyed by
+    ``$id``) makes DCG write nested packages, so it takes the IR's type name."""
+    from ..ir import module_stem
+
+    stems = {f.name: module_stem(f.name) for f in schemas.files}
+    renamed = {(t.location.file, t.location.pointer): t.name for m in (ir.modules if ir else ()) for t in m.types
+               if re.search(r"/(\$defs|definitions)/", t.location.pointer + "/") is not None
+               and not re.match(r"^[A-Za-z0-9_-]+$", unescape_token(t.location.pointer.rsplit("/", 1)[-1]))}
+    return stems, renamed
+
+
+def _original_refs(metadata: dict[str, Any], schemas: SchemaSet, ir: IR) -> None:
+    """Rewrite DCG's ``source_ref``s (into the copy) to ``<schema file>#<pointer>`` of the schema folder."""
+    stems, renamed = _copy_names(schemas, ir)
+    files = {stem + ".json": file for file, stem in stems.items()}
+    back = {(file, _Relocation(schemas, stems, renamed).pointer(file, pointer)): pointer for file, pointer in renamed}
+    for model in metadata["models"]:
+        copy_file, _, pointer = model["source_ref"].partition("#")
+        file = files.get(copy_file, copy_file)
+        out, new = "", ""
+        for token in pointer.split("/")[1:]:
+            new += "/" + token
+            out = back.get((file, new), out + "/" + token)
+        model["source_ref"] = f"{file}#{out}"
+
+
+class _Relocation:
+    def __init__(self, schemas: SchemaSet, stems: dict[str, str], renamed: dict[tuple[str, str], str]) -> None:
+        self.schemas, self.stems, self.renamed = schemas, stems, renamed
+
+    def pointer(self, file: str, pointer: str) -> str:
+        """``pointer`` into the original document → the same node in the copy (renamed $defs keys)."""
+        out, old = "", ""
+        for token in pointer.split("/")[1:]:
+            old += "/" + token
+            out += "/" + (escape_token(self.renamed[(file, old)]) if (file, old) in self.renamed else token)
+        return out
+
+    def relocate(self, node: Any, file: str, pointer: str, root: bool = False) -> Any:
+        schemas = self.schemas
+        if isinstance(node, list):
+            return [self.relocate(v, file, f"{pointer}/{i}") for i, v in enumerate(node)]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("$id", "$anchor", "$dynamicAnchor", "discriminator") or (key == "$schema" and not root):
+                continue  # "discriminator" is OpenAPI's, an annotation in JSON Schema; DCG would read it as OpenAPI's
+            here = f"{pointer}/{escape_token(key)}"
+            if key == "$ref" and isinstance(value, str) and schemas.location_of(node) is not None:
+                target, tloc = schemas.resolve_ref(node, value)
+                prefix = "" if tloc.file == file else self.stems.get(tloc.file, tloc.file) + ".json"
+                out[key] = prefix + "#" + _fragment(self.pointer(tloc.file, tloc.pointer))
+                continue
+            if key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas") and isinstance(value, dict):
+                out[key] = {}
+                for k, v in value.items():
+                    sub = f"{here}/{escape_token(k)}"
+                    out[key][self.renamed.get((file, sub), k)] = self.relocate(v, file, sub)
+            elif key in ("enum", "const", "default", "examples") or key.startswith("x-"):
+                out[key] = value
+            else:
+                out[key] = self.relocate(value, file, here)
+        return _open_pattern_objects(out, node, schemas)
+
+
+def _fragment(pointer: str) -> str:
+    from urllib.parse import quote
+
+    return quote(pointer, safe="/~!$&'()*+,;=:@-._")
+
+
+def _open_pattern_objects(out: dict[str, Any], node: dict[str, Any], schemas: SchemaSet) -> dict[str, Any]:
+    """``patternProperties``: pydantic has no per-pattern extra keys, so (meaning kept as far as a model can):
+
+    - a map (no ``properties``) gets ``additionalProperties`` = any of the pattern schemas (and of the former
+      ``additionalProperties`` unless it was ``false``); the key patterns are left to schema validation;
+    - an object with ``properties`` that is closed (``additionalProperties``/``unevaluatedProperties: false``)
+      next to pattern keys — its own or an ``allOf`` member's, e.g. ``^x-`` extensions — becomes open, so a
+      valid document with such keys parses and dumps them back instead of being rejected.
+    """
+    patterns = node.get("patternProperties")
+    members = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+    member_patterns = False
+    for m in members:
+        seen = 0
+        while isinstance(m, dict) and isinstance(m.get("$ref"), str) and schemas.location_of(m) is not None and seen < 16:
+            m, _ = schemas.resolve_ref(m, m["$ref"])
+            seen += 1
+        member_patterns = member_patterns or (isinstance(m, dict) and isinstance(m.get("patternProperties"), dict))
+    if not isinstance(patterns, dict) and not member_patterns:
+        return out
+    closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
+    if isinstance(patterns, dict) and not node.get("properties"):
+        values = list(out["patternProperties"].values())
+        if "additionalProperties" in out and out["additionalProperties"] is not False:
+            values.append(out["additionalProperties"])
+        out = {k: v for k, v in out.items() if k not in ("patternProperties", "unevaluatedProperties")}
+        out["additionalProperties"] = values[0] if len(values) == 1 else {"anyOf": values}
+        return out
+    if closed:
+        out = {k: v for k, v in out.items() if k not in ("patternProperties", "unevaluatedProperties")}
+        out["additionalProperties"] = True
+    return out
 
 
 def normalize(node: Any) -> Any:
@@ -104,7 +266,12 @@ def normalize(node: Any) -> Any:
       and writes a string default (``= "auto"``) that fails ``mypy --strict``; with it DCG emits a ``StrEnum``;
     - an object schema without ``additionalProperties`` gets ``"additionalProperties": true`` (the 2020-12
       default): otherwise DCG emits a model with pydantic's default ``extra="ignore"``, which silently drops
-      undeclared keys of an open object; with it the model gets ``extra="allow"``.
+      undeclared keys of an open object; with it the model gets ``extra="allow"``;
+    - an object-valued ``default`` on a schema that becomes a model (``$ref``, ``allOf``, object) is dropped: DCG
+      validates it into the model on every instantiation (``validate_default``), and for a recursive model
+      (renovate: each of ~100 manager configs is the whole config again) that never finishes. The field is then
+      ``MISSING`` when absent; the default stays in the docs and TypeScript ``@default``
+      (``default`` is an annotation in JSON Schema, and a dump with ``exclude_unset`` is unaffected).
     """
     if isinstance(node, list):
         return [normalize(v) for v in node]
@@ -116,9 +283,12 @@ def normalize(node: Any) -> Any:
     enum = node.get("enum")
     if isinstance(enum, list) and enum and "type" not in node and all(isinstance(v, str) for v in enum):
         out["type"] = "string"
-    is_object = node.get("type") == "object" or (node.get("type") is None and "properties" in node)
+    kind = node.get("type")
+    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind) or (kind is None and "properties" in node)
     if is_object and "additionalProperties" not in node and "unevaluatedProperties" not in node:
         out["additionalProperties"] = True
+    if isinstance(node.get("default"), dict) and (is_object or "$ref" in node or "allOf" in node):
+        del out["default"]
     return out
 
 
@@ -130,9 +300,10 @@ def _dist_version() -> str | None:
 
 def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
     with tempfile.TemporaryDirectory(prefix="codegen-python-") as tmp:
-        out, meta_path = run_dcg(schemas, Path(tmp))
+        out, meta_path = run_dcg(schemas, Path(tmp), ir=ir)
         assert meta_path is not None
         metadata = json.loads(meta_path.read_text(encoding="utf-8"))
+        _original_refs(metadata, schemas, ir)
         models_by_module: dict[str, list[dict[str, Any]]] = {}
         for model in metadata["models"]:
             models_by_module.setdefault(model["module"], []).append(model)
@@ -171,8 +342,9 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
         if module.root is None or module.file not in module_of_file:
             continue
         for model in metadata["models"]:
-            if model["source_ref"] == f"{module.file}#" and model["module"] == module_of_file[module.file]:
-                exports.append((model["module"], model["class_name"]))
+            # DCG moves models caught in an import cycle into "_internal" and re-exports them from the file's module
+            if model["source_ref"] == f"{module.file}#" and model["module"] in (module_of_file[module.file], "_internal"):
+                exports.append((module_of_file[module.file], model["class_name"]))
                 break
     text = _header(", ".join(m.file for m in ir.modules))
     text += (

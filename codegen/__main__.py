@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--schemas", type=Path, help="schema folder (default: schemas/)")
         p.add_argument("--out", type=Path, help="output folder (default: generated/)")
         p.add_argument("--config", type=Path, default=Path("pyproject.toml"), help="pyproject.toml with a [tool.codegen] table")
+        p.add_argument("--go-package", help="Go package name (default: [tool.codegen.options.go] package, else the schema folder's name)")
     add_release_parsers(sub)
     try:
         args = parser.parse_args(argv)
@@ -133,12 +134,18 @@ def main(argv: list[str] | None = None) -> int:
         schemas = load(args.schemas)
         layout = config.get("layout", {}) if own_layout else {}
         options = config.get("options", {}) if own_layout else {}
+        if args.go_package:
+            options = {**options, "go": {**options.get("go", {}), "package": args.go_package}}
         tree = render_all(build(schemas), schemas, catalogs, layout, options)
     except SchemaError as exc:
         print(f"error: {exc.file}#{exc.pointer}: {exc.message}", file=sys.stderr)
         return 2
     except UnsafePath as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug of codegen: still exit 2 (never 1, which means drift), no traceback
+        print(f"error: {args.schemas}#: internal error in codegen ({type(exc).__name__}: {exc}); "
+              "please report it with the schema folder", file=sys.stderr)
         return 2
     if args.command == "generate":
         try:

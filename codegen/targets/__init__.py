@@ -24,11 +24,12 @@ class Target:
 
 
 def targets() -> tuple[Target, ...]:
-    from . import bundle, docs, python, typescript
+    from . import bundle, docs, go, python, typescript
 
     return (
         Target("python", python.render),
         Target("typescript", typescript.render),
         Target("docs", docs.render),
         Target("schemas", bundle.render, takes_options=True),
+        Target("go", go.render, takes_options=True),
     )

@@ -356,10 +356,26 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
         "from typing import TYPE_CHECKING, Any\n\n"
         "if TYPE_CHECKING:\n"
     )
+    # two root models with one class name (DCG names an untitled root "Model"): the later one is re-exported
+    # as <Module><Class>, e.g. ClassModel
+    named: list[tuple[str, str, str]] = []
     for mod, cls in exports:
-        text += f"    from .{mod} import {cls}\n"
-    text += "\n_EXPORTS = {\n" + "".join(f'    "{cls}": "{mod}",\n' for mod, cls in exports) + "}\n"
-    text += "\n__all__ = [\n" + "".join(f'    "{cls}",\n' for _, cls in sorted(exports, key=lambda e: e[1])) + "]\n"
+        export = cls if cls not in {n for _, _, n in named} else "".join(p.capitalize() for p in mod.split("_") if p) + cls
+        named.append((mod, cls, export))
+    renamed = any(cls != export for _, cls, export in named)
+    for mod, cls, export in named:
+        text += f"    from .{mod} import {cls}\n" if cls == export else f"    from .{mod} import {cls} as {export}\n"
+    text += "\n_EXPORTS = {\n" + "".join(f'    "{export}": "{mod}{"" if cls == export else ":" + cls}",\n' for mod, cls, export in named) + "}\n"
+    text += "\n__all__ = [\n" + "".join(f'    "{export}",\n' for export in sorted(n for _, _, n in named)) + "]\n"
+    if renamed:
+        text += (
+            "\n\ndef __getattr__(name: str) -> Any:\n"
+            "    if name in _EXPORTS:\n"
+            "        module, _, cls = _EXPORTS[name].partition(\":\")\n"
+            "        return getattr(importlib.import_module(f\".{module}\", __name__), cls or name)\n"
+            "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n"
+        )
+        return text
     text += (
         "\n\ndef __getattr__(name: str) -> Any:\n"
         "    if name in _EXPORTS:\n"

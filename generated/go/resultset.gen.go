@@ -41,6 +41,28 @@ type ResultSet struct {
 	Summary *Summary `json:"summary,omitempty"`
 
 	Metadata *Metadata `json:"metadata,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var resultSetDeclared = map[string]bool{"$schema": true, "version": true, "suite_id": true, "suite_version": true, "run_id": true, "started_at": true, "completed_at": true, "provider": true, "runner": true, "isolation": true, "group": true, "results": true, "summary": true, "metadata": true}
+
+// UnmarshalJSON decodes a ResultSet, keeping undeclared members in AdditionalProperties.
+func (o *ResultSet) UnmarshalJSON(data []byte) error {
+	type plain ResultSet
+	extra, err := decodeObject(data, (*plain)(o), resultSetDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a ResultSet with its AdditionalProperties.
+func (o ResultSet) MarshalJSON() ([]byte, error) {
+	type plain ResultSet
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // The tool that produced the result set.
@@ -50,6 +72,28 @@ type Runner struct {
 
 	// Version of the runner.
 	Version *string `json:"version,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var runnerDeclared = map[string]bool{"name": true, "version": true}
+
+// UnmarshalJSON decodes a Runner, keeping undeclared members in AdditionalProperties.
+func (o *Runner) UnmarshalJSON(data []byte) error {
+	type plain Runner
+	extra, err := decodeObject(data, (*plain)(o), runnerDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Runner with its AdditionalProperties.
+func (o Runner) MarshalJSON() ([]byte, error) {
+	type plain Runner
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
@@ -68,6 +112,28 @@ type Group struct {
 
 	// Position of this member when the group size is known up front.
 	Sequence *int64 `json:"sequence,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var groupDeclared = map[string]bool{"group_id": true, "parent_group_id": true, "role": true, "label": true, "sequence": true}
+
+// UnmarshalJSON decodes a Group, keeping undeclared members in AdditionalProperties.
+func (o *Group) UnmarshalJSON(data []byte) error {
+	type plain Group
+	extra, err := decodeObject(data, (*plain)(o), groupDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Group with its AdditionalProperties.
+func (o Group) MarshalJSON() ([]byte, error) {
+	type plain Group
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // The outcome of one attempt at one test case.
@@ -99,6 +165,28 @@ type Result struct {
 	Error *ExecutionError `json:"error,omitempty"`
 
 	Metadata *Metadata `json:"metadata,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var resultDeclared = map[string]bool{"test_case_id": true, "attempt": true, "actual_output": true, "grader_results": true, "constraint_violations": true, "passed": true, "duration_ms": true, "completed_at": true, "error": true, "metadata": true}
+
+// UnmarshalJSON decodes a Result, keeping undeclared members in AdditionalProperties.
+func (o *Result) UnmarshalJSON(data []byte) error {
+	type plain Result
+	extra, err := decodeObject(data, (*plain)(o), resultDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Result with its AdditionalProperties.
+func (o Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // One grader's verdict on one result.
@@ -119,6 +207,28 @@ type GraderResult struct {
 	Reason *string `json:"reason,omitempty"`
 
 	Metadata *Metadata `json:"metadata,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var graderResultDeclared = map[string]bool{"grader_id": true, "type": true, "score": true, "passed": true, "reason": true, "metadata": true}
+
+// UnmarshalJSON decodes a GraderResult, keeping undeclared members in AdditionalProperties.
+func (o *GraderResult) UnmarshalJSON(data []byte) error {
+	type plain GraderResult
+	extra, err := decodeObject(data, (*plain)(o), graderResultDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a GraderResult with its AdditionalProperties.
+func (o GraderResult) MarshalJSON() ([]byte, error) {
+	type plain GraderResult
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // A hard constraint the result broke: categorically different from a grader result (it does not average) and from an error (a usable result was produced and scored).
@@ -137,6 +247,28 @@ type ConstraintViolation struct {
 
 	// true: the row MUST be treated as failed whatever its grader results, and MUST stay in every denominator. false: recorded for visibility only; it changes no number.
 	InvalidatesResult bool `json:"invalidates_result"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var constraintViolationDeclared = map[string]bool{"id": true, "type": true, "detail": true, "grader_id": true, "invalidates_result": true}
+
+// UnmarshalJSON decodes a ConstraintViolation, keeping undeclared members in AdditionalProperties.
+func (o *ConstraintViolation) UnmarshalJSON(data []byte) error {
+	type plain ConstraintViolation
+	extra, err := decodeObject(data, (*plain)(o), constraintViolationDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a ConstraintViolation with its AdditionalProperties.
+func (o ConstraintViolation) MarshalJSON() ([]byte, error) {
+	type plain ConstraintViolation
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // The test case produced no usable result. An errored row is excluded from pass-rate and score denominators; an error wins over an invalidating constraint violation.
@@ -151,6 +283,28 @@ type ExecutionError struct {
 
 	// Whether retrying may succeed.
 	Retryable *bool `json:"retryable,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var executionErrorDeclared = map[string]bool{"type": true, "message": true, "code": true, "retryable": true}
+
+// UnmarshalJSON decodes a ExecutionError, keeping undeclared members in AdditionalProperties.
+func (o *ExecutionError) UnmarshalJSON(data []byte) error {
+	type plain ExecutionError
+	extra, err := decodeObject(data, (*plain)(o), executionErrorDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a ExecutionError with its AdditionalProperties.
+func (o ExecutionError) MarshalJSON() ([]byte, error) {
+	type plain ExecutionError
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // ExecutionErrorCode is one of several JSON types (a union).
@@ -223,6 +377,28 @@ type Summary struct {
 	ByGrader *map[string]GraderSummary `json:"by_grader,omitempty"`
 
 	Attempts *AttemptSummary `json:"attempts,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var summaryDeclared = map[string]bool{"total": true, "passed": true, "failed": true, "skipped": true, "errored": true, "invalidated": true, "unscored": true, "pass_rate": true, "avg_score": true, "duration_ms": true, "by_grader": true, "attempts": true}
+
+// UnmarshalJSON decodes a Summary, keeping undeclared members in AdditionalProperties.
+func (o *Summary) UnmarshalJSON(data []byte) error {
+	type plain Summary
+	extra, err := decodeObject(data, (*plain)(o), summaryDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Summary with its AdditionalProperties.
+func (o Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Totals for one grader.
@@ -238,6 +414,28 @@ type GraderSummary struct {
 
 	// Mean of the non-null scores; null when there are none.
 	AvgScore Nullable[float64] `json:"avg_score,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var graderSummaryDeclared = map[string]bool{"passed": true, "failed": true, "unscored": true, "avg_score": true}
+
+// UnmarshalJSON decodes a GraderSummary, keeping undeclared members in AdditionalProperties.
+func (o *GraderSummary) UnmarshalJSON(data []byte) error {
+	type plain GraderSummary
+	extra, err := decodeObject(data, (*plain)(o), graderSummaryDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a GraderSummary with its AdditionalProperties.
+func (o GraderSummary) MarshalJSON() ([]byte, error) {
+	type plain GraderSummary
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Per-test-case rollups over attempts, when results carry `attempt`. Only scored rows count; test cases with no scored row are left out.
@@ -253,6 +451,28 @@ type AttemptSummary struct {
 
 	// Share of those test cases whose scored attempts all passed.
 	AllPassRate Nullable[float64] `json:"all_pass_rate,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var attemptSummaryDeclared = map[string]bool{"test_cases": true, "first_attempt_pass_rate": true, "any_pass_rate": true, "all_pass_rate": true}
+
+// UnmarshalJSON decodes a AttemptSummary, keeping undeclared members in AdditionalProperties.
+func (o *AttemptSummary) UnmarshalJSON(data []byte) error {
+	type plain AttemptSummary
+	extra, err := decodeObject(data, (*plain)(o), attemptSummaryDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a AttemptSummary with its AdditionalProperties.
+func (o AttemptSummary) MarshalJSON() ([]byte, error) {
+	type plain AttemptSummary
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // What failed: the time limit (`timeout`), the model provider (`provider_error`), or the runner itself (`runner_error`).

@@ -2,6 +2,8 @@
 
 package evalschema
 
+import "encoding/json"
+
 // An evaluation suite: shared graders and the test cases, inline or in a JSON Lines file (exactly one of the two).
 type Suite struct {
 	Schema *SchemaUri `json:"$schema,omitempty"`
@@ -33,6 +35,28 @@ type Suite struct {
 
 	// Free-form labels for filtering.
 	Tags *[]string `json:"tags,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var suiteDeclared = map[string]bool{"$schema": true, "version": true, "id": true, "name": true, "description": true, "graders": true, "test_cases": true, "test_cases_file": true, "config": true, "metadata": true, "tags": true}
+
+// UnmarshalJSON decodes a Suite, keeping undeclared members in AdditionalProperties.
+func (o *Suite) UnmarshalJSON(data []byte) error {
+	type plain Suite
+	extra, err := decodeObject(data, (*plain)(o), suiteDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Suite with its AdditionalProperties.
+func (o Suite) MarshalJSON() ([]byte, error) {
+	type plain Suite
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // How a runner executes the suite.
@@ -47,6 +71,28 @@ type SuiteConfig struct {
 
 	// Retry policy for provider failures.
 	Retry *SuiteConfigRetry `json:"retry,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var suiteConfigDeclared = map[string]bool{"provider": true, "defaults": true, "parallel": true, "retry": true}
+
+// UnmarshalJSON decodes a SuiteConfig, keeping undeclared members in AdditionalProperties.
+func (o *SuiteConfig) UnmarshalJSON(data []byte) error {
+	type plain SuiteConfig
+	extra, err := decodeObject(data, (*plain)(o), suiteConfigDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a SuiteConfig with its AdditionalProperties.
+func (o SuiteConfig) MarshalJSON() ([]byte, error) {
+	type plain SuiteConfig
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Defaults applied to every test case that does not set its own.
@@ -56,6 +102,28 @@ type SuiteConfigDefaults struct {
 
 	// Default test case weight.
 	Weight *float64 `json:"weight,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var suiteConfigDefaultsDeclared = map[string]bool{"timeout_ms": true, "weight": true}
+
+// UnmarshalJSON decodes a SuiteConfigDefaults, keeping undeclared members in AdditionalProperties.
+func (o *SuiteConfigDefaults) UnmarshalJSON(data []byte) error {
+	type plain SuiteConfigDefaults
+	extra, err := decodeObject(data, (*plain)(o), suiteConfigDefaultsDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a SuiteConfigDefaults with its AdditionalProperties.
+func (o SuiteConfigDefaults) MarshalJSON() ([]byte, error) {
+	type plain SuiteConfigDefaults
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // Retry policy for provider failures.
@@ -65,4 +133,26 @@ type SuiteConfigRetry struct {
 
 	// Initial back-off between attempts, in milliseconds.
 	BackoffMs *int64 `json:"backoff_ms,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var suiteConfigRetryDeclared = map[string]bool{"max_attempts": true, "backoff_ms": true}
+
+// UnmarshalJSON decodes a SuiteConfigRetry, keeping undeclared members in AdditionalProperties.
+func (o *SuiteConfigRetry) UnmarshalJSON(data []byte) error {
+	type plain SuiteConfigRetry
+	extra, err := decodeObject(data, (*plain)(o), suiteConfigRetryDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a SuiteConfigRetry with its AdditionalProperties.
+func (o SuiteConfigRetry) MarshalJSON() ([]byte, error) {
+	type plain SuiteConfigRetry
+	return encodeObject(plain(o), o.AdditionalProperties)
 }

@@ -47,6 +47,28 @@ type TestCase struct {
 
 	// Relative weight of this case in weighted aggregates.
 	Weight *float64 `json:"weight,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var testCaseDeclared = map[string]bool{"$schema": true, "id": true, "input": true, "expected_output": true, "context": true, "retrieval_context": true, "tools_called": true, "expected_tools": true, "graders": true, "metadata": true, "tags": true, "provider": true, "params": true, "timeout_ms": true, "weight": true}
+
+// UnmarshalJSON decodes a TestCase, keeping undeclared members in AdditionalProperties.
+func (o *TestCase) UnmarshalJSON(data []byte) error {
+	type plain TestCase
+	extra, err := decodeObject(data, (*plain)(o), testCaseDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a TestCase with its AdditionalProperties.
+func (o TestCase) MarshalJSON() ([]byte, error) {
+	type plain TestCase
+	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
 // TestCaseInput is one of several JSON types (a union).

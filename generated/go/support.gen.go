@@ -6,7 +6,7 @@
 //
 // Optional and nullable are kept apart: a required property is a value; an optional one is a pointer
 // (nil when absent); a nullable one is a pointer when required (nil is null) and a Nullable when optional
-// (nil when absent, Null when null). Open objects keep undeclared members in AdditionalProperties, so
+// (nil when absent, Null when null). Objects keep undeclared members in AdditionalProperties, so
 // decoding and encoding a document gives the same JSON back (member order aside).
 package evalschema
 

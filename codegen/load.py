@@ -301,7 +301,8 @@ def _upgrade(node: Any, dialect: str, recursive_root: bool) -> Any:
     if "$schema" in out:
         out["$schema"] = DIALECT
     if isinstance(out.get("$ref"), str) and any(k in out for k in _STRUCTURAL):
-        members = out.get("allOf") if isinstance(out.get("allOf"), list) else []
+        existing = out.get("allOf")
+        members: list[Any] = existing if isinstance(existing, list) else []
         moved = {"$ref": out.pop("$ref")}
         out = {k: v for k, v in out.items() if k != "allOf"}
         out["allOf"] = [moved, *members]

@@ -235,7 +235,8 @@ def _open_pattern_objects(out: dict[str, Any], node: dict[str, Any], schemas: Sc
       valid document with such keys parses and dumps them back instead of being rejected.
     """
     patterns = node.get("patternProperties")
-    members = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+    all_of = node.get("allOf")
+    members: list[Any] = all_of if isinstance(all_of, list) else []
     member_patterns = False
     for m in members:
         seen = 0

@@ -391,3 +391,10 @@ def test_internal_error_is_exit_2_without_traceback(tmp_path: Path, capsys: pyte
     assert cli.main(["check", "--schemas", str(schemas), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {schemas}#: internal error in codegen (KeyError") and "Traceback" not in err
+
+
+def test_go_refuses_a_property_name_no_json_tag_can_spell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schemas = write(tmp_path / "schemas", {"a.json": {"type": "object", "properties": {"a,b": {"type": "string"}}}})
+    assert codegen_main(["generate", "--schemas", str(schemas), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: a.json#/properties/a,b: the Go target cannot represent property name 'a,b'"), err

@@ -9,14 +9,14 @@ Built once from a :class:`codegen.load.SchemaSet`. Everything is a frozen datacl
 from __future__ import annotations
 
 import calendar
-import keyword
 import datetime as _dt
 import json
+import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from .load import Location, SchemaError, SchemaSet, escape_token
+from .load import Location, SchemaError, SchemaSet
 
 # Keywords that carry no validation meaning for codegen (they are read where useful, never turned into rules).
 ANNOTATION_KEYWORDS = frozenset(

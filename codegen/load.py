@@ -328,7 +328,7 @@ RECURSIVE_ANCHOR = "recursiveAnchor"  # 2019-09 $recursiveAnchor: true, as a 202
 def _dynamic_anchors(files: list[SchemaFile], schema_set: SchemaSet) -> dict[str, list[tuple[dict[str, Any], Location]]]:
     out: dict[str, list[tuple[dict[str, Any], Location]]] = {}
     for f in files:
-        for node, loc, _base in _walk(f.contents, Location(f.name, ""), f.uri, {}, {}, []):
+        for node, _loc, _base in _walk(f.contents, Location(f.name, ""), f.uri, {}, {}, []):
             name = node.get("$dynamicAnchor")
             if isinstance(name, str):
                 out.setdefault(name, []).append((node, schema_set._locations[id(node)]))

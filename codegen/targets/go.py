@@ -34,7 +34,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir import IR, Array, Field, Literal, Map, Module, Named, NamedType, Never, Primitive, Tuple, TypeExpr, TypeRef, Union_, Unknown, pascal
+from ..ir import (
+    IR,
+    Array,
+    Field,
+    Literal,
+    Map,
+    Module,
+    Named,
+    NamedType,
+    Never,
+    Primitive,
+    Tuple,
+    TypeExpr,
+    TypeRef,
+    Union_,
+    Unknown,
+    pascal,
+)
 from ..load import SchemaError, SchemaSet
 from ..render import environment
 
@@ -43,10 +60,35 @@ _PRIMITIVES = {"string": "string", "integer": "int64", "number": "float64", "boo
 _RAW = "json.RawMessage"
 # predeclared identifiers and the names the support file declares
 _TAKEN = frozenset({"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune"})
-_GO_KEYWORDS = frozenset({
-    "break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto",
-    "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var",
-})
+_GO_KEYWORDS = frozenset(
+    {
+        "break",
+        "case",
+        "chan",
+        "const",
+        "continue",
+        "default",
+        "defer",
+        "else",
+        "fallthrough",
+        "for",
+        "func",
+        "go",
+        "goto",
+        "if",
+        "import",
+        "interface",
+        "map",
+        "package",
+        "range",
+        "return",
+        "select",
+        "struct",
+        "switch",
+        "type",
+        "var",
+    }
+)
 _TAG_OK = re.compile(r"^[^\"\\,`\x00-\x1f]+$")
 
 
@@ -254,7 +296,13 @@ class _Renderer:
         expr = t.type
         if isinstance(expr, Union_) and [m for m in expr.members if m != Primitive("null")][1:]:
             self.raw_backed.add(name)
-            return self._union(name, expr, f"{name} is one of several JSON types (a union).", t.deprecation.message if t.deprecation else None, t.description)
+            return self._union(
+                name,
+                expr,
+                f"{name} is one of several JSON types (a union).",
+                t.deprecation.message if t.deprecation else None,
+                t.description,
+            )
         if isinstance(expr, Named):
             target = self.expr(expr, name)
             return doc + dep + [f"type {name} = {target}"]
@@ -271,11 +319,16 @@ class _Renderer:
             self.out.uses_json = True
             self.raw_backed.add(name)
             u = Union_(tuple(Literal((v,)) for v in t.values))
-            return self._union(name, u, f"{name} is one of the values " + ", ".join(json.dumps(v) for v in t.values) + ".",
-                               t.deprecation.message if t.deprecation else None, t.description)
-        lines = doc + [f"type {name} {base}"]
+            return self._union(
+                name,
+                u,
+                f"{name} is one of the values " + ", ".join(json.dumps(v) for v in t.values) + ".",
+                t.deprecation.message if t.deprecation else None,
+                t.description,
+            )
+        lines = [*doc, f"type {name} {base}"]
         if t.nullable:
-            lines[-1:] = [f"//", f"// null is also allowed: use Nullable[{name}] or a pointer where it may occur.", f"type {name} {base}"]
+            lines[-1:] = ["//", f"// null is also allowed: use Nullable[{name}] or a pointer where it may occur.", f"type {name} {base}"]
         consts = _Names(used=set(self.names.used))
         lines += ["", f"// Values of {name}.", "const ("]
         entries = []
@@ -300,12 +353,15 @@ class _Renderer:
     def _struct(self, t: NamedType, name: str, doc: list[str]) -> list[str]:
         fields = self._fields(t)
         members = _Names(used={"AdditionalProperties"})
-        lines = doc + [f"type {name} struct {{"]
+        lines = [*doc, f"type {name} struct {{"]
         for i, f in enumerate(fields):
             if not _TAG_OK.match(f.name):
-                raise SchemaError(f.location.file, f.location.pointer,
-                                  f"the Go target cannot represent property name {f.name!r}: an encoding/json struct tag cannot spell it "
-                                  "(empty, or with a comma, quote, backslash or control character)")
+                raise SchemaError(
+                    f.location.file,
+                    f.location.pointer,
+                    f"the Go target cannot represent property name {f.name!r}: an encoding/json struct tag cannot spell it "
+                    "(empty, or with a comma, quote, backslash or control character)",
+                )
             member = members.claim(exported(f.name))
             if i:
                 lines.append("")
@@ -324,7 +380,7 @@ class _Renderer:
             lines.append("\t// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).")
         else:
             lines.append("\t// AdditionalProperties holds the members not declared above.")
-        lines += [f"\tAdditionalProperties map[string]{extra} `json:\"-\"`", "}"]
+        lines += [f'\tAdditionalProperties map[string]{extra} `json:"-"`', "}"]
         var = name[0].lower() + name[1:] + "Declared"
         var = self.names.claim(var)
         declared = ", ".join(f"{go_string(f.name)}: true" for f in fields)
@@ -364,7 +420,15 @@ class _Renderer:
     def _member_type(self, f: Field, owner: str) -> tuple[str, str]:
         """The Go type and the tag option of a property: optional and nullable kept apart (see the module doc)."""
         gt = self.expr(f.type, owner + exported(f.name))
-        shape = self.shapes[f.type.ref] if isinstance(f.type, Named) else "raw" if gt == _RAW or gt in self.raw_backed else "nullable" if gt.startswith("Nullable[") else "value"
+        shape = (
+            self.shapes[f.type.ref]
+            if isinstance(f.type, Named)
+            else "raw"
+            if gt == _RAW or gt in self.raw_backed
+            else "nullable"
+            if gt.startswith("Nullable[")
+            else "value"
+        )
         nullable = f.nullable or (isinstance(f.type, Named) and self.ir.get(f.type.ref).nullable)
         omit = "" if f.required else ",omitempty"
         if gt == _RAW or shape == "nullable":
@@ -404,5 +468,5 @@ def render(ir: IR, schemas: SchemaSet, options: dict[str, Any] | None = None) ->
     out["support.gen.go"] = env.get_template("support.go.j2").render(package=package, files=files).encode("utf-8")
     roots = [(m.file, r.type_names[TypeRef(m.file, m.root)]) for m in ir.modules if m.root is not None]
     out["roundtrip_test.go"] = env.get_template("roundtrip_test.go.j2").render(package=package, files=files, roots=roots).encode("utf-8")
-    out["go.mod"] = f"// Code generated by codegen from {files}; DO NOT EDIT.\n\nmodule {package}\n\ngo {GO_VERSION}\n".encode("utf-8")
+    out["go.mod"] = f"// Code generated by codegen from {files}; DO NOT EDIT.\n\nmodule {package}\n\ngo {GO_VERSION}\n".encode()
     return out

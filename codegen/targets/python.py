@@ -203,7 +203,7 @@ class _Relocation:
                 continue  # "discriminator" is OpenAPI's, an annotation in JSON Schema; DCG would read it as OpenAPI's
             here = f"{pointer}/{escape_token(key)}"
             if key == "$ref" and isinstance(value, str) and schemas.location_of(node) is not None:
-                target, tloc = schemas.resolve_ref(node, value)
+                _target, tloc = schemas.resolve_ref(node, value)
                 prefix = "" if tloc.file == file else self.stems.get(tloc.file, tloc.file) + ".json"
                 out[key] = prefix + "#" + _fragment(self.pointer(tloc.file, tloc.pointer))
                 continue

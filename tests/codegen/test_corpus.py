@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codegen_helpers import REPO
 
 from codegen.__main__ import main as codegen_main
 from codegen.ir import RULE_KEYWORDS, TYPE_KEYWORDS, module_stem
-
-from codegen_helpers import REPO
 
 CORPUS = Path(__file__).parent / "corpus"
 SETS = sorted(p.name for p in CORPUS.iterdir() if (p / "schemas").is_dir())
@@ -116,11 +115,23 @@ def test_typescript_compiles_with_instances(corpus_out: dict[str, Path], tmp_pat
             lines.append(f"export const instance{i}: m.{root} = {json.dumps(instance, ensure_ascii=False)};")
         (ts / "instances.ts").write_text("\n".join(lines) + "\n", encoding="utf-8")
         includes.append(f"{name}/**/*.ts")
-    (tmp_path / "tsconfig.json").write_text(json.dumps({
-        "compilerOptions": {"strict": True, "noEmit": True, "target": "es2022", "module": "nodenext",
-                            "moduleResolution": "nodenext", "skipLibCheck": True, "types": []},
-        "include": includes,
-    }), encoding="utf-8")
+    (tmp_path / "tsconfig.json").write_text(
+        json.dumps(
+            {
+                "compilerOptions": {
+                    "strict": True,
+                    "noEmit": True,
+                    "target": "es2022",
+                    "module": "nodenext",
+                    "moduleResolution": "nodenext",
+                    "skipLibCheck": True,
+                    "types": [],
+                },
+                "include": includes,
+            }
+        ),
+        encoding="utf-8",
+    )
     proc = subprocess.run([str(TSC), "-p", str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
 
@@ -165,7 +176,13 @@ def test_go_vet_build_and_round_trip(corpus_out: dict[str, Path], tmp_path: Path
     packages = [f"{name}/..." for name in SETS]
     vet = subprocess.run(["go", "vet", *packages], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
     assert vet.returncode == 0, vet.stderr[-6000:]
-    test = subprocess.run(["go", "test", "-count=1", *packages], cwd=tmp_path, capture_output=True, text=True, timeout=1800,
-                          env={**env, "CODEGEN_ROUNDTRIP_DIR": str(data)})
+    test = subprocess.run(
+        ["go", "test", "-count=1", *packages],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**env, "CODEGEN_ROUNDTRIP_DIR": str(data)},
+    )
     assert test.returncode == 0, test.stdout[-6000:] + test.stderr[-2000:]
     assert test.stdout.count("ok ") == len(SETS), test.stdout

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codegen_helpers import REPO
+from pydantic import ValidationError
 
 from codegen.__main__ import main as codegen_main
 from codegen.ir import build
 from codegen.load import SchemaError, load
-
-from codegen_helpers import REPO
 
 TSC = REPO / "js" / "node_modules" / ".bin" / "tsc"
 
@@ -39,7 +39,9 @@ def generate(tmp_path: Path, files: dict[str, Any], capsys: pytest.CaptureFixtur
 
 def import_models(out: Path, name: str = "models") -> Any:
     module_name = f"codegen_repro_{name}_{abs(hash(str(out)))}"
-    spec = importlib.util.spec_from_file_location(module_name, out / "python" / "__init__.py", submodule_search_locations=[str(out / "python")])
+    spec = importlib.util.spec_from_file_location(
+        module_name, out / "python" / "__init__.py", submodule_search_locations=[str(out / "python")]
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
@@ -62,10 +64,22 @@ def tsc(folder: Path, extra: dict[str, str] | None = None) -> subprocess.Complet
         pytest.skip("js/node_modules missing: run npm ci --prefix js")
     for name, text in (extra or {}).items():
         (folder / name).write_text(text, encoding="utf-8")
-    (folder / "tsconfig.json").write_text(json.dumps({
-        "compilerOptions": {"strict": True, "noEmit": True, "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "types": []},
-        "include": ["*.ts"],
-    }), encoding="utf-8")
+    (folder / "tsconfig.json").write_text(
+        json.dumps(
+            {
+                "compilerOptions": {
+                    "strict": True,
+                    "noEmit": True,
+                    "target": "es2022",
+                    "module": "nodenext",
+                    "moduleResolution": "nodenext",
+                    "types": [],
+                },
+                "include": ["*.ts"],
+            }
+        ),
+        encoding="utf-8",
+    )
     return subprocess.run([str(TSC), "-p", str(folder)], capture_output=True, text=True, timeout=300)
 
 
@@ -74,13 +88,20 @@ def tsc(folder: Path, extra: dict[str, str] | None = None) -> subprocess.Complet
 
 def test_d1_refs_between_files_by_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A $ref naming another file by its $id (not its file name): DCG used to try to fetch it (traceback, exit 1)."""
-    out = generate(tmp_path, {
-        "a.json": {"$id": "https://example.org/schemas/a", "type": "object", "properties": {"b": {"$ref": "b#/$defs/thing"}}},
-        "b_file.json": {"$id": "https://example.org/schemas/b", "$defs": {"thing": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}},
-    }, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "a.json": {"$id": "https://example.org/schemas/a", "type": "object", "properties": {"b": {"$ref": "b#/$defs/thing"}}},
+            "b_file.json": {
+                "$id": "https://example.org/schemas/b",
+                "$defs": {"thing": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}},
+            },
+        },
+        capsys,
+    )
     models = import_models(out)
     assert round_trip(root_model(models, "a"), {"b": {"n": 1}}) == {"b": {"n": 1}}
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         root_model(models, "a").model_validate({"b": {"n": "x"}})  # the field has the referenced model's type, not Any
     assert codegen_main(["check", "--schemas", str(tmp_path / "schemas"), "--out", str(out)]) == 0
 
@@ -88,7 +109,9 @@ def test_d1_refs_between_files_by_id(tmp_path: Path, capsys: pytest.CaptureFixtu
 # ------------------------------------------------------------------------------------------ D2: DCG errors
 
 
-def test_d2_dcg_failure_is_exit_2_with_location(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_d2_dcg_failure_is_exit_2_with_location(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Any failure inside DCG is exit 2 with file#pointer, for generate and for check (not 1, the drift code)."""
     import datamodel_code_generator
 
@@ -107,12 +130,23 @@ def test_d2_dcg_failure_is_exit_2_with_location(tmp_path: Path, capsys: pytest.C
 
 def test_d2_openapi_discriminator_mapping_generates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """snapcraft: an OpenAPI-style ``discriminator`` with an object mapping (an annotation in JSON Schema)."""
-    out = generate(tmp_path, {"a.json": {
-        "oneOf": [{"$ref": "#/$defs/bare"}, {"$ref": "#/$defs/other"}],
-        "discriminator": {"propertyName": "base", "mapping": {"bare": {"$ref": "#/$defs/bare"}, "other": {"$ref": "#/$defs/other"}}},
-        "$defs": {"bare": {"type": "object", "properties": {"base": {"const": "bare"}}, "required": ["base"]},
-                  "other": {"type": "object", "properties": {"base": {"const": "other"}, "x": {"type": "integer"}}, "required": ["base"]}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "a.json": {
+                "oneOf": [{"$ref": "#/$defs/bare"}, {"$ref": "#/$defs/other"}],
+                "discriminator": {
+                    "propertyName": "base",
+                    "mapping": {"bare": {"$ref": "#/$defs/bare"}, "other": {"$ref": "#/$defs/other"}},
+                },
+                "$defs": {
+                    "bare": {"type": "object", "properties": {"base": {"const": "bare"}}, "required": ["base"]},
+                    "other": {"type": "object", "properties": {"base": {"const": "other"}, "x": {"type": "integer"}}, "required": ["base"]},
+                },
+            }
+        },
+        capsys,
+    )
     models = import_models(out)
     assert round_trip(root_model(models, "a"), {"base": "other", "x": 2}) == {"base": "other", "x": 2}
 
@@ -122,17 +156,32 @@ def test_d2_openapi_discriminator_mapping_generates(tmp_path: Path, capsys: pyte
 
 def test_d3_pattern_properties_map_is_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """compose ``services``: patternProperties + additionalProperties false is a map of the pattern's type."""
-    out = generate(tmp_path, {"compose.json": {
-        "type": "object",
-        "properties": {"services": {"type": "object", "patternProperties": {"^[a-zA-Z0-9._-]+$": {"$ref": "#/$defs/service"}}, "additionalProperties": False}},
-        "$defs": {"service": {"type": "object", "properties": {"image": {"type": "string"}}, "additionalProperties": False}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "compose.json": {
+                "type": "object",
+                "properties": {
+                    "services": {
+                        "type": "object",
+                        "patternProperties": {"^[a-zA-Z0-9._-]+$": {"$ref": "#/$defs/service"}},
+                        "additionalProperties": False,
+                    }
+                },
+                "$defs": {"service": {"type": "object", "properties": {"image": {"type": "string"}}, "additionalProperties": False}},
+            }
+        },
+        capsys,
+    )
     ts = (out / "typescript" / "compose.ts").read_text()
     assert "  services?: { [key: string]: service };\n" in ts
     docs = (out / "docs" / "compose.md").read_text()
     assert "| `services` | map of [service](#service) |" in docs
     assert "- `patternProperties` at `compose.json#/properties/services/patternProperties`" in docs  # the key pattern: a rule
-    proc = tsc(out / "typescript", {"check.ts": 'import type { Compose } from "./compose.js";\nexport const c: Compose = {services: {web: {image: "nginx"}}};\n'})
+    proc = tsc(
+        out / "typescript",
+        {"check.ts": 'import type { Compose } from "./compose.js";\nexport const c: Compose = {services: {web: {image: "nginx"}}};\n'},
+    )
     assert proc.returncode == 0, proc.stdout
 
 
@@ -141,16 +190,24 @@ def test_d3_pattern_properties_map_is_typed(tmp_path: Path, capsys: pytest.Captu
 
 def test_d4_ref_beside_properties_is_a_base(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """OpenAPI 3.1 root: ``$ref`` + ``properties`` + ``unevaluatedProperties: false``; neither side is dropped."""
-    out = generate(tmp_path, {"api.json": {
-        "$ref": "#/$defs/extensions",
-        "type": "object",
-        "properties": {"openapi": {"type": "string"}, "info": {"$ref": "#/$defs/named"}},
-        "required": ["openapi"],
-        "unevaluatedProperties": False,
-        "$defs": {"extensions": {"patternProperties": {"^x-": True}},
-                  "named": {"$ref": "#/$defs/base", "properties": {"title": {"type": "string"}}},
-                  "base": {"type": "object", "properties": {"name": {"type": "string"}}}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "api.json": {
+                "$ref": "#/$defs/extensions",
+                "type": "object",
+                "properties": {"openapi": {"type": "string"}, "info": {"$ref": "#/$defs/named"}},
+                "required": ["openapi"],
+                "unevaluatedProperties": False,
+                "$defs": {
+                    "extensions": {"patternProperties": {"^x-": True}},
+                    "named": {"$ref": "#/$defs/base", "properties": {"title": {"type": "string"}}},
+                    "base": {"type": "object", "properties": {"name": {"type": "string"}}},
+                },
+            }
+        },
+        capsys,
+    )
     ir = build(load(tmp_path / "schemas"))
     named = next(t for t in ir.modules[0].types if t.name == "named")
     assert [b.name for b in named.bases] == ["base"] and [f.name for f in named.fields] == ["title"]
@@ -166,10 +223,17 @@ def test_d4_ref_beside_properties_is_a_base(tmp_path: Path, capsys: pytest.Captu
 
 def test_d5_reserved_words_are_not_type_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """renovate: a ``$defs`` entry named ``extends``."""
-    out = generate(tmp_path, {"cfg.json": {
-        "type": "object", "properties": {"extends": {"$ref": "#/$defs/extends"}},
-        "$defs": {"extends": {"type": "array", "items": {"type": "string"}}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "cfg.json": {
+                "type": "object",
+                "properties": {"extends": {"$ref": "#/$defs/extends"}},
+                "$defs": {"extends": {"type": "array", "items": {"type": "string"}}},
+            }
+        },
+        capsys,
+    )
     ts = (out / "typescript" / "cfg.ts").read_text()
     assert "export type Extends = string[];" in ts and "export type extends" not in ts
     proc = tsc(out / "typescript")
@@ -181,10 +245,14 @@ def test_d5_reserved_words_are_not_type_names(tmp_path: Path, capsys: pytest.Cap
 
 def test_d6_file_names_that_are_no_identifiers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``2020-12.json`` and ``class.json`` give modules every target can import."""
-    out = generate(tmp_path, {
-        "2020-12.json": {"type": "object", "properties": {"c": {"$ref": "class.json"}}},
-        "class.json": {"type": "object", "properties": {"n": {"type": "integer"}}},
-    }, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "2020-12.json": {"type": "object", "properties": {"c": {"$ref": "class.json"}}},
+            "class.json": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        },
+        capsys,
+    )
     assert sorted(p.name for p in (out / "python").glob("*.py")) == ["__init__.py", "class_.py", "schema_2020_12.py"]
     models = import_models(out)
     assert round_trip(root_model(models, "schema_2020_12"), {"c": {"n": 1}}) == {"c": {"n": 1}}
@@ -198,11 +266,24 @@ def test_d6_file_names_that_are_no_identifiers(tmp_path: Path, capsys: pytest.Ca
 
 def test_d7_recursion_through_nested_defs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """AsyncAPI: a recursive schema kept in a nested ``$defs`` is a named type, not a refused cycle."""
-    out = generate(tmp_path, {"tree.json": {
-        "type": "object", "properties": {"root": {"$ref": "#/$defs/outer/$defs/node"}},
-        "$defs": {"outer": {"type": "object", "$defs": {"node": {
-            "type": "array", "items": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/outer/$defs/node"}]}}}}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "tree.json": {
+                "type": "object",
+                "properties": {"root": {"$ref": "#/$defs/outer/$defs/node"}},
+                "$defs": {
+                    "outer": {
+                        "type": "object",
+                        "$defs": {
+                            "node": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/outer/$defs/node"}]}}
+                        },
+                    }
+                },
+            }
+        },
+        capsys,
+    )
     ts = (out / "typescript" / "tree.ts").read_text()
     assert "export type node = Array<string | node>;" in ts
     models = import_models(out)
@@ -211,10 +292,16 @@ def test_d7_recursion_through_nested_defs(tmp_path: Path, capsys: pytest.Capture
 
 def test_d7_recursion_through_an_unnamed_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A cycle through a schema outside ``$defs`` (``#/properties/...``) names that schema instead of refusing."""
-    generate(tmp_path, {"t.json": {
-        "type": "object",
-        "properties": {"list": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"$ref": "#/properties/list"}]}}},
-    }}, capsys)
+    generate(
+        tmp_path,
+        {
+            "t.json": {
+                "type": "object",
+                "properties": {"list": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"$ref": "#/properties/list"}]}}},
+            }
+        },
+        capsys,
+    )
     ir = build(load(tmp_path / "schemas"))
     assert [(t.name, t.location.pointer) for t in ir.modules[0].types] == [("T", ""), ("List", "/properties/list")]
 
@@ -225,11 +312,22 @@ def test_d7_recursion_through_an_unnamed_schema(tmp_path: Path, capsys: pytest.C
 def test_d8_formats_keep_json_types(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``format: email`` gave ``EmailStr`` (needs a package the models do not depend on); uri/uuid/... changed the
     value on dump. Every format stays the plain JSON type."""
-    out = generate(tmp_path, {"p.json": {"type": "object", "properties": {
-        "email": {"type": "string", "format": "email"}, "url": {"type": "string", "format": "uri"},
-        "id": {"type": "string", "format": "uuid"}, "secret": {"type": "string", "format": "password"},
-        "at": {"type": "integer", "format": "unix-time"},
-    }}}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "p.json": {
+                "type": "object",
+                "properties": {
+                    "email": {"type": "string", "format": "email"},
+                    "url": {"type": "string", "format": "uri"},
+                    "id": {"type": "string", "format": "uuid"},
+                    "secret": {"type": "string", "format": "password"},
+                    "at": {"type": "integer", "format": "unix-time"},
+                },
+            }
+        },
+        capsys,
+    )
     source = (out / "python" / "p.py").read_text()
     for name in ("EmailStr", "AnyUrl", "UUID", "SecretStr", "datetime"):
         assert name not in source
@@ -243,10 +341,18 @@ def test_d8_formats_keep_json_types(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_d9_closed_object_with_extension_patterns_accepts_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """compose/OpenAPI: ``additionalProperties: false`` beside ``^x-`` patternProperties."""
-    out = generate(tmp_path, {"c.json": {
-        "type": "object", "properties": {"name": {"type": "string"}},
-        "patternProperties": {"^x-": {}}, "additionalProperties": False,
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "c.json": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "patternProperties": {"^x-": {}},
+                "additionalProperties": False,
+            }
+        },
+        capsys,
+    )
     models = import_models(out)
     assert round_trip(root_model(models, "c"), {"name": "a", "x-foo": [1]}) == {"name": "a", "x-foo": [1]}
 
@@ -254,11 +360,23 @@ def test_d9_closed_object_with_extension_patterns_accepts_them(tmp_path: Path, c
 def test_d9_matrix_keys_are_not_restricted_by_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """GitHub workflow ``matrix``: ``include``/``exclude`` by pattern, any other key by ``additionalProperties``;
     the model used to restrict every key to the pattern."""
-    out = generate(tmp_path, {"w.json": {"type": "object", "properties": {"matrix": {
-        "type": "object", "minProperties": 1,
-        "patternProperties": {"^(in|ex)clude$": {"type": "array", "items": {"type": "object"}}},
-        "additionalProperties": {"type": "array", "items": {"type": "string"}},
-    }}}}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "w.json": {
+                "type": "object",
+                "properties": {
+                    "matrix": {
+                        "type": "object",
+                        "minProperties": 1,
+                        "patternProperties": {"^(in|ex)clude$": {"type": "array", "items": {"type": "object"}}},
+                        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                    }
+                },
+            }
+        },
+        capsys,
+    )
     models = import_models(out)
     doc = {"matrix": {"os": ["ubuntu", "macos"], "include": [{"os": "windows"}]}}
     assert round_trip(root_model(models, "w"), doc) == doc
@@ -266,11 +384,17 @@ def test_d9_matrix_keys_are_not_restricted_by_the_model(tmp_path: Path, capsys: 
 
 def test_d9_recursive_model_with_object_defaults_validates_quickly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """renovate: every manager config is the whole config again, each with an object default."""
-    out = generate(tmp_path, {"cfg.json": {
-        "type": "object",
-        "properties": {name: {"$ref": "#", "default": {"enabled": False}} for name in ("a", "b", "c", "d", "e", "f")}
-        | {"enabled": {"type": "boolean", "default": True}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "cfg.json": {
+                "type": "object",
+                "properties": {name: {"$ref": "#", "default": {"enabled": False}} for name in ("a", "b", "c", "d", "e", "f")}
+                | {"enabled": {"type": "boolean", "default": True}},
+            }
+        },
+        capsys,
+    )
     script = (
         "import importlib.util, sys, json\n"
         f"spec = importlib.util.spec_from_file_location('m', {str(out / 'python' / '__init__.py')!r}, submodule_search_locations=[{str(out / 'python')!r}])\n"
@@ -290,12 +414,20 @@ def test_d9_recursive_model_with_object_defaults_validates_quickly(tmp_path: Pat
 def test_d10_defs_namespace_and_annotation_keywords(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """meltano: ``$defs/plugins/*`` is a namespace of types; renovate/CycloneDX: ``markdownDescription``,
     ``meta:enum`` are annotations, not rules."""
-    out = generate(tmp_path, {"m.json": {
-        "type": "object",
-        "properties": {"extractors": {"type": "array", "items": {"$ref": "#/$defs/plugins/extractor"}},
-                       "mode": {"type": "string", "enum": ["a", "b"], "meta:enum": {"a": "A", "b": "B"}, "markdownDescription": "**mode**"}},
-        "$defs": {"plugins": {"extractor": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "m.json": {
+                "type": "object",
+                "properties": {
+                    "extractors": {"type": "array", "items": {"$ref": "#/$defs/plugins/extractor"}},
+                    "mode": {"type": "string", "enum": ["a", "b"], "meta:enum": {"a": "A", "b": "B"}, "markdownDescription": "**mode**"},
+                },
+                "$defs": {"plugins": {"extractor": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}},
+            }
+        },
+        capsys,
+    )
     docs = (out / "docs" / "m.md").read_text()
     assert "## extractor\n" in docs and "| `name` | `string` | yes |" in docs
     assert "## plugins" not in docs
@@ -306,21 +438,32 @@ def test_d10_defs_namespace_and_annotation_keywords(tmp_path: Path, capsys: pyte
 
 
 def test_draft07_is_read_as_its_2020_12_equivalent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = generate(tmp_path, {"d7.json": {
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "type": "object",
-        "properties": {
-            "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": False},
-            "thing": {"$ref": "#/definitions/thing", "description": "kept", "type": "string"},
-            "named": {"$ref": "#named"},
+    out = generate(
+        tmp_path,
+        {
+            "d7.json": {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {
+                    "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": False},
+                    "thing": {"$ref": "#/definitions/thing", "description": "kept", "type": "string"},
+                    "named": {"$ref": "#named"},
+                },
+                "dependencies": {"pair": ["thing"], "named": {"required": ["pair"]}},
+                "definitions": {
+                    "thing": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                    "other": {"$id": "#named", "type": "boolean"},
+                },
+            }
         },
-        "dependencies": {"pair": ["thing"], "named": {"required": ["pair"]}},
-        "definitions": {"thing": {"type": "object", "properties": {"n": {"type": "integer"}}},
-                        "other": {"$id": "#named", "type": "boolean"}},
-    }}, capsys)
+        capsys,
+    )
     contents = load(tmp_path / "schemas").files[0].contents
     assert contents["properties"]["pair"] == {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False}
-    assert contents["properties"]["thing"] == {"$ref": "#/definitions/thing", "description": "kept"}  # siblings of $ref are ignored in draft-07
+    assert contents["properties"]["thing"] == {
+        "$ref": "#/definitions/thing",
+        "description": "kept",
+    }  # siblings of $ref are ignored in draft-07
     assert contents["dependentRequired"] == {"pair": ["thing"]} and contents["dependentSchemas"] == {"named": {"required": ["pair"]}}
     assert contents["definitions"]["other"] == {"$anchor": "named", "type": "boolean"}
     ts = (out / "typescript" / "d7.ts").read_text()
@@ -328,10 +471,18 @@ def test_draft07_is_read_as_its_2020_12_equivalent(tmp_path: Path, capsys: pytes
 
 
 def test_2019_09_recursive_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = generate(tmp_path, {"tree.json": {
-        "$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveAnchor": True,
-        "type": "object", "properties": {"children": {"type": "array", "items": {"$recursiveRef": "#"}}},
-    }}, capsys)
+    out = generate(
+        tmp_path,
+        {
+            "tree.json": {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "$recursiveAnchor": True,
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$recursiveRef": "#"}}},
+            }
+        },
+        capsys,
+    )
     assert "  children?: Tree[];\n" in (out / "typescript" / "tree.ts").read_text()
 
 
@@ -347,10 +498,17 @@ def test_default_dialect_and_unsupported_dialect(tmp_path: Path, capsys: pytest.
 
 def test_ref_by_relative_path_when_id_does_not_match(tmp_path: Path) -> None:
     """CycloneDX: ``"$ref": "spdx.schema.json"`` from a file whose $id puts it elsewhere; the file is in the folder."""
-    write(tmp_path, {
-        "bom.json": {"$id": "http://example.org/schema/bom-1.6.schema.json", "type": "object", "properties": {"license": {"$ref": "spdx.schema.json"}}},
-        "spdx.schema.json": {"$id": "http://example.org/schema/spdx.schema.json-v2", "type": "string", "enum": ["MIT"]},
-    })
+    write(
+        tmp_path,
+        {
+            "bom.json": {
+                "$id": "http://example.org/schema/bom-1.6.schema.json",
+                "type": "object",
+                "properties": {"license": {"$ref": "spdx.schema.json"}},
+            },
+            "spdx.schema.json": {"$id": "http://example.org/schema/spdx.schema.json-v2", "type": "string", "enum": ["MIT"]},
+        },
+    )
     ss = load(tmp_path)
     node = ss.files[0].contents["properties"]["license"]
     assert ss.resolve_ref(node, node["$ref"])[1].file == "spdx.schema.json"
@@ -358,28 +516,50 @@ def test_ref_by_relative_path_when_id_does_not_match(tmp_path: Path) -> None:
 
 def test_dynamic_ref_bound_statically(tmp_path: Path) -> None:
     """OpenAPI 3.1 / the 2020-12 meta-schema: one outermost $dynamicAnchor, the ref becomes a $ref to it."""
-    write(tmp_path, {"s.json": {"$id": "https://example.org/s", "$defs": {"schema": {"$dynamicAnchor": "meta", "type": ["object", "boolean"],
-                                 "properties": {"items": {"$dynamicRef": "#meta"}}}}, "$ref": "#/$defs/schema"}})
+    write(
+        tmp_path,
+        {
+            "s.json": {
+                "$id": "https://example.org/s",
+                "$defs": {
+                    "schema": {"$dynamicAnchor": "meta", "type": ["object", "boolean"], "properties": {"items": {"$dynamicRef": "#meta"}}}
+                },
+                "$ref": "#/$defs/schema",
+            }
+        },
+    )
     ss = load(tmp_path)
     node = ss.files[0].contents["$defs"]["schema"]["properties"]["items"]
     assert node == {"$ref": "https://example.org/s#/$defs/schema"}
 
 
 def test_dynamic_ref_ambiguous_is_refused_with_its_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write(tmp_path / "schemas", {
-        "a.json": {"$id": "https://example.org/a", "$dynamicAnchor": "node", "type": "object", "properties": {"next": {"$dynamicRef": "#node"}}},
-        "b.json": {"$id": "https://example.org/b", "$dynamicAnchor": "node", "$ref": "a"},
-        "c.json": {"$id": "https://example.org/c", "$dynamicAnchor": "node", "$ref": "a"},
-    })
+    write(
+        tmp_path / "schemas",
+        {
+            "a.json": {
+                "$id": "https://example.org/a",
+                "$dynamicAnchor": "node",
+                "type": "object",
+                "properties": {"next": {"$dynamicRef": "#node"}},
+            },
+            "b.json": {"$id": "https://example.org/b", "$dynamicAnchor": "node", "$ref": "a"},
+            "c.json": {"$id": "https://example.org/c", "$dynamicAnchor": "node", "$ref": "a"},
+        },
+    )
     with pytest.raises(SchemaError) as info:
         load(tmp_path / "schemas")
     assert (info.value.file, info.value.pointer) == ("a.json", "/properties/next/$dynamicRef")
     assert "cannot be resolved statically: 3 schemas declare $dynamicAnchor 'node'" in info.value.message
     assert codegen_main(["generate", "--schemas", str(tmp_path / "schemas"), "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err.startswith("error: a.json#/properties/next/$dynamicRef: $dynamicRef '#node' cannot be resolved statically")
+    assert capsys.readouterr().err.startswith(
+        "error: a.json#/properties/next/$dynamicRef: $dynamicRef '#node' cannot be resolved statically"
+    )
 
 
-def test_internal_error_is_exit_2_without_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_is_exit_2_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import codegen.__main__ as cli
 
     schemas = write(tmp_path / "schemas", {"a.json": {"type": "string"}})

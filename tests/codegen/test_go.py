@@ -14,10 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from codegen_helpers import REPO
 
 from evalschema.identify import identify
-
-from codegen_helpers import REPO
 
 GO = REPO / "generated" / "go"
 pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="go not installed (.ci/run installs golang-go)")
@@ -86,7 +85,9 @@ def test_readme_go_example_reads_a_promptpack_pack(tmp_path: Path) -> None:
     work.mkdir()
     shutil.copytree(GO, tmp_path / "evalschema")
     (work / "main.go").write_text(program, encoding="utf-8")
-    (work / "go.mod").write_text("module example\n\ngo 1.19\n\nrequire evalschema v0.0.0\n\nreplace evalschema => ../evalschema\n", encoding="utf-8")
+    (work / "go.mod").write_text(
+        "module example\n\ngo 1.19\n\nrequire evalschema v0.0.0\n\nreplace evalschema => ../evalschema\n", encoding="utf-8"
+    )
     proc = subprocess.run(["go", "run", ".", str(pack_path)], cwd=work, env=go_env(tmp_path), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     expected = [f"{pack['id']} {pack['version']}: {pack['name']}"] + [

@@ -29,7 +29,7 @@ from codegen.ir import RULE_KEYWORDS, TYPE_KEYWORDS, module_stem
 CORPUS = Path(__file__).parent / "corpus"
 SETS = sorted(p.name for p in CORPUS.iterdir() if (p / "schemas").is_dir())
 # the schema file whose root type an instance is, where a set has several files
-ROOT_FILE = {"metaschema_2020_12": "schema.json", "cyclonedx_1_6": "bom-1.6.SNAPSHOT.schema.json"}
+ROOT_FILE = {"metaschema_2020_12": "schema.json", "cyclonedx_1_6": "bom-1.6.SNAPSHOT.schema.json", "stac_1_1": "item.json"}
 TSC = REPO / "js" / "node_modules" / ".bin" / "tsc"
 
 pytestmark = pytest.mark.slow

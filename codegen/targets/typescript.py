@@ -115,7 +115,10 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
             extends=lambda nt: (" extends " + ", ".join(t(Named(b)) for b in nt.bases)) if nt.bases else "",
         )
         out[f"{module.stem}.ts"] = text.encode("utf-8")
-    out["index.ts"] = env.get_template("index.ts.j2").render(modules=ir.modules).encode("utf-8")
+    roots = {m.root for m in ir.modules if m.root}
+    # a module namespace named like a re-exported root type (GeoJSON.json's root GeoJSON) takes a suffix
+    namespaces = {m.file: m.stem + "_module" if m.stem in roots else m.stem for m in ir.modules}
+    out["index.ts"] = env.get_template("index.ts.j2").render(modules=ir.modules, namespaces=namespaces).encode("utf-8")
     return out
 
 

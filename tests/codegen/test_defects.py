@@ -578,3 +578,11 @@ def test_go_refuses_a_property_name_no_json_tag_can_spell(tmp_path: Path, capsys
     assert codegen_main(["generate", "--schemas", str(schemas), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: a.json#/properties/a,b: the Go target cannot represent property name 'a,b'"), err
+
+
+def test_typescript_index_when_a_root_type_is_named_like_a_module(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """GeoJSON (STAC): ``GeoJSON.json`` whose root type is ``GeoJSON`` — the index re-exports both."""
+    out = generate(tmp_path, {"GeoJSON.json": {"title": "GeoJSON", "type": "object", "properties": {"type": {"type": "string"}}}}, capsys)
+    index = (out / "typescript" / "index.ts").read_text()
+    assert 'export type { GeoJSON } from "./GeoJSON.js";' in index and 'export type * as GeoJSON_module from "./GeoJSON.js";' in index
+    assert tsc(out / "typescript").returncode == 0

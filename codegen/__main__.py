@@ -25,7 +25,6 @@ from .ir import build
 from .load import SchemaError, load
 from .write import UnsafePath, diff_trees, read_tree, render_all, write_tree
 
-
 RELEASE_COMMANDS = ("diff", "policy", "changelog", "release")
 
 
@@ -79,7 +78,10 @@ def run_release_command(args: argparse.Namespace) -> int:
                     return 2
                 current = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
                 if current != text:
-                    print(f"{args.out} is out of date; run: python -m codegen changelog --releases {args.releases} --out {args.out}", file=sys.stderr)
+                    print(
+                        f"{args.out} is out of date; run: python -m codegen changelog --releases {args.releases} --out {args.out}",
+                        file=sys.stderr,
+                    )
                     return 1
                 print(f"{args.out}: up to date")
                 return 0
@@ -110,7 +112,10 @@ def run_release_command(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description="Generate code and docs from a JSON Schema folder.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, help_text in (("generate", "write the generated tree to --out"), ("check", "compare --out with a fresh render; never writes")):
+    for name, help_text in (
+        ("generate", "write the generated tree to --out"),
+        ("check", "compare --out with a fresh render; never writes"),
+    ):
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--schemas", type=Path, help="schema folder (default: schemas/)")
         p.add_argument("--out", type=Path, help="output folder (default: generated/)")
@@ -144,8 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug of codegen: still exit 2 (never 1, which means drift), no traceback
-        print(f"error: {args.schemas}#: internal error in codegen ({type(exc).__name__}: {exc}); "
-              "please report it with the schema folder", file=sys.stderr)
+        print(
+            f"error: {args.schemas}#: internal error in codegen ({type(exc).__name__}: {exc}); please report it with the schema folder",
+            file=sys.stderr,
+        )
         return 2
     if args.command == "generate":
         try:

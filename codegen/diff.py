@@ -36,8 +36,24 @@ from pathlib import Path
 from typing import Any
 
 from .ir import (
-    DEPRECATION_WINDOW_MONTHS, IR, Array, Deprecation, Field, Literal, Map, Named, NamedType, Never, Primitive, Rule, Tuple,
-    TypeExpr, Union_, Unknown, add_months, build,
+    DEPRECATION_WINDOW_MONTHS,
+    IR,
+    Array,
+    Deprecation,
+    Field,
+    Literal,
+    Map,
+    Named,
+    NamedType,
+    Never,
+    Primitive,
+    Rule,
+    Tuple,
+    TypeExpr,
+    Union_,
+    Unknown,
+    add_months,
+    build,
 )
 from .load import Location, SchemaSet, load
 
@@ -117,7 +133,8 @@ class DiffReport:
         lines = [f"{f.level:<8} {f.rule} [{f.direction}, {f.bump}] {f.location}: {f.message}" for f in self.findings]
         counts = {level: sum(1 for f in self.findings if f.level == level) for level in reversed(LEVELS)}
         lines.append(
-            f"{len(self.findings)} change(s): " + ", ".join(f"{n} {level}" for level, n in counts.items())
+            f"{len(self.findings)} change(s): "
+            + ", ".join(f"{n} {level}" for level, n in counts.items())
             + f"; required version bump: {self.bump}"
         )
         return "\n".join(lines) + "\n"
@@ -238,7 +255,9 @@ class _Differ:
         self.old, self.new, self.today = old, new, today
         self.out: list[Finding] = []
 
-    def add(self, rule: str, where: Location, message: str, level: str | None = None, direction: str | None = None, bump: str | None = None) -> None:
+    def add(
+        self, rule: str, where: Location, message: str, level: str | None = None, direction: str | None = None, bump: str | None = None
+    ) -> None:
         fixed = _FIXED.get(rule, ("breaking", "producers", "major"))
         self.out.append(Finding(rule, level or fixed[0], direction or fixed[1], str(where), message, bump or fixed[2]))
 
@@ -249,7 +268,9 @@ class _Differ:
             nt = new_types.get(key)
             if nt is None:
                 if not ot.synthesized:  # an inline type goes with its property, reported there
-                    self.add("TYPE_DEFINITION_REMOVED", ot.location, f"type {ot.name} was removed; references to {ot.location} no longer resolve")
+                    self.add(
+                        "TYPE_DEFINITION_REMOVED", ot.location, f"type {ot.name} was removed; references to {ot.location} no longer resolve"
+                    )
                 continue
             self.type_(ot, nt)
         for key, nt in new_types.items():
@@ -305,7 +326,11 @@ class _Differ:
             if name in old_fields:
                 continue
             if nf.required:
-                self.add("PROPERTY_ADDED_REQUIRED", nf.location, f"required property {name!r} was added to {nt.name}; documents without it become invalid")
+                self.add(
+                    "PROPERTY_ADDED_REQUIRED",
+                    nf.location,
+                    f"required property {name!r} was added to {nt.name}; documents without it become invalid",
+                )
             else:
                 direction = "consumers" if ot.additional != "open" else "none"
                 self.add("PROPERTY_ADDED_OPTIONAL", nf.location, f"optional property {name!r} was added to {nt.name}", direction=direction)
@@ -317,12 +342,28 @@ class _Differ:
         if dep is not None and dep.date is not None:
             not_before = add_months(_dt.date.fromisoformat(dep.date), DEPRECATION_WINDOW_MONTHS)
             if not_before <= self.today:
-                self.add("PROPERTY_REMOVED", of.location, f"{what}: an expected removal (deprecated since {dep.since}, window over on {not_before.isoformat()}); requires a major version",
-                         level="warning", direction=direction, bump="major")
+                self.add(
+                    "PROPERTY_REMOVED",
+                    of.location,
+                    f"{what}: an expected removal (deprecated since {dep.since}, window over on {not_before.isoformat()}); requires a major version",
+                    level="warning",
+                    direction=direction,
+                    bump="major",
+                )
                 return
-            self.add("PROPERTY_REMOVED", of.location, f"{what} before its deprecation window is over (not before {not_before.isoformat()})", direction=direction)
+            self.add(
+                "PROPERTY_REMOVED",
+                of.location,
+                f"{what} before its deprecation window is over (not before {not_before.isoformat()})",
+                direction=direction,
+            )
             return
-        self.add("PROPERTY_REMOVED", of.location, what + (" (it was deprecated without a dated x-deprecation)" if dep is not None else " without a deprecation"), direction=direction)
+        self.add(
+            "PROPERTY_REMOVED",
+            of.location,
+            what + (" (it was deprecated without a dated x-deprecation)" if dep is not None else " without a deprecation"),
+            direction=direction,
+        )
 
     def field(self, nt: NamedType, of: Field, nf: Field) -> None:
         loc, what = nf.location, f"{nt.name}.{nf.name}"
@@ -336,11 +377,29 @@ class _Differ:
         self.constraints(of.constraints, nf.constraints, loc, what)
         if (of.has_default, _json(of.default)) != (nf.has_default, _json(nf.default)):
             if of.has_default and nf.has_default:
-                self.add("DEFAULT_CHANGED", loc, f"default of {what} changed from {_json(of.default)} to {_json(nf.default)}: documents that omit it change meaning")
+                self.add(
+                    "DEFAULT_CHANGED",
+                    loc,
+                    f"default of {what} changed from {_json(of.default)} to {_json(nf.default)}: documents that omit it change meaning",
+                )
             elif nf.has_default:
-                self.add("DEFAULT_CHANGED", loc, f"default {_json(nf.default)} was added to {what}: the meaning of omitting it is now stated", level="warning", direction="consumers", bump="minor")
+                self.add(
+                    "DEFAULT_CHANGED",
+                    loc,
+                    f"default {_json(nf.default)} was added to {what}: the meaning of omitting it is now stated",
+                    level="warning",
+                    direction="consumers",
+                    bump="minor",
+                )
             else:
-                self.add("DEFAULT_CHANGED", loc, f"default {_json(of.default)} was removed from {what}: the meaning of omitting it is no longer stated", level="warning", direction="consumers", bump="minor")
+                self.add(
+                    "DEFAULT_CHANGED",
+                    loc,
+                    f"default {_json(of.default)} was removed from {what}: the meaning of omitting it is no longer stated",
+                    level="warning",
+                    direction="consumers",
+                    bump="minor",
+                )
         self.deprecation(of.deprecation, nf.deprecation, loc, what)
         self.text(of.description, nf.description, loc, what)
 
@@ -409,12 +468,20 @@ class _Differ:
         for key, r in new.items():
             if key not in old:
                 if ot.additional == "closed" and _gated_on_new(r, declared_before):
-                    self.add("RULE_ADDED", r.location, f"rule {key} was added to {nt.name}; it only applies to documents using a property that is new in this version",
-                             level="info", direction="none", bump="minor")
+                    self.add(
+                        "RULE_ADDED",
+                        r.location,
+                        f"rule {key} was added to {nt.name}; it only applies to documents using a property that is new in this version",
+                        level="info",
+                        direction="none",
+                        bump="minor",
+                    )
                 else:
                     self.add("RULE_ADDED", r.location, f"rule {key} was added to {nt.name}; documents valid before may break it")
             elif old[key].schema != r.schema or old[key].keyword != r.keyword:
-                self.add("RULE_CHANGED", r.location, f"rule {key} of {nt.name} changed; whether it accepts more or less cannot be decided here")
+                self.add(
+                    "RULE_CHANGED", r.location, f"rule {key} of {nt.name} changed; whether it accepts more or less cannot be decided here"
+                )
         for key, r in old.items():
             if key not in new:
                 self.add("RULE_REMOVED", r.location, f"rule {key} was removed from {nt.name}; documents it rejected become valid")

@@ -14,36 +14,91 @@ import json
 import keyword
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from .load import Location, SchemaError, SchemaSet
 
 # Keywords that carry no validation meaning for codegen (they are read where useful, never turned into rules).
 ANNOTATION_KEYWORDS = frozenset(
     {
-        "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$vocabulary", "$defs", "definitions",
-        "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-        "contentMediaType", "contentEncoding", "contentSchema",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$comment",
+        "$vocabulary",
+        "$defs",
+        "definitions",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
     }
 )
 # Constraints: recorded on fields/types (docs, JSDoc, pydantic) in this order.
 CONSTRAINT_KEYWORDS = (
-    "format", "pattern", "minLength", "maxLength", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-    "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
 )
 # Keywords mapped to types.
 TYPE_KEYWORDS = frozenset(
-    {"type", "properties", "required", "additionalProperties", "unevaluatedProperties", "items", "prefixItems",
-     "enum", "const", "oneOf", "anyOf", "allOf", "$ref"}
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "prefixItems",
+        "enum",
+        "const",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "$ref",
+    }
 )
 HANDLED_KEYWORDS = ANNOTATION_KEYWORDS | TYPE_KEYWORDS | frozenset(CONSTRAINT_KEYWORDS)
 # Assertion and applicator keywords of draft 2020-12 that no type expresses: each occurrence becomes a Rule.
 # Any keyword outside the vocabularies (``markdownDescription``, ``meta:enum``, ...) is an annotation with no
 # validation meaning (draft 2020-12 §6.5), so it is not a rule.
 RULE_KEYWORDS = frozenset(
-    {"if", "then", "else", "not", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
-     "patternProperties", "propertyNames", "unevaluatedItems", "$dynamicRef", "additionalItems", "dependencies",
-     "$recursiveRef"}
+    {
+        "if",
+        "then",
+        "else",
+        "not",
+        "contains",
+        "minContains",
+        "maxContains",
+        "dependentRequired",
+        "dependentSchemas",
+        "patternProperties",
+        "propertyNames",
+        "unevaluatedItems",
+        "$dynamicRef",
+        "additionalItems",
+        "dependencies",
+        "$recursiveRef",
+    }
 )
 # allOf members made only of these keywords are conditional rules, not structure.
 _CONDITIONAL_KEYWORDS = frozenset({"if", "then", "else", "not", "dependentRequired", "dependentSchemas", "contains"})
@@ -164,7 +219,7 @@ class Never:
     pass
 
 
-TypeExpr = Union[Primitive, Literal, Named, Array, Tuple, Map, Union_, Unknown, Never]
+TypeExpr = Primitive | Literal | Named | Array | Tuple | Map | Union_ | Unknown | Never
 
 
 @dataclass(frozen=True)
@@ -297,14 +352,96 @@ def _is_type_schema(schema: dict[str, Any]) -> bool:
 # Python keywords (module names), Go keywords and predeclared types (Go names are capitalized anyway).
 RESERVED = frozenset(
     {
-        "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
-        "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
-        "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with",
-        "implements", "interface", "let", "package", "private", "protected", "public", "static", "yield", "await",
-        "any", "unknown", "never", "number", "string", "boolean", "symbol", "object", "undefined", "bigint", "type",
-        "and", "as", "assert", "async", "def", "del", "elif", "except", "from", "global", "is", "lambda", "nonlocal",
-        "not", "or", "pass", "raise", "None", "True", "False", "Array", "Record", "Object", "String", "Number",
-        "Boolean", "Symbol", "Date", "Error", "Function", "Map", "Set", "Promise",
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "import",
+        "in",
+        "instanceof",
+        "new",
+        "null",
+        "return",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "implements",
+        "interface",
+        "let",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "static",
+        "yield",
+        "await",
+        "any",
+        "unknown",
+        "never",
+        "number",
+        "string",
+        "boolean",
+        "symbol",
+        "object",
+        "undefined",
+        "bigint",
+        "type",
+        "and",
+        "as",
+        "assert",
+        "async",
+        "def",
+        "del",
+        "elif",
+        "except",
+        "from",
+        "global",
+        "is",
+        "lambda",
+        "nonlocal",
+        "not",
+        "or",
+        "pass",
+        "raise",
+        "None",
+        "True",
+        "False",
+        "Array",
+        "Record",
+        "Object",
+        "String",
+        "Number",
+        "Boolean",
+        "Symbol",
+        "Date",
+        "Error",
+        "Function",
+        "Map",
+        "Set",
+        "Promise",
     }
 )
 _VERSION_SEGMENT = re.compile(r"^v?[0-9][0-9.]*(-[A-Za-z0-9.]+)?$")
@@ -423,8 +560,13 @@ class _Builder:
     def _named(self, loc: Location, schema: Any) -> NamedType:
         ref = self.names[loc]
         rules: list[Rule] = []
-        common: dict[str, Any] = dict(name=ref.name, file=ref.file, location=loc, is_root=loc.pointer == "",
-                                      synthesized=not (loc.pointer == "" or loc.pointer.startswith("/$defs/") and loc.pointer.count("/") == 2))
+        common: dict[str, Any] = {
+            "name": ref.name,
+            "file": ref.file,
+            "location": loc,
+            "is_root": loc.pointer == "",
+            "synthesized": not (loc.pointer == "" or (loc.pointer.startswith("/$defs/") and loc.pointer.count("/") == 2)),
+        }
         if not isinstance(schema, dict):
             return NamedType(kind="alias", type=Unknown() if schema else Never(), **common)
         common.update(description=schema.get("description"), title=schema.get("title"), deprecation=deprecation_of(schema))
@@ -432,14 +574,23 @@ class _Builder:
         constraints = _constraints(schema)
         if "enum" in schema and not _is_object(schema):
             values = tuple(v for v in schema["enum"] if v is not None)
-            return NamedType(kind="enum", values=values, type=Literal(values), nullable=None in schema["enum"] or _has_null_type(schema),
-                             constraints=constraints, rules=tuple(rules), **common)
+            return NamedType(
+                kind="enum",
+                values=values,
+                type=Literal(values),
+                nullable=None in schema["enum"] or _has_null_type(schema),
+                constraints=constraints,
+                rules=tuple(rules),
+                **common,
+            )
         if _is_object(schema):
             return self._object(schema, loc, rules, constraints, common)
         expr, nullable = self._type(schema, loc, rules, ref.name)
         return NamedType(kind="alias", type=expr, nullable=nullable, constraints=constraints, rules=tuple(rules), **common)
 
-    def _object(self, schema: dict[str, Any], loc: Location, rules: list[Rule], constraints: tuple[tuple[str, Any], ...], common: dict[str, Any]) -> NamedType:
+    def _object(
+        self, schema: dict[str, Any], loc: Location, rules: list[Rule], constraints: tuple[tuple[str, Any], ...], common: dict[str, Any]
+    ) -> NamedType:
         fields: list[Field] = []
         bases: list[TypeRef] = []
         owner = common["name"]
@@ -475,8 +626,16 @@ class _Builder:
         elif isinstance(extra, dict) and extra:
             additional = "typed"
             additional_type, _ = self._type(extra, loc.child("additionalProperties"), rules, owner + "Value")
-        return NamedType(kind="object", fields=tuple(fields), bases=tuple(bases), additional=additional,
-                         additional_type=additional_type, constraints=constraints, rules=tuple(rules), **common)
+        return NamedType(
+            kind="object",
+            fields=tuple(fields),
+            bases=tuple(bases),
+            additional=additional,
+            additional_type=additional_type,
+            constraints=constraints,
+            rules=tuple(rules),
+            **common,
+        )
 
     def _fields(self, schema: dict[str, Any], loc: Location, rules: list[Rule], owner: str, out: list[Field]) -> None:
         required = schema.get("required", [])
@@ -485,17 +644,27 @@ class _Builder:
             expr, nullable = self._type(prop, ploc, rules, owner + pascal(name))
             if isinstance(prop, dict):
                 self._collect_rules(prop, ploc, rules, extra_handled=())
-                out.append(Field(
-                    name=name, type=expr, required=name in required, nullable=nullable, location=ploc,
-                    description=prop.get("description"), has_default="default" in prop, default=prop.get("default"),
-                    constraints=_constraints(prop), deprecation=deprecation_of(prop), read_only=prop.get("readOnly") is True,
-                ))
+                out.append(
+                    Field(
+                        name=name,
+                        type=expr,
+                        required=name in required,
+                        nullable=nullable,
+                        location=ploc,
+                        description=prop.get("description"),
+                        has_default="default" in prop,
+                        default=prop.get("default"),
+                        constraints=_constraints(prop),
+                        deprecation=deprecation_of(prop),
+                        read_only=prop.get("readOnly") is True,
+                    )
+                )
             else:
                 out.append(Field(name=name, type=expr, required=name in required, nullable=False, location=ploc))
         for name in required:
-            if name not in (schema.get("properties") or {}) and not any(f.name == name for f in out):
-                if schema.get("additionalProperties", True) is False:
-                    rules.append(Rule("required", loc.child("required"), _compact(name)))
+            undeclared = name not in (schema.get("properties") or {}) and not any(f.name == name for f in out)
+            if undeclared and schema.get("additionalProperties", True) is False:
+                rules.append(Rule("required", loc.child("required"), _compact(name)))
 
     # --- rules
 
@@ -553,7 +722,9 @@ class _Builder:
                 if tloc.file not in self.order:
                     raise SchemaError(loc.file, loc.pointer + "/$ref", f"$ref target {tloc} is not in a schema file of the folder")
                 tokens = [t for t in tloc.pointer.split("/") if t]
-                wanted = pascal(target.get("title") or (tokens[-1] if tokens else module_stem(tloc.file))) if isinstance(target, dict) else hint
+                wanted = (
+                    pascal(target.get("title") or (tokens[-1] if tokens else module_stem(tloc.file))) if isinstance(target, dict) else hint
+                )
                 return Named(self._register(tloc, target, wanted)), False
             self.expanding.append(tloc)
             try:
@@ -588,7 +759,9 @@ class _Builder:
                     return members[0], nullable
                 return Union_(tuple(members), self._discriminator(schema[key])), nullable
         if "allOf" in schema and not _is_object(schema):
-            members = [m for m in schema["allOf"] if not (isinstance(m, dict) and not (set(m) - _CONDITIONAL_KEYWORDS - ANNOTATION_KEYWORDS))]
+            members = [
+                m for m in schema["allOf"] if not (isinstance(m, dict) and not (set(m) - _CONDITIONAL_KEYWORDS - ANNOTATION_KEYWORDS))
+            ]
             if len(members) == 1:
                 return self._type(members[0], loc.child("allOf", schema["allOf"].index(members[0])), rules, hint)
         if _is_object(schema) and (schema.get("properties") or "allOf" in schema):
@@ -645,7 +818,9 @@ class _Builder:
                     found.append((sub, ploc.child("patternProperties", pattern)))
         return found
 
-    def _map_values(self, patterns: list[tuple[Any, Location]], rest: tuple[Any, Location] | None, rules: list[Rule], hint: str) -> TypeExpr:
+    def _map_values(
+        self, patterns: list[tuple[Any, Location]], rest: tuple[Any, Location] | None, rules: list[Rule], hint: str
+    ) -> TypeExpr:
         members: list[TypeExpr] = []
         for sub, sloc in [*patterns, *([rest] if rest is not None else [])]:
             e, n = self._type(sub, sloc, rules, hint)
@@ -730,8 +905,12 @@ _SCHEMA_KEYS = HANDLED_KEYWORDS | RULE_KEYWORDS | {"$ref", "$dynamicRef", "$anch
 
 def _is_namespace(node: Any) -> bool:
     """A ``$defs`` entry that only groups schemas: an object of objects with no schema keyword of its own."""
-    return (isinstance(node, dict) and bool(node) and not any(k in _SCHEMA_KEYS or k.startswith("x-") for k in node)
-            and all(isinstance(v, dict) for v in node.values()))
+    return (
+        isinstance(node, dict)
+        and bool(node)
+        and not any(k in _SCHEMA_KEYS or k.startswith("x-") for k in node)
+        and all(isinstance(v, dict) for v in node.values())
+    )
 
 
 def _has_null_type(schema: dict[str, Any]) -> bool:
@@ -797,9 +976,19 @@ def _check_cycles(ir: IR) -> None:
                 while stack:
                     r, path = stack.pop()
                     if r in path:
-                        raise SchemaError(t.location.file, t.location.pointer, "$ref cycle cannot be represented: " + " -> ".join(f"{p.file}#{p.name}" for p in [*path, r]))
+                        raise SchemaError(
+                            t.location.file,
+                            t.location.pointer,
+                            "$ref cycle cannot be represented: " + " -> ".join(f"{p.file}#{p.name}" for p in [*path, r]),
+                        )
                     nt = ir.get(r)
-                    nn = [nt.type.ref] if nt.kind == "alias" and isinstance(nt.type, Named) else list(nt.bases) if nt.kind == "object" else []
+                    nn = (
+                        [nt.type.ref]
+                        if nt.kind == "alias" and isinstance(nt.type, Named)
+                        else list(nt.bases)
+                        if nt.kind == "object"
+                        else []
+                    )
                     stack.extend((x, [*path, r]) for x in nn)
                 break
 

@@ -12,9 +12,10 @@ and every ``$dynamicRef`` is resolved statically or refused. Nothing is ever fet
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import referencing
@@ -59,6 +60,8 @@ def _meta_validator(dialect: str) -> Any:
         cls = {DIALECT: Draft202012Validator, DRAFT7: Draft7Validator, DRAFT201909: Draft201909Validator}[dialect]
         _META_VALIDATORS[dialect] = cls(cls.META_SCHEMA)
     return _META_VALIDATORS[dialect]
+
+
 ANNOTATIONS_METASCHEMA = Path(__file__).parent / "metaschema" / "annotations.json"
 
 
@@ -206,7 +209,9 @@ def _annotations_checker() -> Draft202012Validator:
     return _ANNOTATIONS[0]
 
 
-def _walk(node: Any, loc: Location, base: str, out_loc: dict[int, Location], out_base: dict[int, str], keep: list[Any]) -> Iterator[tuple[dict[str, Any], Location, str]]:
+def _walk(
+    node: Any, loc: Location, base: str, out_loc: dict[int, Location], out_base: dict[int, str], keep: list[Any]
+) -> Iterator[tuple[dict[str, Any], Location, str]]:
     if isinstance(node, dict):
         if isinstance(node.get("$id"), str) and loc.pointer:
             base = urljoin(base, node["$id"])
@@ -245,11 +250,36 @@ def upgrade(node: Any, dialect: str) -> Any:
 
 _SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_KEYWORDS = ("items", "additionalItems", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
-                    "not", "if", "then", "else", "contains", "propertyNames", "contentSchema")
+_SCHEMA_KEYWORDS = (
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "contentSchema",
+)
 _DATA_KEYWORDS = ("enum", "const", "default", "examples")
-_REF_ANNOTATIONS = ("$id", "$anchor", "$comment", "$defs", "definitions", "title", "description", "deprecated",
-                    "readOnly", "writeOnly", "examples", "default", "$schema")
+_REF_ANNOTATIONS = (
+    "$id",
+    "$anchor",
+    "$comment",
+    "$defs",
+    "definitions",
+    "title",
+    "description",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "default",
+    "$schema",
+)
 
 
 def _upgrade(node: Any, dialect: str, recursive_root: bool) -> Any:
@@ -314,9 +344,19 @@ _STRUCTURAL = ("properties", "patternProperties", "additionalProperties", "uneva
 
 def _upgrade_definition(node: Any, dialect: str, recursive_root: bool) -> Any:
     """A ``$defs`` entry: a schema, or a namespace grouping schemas (``$defs/plugins/{extractors, ...}``)."""
-    if isinstance(node, dict) and node and all(isinstance(v, dict) for v in node.values()) and not any(
-        k.startswith("$") or k in _SCHEMA_KEYWORDS or k in _SCHEMA_MAP_KEYWORDS or k in _SCHEMA_LIST_KEYWORDS
-        or k in _DATA_KEYWORDS or k in ("type", "required") for k in node
+    if (
+        isinstance(node, dict)
+        and node
+        and all(isinstance(v, dict) for v in node.values())
+        and not any(
+            k.startswith("$")
+            or k in _SCHEMA_KEYWORDS
+            or k in _SCHEMA_MAP_KEYWORDS
+            or k in _SCHEMA_LIST_KEYWORDS
+            or k in _DATA_KEYWORDS
+            or k in ("type", "required")
+            for k in node
+        )
     ):
         return {k: _upgrade_definition(v, dialect, recursive_root) for k, v in node.items()}
     return _upgrade(node, dialect, recursive_root)
@@ -352,7 +392,11 @@ def _resolve_dynamic_refs(schema_set: SchemaSet, dynamic: list[tuple[dict[str, A
     for node, loc in dynamic:
         ref = node["$dynamicRef"]
         if "$ref" in node:
-            raise SchemaError(loc.file, loc.pointer + "/$dynamicRef", "$dynamicRef beside $ref cannot be represented; codegen binds a $dynamicRef by turning it into a $ref")
+            raise SchemaError(
+                loc.file,
+                loc.pointer + "/$dynamicRef",
+                "$dynamicRef beside $ref cannot be represented; codegen binds a $dynamicRef by turning it into a $ref",
+            )
         target, tloc = schema_set.resolve_ref(node, ref)
         fragment = urldefrag(ref)[1]
         name = fragment if fragment and not fragment.startswith("/") else None
@@ -363,7 +407,8 @@ def _resolve_dynamic_refs(schema_set: SchemaSet, dynamic: list[tuple[dict[str, A
                 if entry is None:
                     where = ", ".join(str(c[1]) for c in candidates)
                     raise SchemaError(
-                        loc.file, loc.pointer + "/$dynamicRef",
+                        loc.file,
+                        loc.pointer + "/$dynamicRef",
                         f"$dynamicRef {ref!r} cannot be resolved statically: {len(candidates)} schemas declare $dynamicAnchor {name!r} ({where}) "
                         f"and no single one of them is the outermost schema using {loc.file} (through $ref); "
                         "generate from a folder whose entry schema is unambiguous",
@@ -375,8 +420,9 @@ def _resolve_dynamic_refs(schema_set: SchemaSet, dynamic: list[tuple[dict[str, A
         schema_set._targets[(id(node), node["$ref"])] = (target, tloc)
 
 
-def _outermost(schema_set: SchemaSet, candidates: list[tuple[dict[str, Any], Location]], file: str,
-               reach: dict[str, set[str]]) -> tuple[Any, Location] | None:
+def _outermost(
+    schema_set: SchemaSet, candidates: list[tuple[dict[str, Any], Location]], file: str, reach: dict[str, set[str]]
+) -> tuple[Any, Location] | None:
     """The one candidate whose file uses ``file`` (through ``$ref``, transitively) and is used by no other such."""
 
     def reachable(name: str) -> set[str]:
@@ -427,11 +473,17 @@ def load(folder: Path | str) -> SchemaSet:
         declared = original.get("$schema", DEFAULT_DIALECT)
         dialect = _DIALECTS.get(declared) if isinstance(declared, str) else None
         if dialect is None:
-            raise SchemaError(path.name, "/$schema", f"unsupported dialect {declared!r}; codegen reads draft-07 ({DRAFT7}#), "
-                              f"draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); without $schema a file is read as draft 2020-12")
+            raise SchemaError(
+                path.name,
+                "/$schema",
+                f"unsupported dialect {declared!r}; codegen reads draft-07 ({DRAFT7}#), "
+                f"draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); without $schema a file is read as draft 2020-12",
+            )
         error = None if _fast_meta_check(original, dialect) else best_match(_meta_validator(dialect).iter_errors(original))
         if error is not None:
-            raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}")
+            raise SchemaError(
+                path.name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}"
+            )
         if "x-deprecation" in text or "x-rule" in text:  # the annotation meta-schema checks only these keywords
             error = best_match(_annotations_checker().iter_errors(original))
             if error is not None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -90,12 +91,20 @@ def folder_version(schemas: SchemaSet) -> tuple[str | None, list[PolicyFinding]]
     for f in schemas.files:
         m = _ID_VERSION.search(str(f.contents.get("$id", "")))
         if m is None:
-            problems.append(PolicyFinding("VERSION_MISSING", f"{f.name}#/$id", "the $id carries no version segment (.../<version>/<name>.json)"))
+            problems.append(
+                PolicyFinding("VERSION_MISSING", f"{f.name}#/$id", "the $id carries no version segment (.../<version>/<name>.json)")
+            )
         else:
             found[f.name] = m[1]
     versions = sorted(set(found.values()))
     if len(versions) > 1:
-        problems.append(PolicyFinding("VERSION_INCONSISTENT", str(schemas.root), "files carry different versions: " + ", ".join(f"{n} {v}" for n, v in found.items())))
+        problems.append(
+            PolicyFinding(
+                "VERSION_INCONSISTENT",
+                str(schemas.root),
+                "files carry different versions: " + ", ".join(f"{n} {v}" for n, v in found.items()),
+            )
+        )
         return None, problems
     return (versions[0] if versions else None), problems
 
@@ -148,7 +157,11 @@ def verify_release(release: Release) -> list[PolicyFinding]:
         return [PolicyFinding("MANIFEST_INVALID", where, str(exc))]
     problems = []
     if manifest.get("version") != release.version:
-        problems.append(PolicyFinding("MANIFEST_INVALID", where, f"manifest version {manifest.get('version')!r} is not the folder's {release.version!r}"))
+        problems.append(
+            PolicyFinding(
+                "MANIFEST_INVALID", where, f"manifest version {manifest.get('version')!r} is not the folder's {release.version!r}"
+            )
+        )
     try:
         _dt.date.fromisoformat(str(manifest.get("date")))
     except ValueError:
@@ -162,7 +175,11 @@ def verify_release(release: Release) -> list[PolicyFinding]:
         problems.append(PolicyFinding("RELEASE_FILE_MISSING", f"{where}/{name}", "file listed in the manifest is missing"))
     for name in sorted(set(listed) & set(present)):
         if not present[name].is_file() or sha256(present[name]) != listed[name]:
-            problems.append(PolicyFinding("RELEASE_MODIFIED", f"{where}/{name}", "file differs from its manifest hash: a published release never changes"))
+            problems.append(
+                PolicyFinding(
+                    "RELEASE_MODIFIED", f"{where}/{name}", "file differs from its manifest hash: a published release never changes"
+                )
+            )
     return problems
 
 
@@ -209,7 +226,9 @@ def _deprecations(ir: IR, version: str) -> list[PolicyFinding]:
     problems = []
     for loc, dep in ir.deprecations:
         if dep.since is None or dep.removal is None or dep.date is None:
-            problems.append(PolicyFinding("DEPRECATION_INCOMPLETE", str(loc), "a deprecation must carry x-deprecation with since, removal and date"))
+            problems.append(
+                PolicyFinding("DEPRECATION_INCOMPLETE", str(loc), "a deprecation must carry x-deprecation with since, removal and date")
+            )
             continue
         try:
             since, removal = parse(dep.since), parse(dep.removal)
@@ -217,9 +236,15 @@ def _deprecations(ir: IR, version: str) -> list[PolicyFinding]:
             problems.append(PolicyFinding("DEPRECATION_INCOMPLETE", str(loc), str(exc)))
             continue
         if removal[1:3] != (0, 0) or removal[0] <= since[0]:
-            problems.append(PolicyFinding("DEPRECATION_INVALID", str(loc), f"removal {dep.removal} must be a later major version than since {dep.since}"))
+            problems.append(
+                PolicyFinding(
+                    "DEPRECATION_INVALID", str(loc), f"removal {dep.removal} must be a later major version than since {dep.since}"
+                )
+            )
         if sort_key(dep.since) > sort_key(version):
-            problems.append(PolicyFinding("DEPRECATION_INVALID", str(loc), f"deprecated since {dep.since}, later than this version {version}"))
+            problems.append(
+                PolicyFinding("DEPRECATION_INVALID", str(loc), f"deprecated since {dep.since}, later than this version {version}")
+            )
     return problems
 
 
@@ -259,7 +284,9 @@ class _Cache:
         return self.irs[key]
 
 
-def check_step(old_dir: Path, old_version: str, new_dir: Path, today: _dt.date, label: str, cache: _Cache | None = None) -> tuple[list[PolicyFinding], DiffReport | None]:
+def check_step(
+    old_dir: Path, old_version: str, new_dir: Path, today: _dt.date, label: str, cache: _Cache | None = None
+) -> tuple[list[PolicyFinding], DiffReport | None]:
     """The version, deprecation and removal rules for ``new_dir`` following the release ``old_dir``."""
     cache = cache or _Cache()
     try:
@@ -274,7 +301,13 @@ def check_step(old_dir: Path, old_version: str, new_dir: Path, today: _dt.date, 
     problems += _deprecations(new_ir, version)
     if version == old_version:
         if not _identical(old_dir, new_dir):
-            problems.append(PolicyFinding("VERSION_NOT_BUMPED", label, f"differs from release {old_version} but carries its version; it needs {next_version(old_version, max(report.bump, 'patch', key=BUMPS.index))}"))
+            problems.append(
+                PolicyFinding(
+                    "VERSION_NOT_BUMPED",
+                    label,
+                    f"differs from release {old_version} but carries its version; it needs {next_version(old_version, max(report.bump, 'patch', key=BUMPS.index))}",
+                )
+            )
         return problems, report
     if sort_key(version) < sort_key(old_version):
         problems.append(PolicyFinding("VERSION_NOT_INCREASING", label, f"version {version} is lower than release {old_version}"))
@@ -283,21 +316,34 @@ def check_step(old_dir: Path, old_version: str, new_dir: Path, today: _dt.date, 
     expected = next_version(old_version, required)
     if parse(version)[:3] != parse(expected)[:3]:
         reasons = [f for f in report.findings if f.bump == required][:5]
-        problems.append(PolicyFinding(
-            "VERSION_MISMATCH", label,
-            f"the changes since {old_version} require a {required} version: expected {expected}, found {version}"
-            + "".join(f"\n  - {f.rule} {f.location}: {f.message}" for f in reasons),
-        ))
+        problems.append(
+            PolicyFinding(
+                "VERSION_MISMATCH",
+                label,
+                f"the changes since {old_version} require a {required} version: expected {expected}, found {version}"
+                + "".join(f"\n  - {f.rule} {f.location}: {f.message}" for f in reasons),
+            )
+        )
     for where, dep in _removed_deprecated(old_ir, new_ir):
         major = parse(version)[0]
         if major <= parse(old_version)[0]:
-            problems.append(PolicyFinding("REMOVAL_NOT_IN_MAJOR", where, f"a deprecated element is removed only in a major version; {version} is not one"))
+            problems.append(
+                PolicyFinding(
+                    "REMOVAL_NOT_IN_MAJOR", where, f"a deprecated element is removed only in a major version; {version} is not one"
+                )
+            )
         if dep.removal is not None and sort_key(version) < sort_key(dep.removal):
             problems.append(PolicyFinding("REMOVAL_TOO_EARLY", where, f"removal is planned for {dep.removal}, not {version}"))
         if dep.date is not None:
             not_before = add_months(_dt.date.fromisoformat(dep.date), DEPRECATION_WINDOW_MONTHS)
             if today < not_before:
-                problems.append(PolicyFinding("REMOVAL_BEFORE_WINDOW", where, f"deprecated on {dep.date}: may not be removed before {not_before.isoformat()} (today is {today.isoformat()})"))
+                problems.append(
+                    PolicyFinding(
+                        "REMOVAL_BEFORE_WINDOW",
+                        where,
+                        f"deprecated on {dep.date}: may not be removed before {not_before.isoformat()} (today is {today.isoformat()})",
+                    )
+                )
     return problems, report
 
 
@@ -316,8 +362,10 @@ def check(releases_dir: Path, schemas: Path | None, today: _dt.date | None = Non
             continue
         problems += found
         if version is not None and version != rel.version:
-            problems.append(PolicyFinding("VERSION_MISMATCH", str(rel.path), f"the $id version {version} is not the folder's {rel.version}"))
-    for prev, cur in zip(published, published[1:]):
+            problems.append(
+                PolicyFinding("VERSION_MISMATCH", str(rel.path), f"the $id version {version} is not the folder's {rel.version}")
+            )
+    for prev, cur in itertools.pairwise(published):
         try:
             when = _dt.date.fromisoformat(cur.date)
         except ValueError:

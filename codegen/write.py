@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .catalog import Catalog
 from .ir import IR
 from .load import SchemaSet
-from .catalog import Catalog
 from .targets import targets
 from .targets.catalogs import render as render_catalogs
 

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from .findings import Finding, Report
 from .registry import KINDS, spec_version
-from .summary import Summary, classify, summarize
 from .streaming import summarize_file, validate_file
+from .summary import Summary, classify, summarize
 from .validate import validate, validate_json
 
 __all__ = [
-    "KINDS", "Finding", "Report", "Summary", "classify", "spec_version", "summarize", "summarize_file", "validate", "validate_file",
+    "KINDS",
+    "Finding",
+    "Report",
+    "Summary",
+    "classify",
+    "spec_version",
+    "summarize",
+    "summarize_file",
+    "validate",
+    "validate_file",
     "validate_json",
 ]
 

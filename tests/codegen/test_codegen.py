@@ -13,21 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codegen_helpers import FIXTURES, REPO, run_codegen
 
 from codegen import write as write_mod
 from codegen.ir import build, deprecation_message
 from codegen.load import SchemaError, load
 from codegen.write import read_tree, render_all
 
-from codegen_helpers import FIXTURES, REPO, run_codegen
-
 MESSAGE_FIELD = (
     "Deprecated since 1.1.0 (2026-11-30); removed in 2.0.0, not before 2027-11-30. "
     "Use location instead. Shelf codes were replaced by locations."
 )
 MESSAGE_TYPE = (
-    "Deprecated since 1.1.0 (2026-11-30); removed in 2.0.0, not before 2027-11-30. "
-    "Use Location instead. Shelves were renumbered."
+    "Deprecated since 1.1.0 (2026-11-30); removed in 2.0.0, not before 2027-11-30. Use Location instead. Shelves were renumbered."
 )
 
 
@@ -36,8 +34,16 @@ MESSAGE_TYPE = (
 
 def test_generate_writes_every_target(generated: Path) -> None:
     files = sorted(read_tree(generated))
-    for expected in ("python/__init__.py", "python/book.py", "python/common.py", "typescript/book.ts",
-                     "typescript/index.ts", "docs/index.md", "docs/book.md", "docs/catalog.md"):
+    for expected in (
+        "python/__init__.py",
+        "python/book.py",
+        "python/common.py",
+        "typescript/book.ts",
+        "typescript/index.ts",
+        "docs/index.md",
+        "docs/book.md",
+        "docs/catalog.md",
+    ):
         assert expected in files
     for rel, content in read_tree(generated).items():
         text = content.decode()
@@ -274,8 +280,13 @@ VALID_BOOK = {
 def test_pydantic_round_trip(models: Any) -> None:
     catalog = {
         "name": "Main",
-        "books": [VALID_BOOK, {**{k: VALID_BOOK[k] for k in ("kind", "id", "title", "isbn", "availability")},
-                               "format": {"medium": "print", "binding": "paperback"}}],
+        "books": [
+            VALID_BOOK,
+            {
+                **{k: VALID_BOOK[k] for k in ("kind", "id", "title", "isbn", "availability")},
+                "format": {"medium": "print", "binding": "paperback"},
+            },
+        ],
         "branch": {"label": "North", "address": None, "open_days": ["mon"], "x_note": {"open": True}},
         "updated_at": None,
     }
@@ -309,8 +320,13 @@ def test_deprecated_field_and_type_warn_with_replacement(models: Any) -> None:
 
 def test_generated_python_passes_mypy_strict(generated: Path, tmp_path: Path) -> None:
     shutil.copytree(generated / "python", tmp_path / "library_models")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "library_models"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "library_models"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -335,9 +351,9 @@ def test_typescript_shapes(generated: Path) -> None:
     book = (generated / "typescript" / "book.ts").read_text()
     assert "subtitle?: string | null;" in book
     assert "location?: string;" in book
-    assert "readonly medium: \"print\";" in book
+    assert 'readonly medium: "print";' in book
     assert "format: Print | Ebook;" in book
-    assert "import type * as common from \"./common.js\";" in book
+    assert 'import type * as common from "./common.js";' in book
     assert f"@deprecated {MESSAGE_FIELD}" in book
     common = (generated / "typescript" / "common.ts").read_text()
     assert f"@deprecated {MESSAGE_TYPE}" in common

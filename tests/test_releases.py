@@ -26,7 +26,7 @@ from referencing import Registry
 from codegen import changelog, policy
 from codegen.__main__ import main as codegen_main
 from codegen.diff import RULE_IDS, DiffReport, Finding, diff, diff_sets
-from codegen.load import load
+from codegen.load import SchemaError, load
 from evalschema import __version__, diffcmd, releases, validate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -267,6 +267,37 @@ def test_removing_a_deprecated_property_is_expected_only_after_its_window(tmp_pa
     assert [(f.rule, f.level, f.bump) for f in early] == [("PROPERTY_REMOVED", "breaking", "major")]
     assert [(f.rule, f.level, f.bump) for f in late] == [("PROPERTY_REMOVED", "warning", "major")]
     assert "expected removal" in late[0].message
+
+
+SAME_STRINGS = {"bump": "patch", "reason": "the pattern accepts exactly the same strings in ECMA-262"}
+
+
+def test_x_compatibility_reclassifies_the_findings_below_it_for_one_step(tmp_path: Path) -> None:
+    old = obj({"a": {"type": "string", "pattern": "^[a-z]+$"}})
+    rewritten = {"type": "string", "pattern": "^[a-z]", "not": {"pattern": "[^a-z]"}}
+    strict = _run(tmp_path / "strict", old, obj({"a": rewritten}))
+    assert sorted((f.rule, f.level, f.bump) for f in strict.findings) == [
+        ("CONSTRAINT_TIGHTENED", "breaking", "major"), ("RULE_ADDED", "breaking", "major"),
+    ]
+    annotated = obj({"a": {**rewritten, "x-compatibility": SAME_STRINGS}})
+    accepted = _run(tmp_path / "accepted", old, annotated)
+    assert sorted((f.rule, f.level, f.bump) for f in accepted.findings) == [
+        ("CONSTRAINT_TIGHTENED", "info", "patch"), ("RULE_ADDED", "info", "patch"),
+    ]
+    assert accepted.bump == "patch"
+    assert all(f"x-compatibility at doc.json#/properties/a: {SAME_STRINGS['reason']}" in f.message for f in accepted.findings)
+    # the next step does not inherit it: a later tightening at the same place is breaking again
+    tighter = obj({"a": {**rewritten, "maxLength": 3, "x-compatibility": SAME_STRINGS}})
+    assert [(f.rule, f.level) for f in _run(tmp_path / "next", annotated, tighter).findings] == [("CONSTRAINT_TIGHTENED", "breaking")]
+    # an annotation elsewhere covers nothing here
+    beside = obj({"a": rewritten, "b": {"type": "string", "x-compatibility": SAME_STRINGS}})
+    assert {f.level for f in _run(tmp_path / "beside", obj({"a": old["properties"]["a"], "b": S}), beside).findings} == {"breaking"}
+
+
+def test_x_compatibility_is_checked_by_the_annotation_meta_schema(tmp_path: Path) -> None:
+    folder = _write(tmp_path / "bad", {"doc.json": obj({"a": {"type": "string", "x-compatibility": {"bump": "major"}}})})
+    with pytest.raises(SchemaError, match="annotation meta-schema"):
+        load(folder)
 
 
 def test_rule_gated_on_a_new_property_is_a_minor_addition(tmp_path: Path) -> None:

@@ -524,7 +524,11 @@ def diff_irs(old: IR, new: IR, today: _dt.date | None = None) -> DiffReport:
 
 
 def diff_sets(old: SchemaSet, new: SchemaSet, today: _dt.date | None = None) -> DiffReport:
-    report = diff_irs(build(old), build(new), today)
+    return accept(diff_irs(build(old), build(new), today), old, new)
+
+
+def accept(report: DiffReport, old: SchemaSet, new: SchemaSet) -> DiffReport:
+    """The report with every finding that a new ``x-compatibility`` annotation covers classified as it says."""
     return DiffReport(tuple(_accepted(finding, old, new) for finding in report.findings))
 
 

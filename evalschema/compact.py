@@ -57,6 +57,15 @@ class KeyTable:
         assert self._offsets[slot] != _EMPTY, "replace() of a missing key"
         self._values[slot] = value
 
+    def items(self) -> list[tuple[bytes, int]]:
+        """Every key with its value, in slot order."""
+        arena = self._arena
+        return [
+            (bytes(arena[start : start + length]), value)
+            for start, length, value in zip(self._offsets, self._lengths, self._values)
+            if start != _EMPTY
+        ]
+
     def values(self) -> list[int]:
         return [value for start, value in zip(self._offsets, self._values) if start != _EMPTY]
 

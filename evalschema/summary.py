@@ -8,7 +8,7 @@ with a row score of 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,12 +31,24 @@ def _score(grader_result: dict[str, Any]) -> float | None:
     return float(score)
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def _rate(part: int, whole: int) -> float | None:
     return part / whole if whole else None
+
+
+# Sums of scores are kept exact, as integers in units of the smallest double (2**-1074): integer addition is
+# associative, so the sum of any partition of the rows, merged in any grouping, is the same number, and a mean is
+# that exact sum divided by the count, rounded once (Python's int / int is correctly rounded).
+_UNIT_BITS = 1074
+
+
+def _exact(value: float) -> int:
+    """``value`` (finite) as an integer number of units of 2**-1074, exactly."""
+    numerator, denominator = value.as_integer_ratio()
+    return numerator << (_UNIT_BITS + 1 - denominator.bit_length())
+
+
+def _exact_mean(total: int, count: int) -> float | None:
+    return total / (count << _UNIT_BITS) if count else None
 
 
 def classify(result: dict[str, Any]) -> Outcome:
@@ -63,7 +75,8 @@ def row_score(result: dict[str, Any], outcome: Outcome) -> float | None:
         return 0.0
     if outcome in ("errored", "unscored"):
         return None
-    return _mean([s for g in _objects(result.get("grader_results")) if (s := _score(g)) is not None])
+    scores = [_exact(s) for g in _objects(result.get("grader_results")) if (s := _score(g)) is not None]
+    return _exact_mean(sum(scores), len(scores))
 
 
 @dataclass
@@ -71,11 +84,18 @@ class GraderTotals:
     passed: int = 0
     failed: int = 0
     unscored: int = 0
-    score_sum: float = 0.0  # a running sum, added in row order: the same float a sum over a list would give
+    score_sum: int = 0  # exact, in units of 2**-1074 (see _exact)
     scored: int = 0
 
+    def absorb(self, other: GraderTotals) -> None:
+        self.passed += other.passed
+        self.failed += other.failed
+        self.unscored += other.unscored
+        self.score_sum += other.score_sum
+        self.scored += other.scored
+
     def to_dict(self) -> dict[str, Any]:
-        average = self.score_sum / self.scored if self.scored else None
+        average = _exact_mean(self.score_sum, self.scored)
         return {"passed": self.passed, "failed": self.failed, "unscored": self.unscored, "avg_score": average}
 
 
@@ -144,6 +164,13 @@ class _CaseAttempts:
         self.any_passed = self.any_passed or passed
         self.all_passed = self.all_passed and passed
 
+    def absorb(self, later: _CaseAttempts) -> None:
+        """Combine with the rollup of rows read after this one's: on equal attempts the earlier row stays first."""
+        if later.first_attempt < self.first_attempt:
+            self.first_attempt, self.first_passed = later.first_attempt, later.first_passed
+        self.any_passed = self.any_passed or later.any_passed
+        self.all_passed = self.all_passed and later.all_passed
+
     def pack(self) -> int:
         return self.first_attempt << 3 | self.first_passed << 2 | self.any_passed << 1 | self.all_passed
 
@@ -162,6 +189,13 @@ class SummaryBuilder:
     """The reference summary, one row at a time: memory holds counts per grader and per test case, never rows.
 
     ``summarize`` uses it over a whole document; the streaming validator feeds it rows as they are read.
+
+    A builder is also a *partial state* of the summary of a longer sequence of rows: :func:`merge` combines the
+    states of consecutive parts (the rows of the first, then those of the second), and an empty builder is its
+    identity. Merging is associative — any split of the rows into parts, merged in any grouping, gives the summary
+    of reading them all in one pass — but not commutative: parts keep their reading order, because on equal
+    attempts of a test case the row read first is its first attempt (SPEC 4.4, "ties keep document order").
+    States pickle, so parts can be summarized in other processes.
     """
 
     def __init__(self, *, compact: bool = False) -> None:
@@ -169,7 +203,7 @@ class SummaryBuilder:
         # integer per case, a third of the memory of a dict of objects and a few times slower
         self.compact = compact
         self.counts = {outcome: 0 for outcome in ("passed", "failed", "invalidated", "errored", "unscored")}
-        self.score_sum = 0.0
+        self.score_sum = 0  # exact, in units of 2**-1074 (see _exact)
         self.scored_rows = 0
         self.graders: dict[str, GraderTotals] = {}
         self.has_attempts = False
@@ -186,7 +220,7 @@ class SummaryBuilder:
         if "error" in result:
             counts["errored"] += 1
             return "errored"
-        scores: list[float] = []
+        scores: list[int] = []  # exact
         grader_results = result.get("grader_results")
         if isinstance(grader_results, list):
             graders = self.graders
@@ -197,7 +231,8 @@ class SummaryBuilder:
                 if type(value) is not float:  # floats are the common case; anything else goes the long way
                     value = _score(grader_result)
                 if value is not None:
-                    scores.append(value)
+                    exact = _exact(value)
+                    scores.append(exact)
                 grader_id = grader_result.get("grader_id")
                 if not isinstance(grader_id, str):
                     continue
@@ -207,7 +242,7 @@ class SummaryBuilder:
                 if value is None:
                     totals.unscored += 1
                 else:
-                    totals.score_sum += value
+                    totals.score_sum += exact
                     totals.scored += 1
                     if grader_result.get("passed") is True:
                         totals.passed += 1
@@ -221,9 +256,10 @@ class SummaryBuilder:
             counts["unscored"] += 1
             return "unscored"
         else:
-            outcome, score = ("passed" if result.get("passed") is True else "failed"), sum(scores) / len(scores)
+            outcome, score = ("passed" if result.get("passed") is True else "failed"), sum(scores) / (len(scores) << _UNIT_BITS)
         counts[outcome] += 1
-        self.score_sum += score
+        if score:
+            self.score_sum += _exact(score)
         self.scored_rows += 1
         case = result.get("test_case_id")
         if isinstance(case, str):
@@ -261,6 +297,53 @@ class SummaryBuilder:
             self.cases.replace(case, _MOVED)
             self.wide_cases[case] = record
 
+    def _case_rollups(self) -> Iterator[tuple[str, _CaseAttempts]]:
+        """Every test case's rollup, keyed by its id, in either mode."""
+        yield from self.case_records.items()
+        for key, record in self.wide_cases.items():
+            yield key.decode("utf-8", "surrogatepass"), record
+        for key, packed in self.cases.items():
+            if packed != _MOVED:
+                yield key.decode("utf-8", "surrogatepass"), _CaseAttempts.unpack(packed)
+
+    def absorb(self, later: SummaryBuilder) -> None:
+        """Make this the state of this state's rows followed by ``later``'s (``later`` is left unchanged)."""
+        for outcome, count in later.counts.items():
+            self.counts[outcome] += count
+        self.score_sum += later.score_sum
+        self.scored_rows += later.scored_rows
+        for grader_id, theirs in later.graders.items():
+            self.graders.setdefault(grader_id, GraderTotals()).absorb(theirs)
+        self.has_attempts = self.has_attempts or later.has_attempts
+        for case, record in later._case_rollups():
+            record = _CaseAttempts(record.first_attempt, record.first_passed, record.any_passed, record.all_passed)
+            if self.compact:
+                key = case.encode("utf-8", "surrogatepass")
+                fits = -_PACKABLE <= record.first_attempt < _PACKABLE
+                packed, added = self.cases.setdefault(key, record.pack() if fits else _MOVED)
+                if added and fits:
+                    continue
+                if packed == _MOVED:
+                    mine = self.wide_cases.get(key)
+                    if mine is None:
+                        self.wide_cases[key] = record
+                    else:
+                        mine.absorb(record)
+                    continue
+                mine = _CaseAttempts.unpack(packed)
+                mine.absorb(record)
+                if -_PACKABLE <= mine.first_attempt < _PACKABLE:
+                    self.cases.replace(key, mine.pack())
+                else:
+                    self.cases.replace(key, _MOVED)
+                    self.wide_cases[key] = mine
+            else:
+                mine = self.case_records.get(case)
+                if mine is None:
+                    self.case_records[case] = record
+                else:
+                    mine.absorb(record)
+
     def build(self) -> Summary:
         counts = self.counts
         skipped = counts["errored"] + counts["unscored"]
@@ -285,10 +368,19 @@ class SummaryBuilder:
             invalidated=counts["invalidated"],
             unscored=counts["unscored"],
             pass_rate=_rate(counts["passed"], counts["passed"] + failed),
-            avg_score=self.score_sum / self.scored_rows if self.scored_rows else None,
+            avg_score=_exact_mean(self.score_sum, self.scored_rows),
             by_grader={grader_id: self.graders[grader_id].to_dict() for grader_id in sorted(self.graders)},
             attempts=attempts,
         )
+
+
+def merge(states: Iterable[SummaryBuilder], *, compact: bool = False) -> SummaryBuilder:
+    """The state of the rows of ``states``, in their order, one after another (a new state; the inputs are left
+    unchanged). ``merge([])`` is the identity, an empty state."""
+    merged = SummaryBuilder(compact=compact)
+    for state in states:
+        merged.absorb(state)
+    return merged
 
 
 def summarize(resultset: dict[str, Any]) -> Summary:

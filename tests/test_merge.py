@@ -1,0 +1,104 @@
+"""The summary as associative partial states (``SummaryBuilder.absorb`` / ``merge``): rows cut into parts at any
+points, each part summarized on its own (compact or not, pickled or not), the parts' states merged in any grouping,
+give exactly the summary of reading all rows in one pass — including test cases whose attempts fall in different
+parts, and score sums whose float rounding depends on the order of addition."""
+
+from __future__ import annotations
+
+import pickle
+from fractions import Fraction
+from itertools import pairwise
+from typing import Any
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from evalschema.summary import SummaryBuilder, merge, summarize
+
+# scores whose sums round differently depending on the order of addition
+SCORES = st.one_of(
+    st.sampled_from([0.1, 0.2, 0.3, 1e16, -1e16, 1.0, 0.0, 0.7, 5e-324, 1e308, 2, 0, None, True, "x"]),
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+)
+GRADER_RESULT = st.fixed_dictionaries(
+    {"grader_id": st.sampled_from(["g1", "g2", "g\x00", 7]), "score": SCORES, "passed": st.sampled_from([True, False, None])}
+)
+ROW = st.fixed_dictionaries(
+    {"test_case_id": st.sampled_from(["a", "b", "c", "\ud800", ""]), "grader_results": st.lists(GRADER_RESULT, max_size=3)},
+    optional={
+        "passed": st.booleans(),
+        "attempt": st.sampled_from([1, 2, 3, 2.0, 0, -1, 2**60, 2.5]),
+        "error": st.just({"message": "boom"}),
+        "constraint_violations": st.lists(st.fixed_dictionaries({"invalidates_result": st.booleans()}), max_size=2),
+    },
+)
+
+
+@st.composite
+def split_rows(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    """Rows whose first and last are attempts of one test case, cut at arbitrary points (empty parts allowed) with
+    at least one cut between the first and the last row."""
+    rows = draw(st.lists(ROW, min_size=2, max_size=40))
+    rows[-1] = {**rows[-1], "test_case_id": rows[0]["test_case_id"], "attempt": draw(st.sampled_from([1, 2]))}
+    cuts = sorted(draw(st.lists(st.integers(1, len(rows) - 1), min_size=1, max_size=6)))
+    cuts += draw(st.lists(st.sampled_from([0, len(rows)]), max_size=2))  # empty parts at either end
+    cuts.sort()
+    bounds = [0, *cuts, len(rows)]
+    return rows, [rows[start:end] for start, end in pairwise(bounds)]
+
+
+def _state(rows: list[dict[str, Any]], compact: bool) -> SummaryBuilder:
+    builder = SummaryBuilder(compact=compact)
+    for row in rows:
+        builder.add(row)
+    return builder
+
+
+def _merge_in_some_grouping(data: st.DataObject, states: list[SummaryBuilder]) -> SummaryBuilder:
+    """Merge consecutive states in a drawn binary grouping, e.g. ((s0 s1) (s2 (s3 s4)))."""
+    if len(states) == 1:
+        return states[0]
+    cut = data.draw(st.integers(1, len(states) - 1))
+    left, right = _merge_in_some_grouping(data, states[:cut]), _merge_in_some_grouping(data, states[cut:])
+    return merge([left, right], compact=data.draw(st.booleans()))
+
+
+@settings(max_examples=1000, deadline=None, database=None, derandomize=True)
+@given(split_rows(), st.data())
+def test_any_partition_merged_in_any_grouping_gives_the_one_pass_summary(
+    split: tuple[list[dict[str, Any]], list[list[dict[str, Any]]]], data: st.DataObject
+) -> None:
+    rows, parts = split
+    event(f"parts: {len(parts)}")
+    states = [_state(part, data.draw(st.booleans())) for part in parts]
+    states = [pickle.loads(pickle.dumps(s)) if data.draw(st.booleans()) else s for s in states]
+    before = [s.build().to_dict() for s in states]
+    merged = _merge_in_some_grouping(data, states)
+    one_pass = summarize({"results": rows}).to_dict()
+    assert merged.build().to_dict() == one_pass
+    assert [s.build().to_dict() for s in states] == before  # merging leaves its inputs unchanged
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(st.lists(ROW, max_size=30), st.booleans())
+def test_the_empty_state_is_the_identity(rows: list[dict[str, Any]], compact: bool) -> None:
+    state = _state(rows, compact)
+    expected = state.build().to_dict()
+    assert merge([SummaryBuilder(), state]).build().to_dict() == expected
+    assert merge([state, SummaryBuilder(compact=not compact)]).build().to_dict() == expected
+    assert merge([]).build().to_dict() == summarize({"results": []}).to_dict()
+
+
+def test_means_are_the_exact_mean_rounded_once() -> None:
+    """A running float sum gives 0.6000000000000001 / 3 for these; the reference mean is the exact one, rounded once,
+    whatever the order of the rows."""
+    scores = [0.1, 0.2, 0.3, 1e16, -1e16]
+    rows = [
+        {"test_case_id": str(i), "passed": True, "grader_results": [{"grader_id": "g", "score": s, "passed": True}]}
+        for i, s in enumerate(scores)
+    ]
+    exact = float(sum(map(Fraction, scores)) / len(scores))
+    for ordering in (rows, rows[::-1], rows[2:] + rows[:2]):
+        summary = summarize({"results": ordering}).to_dict()
+        assert summary["avg_score"] == exact
+        assert summary["by_grader"]["g"]["avg_score"] == exact

@@ -18,10 +18,11 @@ from typing import Any, TextIO
 from . import diffcmd, schemacmd
 from .extras import MissingExtra
 from .findings import Finding, Report
-from .loader import SUFFIXES, expand, load_path, load_stdin
+from .loader import SUFFIXES, Loaded, expand, load_path, load_stdin
 from .registry import KINDS, spec_version
 from .selection import declared
 from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
+from .summary import Summary
 from .validate import validate
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
@@ -158,27 +159,40 @@ def _json_file(source: Path | str, form: str | None) -> Path | None:
 def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
     """An entry per document, and whether it could be read. JSON files go through ``validate_file`` (large result
     sets are read in pieces); stdin, JSON Lines and YAML through the loaders."""
+    if getattr(args, "jobs", 1) > 1:
+        from .parallel import validate_reports
+
+        yield from validate_reports(args, suite)
+        return
+    for source in expand(args.paths):
+        yield from source_reports(source, args, suite)
+
+
+def source_reports(
+    source: Path | str, args: argparse.Namespace, suite: dict[str, Any] | None, documents: Iterator[Loaded] | None = None
+) -> Iterator[tuple[dict[str, Any], bool]]:
+    """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines)."""
     options: dict[str, Any] = dict(
         strict=args.strict, allow_unknown=args.allow_unknown, suite=suite, engine=args.engine, spec_version=args.spec_version
     )
-    for source in expand(args.paths):
-        if args.only_declared and isinstance(source, Path) and source.is_file() and not declared(source):
+    if args.only_declared and isinstance(source, Path) and source.is_file() and not declared(source):
+        return
+    path = _json_file(source, args.input_format) if documents is None else None
+    if path is not None:
+        report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
+        readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
+        yield _entry(str(path), None, report), readable
+        return
+    if documents is None:
+        documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
+    for loaded in documents:
+        if loaded.problem is not None:
+            yield _entry(loaded.path, loaded.line, Report.build(args.kind, [loaded.problem], strict=False)), False
             continue
-        path = _json_file(source, args.input_format)
-        if path is not None:
-            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
-            readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
-            yield _entry(str(path), None, report), readable
-            continue
-        loaded_documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
-        for loaded in loaded_documents:
-            if loaded.problem is not None:
-                yield _entry(loaded.path, loaded.line, Report.build(args.kind, [loaded.problem], strict=False)), False
-                continue
-            report = validate(loaded.document, args.kind, **options)
-            if report.findings:
-                report = placed(report, loaded.positions())
-            yield _entry(loaded.path, loaded.line, report), True
+        report = validate(loaded.document, args.kind, **options)
+        if report.findings:
+            report = placed(report, loaded.positions())
+        yield _entry(loaded.path, loaded.line, report), True
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -219,9 +233,32 @@ def cmd_validate(args: argparse.Namespace) -> int:
 # --- summarize and migrate live in their own modules ------------------------------------------------------
 
 
+def source_summaries(
+    source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None
+) -> Iterator[tuple[str, dict[str, Any], Summary] | tuple[str, Finding]]:
+    """The summaries of one source's result sets (label, own fields, summary), or (path, why it is unreadable)."""
+    from .summary import summarize
+
+    path = _json_file(source, args.input_format) if documents is None else None
+    if path is not None:  # large files are summarized in pieces
+        summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
+        if isinstance(summarized, Finding):
+            yield str(path), summarized
+        else:
+            yield (str(path), *summarized)
+        return
+    if documents is None:
+        documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
+    for loaded in documents:
+        if loaded.problem is not None or not isinstance(loaded.document, dict):
+            yield loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object")
+            continue
+        label = loaded.path + (f":{loaded.line}" if loaded.line else "")
+        yield label, {k: v for k, v in loaded.document.items() if k != "results"}, summarize(loaded.document)
+
+
 def cmd_summarize(args: argparse.Namespace) -> int:
     from .report import Summarized, render_html, render_text
-    from .summary import summarize
 
     results: list[Summarized] = []
     status = EXIT_OK
@@ -231,21 +268,17 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
         status = EXIT_UNREADABLE
 
-    for source in expand(args.paths):
-        path = _json_file(source, args.input_format)
-        if path is not None:  # large files are summarized in pieces
-            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
-            if isinstance(summarized, Finding):
-                unreadable(str(path), summarized)
-            else:
-                results.append((str(path), *summarized))
-            continue
-        for loaded in load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format):
-            if loaded.problem is not None or not isinstance(loaded.document, dict):
-                unreadable(loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object"))
-                continue
-            label = loaded.path + (f":{loaded.line}" if loaded.line else "")
-            results.append((label, loaded.document, summarize(loaded.document)))
+    if args.jobs > 1:
+        from .parallel import summarize_sources
+
+        summarized_sources: Iterator[tuple[str, dict[str, Any], Summary] | tuple[str, Finding]] = summarize_sources(args)
+    else:
+        summarized_sources = (item for source in expand(args.paths) for item in source_summaries(source, args))
+    for item in summarized_sources:
+        if len(item) == 2:
+            unreadable(*item)
+        else:
+            results.append(item)
     if args.html is not None:
         from .atomic import write_atomic
 
@@ -281,6 +314,19 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+JOBS_HELP = "use N processes: files, and parts of large JSON Lines files, are checked in parallel (same output as -j 1)"
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= 1024:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes from 1 to 1024")
+    return jobs
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalschema", description="Validate, summarize and migrate evalschema documents.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print the package and specification versions, then exit")
@@ -288,6 +334,7 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("validate", help="validate documents (files, folders, globs, - for stdin)")
     check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help=JOBS_HELP)
     check.add_argument("--kind", choices=KINDS, help="the document kind (default: detected per document)")
     check.add_argument("--suite", type=Path, metavar="SUITE", help="the suite the result sets ran: enables the cross-document rules")
     check.add_argument("--strict", action="store_true", help="report warnings as errors")
@@ -312,6 +359,7 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
     summary.add_argument("--input-format", choices=FORMS)
     summary.add_argument("--stream", choices=tuple(STREAM_CHOICES), default="auto", help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)")
+    summary.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help=JOBS_HELP)
     summary.set_defaults(handler=cmd_summarize)
 
     migrate = commands.add_parser("migrate", help="migrate packs off fail_on_violation (validators always enforce)")

@@ -1,0 +1,169 @@
+"""``validate -j N`` and ``summarize -j N``: the same work as one process, spread over a pool of N processes.
+
+The inputs become tasks: each file is one, and a large JSON Lines file is cut into byte ranges that end at line
+boundaries, each range a task. Workers check their task exactly as one process would (the same functions of
+``cli``) and number the lines of a range from 1; the parent reads the results in task order, adds to each line
+number the lines of the file's earlier ranges, and so prints what ``-j 1`` prints, in the same order.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .findings import Finding
+from .loader import SUFFIXES, Loaded, expand, parse_json_bytes
+from .summary import Summary
+
+# JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
+# range's bytes at a time) and there are at least four per process, so that uneven lines still even out.
+SPLIT_MIN = 4 << 20
+RANGE_MAX = 32 << 20
+RANGES_PER_JOB = 4
+
+Entry = tuple[dict[str, Any], bool]
+Summarized = tuple[str, dict[str, Any], Summary] | tuple[str, Finding]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A whole source (``end`` is -1), or the bytes ``[start, end)`` of a JSON Lines file."""
+
+    source: Path | str
+    start: int = 0
+    end: int = -1
+
+
+def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
+    """``pieces`` byte ranges covering the file (fewer if lines are long), each ending just after a newline (the last
+    at the end of the file)."""
+    size = path.stat().st_size
+    bounds = [0]
+    with path.open("rb") as handle:
+        for piece in range(1, pieces):
+            target = size * piece // pieces
+            if target <= bounds[-1]:
+                continue
+            handle.seek(target - 1)
+            handle.readline()  # to just after the newline at or after target - 1
+            boundary = handle.tell()
+            if bounds[-1] < boundary < size:
+                bounds.append(boundary)
+    bounds.append(size)
+    return list(pairwise(bounds))
+
+
+def range_documents(path: Path, start: int, end: int) -> tuple[list[Loaded], int]:
+    """The documents of the lines in ``[start, end)``, numbered from 1 as if the range were the file, and the number
+    of lines the range holds (what a JSON Lines file read whole gives for these lines, less the earlier lines)."""
+    with path.open("rb") as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the range ends with a newline: no line after it
+    documents = [parse_json_bytes(raw.rstrip(b"\r\n"), str(path), number) for number, raw in enumerate(lines, 1) if raw.strip()]
+    return documents, len(lines)
+
+
+def plan(args: argparse.Namespace) -> list[Task]:
+    """The tasks for the command's paths, in the order one process would read them."""
+    tasks: list[Task] = []
+    for source in expand(args.paths):
+        form = args.input_format or (SUFFIXES.get(source.suffix.lower(), "json") if isinstance(source, Path) else None)
+        if isinstance(source, Path) and form == "jsonl" and source.is_file():
+            try:
+                size = source.stat().st_size
+                ranges = line_ranges(source, max(args.jobs * RANGES_PER_JOB, -(-size // RANGE_MAX))) if size >= SPLIT_MIN else None
+            except OSError:  # read as a whole, which reports why it cannot be read
+                ranges = None
+            if ranges is not None:
+                tasks.extend(Task(source, start, end) for start, end in ranges)
+                continue
+        tasks.append(Task(source))
+    return tasks
+
+
+_context: dict[str, Any] = {}
+
+
+def _initialize(args: argparse.Namespace, suite: dict[str, Any] | None) -> None:
+    _context.update(args=args, suite=suite)
+
+
+def _validate_task(task: Task) -> tuple[list[Entry], int]:
+    from .cli import source_reports
+
+    args, suite = _context["args"], _context["suite"]
+    if task.end < 0:
+        return list(source_reports(task.source, args, suite)), 0
+    assert isinstance(task.source, Path)
+    documents, lines = range_documents(task.source, task.start, task.end)
+    return list(source_reports(task.source, args, suite, iter(documents))), lines
+
+
+def _summarize_task(task: Task) -> tuple[list[Summarized], int]:
+    from .cli import source_summaries
+
+    args = _context["args"]
+    if task.end < 0:
+        return list(source_summaries(task.source, args)), 0
+    assert isinstance(task.source, Path)
+    documents, lines = range_documents(task.source, task.start, task.end)
+    return list(source_summaries(task.source, args, iter(documents))), lines
+
+
+def _run(
+    args: argparse.Namespace, suite: dict[str, Any] | None, work: Callable[[Task], tuple[list[T], int]], shift: Callable[[T, int], T]
+) -> Iterator[T]:
+    """Every task's items in task order, each item of a range moved down by the lines of its file's earlier ranges.
+    Stdin is read here, in the parent, which holds it."""
+    tasks = plan(args)
+    with ProcessPoolExecutor(max_workers=min(args.jobs, max(1, len(tasks))), initializer=_initialize, initargs=(args, suite)) as pool:
+        _initialize(args, suite)
+        done = iter(pool.map(work, [t for t in tasks if t.source != "-"]))
+        offsets: dict[Path | str, int] = {}
+        for task in tasks:
+            items, lines = work(task) if task.source == "-" else next(done)
+            if task.end >= 0:
+                base = offsets.get(task.source, 0)
+                items = [shift(item, base) for item in items] if base else items
+                offsets[task.source] = base + lines
+            yield from items
+
+
+def _shift_entry(entry: Entry, base: int) -> Entry:
+    report, readable = entry
+    moved = dict(report)
+    if "line" in moved:
+        moved["line"] += base
+    for key in ("errors", "warnings"):
+        if key in moved:
+            moved[key] = [{**f, "line": f["line"] + base} if "line" in f else f for f in moved[key]]
+    return moved, readable
+
+
+def _shift_summarized(item: Summarized, base: int) -> Summarized:
+    if len(item) == 2:  # (path, why it is unreadable)
+        finding = item[1]
+        assert isinstance(finding, Finding)
+        return item[0], finding if finding.line is None else replace(finding, line=finding.line + base)
+    path, _, line = item[0].rpartition(":")  # "path:line"
+    return f"{path}:{int(line) + base}", item[1], item[2]
+
+
+def validate_reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[Entry]:
+    """What ``cli._reports`` yields for ``args``, computed by ``args.jobs`` processes."""
+    yield from _run(args, suite, _validate_task, _shift_entry)
+
+
+def summarize_sources(args: argparse.Namespace) -> Iterator[Summarized]:
+    """What ``cli.cmd_summarize`` collects for ``args``, computed by ``args.jobs`` processes."""
+
+    yield from _run(args, None, _summarize_task, _shift_summarized)

@@ -1,0 +1,80 @@
+"""``validate -j N`` and ``summarize -j N`` print exactly what ``-j 1`` prints: a folder of every conformance
+fixture and example, and a JSON Lines file (blank lines, CRLF, unreadable lines, findings on late lines) cut into
+byte ranges at line boundaries."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from evalschema import cli, parallel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _documents() -> list[dict[str, object]]:
+    fixtures = [json.loads(p.read_text("utf-8"))["document"] for p in sorted((ROOT / "spec/conformance").glob("*.json"))]
+    examples = [json.loads(p.read_text("utf-8")) for p in sorted((ROOT / "spec/examples").glob("*.json"))]
+    return [d for d in fixtures + examples if isinstance(d, dict)]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("parallel")
+    documents = _documents()
+    for index, document in enumerate(documents):
+        (folder / f"doc{index:03}.json").write_text(json.dumps(document, indent=1), "utf-8")
+    lines: list[bytes] = []
+    for index, document in enumerate(documents * 2):
+        lines.append(json.dumps(document).encode("utf-8") + (b"\r\n" if index % 7 == 0 else b"\n"))
+        if index % 11 == 0:
+            lines.append(b"\n")  # blank lines count as lines
+        if index % 13 == 0:
+            lines.append(b'{"version": "1.1.0", "results": [\n')  # unreadable, with a line and column
+    lines.append(json.dumps(documents[0]).encode("utf-8"))  # no newline at the end
+    (folder / "many.jsonl").write_bytes(b"".join(lines))
+    return folder
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("command", ["validate", "summarize"])
+def test_jobs_print_what_one_process_prints(
+    command: str, inputs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "SPLIT_MIN", 0)  # cut every JSON Lines file, however small
+    args = argparse.Namespace(paths=[str(inputs)], input_format=None, jobs=3)
+    ranges = [t for t in parallel.plan(args) if t.end >= 0]
+    assert len(ranges) == 3 * parallel.RANGES_PER_JOB  # the JSON Lines file is cut
+    one = _run(capsys, command, "--format", "json", str(inputs))
+    numbered = one[1].count('"line"') if command == "validate" else one[1].count("many.jsonl:")
+    assert numbered > 100  # entries (and findings) with line numbers, in every range
+    assert (one[2].count("many.jsonl: INVALID_JSON") >= 18) == (command == "summarize")  # unreadable lines: on stderr
+    assert _run(capsys, command, "--format", "json", "-j", "3", str(inputs)) == one
+    assert _run(capsys, command, "-j", "2", str(inputs)) == _run(capsys, command, str(inputs))
+
+
+def test_ranges_end_at_line_boundaries(tmp_path: Path) -> None:
+    path = tmp_path / "lines.jsonl"
+    content = b"".join(b"x" * (n % 17) + b"\n" for n in range(500)) + b"tail"
+    path.write_bytes(content)
+    for pieces in (1, 2, 7, 64, 10_000):
+        ranges = parallel.line_ranges(path, pieces)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(content)
+        assert all(a[1] == b[0] for a, b in pairwise(ranges))
+        assert all(content[end - 1 : end] == b"\n" for _, end in ranges[:-1])
+        assert sum(parallel.range_documents(path, start, end)[1] for start, end in ranges) == 501
+
+
+def test_jobs_must_be_a_positive_number(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("0", "-1", "two"):
+        assert cli.main(["validate", "-j", bad, "x.json"]) == 2
+        assert "a number of processes from 1 to 1024" in capsys.readouterr().err

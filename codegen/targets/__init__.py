@@ -24,7 +24,7 @@ class Target:
 
 
 def targets() -> tuple[Target, ...]:
-    from . import bundle, docs, go, python, typescript
+    from . import arrow, bundle, docs, go, python, typescript
 
     return (
         Target("python", python.render),
@@ -32,4 +32,5 @@ def targets() -> tuple[Target, ...]:
         Target("docs", docs.render),
         Target("schemas", bundle.render, takes_options=True),
         Target("go", go.render, takes_options=True),
+        Target("arrow", arrow.render, takes_options=True),
     )

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import diffcmd, schemacmd
+from . import columnarcmd, diffcmd, schemacmd
 from .extras import MissingExtra
 from .findings import Finding, Report
 from .loader import SUFFIXES, Loaded, expand, load_path, load_stdin
@@ -368,6 +368,7 @@ def _parser() -> argparse.ArgumentParser:
     migrate.set_defaults(handler=cmd_migrate)
 
     diffcmd.add_parser(commands)
+    columnarcmd.add_parsers(commands)
     schemacmd.add_parser(commands)
     return parser
 

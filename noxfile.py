@@ -110,6 +110,14 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def bench_scale(session: nox.Session) -> None:
+    """Benchmark (issue 21): a 1 GB result set to Parquet (time, peak memory, size against the JSON) and
+    ``validate -j 2`` against ``-j 1`` on 1 GB of JSON Lines and a folder of 200 result sets, ratios from one run.
+    ``./noxw -s bench_scale -- --json-mb 100 --jsonl-mb 100`` runs a smaller one."""
+    session.run(PYTHON, "benchmarks/scale_bench.py", *session.posargs)
+
+
+@nox.session
 def bench_codegen(session: nox.Session) -> None:
     """Benchmark: full codegen generate vs datamodel-code-generator alone (ratios from one run)."""
     session.run(PYTHON, "benchmarks/codegen_bench.py", *session.posargs)

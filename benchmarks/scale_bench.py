@@ -1,0 +1,81 @@
+"""Results at scale (issue 21), ratios from one run: a large result set to Parquet (time, peak memory of the
+process, size against the JSON), and ``validate -j 2`` against ``-j 1`` on a large JSON Lines file and on a folder
+of result sets. Each command runs as its own process (``python -m evalschema``), as a user would run it.
+
+``python benchmarks/scale_bench.py`` runs the full sizes (1 GB JSON, 1 GB JSON Lines, 200 result sets);
+``--json-mb 100 --jsonl-mb 100`` a smaller one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import jsonl_lines, write_large_resultset, write_resultset
+
+
+def _run(*argv: str) -> tuple[float, int]:
+    """Seconds and peak resident memory (bytes) of ``python -m evalschema ARGV`` in a fresh process."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "evalschema", *argv], stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in (0, 1):
+            err.seek(0)
+            raise SystemExit(f"evalschema {' '.join(argv)} failed ({child.returncode}): {err.read().decode()[-400:]}")
+    return seconds, usage.ru_maxrss * 1024
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json-mb", type=int, default=1024)
+    parser.add_argument("--jsonl-mb", type=int, default=1024)
+    parser.add_argument("--sets", type=int, default=200, help="result sets in the folder")
+    parser.add_argument("--rows-per-set", type=int, default=2000)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="evalschema-scale-"))
+    print(f"{os.cpu_count()} CPU(s); data in {work}")
+
+    big = work / "big.resultset.json"
+    rows = write_large_resultset(big, args.json_mb << 20)
+    seconds, peak = _run("export", "--to", "parquet", "-o", str(work / "big.parquet"), str(big))
+    ratio = _size(work / "big.parquet") / big.stat().st_size
+    print(
+        f"export --to parquet: {big.stat().st_size / 2**20:.0f} MiB, {rows:,} rows: {seconds:.1f} s, peak {peak / 2**20:.0f} MiB; Parquet = {ratio:.1%} of the JSON"
+    )
+    big.unlink()
+
+    lines = work / "many.jsonl"
+    with lines.open("wb") as handle:
+        for line in jsonl_lines(args.jsonl_mb << 20):
+            handle.write(line)
+    one, _ = _run("validate", "--format", "json", "-j", "1", str(lines))
+    two, _ = _run("validate", "--format", "json", "-j", "2", str(lines))
+    print(f"validate JSON Lines ({lines.stat().st_size / 2**20:.0f} MiB): -j 1 {one:.1f} s, -j 2 {two:.1f} s: {one / two:.2f}x")
+    lines.unlink()
+
+    folder = work / "sets"
+    folder.mkdir()
+    for index in range(args.sets):
+        write_resultset(folder / f"run{index:04}.resultset.json", args.rows_per_set)
+    one, _ = _run("validate", "--format", "json", "-j", "1", str(folder))
+    two, _ = _run("validate", "--format", "json", "-j", "2", str(folder))
+    print(
+        f"validate a folder of {args.sets} result sets ({_size(folder) / 2**20:.0f} MiB): -j 1 {one:.1f} s, -j 2 {two:.1f} s: {one / two:.2f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

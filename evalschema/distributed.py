@@ -1,0 +1,172 @@
+"""Validate and summarize many result sets on a Dask cluster (``dask.distributed``): the same findings (file, line,
+column) as ``evalschema validate`` and the summary of all their rows, merged from per-task partial states.
+
+Inputs are local paths, folders or globs, or fsspec URLs (``s3://bucket/runs/*.jsonl``, ``file:///data/runs``): the
+tasks are planned where this runs — one per file, and one per byte range of a large JSON Lines file, cut at line
+boundaries — and each worker reads its own task through fsspec, so data moves from storage to workers only. A
+task's result is its report entries and its ``SummaryBuilder`` state; the client merges states in task order
+(``summary.merge`` is associative), so the merged summary is that of reading every row in one pass, and a task the
+engine re-runs (a worker lost mid-run) gives the same answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from .extras import require
+from .loader import SUFFIXES
+from .summary import SummaryBuilder, merge
+
+SPLIT_MIN = 64 << 20
+RANGE_MAX = 64 << 20
+
+
+@dataclass(frozen=True)
+class Task:
+    url: str  # an fsspec URL or a local path
+    start: int = 0
+    end: int = -1  # -1: the whole file
+
+
+def _fs(url: str) -> tuple[Any, str]:
+    from fsspec.core import url_to_fs
+
+    fs, path = url_to_fs(url)
+    return fs, path
+
+
+def _protocol(fs: Any) -> str:
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return str(protocol)
+
+
+def _unstrip(fs: Any, path: str) -> str:
+    protocol = _protocol(fs)
+    return path if protocol in ("file", "local") else f"{protocol}://{path}"
+
+
+def expand(sources: list[str]) -> list[str]:
+    """Files (sorted), folders (every JSON / JSON Lines file under them) and globs, as URLs, in the CLI's order."""
+    out: list[str] = []
+    for source in sources:
+        fs, path = _fs(source)
+        if fs.isdir(path):
+            found = sorted(p for p in fs.find(path) if Path(p).suffix.lower() in (".json", ".jsonl", ".ndjson"))
+        elif any(c in path for c in "*?["):
+            found = sorted(fs.glob(path))
+        else:
+            found = [path]
+        out += [_unstrip(fs, p) for p in found]
+    return out
+
+
+def plan(sources: list[str], *, split_min: int = SPLIT_MIN, range_max: int = RANGE_MAX) -> list[Task]:
+    tasks: list[Task] = []
+    for url in expand(sources):
+        fs, path = _fs(url)
+        size = fs.size(path) if SUFFIXES.get(Path(path).suffix.lower()) == "jsonl" else 0
+        if size < max(split_min, 1):
+            tasks.append(Task(url))
+            continue
+        bounds = [0]
+        with fs.open(path, "rb") as handle:
+            for piece in range(1, -(-size // range_max)):
+                handle.seek(max(size * piece // -(-size // range_max) - 1, bounds[-1]))
+                handle.readline()
+                if bounds[-1] < handle.tell() < size:
+                    bounds.append(handle.tell())
+        bounds.append(size)
+        tasks += [Task(url, a, b) for a, b in pairwise(bounds)]
+    return tasks
+
+
+def _local(url: str) -> Path | None:
+    fs, path = _fs(url)
+    return Path(path) if _protocol(fs) in ("file", "local") else None
+
+
+def run_task(task: Task, options: dict[str, Any]) -> tuple[list[dict[str, Any]], int, SummaryBuilder]:
+    """A task's report entries (lines numbered within its range), its number of lines and its summary state."""
+    from . import parallel
+    from .cli import source_reports
+    from .loader import load_path
+
+    args = argparse.Namespace(only_declared=False, stream="auto", input_format=None, kind=None, **options)
+    state = SummaryBuilder(compact=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = _local(task.url)
+        if path is None:  # object storage: this task's bytes, copied to the worker
+            fs, remote = _fs(task.url)
+            path = Path(scratch) / Path(remote).name
+            with fs.open(remote, "rb") as source:
+                source.seek(task.start)
+                path.write_bytes(source.read() if task.end < 0 else source.read(task.end - task.start))
+            start, end = 0, (-1 if task.end < 0 else task.end - task.start)
+        else:
+            start, end = task.start, task.end
+        if end < 0:
+            entries = [entry for entry, _ in source_reports(path, args, None)]
+            documents = (d.document for d in load_path(path))
+            lines = 0
+        else:
+            loaded, lines = parallel.range_documents(path, start, end)
+            entries = [entry for entry, _ in source_reports(path, args, None, iter(loaded))]
+            documents = (d.document for d in loaded)
+        for document in documents:
+            rows = document.get("results") if isinstance(document, dict) else None
+            for row in rows if isinstance(rows, list) else ():
+                if isinstance(row, dict):
+                    state.add(row)
+    for entry in entries:
+        entry["path"] = task.url
+    return entries, lines, state
+
+
+@dataclass
+class Outcome:
+    entries: list[dict[str, Any]]
+    state: SummaryBuilder
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.state.build().to_dict()
+
+
+def _shift(entry: dict[str, Any], base: int) -> dict[str, Any]:
+    from .parallel import _shift_entry
+
+    return _shift_entry((entry, True), base)[0]
+
+
+def submit(client: Any, sources: list[str], *, strict: bool = False, **plan_options: int) -> tuple[list[Task], list[Any]]:
+    """Plan the tasks and submit them to the cluster; ``collect`` turns the futures into the outcome."""
+    require("distributed", "distributed", "evalschema.distributed")
+    tasks = plan(sources, **plan_options)
+    options = {"strict": strict, "allow_unknown": False, "engine": "fast", "spec_version": None}
+    futures = client.map(run_task, tasks, options=options, pure=False)
+    return tasks, futures
+
+
+def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
+    """Every task's entries in task order (lines of a range moved by the lines before it) and the merged summary."""
+    results = client.gather(futures)
+    entries: list[dict[str, Any]] = []
+    offsets: dict[str, int] = {}
+    for task, (task_entries, lines, _) in zip(tasks, results, strict=True):
+        if task.end >= 0:
+            base = offsets.get(task.url, 0)
+            task_entries = [_shift(e, base) for e in task_entries] if base else task_entries
+            offsets[task.url] = base + lines
+        entries += task_entries
+    return Outcome(entries, merge((state for _, _, state in results), compact=True))
+
+
+def validate_and_summarize(client: Any, sources: list[str], *, strict: bool = False, **plan_options: int) -> Outcome:
+    """Validate and summarize every result set under ``sources`` on the cluster ``client`` is connected to."""
+    tasks, futures = submit(client, sources, strict=strict, **plan_options)
+    return collect(client, tasks, futures)

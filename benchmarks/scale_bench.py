@@ -3,7 +3,8 @@ process, size against the JSON), and ``validate -j 2`` against ``-j 1`` on a lar
 of result sets. Each command runs as its own process (``python -m evalschema``), as a user would run it.
 
 ``python benchmarks/scale_bench.py`` runs the full sizes (1 GB JSON, 1 GB JSON Lines, 200 result sets);
-``--json-mb 100 --jsonl-mb 100`` a smaller one.
+``--json-mb 100 --jsonl-mb 100`` a smaller one. Last, the same folder on ``evalschema.distributed`` with two local
+Dask worker processes, against ``-j 2``.
 """
 
 from __future__ import annotations

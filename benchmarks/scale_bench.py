@@ -76,6 +76,22 @@ def main() -> None:
     print(
         f"validate a folder of {args.sets} result sets ({_size(folder) / 2**20:.0f} MiB): -j 1 {one:.1f} s, -j 2 {two:.1f} s: {one / two:.2f}x"
     )
+    engine = _distributed(folder)
+    print(f"evalschema.distributed, 2 local Dask workers, same folder: {engine:.1f} s: {engine / two:.2f}x the time of -j 2")
+
+
+def _distributed(folder: Path) -> float:
+    """Seconds for evalschema.distributed on a 2-process LocalCluster (starting the cluster not counted)."""
+    from distributed import Client, LocalCluster
+
+    from evalschema import distributed
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)  # type: ignore[no-untyped-call]
+    with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
+        client.run(lambda: __import__("evalschema.cli"))  # workers import the validator before the clock starts
+        start = time.perf_counter()
+        distributed.validate_and_summarize(client, [str(folder)])
+        return time.perf_counter() - start
 
 
 if __name__ == "__main__":

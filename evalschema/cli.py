@@ -95,7 +95,16 @@ def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
     return entry
 
 
-def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO) -> str:
+ROOT_LABEL = "(root)"  # how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
+
+
+def _where(pointer: str) -> str:
+    return pointer if pointer else ROOT_LABEL
+
+
+def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
+    """Files with findings and their findings, in reading order, then a one-line summary. ``verbosity``: ``-1``
+    (``--quiet``) errors only and no summary; ``1`` (``-v``) also a line per valid file."""
     colour = _colour(stream)
 
     def paint(text: str, code: str) -> str:
@@ -103,22 +112,26 @@ def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: 
 
     lines: list[str] = []
     for entry in entries:
-        findings = entry["errors"] + entry["warnings"]
-        if not findings:
-            continue
+        findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
         where = entry["path"] + (f" (line {entry['line']})" if "line" in entry else "")
-        lines.append(paint(where, "1") + (f"  [{entry['kind']}]" if entry["kind"] else ""))
-        for f in findings:
+        kind = f"  [{entry['kind']}]" if entry["kind"] else ""
+        if not findings:
+            if verbosity > 0:
+                lines.append(where + kind + "  " + paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31"))
+            continue
+        lines.append(paint(where, "1") + kind)
+        for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
             position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
             severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {f['pointer'] or '/'}  {f['message']}")
-    summary = (
-        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
-        f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
-        f"{sum(len(e['warnings']) for e in entries)} warning(s)"
-    )
-    lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
-    return "\n".join(lines) + "\n"
+            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {_where(f['pointer'])}  {f['message']}")
+    if verbosity >= 0:
+        summary = (
+            f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
+            f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
+            f"{sum(len(e['warnings']) for e in entries)} warning(s)"
+        )
+        lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def _escape_data(text: str) -> str:
@@ -138,7 +151,7 @@ def _render_github(entries: list[dict[str, Any]]) -> str:
                 props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
             props.append(f"title={_escape_property(f['code'])}")
             level = "error" if f["severity"] == "error" else "warning"
-            lines.append(f"::{level} {','.join(props)}::{_escape_data((f['pointer'] or '/') + ': ' + f['message'])}")
+            lines.append(f"::{level} {','.join(props)}::{_escape_data(_where(f['pointer']) + ': ' + f['message'])}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -210,7 +223,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     elif args.format == "github":
         _write(_render_github(entries))
     else:
-        _write(_render_text(entries, totals, sys.stdout))
+        _write(_render_text(entries, totals, sys.stdout, verbosity=-1 if args.quiet else args.verbose))
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_INVALID if invalid else EXIT_OK
@@ -293,6 +306,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="report warnings as errors")
     check.add_argument("--allow-unknown", action="store_true", help="unknown fields in a newer minor version are warnings")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    loudness = check.add_mutually_exclusive_group()
+    loudness.add_argument("-v", "--verbose", action="count", default=0, help="text output: also a line per valid document")
+    loudness.add_argument("-q", "--quiet", action="store_true", help="text output: errors only (no warnings, no summary line)")
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
     check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
     check.add_argument(

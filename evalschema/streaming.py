@@ -42,7 +42,8 @@ def place(finding: Finding, positions: Positions) -> Finding:
 
 
 def placed(report: Report, positions: Positions) -> Report:
-    return Report(report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings))
+    """The report with every finding placed, in reading order (line, column, then pointer)."""
+    return Report(report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings)).ordered()
 
 
 def validate_file(

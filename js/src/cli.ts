@@ -155,7 +155,7 @@ function runValidate(args: Args): number {
     for (const e of entries) {
       for (const f of [...e.errors, ...e.warnings]) {
         const where = e.path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "/"}: ${f.message}`);
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
       }
     }
     lines.push(`${entries.length} file(s): ${entries.length - invalid - unreadable} valid, ${invalid} invalid, ${unreadable} unreadable`);

@@ -233,10 +233,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from .report import Summarized, render_html, render_text
+    """The reference summary of each result set; one that is not a valid result set is refused (its findings are
+    printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
+    anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1)."""
+    from .report import CaseLists, Summarized, case_lists, render_html, render_text
     from .summary import summarize
 
     results: list[Summarized] = []
+    refused: list[dict[str, Any]] = []
+    invalid_labels: dict[str, int] = {}
+    lists: dict[str, CaseLists] = {}
     status = EXIT_OK
 
     def unreadable(path: str, problem: Finding) -> None:
@@ -244,30 +250,62 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
         status = EXIT_UNREADABLE
 
+    def admitted(label: str, line: int | None, report: Report) -> bool:
+        """Whether to summarize: a valid result set, or an invalid one under --force (recorded either way)."""
+        nonlocal status
+        if report.valid:
+            return True
+        status = max(status, EXIT_INVALID)
+        refused.append(_entry(label, line, report))
+        invalid_labels[label + (f":{line}" if line else "")] = len(report.errors)
+        return bool(args.force)
+
     for source in expand(args.paths):
         path = _json_file(source, args.input_format)
-        if path is not None:  # large files are summarized in pieces
-            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
+        if path is not None:  # large files are validated and summarized in pieces
+            report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream])
+            problem = next((f for f in report.errors if f.code in _UNREADABLE_CODES), None)
+            if problem is not None:
+                unreadable(str(path), problem)
+                continue
+            if not admitted(str(path), None, report):
+                continue
+            lists[str(path)] = CaseLists()
+            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream], each_row=lists[str(path)].add if args.html else None)
             if isinstance(summarized, Finding):
                 unreadable(str(path), summarized)
             else:
                 results.append((str(path), *summarized))
             continue
         for loaded in load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format):
-            if loaded.problem is not None or not isinstance(loaded.document, dict):
-                unreadable(loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object"))
+            if loaded.problem is not None:
+                unreadable(loaded.path, loaded.problem)
+                continue
+            report = validate(loaded.document, "resultset")
+            if report.findings:
+                report = placed(report, loaded.positions())
+            if not admitted(loaded.path, loaded.line, report):
                 continue
             label = loaded.path + (f":{loaded.line}" if loaded.line else "")
             results.append((label, loaded.document, summarize(loaded.document)))
-    if args.html is not None:
+            lists[label] = case_lists(loaded.document)
+    if args.html is not None and (results or not refused):
         from .atomic import write_atomic
 
-        write_atomic(args.html, render_html(results).encode("utf-8"))
+        write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
     if args.format == "json":
-        payload = [{"path": label, "summary": summary.to_dict()} for label, _, summary in results]
+        payload: list[dict[str, Any]] = [
+            {"path": label, "valid": label not in invalid_labels, "summary": summary.to_dict()} for label, _, summary in results
+        ]
+        payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
         _write(json.dumps(payload, indent=2) + "\n")
     else:
-        _write(render_text(results, colour=_colour(sys.stdout)))
+        if refused:
+            totals = {"files": len(refused), "valid": 0, "invalid": len(refused), "unreadable": 0}
+            verdict = "summarized anyway (--force)" if args.force else "not summarized (use --force to see the numbers anyway)"
+            _write(_render_text(refused, totals, sys.stdout, verbosity=-1))
+            _write(f"{len(refused)} invalid result set(s): {verdict}\n\n")
+        _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels))
     return status
 
 
@@ -326,6 +364,7 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("paths", nargs="+", metavar="RESULTSET")
     summary.add_argument("--format", choices=("text", "json"), default="text")
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
+    summary.add_argument("--force", action="store_true", help="summarize invalid result sets too, under a warning (exit status still 1)")
     summary.add_argument("--input-format", choices=FORMS)
     summary.add_argument("--stream", choices=tuple(STREAM_CHOICES), default="auto", help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)")
     summary.set_defaults(handler=cmd_summarize)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from evalschema_models import rules as codes
@@ -93,9 +94,12 @@ def wants_stream(file: Path, stream_rows: bool | None) -> bool:
         return False
 
 
-def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = None) -> tuple[dict[str, Any], Summary] | Finding:
+def summarize_file(
+    path: str | os.PathLike[str], *, stream_rows: bool | None = None, each_row: Callable[[Any], None] | None = None
+) -> tuple[dict[str, Any], Summary] | Finding:
     """The reference summary of the result set in a JSON file, and the result set's own fields (without its
-    rows); or the finding that says why the file cannot be read. Large files are read in pieces."""
+    rows); or the finding that says why the file cannot be read. Large files are read in pieces. ``each_row``, if
+    given, sees every row once (the HTML report's case lists)."""
     file = Path(path)
     with paused_gc():
         handle = _open(file) if wants_stream(file, stream_rows) else None
@@ -113,6 +117,8 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
                             for item in piece.items:
                                 if isinstance(item, dict):
                                     builder.add(item)
+                                if each_row is not None:
+                                    each_row(item)
                     if ARRAY in envelope:  # "results" was there but not an array: it has no rows
                         return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
                     return envelope, builder.build()
@@ -124,6 +130,9 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
         if not isinstance(loaded.document, dict):
             return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
         document = loaded.document
+        if each_row is not None and isinstance(document.get(ARRAY), list):
+            for item in document[ARRAY]:
+                each_row(item)
         return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
 
 

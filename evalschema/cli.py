@@ -264,7 +264,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         path = _json_file(source, args.input_format)
         if path is not None:  # large files are validated and summarized in pieces
             report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream])
-            problem = next((f for f in report.errors if f.code in _UNREADABLE_CODES), None)
+            # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
+            problem = next((f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None)
             if problem is not None:
                 unreadable(str(path), problem)
                 continue
@@ -278,8 +279,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 results.append((str(path), *summarized))
             continue
         for loaded in load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format):
-            if loaded.problem is not None:
-                unreadable(loaded.path, loaded.problem)
+            if loaded.problem is not None or not isinstance(loaded.document, dict):
+                unreadable(loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object"))
                 continue
             report = validate(loaded.document, "resultset")
             if report.findings:

@@ -269,7 +269,7 @@ def test_typescript_and_python_agree(cli: Path, tmp_path: Path) -> None:
     summaries = 0
     for start in range(0, len(resultsets), BATCH):
         batch = resultsets[start : start + BATCH]
-        out = {item["path"]: item["summary"] for item in _run_js(cli, ["summarize", "--format", "json", *(str(p) for p, _ in batch)])}
+        out = {item["path"]: item["summary"] for item in _run_js(cli, ["summarize", "--force", "--format", "json", *(str(p) for p, _ in batch)])}
         for path, case in batch:
             expected = summarize(case["document"]).to_dict()
             summaries += 1

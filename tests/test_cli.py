@@ -177,7 +177,7 @@ def test_stream_option_changes_nothing_but_memory(tmp_path: Path) -> None:
         assert as_json(always) == as_json(never)
         findings = as_json(always)["files"][0]["errors"]
         assert findings and all("line" in f for f in findings)
-    summaries = [json.loads(run("summarize", "--format", "json", "--stream", mode, str(big)).stdout) for mode in ("always", "never")]
+    summaries = [json.loads(run("summarize", "--force", "--format", "json", "--stream", mode, str(big)).stdout) for mode in ("always", "never")]  # invalid: forced
     assert summaries[0] == summaries[1] and summaries[0][0]["summary"]["total"] == len(document["results"])
 
 

@@ -180,3 +180,16 @@ def test_html_report_lists_cases_and_shows_a_group_side_by_side(tmp_path: Path) 
     assert second["lists"]["failed"] == [{"test_case_id": "winter-sale-start", "attempt": "—", "graders": "iso-date, correctness-judge", "duration_ms": "1420"}]
     assert [row["test_case_id"] for row in first["lists"]["failed"]] == [evil]  # read back as text
     assert "<img" not in page
+
+
+def test_typescript_summarize_refuses_too(tmp_path: Path) -> None:
+    cli = ROOT / "js" / "dist" / "cli.js"
+    if shutil.which("node") is None or not cli.exists():
+        pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
+    path = impossible(tmp_path)
+    refused = subprocess.run(["node", str(cli), "summarize", "--format", "json", str(path)], capture_output=True, text=True, timeout=120)
+    (item,) = json.loads(refused.stdout)
+    assert (refused.returncode, item["valid"], "summary" in item, len(item["errors"])) == (1, False, False, 6)
+    forced = subprocess.run(["node", str(cli), "summarize", "--force", str(path)], capture_output=True, text=True, timeout=120)
+    assert forced.returncode == 1
+    assert "WARNING: not a valid result set (6 error(s)); these numbers may be ones the specification makes impossible" in forced.stdout

@@ -6,6 +6,7 @@
  * 2 usage error, or at least one input unreadable or unparseable (the others are still checked).
  */
 
+import * as codes from "./generated/rules.js";
 import { type Finding, type Report } from "./findings.js";
 import { isObject } from "./json.js";
 import { loadPath } from "./loader.js";
@@ -28,6 +29,7 @@ interface Args {
   suite: string | null;
   strict: boolean;
   allowUnknown: boolean;
+  force: boolean;
   format: "text" | "json";
   stream: "auto" | "always" | "never";
 }
@@ -35,7 +37,7 @@ interface Args {
 const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
 
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] [--stream {auto,always,never}] PATH [PATH ...]
-       ${PROG} summarize [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
+       ${PROG} summarize [--force] [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
 /** `str(pathlib.Path(p))`: collapse repeated slashes, drop `.` parts and a trailing slash. */
@@ -53,9 +55,9 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   if (command === "--version") return "version";
   if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
   const options =
-    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--format", "--stream", "--help"];
+    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--force", "--format", "--stream", "--help"];
   const takesValue = new Set(["--kind", "--suite", "--format", "--stream"]);
-  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, format: "text", stream: "auto" };
+  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, force: false, format: "text", stream: "auto" };
   let onlyPaths = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -93,6 +95,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       args.stream = value;
     } else if (name === "--strict") args.strict = true;
     else if (name === "--allow-unknown") args.allowUnknown = true;
+    else if (name === "--force") args.force = true;
   }
   if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
   return args;
@@ -169,28 +172,56 @@ function percent(rate: number): string {
   return `${(rate * 100).toFixed(1)}%`;
 }
 
+/**
+ * The reference summary of each result set. One that is not a valid result set is refused: its findings are
+ * printed and the exit status is 1 (its numbers could be ones the specification makes impossible); `--force`
+ * prints them anyway, under a warning (mirrors the Python command).
+ */
 function runSummarize(args: Args): number {
-  const out: { path: string; summary: Summary }[] = [];
+  const out: { path: string; valid: boolean; summary?: Summary; errors?: ReturnType<typeof findingJson>[] }[] = [];
   let status = EXIT_OK;
+  const lines: string[] = [];
   for (const path of args.paths) {
+    const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
+    // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
+    const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
+    const problem = checked.unreadable ? checked.report.errors[0] : notObject;
+    if (problem !== undefined) {
+      process.stderr.write(`${PROG}: ${displayPath(path)}: ${problem.code}: ${problem.message}\n`);
+      status = EXIT_UNREADABLE;
+      continue;
+    }
+    if (!checked.report.valid) {
+      status = Math.max(status, EXIT_INVALID);
+      for (const f of checked.report.errors) {
+        const where = displayPath(path) + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
+      }
+      if (!args.force) {
+        out.push({ path: displayPath(path), valid: false, errors: checked.report.errors.map(findingJson) });
+        lines.push(`${displayPath(path)}: not a valid result set (${checked.report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
+        continue;
+      }
+    }
     const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
     if (!("summary" in summarized)) {
       process.stderr.write(`${PROG}: ${displayPath(path)}: ${summarized.code}: ${summarized.message}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
-    out.push({ path: displayPath(path), summary: summarized.summary });
+    out.push({ path: displayPath(path), valid: checked.report.valid, summary: summarized.summary });
+    const s = summarized.summary;
+    const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
+    if (!checked.report.valid) {
+      lines.push(`WARNING: not a valid result set (${checked.report.errors.length} error(s)); these numbers may be ones the specification makes impossible`);
+    }
+    lines.push(
+      `${displayPath(path)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+        `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
+    );
   }
   if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
-  else {
-    for (const { path, summary: s } of out) {
-      const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
-      write(
-        `${path}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
-          `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}\n`,
-      );
-    }
-  }
+  else if (lines.length) write(lines.join("\n") + "\n");
   return status;
 }
 

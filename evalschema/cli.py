@@ -8,6 +8,7 @@ or at least one input unreadable or unparseable (the other inputs are still chec
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -17,8 +18,10 @@ from typing import Any, TextIO
 
 from . import diffcmd, schemacmd
 from .extras import MissingExtra
+from .casesfile import follow
 from .findings import Finding, Report
 from .loader import SUFFIXES, expand, load_path, load_stdin
+from .positions import Positions
 from .registry import KINDS, spec_version
 from .selection import declared
 from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
@@ -68,17 +71,34 @@ class Progress:
 # --- validate -------------------------------------------------------------------------------------------
 
 
-def _load_suite(path: Path) -> dict[str, Any]:
+def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]:
+    """The suite given with ``--suite`` (its ``test_cases_file`` followed), and the entries of its own findings
+    and its test cases file's, to report with the rest: results checked against a broken suite mislead."""
     loaded = list(load_path(path))
     if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
         problem = loaded[0].problem if loaded and loaded[0].problem else None
         raise UsageError(f"--suite {path}: " + (f"{problem.code}: {problem.message}" if problem else "not one JSON object"))
     suite = loaded[0].document
+    checked = {k: v for k, v in options.items() if k != "suite"}
+    report = validate(suite, "suite", **checked)
+    if report.findings:
+        report = placed(report, loaded[0].positions())
+    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions()))
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        cases = [d.document for d in load_path(path.parent / suite["test_cases_file"], "jsonl") if d.problem is None]
-        suite = {**suite, "test_cases": cases}
-    return suite
+        suite = {**suite, "test_cases": follow(suite, path, **checked).cases}
+    return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
+
+
+def _suite_entries(suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions) -> Iterator[tuple[dict[str, Any], bool]]:
+    """A suite's entry, with TEST_CASES_FILE_UNREADABLE if its ``test_cases_file`` cannot be read, then an entry
+    per line of that file."""
+    cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+    if cases.problem is not None:
+        report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
+    yield _entry(str(path), None, report), True
+    for line, case_report, readable in cases.lines:
+        yield _entry(str(cases.path), line, case_report), readable
 
 
 def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
@@ -181,6 +201,10 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
         if path is not None:
             report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
             readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
+            if readable and report.kind == "suite":  # its test_cases_file, followed
+                (loaded,) = load_path(path, "json")
+                yield from _suite_entries(loaded.document, path, report, options, loaded.positions())
+                continue
             yield _entry(str(path), None, report), readable
             continue
         loaded_documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
@@ -191,6 +215,9 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
             report = validate(loaded.document, args.kind, **options)
             if report.findings:
                 report = placed(report, loaded.positions())
+            if report.kind == "suite" and source != "-":
+                yield from _suite_entries(loaded.document, Path(source), report, options, loaded.positions())
+                continue
             yield _entry(loaded.path, loaded.line, report), True
 
 
@@ -200,11 +227,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
-    suite = _load_suite(args.suite) if args.suite is not None else None
+    options = dict(strict=args.strict, allow_unknown=args.allow_unknown, engine=args.engine, spec_version=args.spec_version)
+    suite, suite_entries = _load_suite(args.suite, options) if args.suite is not None else (None, [])
+    given = {str(p) for p in expand(args.paths) if isinstance(p, Path)}
     entries: list[dict[str, Any]] = []
     progress = Progress()
     unreadable = invalid = 0
-    for entry, readable in _reports(args, suite):
+    suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
+    for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
             unreadable += 1
         else:

@@ -219,6 +219,8 @@ def validate_stream(
     findings = list(identity.findings)
     findings.extend(schema_findings(combined, identity, allow_unknown, spec_version))
     findings.extend(resultset_document_rules(envelope))
+    if against is not None:
+        findings.extend(against.finish(envelope))
     claimed = envelope.get("summary")
     if isinstance(claimed, dict):
         reference = summary.build() if summary is not None else _summary_again(handle, origin)

@@ -79,6 +79,12 @@ UNKNOWN_GRADER: Final = "UNKNOWN_GRADER"
 """With its suite given, a grader result's `grader_id` MUST name a grader of its test case."""
 GRADER_RESULT_MISSING: Final = "GRADER_RESULT_MISSING"
 """With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata["evalschema.skip_reason"]`)."""
+SUITE_ID_MISMATCH: Final = "SUITE_ID_MISMATCH"
+"""With its suite given, a result set's `suite_id` MUST be the suite's `id`."""
+TEST_CASE_NOT_RUN: Final = "TEST_CASE_NOT_RUN"
+"""With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata["evalschema.partial"]: true`."""
+TEST_CASES_FILE_UNREADABLE: Final = "TEST_CASES_FILE_UNREADABLE"
+"""A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are."""
 FILE_UNREADABLE: Final = "FILE_UNREADABLE"
 """An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked."""
 INVALID_JSON: Final = "INVALID_JSON"
@@ -126,6 +132,9 @@ RULES: Final[dict[str, dict[str, Any]]] = {
     "GRADER_TYPE_MISMATCH": {"id": "GRADER_TYPE_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `type` MUST equal its grader's `type`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "UNKNOWN_GRADER": {"id": "UNKNOWN_GRADER", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `grader_id` MUST name a grader of its test case.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "GRADER_RESULT_MISSING": {"id": "GRADER_RESULT_MISSING", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata[\"evalschema.skip_reason\"]`).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "SUITE_ID_MISMATCH": {"id": "SUITE_ID_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a result set's `suite_id` MUST be the suite's `id`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "TEST_CASE_NOT_RUN": {"id": "TEST_CASE_NOT_RUN", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata[\"evalschema.partial\"]: true`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "TEST_CASES_FILE_UNREADABLE": {"id": "TEST_CASES_FILE_UNREADABLE", "kinds": ["suite"], "severity": "error", "statement": "A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are.", "enforced_by": "code", "scope": "file", "since": "1.1.0", "models": "not_enforced"},
     "FILE_UNREADABLE": {"id": "FILE_UNREADABLE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "INVALID_JSON": {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "INVALID_YAML": {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},

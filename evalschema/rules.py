@@ -15,6 +15,7 @@ import regress
 from evalschema_models import rules as codes
 
 from .compact import KeyTable
+from . import messages
 from .findings import Finding, pointer
 
 
@@ -193,6 +194,13 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
         for name, prompt in sorted(prompts.items(), key=lambda item: item[0].encode("utf-16-be", "surrogatepass")):
             if not isinstance(prompt, dict):
                 continue
+            if isinstance(prompt.get("id"), str) and prompt["id"] != name:
+                yield Finding(
+                    pointer("prompts", name, "id"),
+                    codes.PROMPT_ID_MISMATCH,
+                    "error",
+                    f"the prompt's id {messages.show(prompt['id'])} differs from its key {messages.show(name)} in prompts (the key is its identity)",
+                )
             yield from _duplicates(
                 ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(prompt.get("evals"))),
                 codes.DUPLICATE_EVAL_ID,

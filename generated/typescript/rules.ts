@@ -53,6 +53,8 @@ export const ERROR_WITH_INVALIDATING_VIOLATION = "ERROR_WITH_INVALIDATING_VIOLAT
 export const DUPLICATE_EVAL_ID = "DUPLICATE_EVAL_ID" as const;
 /** Validator ids, where declared, MUST be unique across the pack. */
 export const DUPLICATE_VALIDATOR_ID = "DUPLICATE_VALIDATOR_ID" as const;
+/** A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it. */
+export const PROMPT_ID_MISMATCH = "PROMPT_ID_MISMATCH" as const;
 /** A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect). */
 export const INVALID_REGEX = "INVALID_REGEX" as const;
 /** A document of a newer major version than the validator supports MUST be rejected. */
@@ -118,6 +120,7 @@ export type RulesKey =
   | typeof ERROR_WITH_INVALIDATING_VIOLATION
   | typeof DUPLICATE_EVAL_ID
   | typeof DUPLICATE_VALIDATOR_ID
+  | typeof PROMPT_ID_MISMATCH
   | typeof INVALID_REGEX
   | typeof VERSION_UNSUPPORTED
   | typeof UNKNOWN_SCHEMA
@@ -164,6 +167,7 @@ export const RULES = {
   ERROR_WITH_INVALIDATING_VIOLATION: {"id": "ERROR_WITH_INVALIDATING_VIOLATION", "kinds": ["resultset"], "severity": "warning", "statement": "A producer SHOULD NOT emit an invalidating constraint violation on a result that has an `error`; consumers treat such a row as errored (the error wins).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_EVAL_ID: {"id": "DUPLICATE_EVAL_ID", "kinds": ["pack"], "severity": "error", "statement": "Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_VALIDATOR_ID: {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  PROMPT_ID_MISMATCH: {"id": "PROMPT_ID_MISMATCH", "kinds": ["pack"], "severity": "error", "statement": "A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   VERSION_UNSUPPORTED: {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
   UNKNOWN_SCHEMA: {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},

@@ -9,6 +9,7 @@
 import * as codes from "./generated/rules.js";
 import { finding, pointer, repr, type Finding } from "./findings.js";
 import { get, has, isInt, isObject, objects, type JsonObject } from "./json.js";
+import { show } from "./messages.js";
 import type { Kind } from "./schemas.js";
 
 type Where = readonly (string | number)[];
@@ -209,6 +210,15 @@ export function* packRules(document: JsonObject): Generator<Finding> {
     const ordered = Object.entries(prompts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [name, prompt] of ordered) {
       if (!isObject(prompt)) continue;
+      const id = get(prompt, "id");
+      if (typeof id === "string" && id !== name) {
+        yield finding(
+          pointer("prompts", name, "id"),
+          codes.PROMPT_ID_MISMATCH,
+          "error",
+          `the prompt's id ${show(id)} differs from its key ${show(name)} in prompts (the key is its identity)`,
+        );
+      }
       yield* duplicates(
         [...objects(get(prompt, "evals"))].map(([i, e]): [Where, string | null] => [["prompts", name, "evals", i, "id"], text(get(e, "id"))]),
         codes.DUPLICATE_EVAL_ID,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import regress
@@ -17,6 +18,7 @@ from evalschema_models import rules as codes
 from .compact import KeyTable
 from . import messages
 from .findings import Finding, pointer
+from .registry import load
 
 
 def _text(value: Any) -> str | None:
@@ -58,12 +60,44 @@ def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
     return None
 
 
+@cache
+def declared_params() -> dict[str, tuple[str, ...]]:
+    """Each well-known grader type's parameter names, read from the grader schema: the per-type branches of its
+    GRADER_PARAMS_INVALID subschema (``if`` type is X ``then`` params has these properties)."""
+    out: dict[str, tuple[str, ...]] = {}
+    root = load(None).roots["grader"]
+    for rule in root.get("allOf", ()):
+        if not isinstance(rule, dict) or rule.get("x-rule") != codes.GRADER_PARAMS_INVALID:
+            continue
+        for branch in rule.get("allOf", ()):
+            kind = branch.get("if", {}).get("properties", {}).get("type", {})
+            names = tuple(branch.get("then", {}).get("properties", {}).get("params", {}).get("properties", {}))
+            for type_name in [kind["const"]] if "const" in kind else kind.get("enum", []):
+                out[type_name] = names
+    return out
+
+
 def _grader_regex(grader: dict[str, Any], where: tuple[str | int, ...]) -> Iterator[Finding]:
+    """The checks of one grader object a schema cannot make: its regex compiles, and a well-known type's params
+    carry only the names its schema declares (UNKNOWN_GRADER_PARAM, a warning until the schema closes them)."""
     params = grader.get("params")
     if grader.get("type") == "regex" and isinstance(params, dict):
         finding = _regex_finding((*where, "params", "pattern"), params.get("pattern"))
         if finding:
             yield finding
+    kind = grader.get("type")
+    declared = declared_params().get(kind) if isinstance(kind, str) else None
+    if declared is not None and isinstance(params, dict):
+        for name in params:
+            if name not in declared:
+                yield Finding(
+                    pointer(*where, "params", name),
+                    codes.UNKNOWN_GRADER_PARAM,
+                    "warning",
+                    f"{messages.unknown_property(name, declared)} (the {kind} grader's parameters are "
+                    + (", ".join(messages.show(d) for d in declared) or "none")
+                    + ")",
+                )
 
 
 def grader_rules(document: dict[str, Any]) -> Iterator[Finding]:

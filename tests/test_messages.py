@@ -150,3 +150,27 @@ def test_text_output_verbose_default_and_quiet() -> None:
     assert valid.stdout.splitlines() == ["1 document(s): 1 valid, 0 invalid, 0 unreadable; 0 error(s), 0 warning(s)"]
     quiet_warnings = run("validate", "-q", str(EXAMPLES / "pack-legacy-fail-on-violation.json"))
     assert (quiet_warnings.returncode, quiet_warnings.stdout) == (0, "")
+
+
+# --- item 7: the parameters of well-known grader types ----------------------------------------------------
+
+
+def test_unknown_params_of_well_known_graders_are_reported_with_a_suggestion_and_fail_strict(tmp_path: Path) -> None:
+    exact = {"id": "exact", "type": "exact_match", "params": {"ignorecase": True}}
+    regex = {"id": "re", "type": "regex", "params": {"patern": "^ok$"}}
+    custom = {"id": "c", "type": "custom", "params": {"handler": "pkg.mod:check", "ignorecase": True}}
+    report = validate(exact)
+    assert report.valid and [(f.code, f.pointer, f.message) for f in report.warnings] == [
+        ("UNKNOWN_GRADER_PARAM", "/params/ignorecase",
+         'unknown property "ignorecase"; did you mean "ignore_case"? (the exact_match grader\'s parameters are "ignore_case", "trim_whitespace")'),
+    ]
+    assert [(f.code, f.pointer) for f in validate(regex).findings] == [("GRADER_PARAMS_INVALID", "/params/pattern"), ("UNKNOWN_GRADER_PARAM", "/params/patern")]
+    assert validate(custom).findings == ()
+    for document in (exact, regex):
+        path = tmp_path / f"{document['id']}.json"
+        path.write_text(json.dumps(document))
+        strict = run("validate", "--strict", "--format", "json", str(path))
+        assert strict.returncode == 1
+        proc = subprocess.run(["node", str(JS_CLI), "validate", "--format", "json", str(path)], capture_output=True, text=True, timeout=120)
+        (entry,) = json.loads(proc.stdout)["files"]
+        assert [(w["code"], w["pointer"], w["message"]) for w in entry["warnings"]] == [(f.code, f.pointer, f.message) for f in validate(document).warnings]

@@ -57,6 +57,8 @@ export const DUPLICATE_VALIDATOR_ID = "DUPLICATE_VALIDATOR_ID" as const;
 export const PROMPT_ID_MISMATCH = "PROMPT_ID_MISMATCH" as const;
 /** A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect). */
 export const INVALID_REGEX = "INVALID_REGEX" as const;
+/** The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open). */
+export const UNKNOWN_GRADER_PARAM = "UNKNOWN_GRADER_PARAM" as const;
 /** A document of a newer major version than the validator supports MUST be rejected. */
 export const VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED" as const;
 /** A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched. */
@@ -122,6 +124,7 @@ export type RulesKey =
   | typeof DUPLICATE_VALIDATOR_ID
   | typeof PROMPT_ID_MISMATCH
   | typeof INVALID_REGEX
+  | typeof UNKNOWN_GRADER_PARAM
   | typeof VERSION_UNSUPPORTED
   | typeof UNKNOWN_SCHEMA
   | typeof UNKNOWN_KIND
@@ -169,6 +172,7 @@ export const RULES = {
   DUPLICATE_VALIDATOR_ID: {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   PROMPT_ID_MISMATCH: {"id": "PROMPT_ID_MISMATCH", "kinds": ["pack"], "severity": "error", "statement": "A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  UNKNOWN_GRADER_PARAM: {"id": "UNKNOWN_GRADER_PARAM", "kinds": ["grader", "testcase", "suite"], "severity": "warning", "statement": "The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   VERSION_UNSUPPORTED: {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
   UNKNOWN_SCHEMA: {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   UNKNOWN_KIND: {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},

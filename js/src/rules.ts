@@ -9,7 +9,8 @@
 import * as codes from "./generated/rules.js";
 import { finding, pointer, repr, type Finding } from "./findings.js";
 import { get, has, isInt, isObject, objects, type JsonObject } from "./json.js";
-import { show } from "./messages.js";
+import { show, unknownProperty } from "./messages.js";
+import { current } from "./schemas.js";
 import type { Kind } from "./schemas.js";
 
 type Where = readonly (string | number)[];
@@ -48,11 +49,49 @@ function regexFinding(where: Where, source: unknown): Finding | null {
     : finding(pointer(...where), codes.INVALID_REGEX, "error", `not a valid ECMA-262 regular expression: ${problem}`);
 }
 
+let declared: Map<string, string[]> | undefined;
+
+/** Each well-known grader type's parameter names, read from the grader schema: the per-type branches of its
+ * GRADER_PARAMS_INVALID subschema (`if` type is X `then` params has these properties). Mirrors Python. */
+export function declaredParams(): Map<string, string[]> {
+  if (declared) return declared;
+  declared = new Map();
+  const root = current().files.get("grader.json");
+  const rules = isObject(root) && Array.isArray(root["allOf"]) ? root["allOf"] : [];
+  for (const rule of rules) {
+    if (!isObject(rule) || rule["x-rule"] !== codes.GRADER_PARAMS_INVALID || !Array.isArray(rule["allOf"])) continue;
+    for (const branch of rule["allOf"]) {
+      const at = (node: unknown, ...keys: string[]): unknown => keys.reduce((n, k) => (isObject(n) ? n[k] : undefined), node);
+      const kind = at(branch, "if", "properties", "type");
+      const names = at(branch, "then", "properties", "params", "properties");
+      const types = isObject(kind) ? (has(kind, "const") ? [kind["const"]] : Array.isArray(kind["enum"]) ? kind["enum"] : []) : [];
+      for (const type of types) if (typeof type === "string") declared.set(type, isObject(names) ? Object.keys(names) : []);
+    }
+  }
+  return declared;
+}
+
+/** The checks of one grader object a schema cannot make: its regex compiles, and a well-known type's params carry
+ * only the names its schema declares (UNKNOWN_GRADER_PARAM, a warning until the schema closes them). */
 function* graderRegex(grader: JsonObject, where: Where): Generator<Finding> {
   const params = get(grader, "params");
   if (get(grader, "type") === "regex" && isObject(params)) {
     const f = regexFinding([...where, "params", "pattern"], get(params, "pattern"));
     if (f) yield f;
+  }
+  const kind = get(grader, "type");
+  const names = typeof kind === "string" ? declaredParams().get(kind) : undefined;
+  if (names !== undefined && isObject(params)) {
+    for (const name of Object.keys(params)) {
+      if (names.includes(name)) continue;
+      const listed = names.map((n) => show(n)).join(", ") || "none";
+      yield finding(
+        pointer(...where, "params", name),
+        codes.UNKNOWN_GRADER_PARAM,
+        "warning",
+        `${unknownProperty(name, names)} (the ${String(kind)} grader's parameters are ${listed})`,
+      );
+    }
   }
 }
 

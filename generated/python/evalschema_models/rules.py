@@ -61,6 +61,8 @@ PROMPT_ID_MISMATCH: Final = "PROMPT_ID_MISMATCH"
 """A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it."""
 INVALID_REGEX: Final = "INVALID_REGEX"
 """A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect)."""
+UNKNOWN_GRADER_PARAM: Final = "UNKNOWN_GRADER_PARAM"
+"""The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open)."""
 VERSION_UNSUPPORTED: Final = "VERSION_UNSUPPORTED"
 """A document of a newer major version than the validator supports MUST be rejected."""
 UNKNOWN_SCHEMA: Final = "UNKNOWN_SCHEMA"
@@ -125,6 +127,7 @@ RULES: Final[dict[str, dict[str, Any]]] = {
     "DUPLICATE_VALIDATOR_ID": {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
     "PROMPT_ID_MISMATCH": {"id": "PROMPT_ID_MISMATCH", "kinds": ["pack"], "severity": "error", "statement": "A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "INVALID_REGEX": {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+    "UNKNOWN_GRADER_PARAM": {"id": "UNKNOWN_GRADER_PARAM", "kinds": ["grader", "testcase", "suite"], "severity": "warning", "statement": "The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "VERSION_UNSUPPORTED": {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
     "UNKNOWN_SCHEMA": {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
     "UNKNOWN_KIND": {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},

@@ -218,6 +218,30 @@ def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
         yield from ResultRows().check(results)
 
 
+MIGRATION_KEY = "evalschema.migration"  # the extensions key by which ``evalschema migrate`` marks its placeholders
+
+
+def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
+    """Evals whose placeholders ``evalschema migrate`` left for a person to decide (MIGRATION_PLACEHOLDER)."""
+    places: list[tuple[tuple[str | int, ...], Any]] = [(("evals",), document.get("evals"))]
+    prompts = document.get("prompts")
+    if isinstance(prompts, dict):
+        places += [(("prompts", name, "evals"), prompt.get("evals")) for name, prompt in sorted(prompts.items()) if isinstance(prompt, dict)]
+    for where, evals in places:
+        for index, entry in indexed_objects(evals):
+            extensions = entry.get("extensions")
+            if isinstance(extensions, dict) and MIGRATION_KEY in extensions:
+                marker = extensions[MIGRATION_KEY]
+                decide = marker.get("decide") if isinstance(marker, dict) else None
+                what = ", ".join(str(d) for d in decide) if isinstance(decide, list) and decide else "its placeholders"
+                yield Finding(
+                    pointer(*where, index, "extensions", MIGRATION_KEY),
+                    codes.MIGRATION_PLACEHOLDER,
+                    "warning",
+                    f"evalschema migrate left placeholders here: decide {what}, then remove extensions[{messages.show(MIGRATION_KEY)}]",
+                )
+
+
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
     yield from _duplicates(((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id")
     prompts = document.get("prompts")
@@ -242,6 +266,7 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
             )
             validators.extend((("prompts", name, "validators", i), v) for i, v in indexed_objects(prompt.get("validators")))
     yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID, "validator id")
+    yield from _placeholders(document)
     for where, validator in validators:
         params = validator.get("params")
         if validator.get("type") == "regex_match" and isinstance(params, dict):

@@ -69,6 +69,8 @@ export const UNKNOWN_KIND = "UNKNOWN_KIND" as const;
 export const DEPRECATED_FIELD = "DEPRECATED_FIELD" as const;
 /** A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt. */
 export const VALIDATOR_FAIL_OPEN = "VALIDATOR_FAIL_OPEN" as const;
+/** An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions["evalschema.migration"]`): a person decides its trigger, metric and threshold, then removes the marker. */
+export const MIGRATION_PLACEHOLDER = "MIGRATION_PLACEHOLDER" as const;
 /** A producer's `summary` SHOULD agree with the reference summary computed from `results`. */
 export const SUMMARY_MISMATCH = "SUMMARY_MISMATCH" as const;
 /** With its suite given, every result's `test_case_id` MUST name a test case of the suite. */
@@ -130,6 +132,7 @@ export type RulesKey =
   | typeof UNKNOWN_KIND
   | typeof DEPRECATED_FIELD
   | typeof VALIDATOR_FAIL_OPEN
+  | typeof MIGRATION_PLACEHOLDER
   | typeof SUMMARY_MISMATCH
   | typeof UNKNOWN_TEST_CASE
   | typeof GRADER_TYPE_MISMATCH
@@ -178,6 +181,7 @@ export const RULES = {
   UNKNOWN_KIND: {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},
   DEPRECATED_FIELD: {"id": "DEPRECATED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "warning", "statement": "Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   VALIDATOR_FAIL_OPEN: {"id": "VALIDATOR_FAIL_OPEN", "kinds": ["pack"], "severity": "warning", "statement": "A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  MIGRATION_PLACEHOLDER: {"id": "MIGRATION_PLACEHOLDER", "kinds": ["pack"], "severity": "warning", "statement": "An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions[\"evalschema.migration\"]`): a person decides its trigger, metric and threshold, then removes the marker.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   SUMMARY_MISMATCH: {"id": "SUMMARY_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "A producer's `summary` SHOULD agree with the reference summary computed from `results`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   UNKNOWN_TEST_CASE: {"id": "UNKNOWN_TEST_CASE", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every result's `test_case_id` MUST name a test case of the suite.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   GRADER_TYPE_MISMATCH: {"id": "GRADER_TYPE_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `type` MUST equal its grader's `type`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},

@@ -235,6 +235,37 @@ export function* resultsetRules(document: JsonObject): Generator<Finding> {
   if (Array.isArray(results)) yield* new ResultRows().check(results);
 }
 
+/** The extensions key by which `evalschema migrate` marks its placeholders. */
+export const MIGRATION_KEY = "evalschema.migration";
+
+/** Evals whose placeholders `evalschema migrate` left for a person to decide (MIGRATION_PLACEHOLDER; mirrors Python). */
+function* placeholders(document: JsonObject): Generator<Finding> {
+  const places: [Where, unknown][] = [[["evals"], get(document, "evals")]];
+  const prompts = get(document, "prompts");
+  if (isObject(prompts)) {
+    const names = Object.keys(prompts).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) {
+      const prompt = prompts[name];
+      if (isObject(prompt)) places.push([["prompts", name, "evals"], get(prompt, "evals")]);
+    }
+  }
+  for (const [where, evals] of places) {
+    for (const [index, entry] of objects(evals)) {
+      const extensions = get(entry, "extensions");
+      if (!isObject(extensions) || !has(extensions, MIGRATION_KEY)) continue;
+      const marker = extensions[MIGRATION_KEY];
+      const decide = isObject(marker) ? get(marker, "decide") : undefined;
+      const what = Array.isArray(decide) && decide.length > 0 ? decide.map(String).join(", ") : "its placeholders";
+      yield finding(
+        pointer(...where, index, "extensions", MIGRATION_KEY),
+        codes.MIGRATION_PLACEHOLDER,
+        "warning",
+        `evalschema migrate left placeholders here: decide ${what}, then remove extensions[${show(MIGRATION_KEY)}]`,
+      );
+    }
+  }
+}
+
 export function* packRules(document: JsonObject): Generator<Finding> {
   yield* duplicates(
     [...objects(get(document, "evals"))].map(([i, e]): [Where, string | null] => [["evals", i, "id"], text(get(e, "id"))]),
@@ -271,6 +302,7 @@ export function* packRules(document: JsonObject): Generator<Finding> {
     codes.DUPLICATE_VALIDATOR_ID,
     "validator id",
   );
+  yield* placeholders(document);
   for (const [where, validator] of validators) {
     const params = get(validator, "params");
     if (get(validator, "type") === "regex_match" && isObject(params)) {

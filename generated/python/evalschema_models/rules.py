@@ -73,6 +73,8 @@ DEPRECATED_FIELD: Final = "DEPRECATED_FIELD"
 """Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version."""
 VALIDATOR_FAIL_OPEN: Final = "VALIDATOR_FAIL_OPEN"
 """A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt."""
+MIGRATION_PLACEHOLDER: Final = "MIGRATION_PLACEHOLDER"
+"""An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions["evalschema.migration"]`): a person decides its trigger, metric and threshold, then removes the marker."""
 SUMMARY_MISMATCH: Final = "SUMMARY_MISMATCH"
 """A producer's `summary` SHOULD agree with the reference summary computed from `results`."""
 UNKNOWN_TEST_CASE: Final = "UNKNOWN_TEST_CASE"
@@ -133,6 +135,7 @@ RULES: Final[dict[str, dict[str, Any]]] = {
     "UNKNOWN_KIND": {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},
     "DEPRECATED_FIELD": {"id": "DEPRECATED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "warning", "statement": "Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "VALIDATOR_FAIL_OPEN": {"id": "VALIDATOR_FAIL_OPEN", "kinds": ["pack"], "severity": "warning", "statement": "A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "MIGRATION_PLACEHOLDER": {"id": "MIGRATION_PLACEHOLDER", "kinds": ["pack"], "severity": "warning", "statement": "An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions[\"evalschema.migration\"]`): a person decides its trigger, metric and threshold, then removes the marker.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "SUMMARY_MISMATCH": {"id": "SUMMARY_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "A producer's `summary` SHOULD agree with the reference summary computed from `results`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "UNKNOWN_TEST_CASE": {"id": "UNKNOWN_TEST_CASE", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every result's `test_case_id` MUST name a test case of the suite.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "GRADER_TYPE_MISMATCH": {"id": "GRADER_TYPE_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `type` MUST equal its grader's `type`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},

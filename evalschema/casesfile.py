@@ -38,9 +38,17 @@ class CasesFile:
     lines: list[tuple[int | None, Report, bool]] = field(default_factory=list)  # (line, report, readable)
 
 
-def follow(suite: Any, suite_path: Path, *, strict: bool = False, allow_unknown: bool = False, engine: Any = "fast", spec_version: str | None = None) -> CasesFile:
+def follow(
+    suite: Any,
+    suite_path: Path,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    engine: Any = "fast",
+    spec_version: str | None = None,
+) -> CasesFile:
     """Read and check the test cases of ``suite`` (read from ``suite_path``) that live in its ``test_cases_file``."""
-    options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, engine=engine, spec_version=spec_version)
+    options: dict[str, Any] = {"strict": strict, "allow_unknown": allow_unknown, "engine": engine, "spec_version": spec_version}
     name = suite.get("test_cases_file") if isinstance(suite, dict) else None
     if not isinstance(name, str) or not name:
         return CasesFile()
@@ -86,4 +94,3 @@ def follow(suite: Any, suite_path: Path, *, strict: bool = False, allow_unknown:
         merged = Report.build("testcase", [*report.findings, *extra], strict=strict)
         out.lines[slot] = (line, placed(merged, loaded.positions()) if merged.findings else merged, True)
     return out
-

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import diffcmd, schemacmd
-from .extras import MissingExtra
 from .casesfile import follow
+from .extras import MissingExtra
 from .findings import Finding, Report
 from .loader import SUFFIXES, expand, load_path, load_stdin
 from .positions import Positions
@@ -227,7 +227,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
-    options = dict(strict=args.strict, allow_unknown=args.allow_unknown, engine=args.engine, spec_version=args.spec_version)
+    options = {"strict": args.strict, "allow_unknown": args.allow_unknown, "engine": args.engine, "spec_version": args.spec_version}
     suite, suite_entries = _load_suite(args.suite, options) if args.suite is not None else (None, [])
     given = {str(p) for p in expand(args.paths) if isinstance(p, Path)}
     entries: list[dict[str, Any]] = []

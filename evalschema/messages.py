@@ -29,7 +29,7 @@ def show(value: Any, limit: int = VALUE_LIMIT) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     text = json.dumps(str(value), ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 2] + "…\""
+    return text if len(text) <= limit else text[: limit - 2] + '…"'
 
 
 def suggest(word: Any, candidates: Iterable[Any]) -> str:

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .extras import MissingExtra, require
-
 from .atomic import write_atomic
+from .extras import MissingExtra, require
 from .findings import pointer
 
 EXIT_OK, EXIT_NEEDED, EXIT_UNREADABLE = 0, 1, 2
@@ -431,7 +430,7 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
         _, _, name, _, index, _ = where.split("/")
         validator = prompts[_unescape(name)]["validators"][int(index)]
         line, column = validator.lc.key("fail_on_violation")
-        value_line, value_column = validator.lc.value("fail_on_violation")
+        value_line, _ = validator.lc.value("fail_on_violation")
         item_line, _ = prompts[_unescape(name)]["validators"].lc.item(int(index))
         if line == item_line or value_line != line or _is_flow(lines, item_line, prompts[_unescape(name)]["validators"].lc.item(int(index))[1]):
             return None  # the key shares its line with the item's dash, or is in flow style
@@ -461,12 +460,12 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
         blocks: list[str] = []
         evals = prompt.get("evals")
         if isinstance(evals, list) and evals:
-            last_first, last_end, dash = _item_lines(lines, evals, len(evals) - 1)
+            _, last_end, dash = _item_lines(lines, evals, len(evals) - 1)
             for source, entry in entries:
                 blocks += _yaml_block(entry, text, dash, [_note(source), *(f"from the validator: {c}" for c in moved_from[source])])
             edits.append((last_end, last_end, blocks))
             continue
-        key_line, key_column = prompt.lc.key("validators") if "validators" in prompt else prompt.lc.key(list(prompt)[0])
+        key_line, key_column = prompt.lc.key("validators") if "validators" in prompt else prompt.lc.key(next(iter(prompt)))
         offset = _sequence_offset(lines, document)
         dash = key_column + offset
         for source, entry in entries:
@@ -480,7 +479,7 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
             first, end = emptied.pop(name)
             edits.append((first, end, [" " * key_column + "evals:\n", *blocks]))
         else:
-            _, column = prompt.lc.key(list(prompt)[0])  # the prompt's keys' column
+            _, column = prompt.lc.key(next(iter(prompt)))  # the prompt's keys' column
             prompt_line, prompt_column = prompts.lc.key(name)
             end = _block_end(lines, prompt_line, prompt_column, item=False)  # after the prompt's last line
             edits.append((end, end, [" " * column + "evals:\n", *blocks]))
@@ -500,8 +499,9 @@ def _sequence_offset(lines: list[str], document: Any) -> int:
         for key in ("validators", "evals", "variables"):
             value = prompt.get(key) if isinstance(prompt, dict) else None
             if isinstance(value, list) and value and not _is_flow(lines, *prompt.lc.value(key)):
-                item_line, item_column = value.lc.item(0)
-                return max(0, lines[item_line].rfind("-", 0, item_column) - prompt.lc.key(key)[1])
+                item_line, item_column = value.lc.item(0)  # type: ignore[attr-defined]  # ruamel's CommentedSeq
+                offset: int = lines[item_line].rfind("-", 0, item_column) - prompt.lc.key(key)[1]
+                return max(0, offset)
     return 2
 
 

@@ -229,7 +229,7 @@ def _cell(value: Any) -> str:
 def _run_section(label: str, document: dict[str, Any], summary: Summary, lists: CaseLists | None, invalid: int | None) -> str:
     s = summary.to_dict()
     counts = _outcomes(s)
-    group = document.get("group") if isinstance(document.get("group"), dict) else {}
+    group: dict[str, Any] = document["group"] if isinstance(document.get("group"), dict) else {}
     role = f'<span class="role">{escape(str(group["role"]))}</span>' if isinstance(group.get("role"), str) else ""
     name = group.get("label") if isinstance(group.get("label"), str) else label
     banner = (
@@ -299,7 +299,7 @@ def render_html(
 ) -> str:
     """One self-contained page (no external resource; every value escaped). Runs that share a ``group.group_id``
     are shown side by side, in ``sequence`` order, each headed by its role and label."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     from . import __version__
 
@@ -319,7 +319,7 @@ def render_html(
         runs = "".join(_run_section(label, document, summary, lists.get(label), invalid.get(label)) for label, document, summary in members)
         title = f'<h2 class="group-title">Group <code>{escape(key[6:])}</code> ({len(members)} run(s))</h2>' if key.startswith("group:") else ""
         sections.append(f'<div class="group" data-group="{escape(key)}">{title}<div class="runs">{runs}</div></div>')
-    stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = generated_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>evalschema summary</title>'
         f"<style>{_STYLE}</style></head><body><h1>evalschema summary</h1>"

@@ -15,8 +15,8 @@ import regress
 
 from evalschema_models import rules as codes
 
-from .compact import KeyTable
 from . import messages
+from .compact import KeyTable
 from .findings import Finding, pointer
 from .registry import load
 

@@ -12,9 +12,9 @@ validating the whole document gives; the test suite checks that it is.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from evalschema_models import rules as codes
@@ -44,7 +44,9 @@ def place(finding: Finding, positions: Positions) -> Finding:
 
 def placed(report: Report, positions: Positions) -> Report:
     """The report with every finding placed, in reading order (line, column, then pointer)."""
-    return Report(report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings)).ordered()
+    return Report(
+        report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings)
+    ).ordered()
 
 
 def validate_file(

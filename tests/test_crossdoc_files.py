@@ -28,7 +28,10 @@ SUITE = {
 
 
 def resultset(suite_id: str = "support-bot", cases: tuple[str, ...] = ("b",), **extra: Any) -> dict[str, Any]:
-    rows = [{"test_case_id": t, "grader_results": [{"grader_id": "exact", "type": "exact_match", "score": 1.0, "passed": True}], "passed": True} for t in cases]
+    rows = [
+        {"test_case_id": t, "grader_results": [{"grader_id": "exact", "type": "exact_match", "score": 1.0, "passed": True}], "passed": True}
+        for t in cases
+    ]
     return {"version": "1.1.0", "suite_id": suite_id, "run_id": "r1", "started_at": "2026-11-30T09:00:00Z", "results": rows, **extra}
 
 
@@ -43,7 +46,9 @@ def pairs(report: Any) -> list[tuple[str, str]]:
 def js_pairs(path: Path, suite: Path) -> list[tuple[str, str]]:
     if shutil.which("node") is None or not JS_CLI.exists():
         pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
-    proc = subprocess.run(["node", str(JS_CLI), "validate", "--format", "json", "--suite", str(suite), str(path)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["node", str(JS_CLI), "validate", "--format", "json", "--suite", str(suite), str(path)], capture_output=True, text=True, timeout=120
+    )
     (entry,) = json.loads(proc.stdout)["files"]
     return [(e["code"], e["pointer"]) for e in entry["errors"]]
 
@@ -60,7 +65,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("name, document, expected", CASES, ids=[c[0] for c in CASES])
-def test_result_set_against_its_suite_in_memory_whole_streamed_and_in_typescript(name: str, document: dict[str, Any], expected: list[Any], tmp_path: Path) -> None:
+def test_result_set_against_its_suite_in_memory_whole_streamed_and_in_typescript(
+    name: str, document: dict[str, Any], expected: list[Any], tmp_path: Path
+) -> None:
     assert pairs(validate(document, suite=SUITE)) == expected
     assert pairs(validate(document)) == []  # without the suite, nothing to compare
     path, suite_path = tmp_path / "results.json", tmp_path / "suite.json"
@@ -98,24 +105,32 @@ def test_a_missing_test_cases_file_is_an_error_at_its_line(tmp_path: Path) -> No
     assert proc.returncode == 1
     (entry,) = json.loads(proc.stdout)["files"]
     assert [(e["code"], e["pointer"], e["line"]) for e in entry["errors"]] == [("TEST_CASES_FILE_UNREADABLE", "/test_cases_file", 10)]
-    assert entry["errors"][0]["message"].startswith('cannot read the test cases file "cases.jsonl" (relative to the suite file): FILE_UNREADABLE')
+    assert entry["errors"][0]["message"].startswith(
+        'cannot read the test cases file "cases.jsonl" (relative to the suite file): FILE_UNREADABLE'
+    )
     other = tmp_path / "elsewhere"
     other.mkdir()
     assert run("validate", str(suite), cwd=other).returncode == 1  # relative to the suite, not the working folder
 
 
 def test_cases_in_the_file_get_every_rule_inline_cases_get(tmp_path: Path) -> None:
-    suite = write_suite(tmp_path, [
-        '{"id": "a", "input": "hi", "graders": ["exact"]}',
-        '{"id": "b", "input": "yo", "graders": ["nope"]}',
-        '{"id": "a", "input": "again", "graders": ["exact"]}',
-        '{"id": "c", "inptu": "x", "graders": ["exact"]}',
-        '{"id": "d", "input": "x", "graders": [{"id": "re", "type": "regex", "params": {"pattern": "("}}]}',
-        '{"id": "e", "input": ',
-    ])
+    suite = write_suite(
+        tmp_path,
+        [
+            '{"id": "a", "input": "hi", "graders": ["exact"]}',
+            '{"id": "b", "input": "yo", "graders": ["nope"]}',
+            '{"id": "a", "input": "again", "graders": ["exact"]}',
+            '{"id": "c", "inptu": "x", "graders": ["exact"]}',
+            '{"id": "d", "input": "x", "graders": [{"id": "re", "type": "regex", "params": {"pattern": "("}}]}',
+            '{"id": "e", "input": ',
+        ],
+    )
     proc = run("validate", "--format", "json", str(suite))
     assert proc.returncode == 2  # line 6 cannot be parsed; the rest are still checked
-    found = {(Path(e["path"]).name, e.get("line")): [(f["code"], f["pointer"], f.get("line")) for f in e["errors"]] for e in json.loads(proc.stdout)["files"]}
+    found = {
+        (Path(e["path"]).name, e.get("line")): [(f["code"], f["pointer"], f.get("line")) for f in e["errors"]]
+        for e in json.loads(proc.stdout)["files"]
+    }
     assert found == {
         ("suite.json", None): [],
         ("cases.jsonl", 1): [],
@@ -137,6 +152,8 @@ def test_results_against_a_suite_with_a_cases_file_report_the_suite_problems_not
     document["results"][1]["passed"] = False
     results.write_text(json.dumps(document))
     proc = run("validate", "--format", "json", "--suite", str(suite), str(results))
-    files = {(Path(e["path"]).name, e.get("line")): [(f["code"], f["pointer"]) for f in e["errors"]] for e in json.loads(proc.stdout)["files"]}
+    files = {
+        (Path(e["path"]).name, e.get("line")): [(f["code"], f["pointer"]) for f in e["errors"]] for e in json.loads(proc.stdout)["files"]
+    }
     assert files == {("cases.jsonl", 2): [("DANGLING_REFERENCE", "/graders/0")], ("results.json", None): []}
     assert proc.returncode == 1

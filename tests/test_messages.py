@@ -27,7 +27,8 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
 
 
 def example(name: str) -> dict[str, Any]:
-    return json.loads((EXAMPLES / name).read_text())
+    document: dict[str, Any] = json.loads((EXAMPLES / name).read_text())
+    return document
 
 
 def js_messages(path: Path) -> list[tuple[str, str, str]]:
@@ -69,7 +70,11 @@ TYPOS = [
     (
         "pack-support-guardrails.json",
         lambda d: d["evals"][0]["metric"].__setitem__("type", "gague"),
-        ("INVALID_VALUE", "/evals/0/metric/type", '"gague" is not one of "gauge", "counter", "histogram", "boolean"; did you mean "gauge"?'),
+        (
+            "INVALID_VALUE",
+            "/evals/0/metric/type",
+            '"gague" is not one of "gauge", "counter", "histogram", "boolean"; did you mean "gauge"?',
+        ),
     ),
     (
         "resultset-aobench-rbac.json",
@@ -79,7 +84,11 @@ TYPOS = [
     (
         "pack-legacy-fail-on-violation.json",
         lambda d: next(iter(d["prompts"].values()))["validators"][0].__setitem__("fail_on_violaton", True),
-        ("UNKNOWN_FIELD", "/prompts/{key}/validators/0/fail_on_violaton", 'unknown property "fail_on_violaton"; did you mean "fail_on_violation"?'),
+        (
+            "UNKNOWN_FIELD",
+            "/prompts/{key}/validators/0/fail_on_violaton",
+            'unknown property "fail_on_violaton"; did you mean "fail_on_violation"?',
+        ),
     ),
     (
         "pack-legacy-fail-on-violation.json",
@@ -90,7 +99,9 @@ TYPOS = [
 
 
 @pytest.mark.parametrize("name, mutate, expected", TYPOS, ids=["enum", "grader_result", "fail_on_violaton", "validator"])
-def test_typos_get_every_allowed_value_and_a_suggestion_from_both_engines_and_typescript(name: str, mutate: Any, expected: tuple[str, str, str], tmp_path: Path) -> None:
+def test_typos_get_every_allowed_value_and_a_suggestion_from_both_engines_and_typescript(
+    name: str, mutate: Any, expected: tuple[str, str, str], tmp_path: Path
+) -> None:
     document = example(name)
     mutate(document)
     key = next(iter(document.get("prompts", {"": None})))
@@ -118,8 +129,10 @@ def test_rule_findings_name_the_rule_and_quote_the_value_shortened(tmp_path: Pat
     assert messages(suite, "fast") == messages(suite, "reference") == expected
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(suite, indent=2))
+    (tmp_path / "cases.jsonl").write_text(json.dumps(suite["test_cases"][0]) + "\n")  # followed: it must exist
     assert js_messages(path) == expected
-    (entry,) = json.loads(run("validate", "--format", "json", str(path)).stdout)["files"]
+    entry, case_line = json.loads(run("validate", "--format", "json", str(path)).stdout)["files"]
+    assert (case_line["path"], case_line["line"], case_line["valid"]) == (str(tmp_path / "cases.jsonl"), 1, True)
     assert [e["pointer"] for e in entry["errors"]] == ["", "/version"]  # JSON keeps RFC 6901's root
     text = run("validate", str(path)).stdout.splitlines()
     assert text[1].split()[3] == "(root)"
@@ -161,10 +174,16 @@ def test_unknown_params_of_well_known_graders_are_reported_with_a_suggestion_and
     custom = {"id": "c", "type": "custom", "params": {"handler": "pkg.mod:check", "ignorecase": True}}
     report = validate(exact)
     assert report.valid and [(f.code, f.pointer, f.message) for f in report.warnings] == [
-        ("UNKNOWN_GRADER_PARAM", "/params/ignorecase",
-         'unknown property "ignorecase"; did you mean "ignore_case"? (the exact_match grader\'s parameters are "ignore_case", "trim_whitespace")'),
+        (
+            "UNKNOWN_GRADER_PARAM",
+            "/params/ignorecase",
+            'unknown property "ignorecase"; did you mean "ignore_case"? (the exact_match grader\'s parameters are "ignore_case", "trim_whitespace")',
+        ),
     ]
-    assert [(f.code, f.pointer) for f in validate(regex).findings] == [("GRADER_PARAMS_INVALID", "/params/pattern"), ("UNKNOWN_GRADER_PARAM", "/params/patern")]
+    assert [(f.code, f.pointer) for f in validate(regex).findings] == [
+        ("GRADER_PARAMS_INVALID", "/params/pattern"),
+        ("UNKNOWN_GRADER_PARAM", "/params/patern"),
+    ]
     assert validate(custom).findings == ()
     for document in (exact, regex):
         path = tmp_path / f"{document['id']}.json"
@@ -173,4 +192,6 @@ def test_unknown_params_of_well_known_graders_are_reported_with_a_suggestion_and
         assert strict.returncode == 1
         proc = subprocess.run(["node", str(JS_CLI), "validate", "--format", "json", str(path)], capture_output=True, text=True, timeout=120)
         (entry,) = json.loads(proc.stdout)["files"]
-        assert [(w["code"], w["pointer"], w["message"]) for w in entry["warnings"]] == [(f.code, f.pointer, f.message) for f in validate(document).warnings]
+        assert [(w["code"], w["pointer"], w["message"]) for w in entry["warnings"]] == [
+            (f.code, f.pointer, f.message) for f in validate(document).warnings
+        ]

@@ -38,7 +38,9 @@ def removed_and_added(name: str) -> tuple[list[str], list[str]]:
     before = (DATA / name).read_text().splitlines()
     after = (DATA / name.replace(".", ".migrated.")).read_text().splitlines()
     diff = list(difflib.unified_diff(before, after, lineterm="", n=0))
-    return [d[1:] for d in diff if d.startswith("-") and not d.startswith("---")], [d[1:] for d in diff if d.startswith("+") and not d.startswith("+++")]
+    return [d[1:] for d in diff if d.startswith("-") and not d.startswith("---")], [
+        d[1:] for d in diff if d.startswith("+") and not d.startswith("+++")
+    ]
 
 
 def test_yaml_comments_stay_with_what_they_describe() -> None:
@@ -81,8 +83,11 @@ def test_json_diff_shows_only_the_migration() -> None:
     removed, added = removed_and_added("pack-inline.json")
     # the inline objects and arrays that were not migrated are byte-for-byte the same lines
     text = (DATA / "pack-inline.migrated.json").read_text()
-    for kept in ['"template_engine": {"version": "v1", "syntax": "{{variable}}"},', '{"type": "regex_match", "params": {"pattern": "^[^<>]*$"}}',
-                 '"variables": [{"name": "account", "type": "string", "required": true}]']:
+    for kept in [
+        '"template_engine": {"version": "v1", "syntax": "{{variable}}"},',
+        '{"type": "regex_match", "params": {"pattern": "^[^<>]*$"}}',
+        '"variables": [{"name": "account", "type": "string", "required": true}]',
+    ]:
         assert kept in text
     assert removed == [
         '        {"type": "banned_words", "fail_on_violation": true, "params": {"words": ["inappropriate", "banned"]}},',

@@ -21,12 +21,13 @@ SCRIPT = Path(sys.executable).with_name("evalschema")
 
 
 def run(*args: str, umask: int | None = None) -> subprocess.CompletedProcess[str]:
-    preexec = (lambda: os.umask(umask)) if umask is not None else None  # type: ignore[func-returns-value]
+    preexec = (lambda: os.umask(umask)) if umask is not None else None
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, timeout=120, preexec_fn=preexec)
 
 
 def example(name: str) -> dict[str, Any]:
-    return json.loads((EXAMPLES / name).read_text())
+    document: dict[str, Any] = json.loads((EXAMPLES / name).read_text())
+    return document
 
 
 def impossible(tmp_path: Path) -> Path:
@@ -130,13 +131,26 @@ window.addEventListener("load", () => {
 def _render(browser: str, page: Path, tmp_path: Path) -> dict[str, Any]:
     probed = tmp_path / "probed.html"
     probed.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,3000"]
-    dom = subprocess.run([browser, *flags, "--virtual-time-budget=5000", "--dump-dom", probed.as_uri()], capture_output=True, text=True, timeout=120)
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1400,3000",
+    ]
+    dom = subprocess.run(
+        [browser, *flags, "--virtual-time-budget=5000", "--dump-dom", probed.as_uri()], capture_output=True, text=True, timeout=120
+    )
     start = dom.stdout.index('<pre id="probe">') + len('<pre id="probe">')
     import html
 
-    return json.loads(html.unescape(dom.stdout[start : dom.stdout.index("</pre>", start)]))
+    seen: dict[str, Any] = json.loads(html.unescape(dom.stdout[start : dom.stdout.index("</pre>", start)]))
+    return seen
 
 
 def test_html_report_lists_cases_and_shows_a_group_side_by_side(tmp_path: Path) -> None:
@@ -167,17 +181,28 @@ def test_html_report_lists_cases_and_shows_a_group_side_by_side(tmp_path: Path) 
         assert len({card[1] for card in run_seen["cards"]}) == 1, "a stat card wrapped onto a second row"
     assert aobench["metrics"] == {"total": "3", "pass_rate": "50.0%", "avg_score": "0.456", "invalidated": "1", "errored": "1"}
     assert aobench["shares"] == {
-        "passed": "passed 1 (33%)", "failed": "failed 0 (0%)", "invalidated": "invalidated 1 (33%)",
-        "errored": "errored 1 (33%)", "unscored": "unscored 0 (0%)",
+        "passed": "passed 1 (33%)",
+        "failed": "failed 0 (0%)",
+        "invalidated": "invalidated 1 (33%)",
+        "errored": "errored 1 (33%)",
+        "unscored": "unscored 0 (0%)",
     }
     assert aobench["lists"] == {
         "invalidated": [{"test_case_id": "tc_rbac_001", "attempt": "—", "constraints": "rbac_scope", "duration_ms": "48210"}],
-        "errored": [{"test_case_id": "tc_capacity_007", "attempt": "—", "error_type": "provider_error",
-                     "error_message": "Upstream model endpoint returned 503 Service Unavailable after 3 retries."}],
+        "errored": [
+            {
+                "test_case_id": "tc_capacity_007",
+                "attempt": "—",
+                "error_type": "provider_error",
+                "error_message": "Upstream model endpoint returned 503 Service Unavailable after 3 retries.",
+            }
+        ],
     }
     assert aobench["durations"] == "Durations of 3 row(s): median 48,210 ms, max 120,004 ms, total 208,084 ms."
     assert aobench["graders"] == 7
-    assert second["lists"]["failed"] == [{"test_case_id": "winter-sale-start", "attempt": "—", "graders": "iso-date, correctness-judge", "duration_ms": "1420"}]
+    assert second["lists"]["failed"] == [
+        {"test_case_id": "winter-sale-start", "attempt": "—", "graders": "iso-date, correctness-judge", "duration_ms": "1420"}
+    ]
     assert [row["test_case_id"] for row in first["lists"]["failed"]] == [evil]  # read back as text
     assert "<img" not in page
 

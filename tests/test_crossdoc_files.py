@@ -157,3 +157,29 @@ def test_results_against_a_suite_with_a_cases_file_report_the_suite_problems_not
     }
     assert files == {("cases.jsonl", 2): [("DANGLING_REFERENCE", "/graders/0")], ("results.json", None): []}
     assert proc.returncode == 1
+
+
+def test_typescript_follows_the_test_cases_file_the_same_way(tmp_path: Path) -> None:
+    if shutil.which("node") is None or not JS_CLI.exists():
+        pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
+    suite = write_suite(tmp_path, [
+        '{"id": "a", "input": "hi", "graders": ["exact"]}',
+        '{"id": "b", "input": "yo", "graders": ["nope"]}',
+        '{"id": "a", "input": "again", "graders": ["exact"]}',
+        '{"id": "c", "inptu": "x", "graders": ["exact"]}',
+        '{"id": "e", "input": ',
+    ])  # fmt: skip
+    missing = tmp_path / "other" / "suite.json"
+    missing.parent.mkdir()
+    missing.write_text(suite.read_text())  # its cases.jsonl is not beside it
+
+    def answer(command: list[str]) -> list[tuple[str, int | None, bool, list[tuple[str, str]]]]:
+        proc = subprocess.run(
+            [*command, "validate", "--format", "json", str(suite), str(missing)], capture_output=True, text=True, timeout=120
+        )
+        files = json.loads(proc.stdout)["files"]
+        return sorted((f["path"], f.get("line"), f["valid"], sorted((e["code"], e["pointer"]) for e in f["errors"])) for f in files)
+
+    python = answer([str(SCRIPT)])
+    assert python == answer(["node", str(JS_CLI)])
+    assert (str(missing), None, False, [("TEST_CASES_FILE_UNREADABLE", "/test_cases_file")]) in python

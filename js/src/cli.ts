@@ -7,12 +7,14 @@
  */
 
 import * as codes from "./generated/rules.js";
-import { type Finding, type Report } from "./findings.js";
-import { isObject } from "./json.js";
+import { follow } from "./casesFile.js";
+import { buildReport, type Finding, type Report } from "./findings.js";
+import { has, isObject } from "./json.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
 import { VERSION } from "./generated/version.js";
+import { validate } from "./validate.js";
 import type { Summary } from "./summary.js";
 
 const EXIT_OK = 0;
@@ -109,10 +111,20 @@ function write(text: string): void {
   }
 }
 
-type Entry = { path: string; unreadable: boolean } & Report;
+type Entry = { path: string; unreadable: boolean; line?: number } & Report;
 
 function entry(path: string, report: Report, unreadable: boolean): Entry {
   return { path: displayPath(path), unreadable, ...report };
+}
+
+/** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
+ * line of that file (mirrors Python's `_suite_entries`). */
+function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }): Entry[] {
+  const cases = follow(suite, path, options);
+  const own = cases.problem === null ? report : buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict);
+  const out: Entry[] = [entry(path, own, false)];
+  for (const { line, report: lineReport, unreadable } of cases.lines) out.push({ ...entry(cases.path!, lineReport, unreadable), line });
+  return out;
 }
 
 function findingJson(f: Finding): Record<string, unknown> {
@@ -134,10 +146,25 @@ function runValidate(args: Args): number {
     suite = loaded.document;
   }
   const entries: Entry[] = [];
+  const checked = { strict: args.strict, allowUnknown: args.allowUnknown };
+  if (args.suite !== null && isObject(suite)) {
+    // the suite's own findings and its test cases file's are reported too: results checked against a broken
+    // suite mislead (unless the suite is among the paths, and so reported anyway)
+    const given = new Set(args.paths.map(displayPath));
+    const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
+    if (!given.has(displayPath(args.suite))) entries.push(...suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0));
+    const cases = follow(suite, args.suite, checked);
+    if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
+  }
   for (const path of args.paths) {
     // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
     const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
     const { report, unreadable } = checkFile(path, options);
+    if (!unreadable && report.kind === "suite") {
+      const loaded = loadPath(path);
+      entries.push(...suiteWithCases(path, loaded.document, report, checked));
+      continue;
+    }
     entries.push(entry(path, report, unreadable));
   }
   const unreadable = entries.filter((e) => e.unreadable).length;
@@ -145,6 +172,7 @@ function runValidate(args: Args): number {
   if (args.format === "json") {
     const files = entries.map((e) => ({
       path: e.path,
+      ...(e.line !== undefined ? { line: e.line } : {}),
       unreadable: e.unreadable,
       kind: e.kind,
       valid: e.valid,
@@ -157,7 +185,7 @@ function runValidate(args: Args): number {
     const lines: string[] = [];
     for (const e of entries) {
       for (const f of [...e.errors, ...e.warnings]) {
-        const where = e.path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        const where = e.path + (e.line !== undefined ? ` (line ${e.line})` : "") + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
         lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
       }
     }

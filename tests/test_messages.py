@@ -36,7 +36,8 @@ def js_messages(path: Path) -> list[tuple[str, str, str]]:
     if shutil.which("node") is None or not JS_CLI.exists():
         pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
     proc = subprocess.run(["node", str(JS_CLI), "validate", "--format", "json", str(path)], capture_output=True, text=True, timeout=120)
-    (entry,) = json.loads(proc.stdout)["files"]
+    entry = json.loads(proc.stdout)["files"][0]  # a suite's test cases file lines come after it
+    assert entry["path"] == str(path)
     return sorted((e["code"], e["pointer"], e["message"]) for e in entry["errors"])
 
 

@@ -39,7 +39,8 @@ Post-processing (deterministic, AST-located text edits):
   class decorator (DCG drops the deprecation entirely). It warns when the class is instantiated, which includes
   validation of a parent model holding it; type checkers flag uses;
 - ``__init__.py`` re-exports the root model of every schema file that has one;
-- every ``BaseModel`` class derives from ``_base.Model`` instead (written alongside, see :data:`BASE_MODULE`):
+- every ``BaseModel`` class derives from ``_base.Model`` instead (qualified, so a schema's own ``Model`` class
+  cannot shadow it) (written alongside, see :data:`BASE_MODULE`):
   it dumps by alias (``$schema``, not ``field_schema``) and leaves out the fields a document did not have, so
   ``model_dump(mode="json")`` gives the document back;
 - an optional property is ``T | None = None`` rather than ``T | MISSING = MISSING`` (a truthy sentinel): an absent
@@ -531,7 +532,7 @@ def _without_missing(source: str) -> str:
     for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
         bases = [b for b in cls.bases if isinstance(b, ast.Name) and b.id == "BaseModel"]
         for base in bases:
-            edits.edits.append((*edits.span(base), "Model"))
+            edits.edits.append((*edits.span(base), "_base.Model"))  # qualified: a schema may define a Model
         not_null: list[str] = []
         last_config: ast.stmt | None = None
         for stmt in cls.body:
@@ -555,8 +556,8 @@ def _without_missing(source: str) -> str:
             names = ", ".join(json.dumps(n) for n in not_null)
             edits.edits.append((at, at, f"    __not_null__ = frozenset({{{names}}})\n"))
     text = edits.apply()
-    if "BaseModel" in text and re.search(r"\bModel\b", text):
-        text = _add_import(text, "from ._base import Model\n")
+    if "_base.Model" in text:
+        text = _add_import(text, "from . import _base\n")
     for name in ("MISSING", "BaseModel"):  # no longer used: out of the pydantic import
         if len(re.findall(rf"\b{name}\b", text)) == 1:
             text = re.sub(rf"\b{name}, |, {name}\b", "", text, count=1)

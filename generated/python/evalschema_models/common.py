@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Model
+from . import _base
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, RootModel
@@ -12,7 +12,7 @@ class Identifier(RootModel[str]):
     root: Annotated[str, Field(description="A non-empty identifier.", min_length=1)]
 
 
-class Metadata(Model):
+class Metadata(_base.Model):
     """
     Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
     """
@@ -23,7 +23,7 @@ class Metadata(Model):
     )
 
 
-class Provider(Model):
+class Provider(_base.Model):
     """
     The model provider configuration a test case, suite or run used.
     """

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ._base import Model
+from . import _base
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
 
-class Grader(Model):
+class Grader(_base.Model):
     """
     A grader scores one output of a test case. Its `type` is an open string: the well-known types have required parameters checked here; any other type is a custom grader and must name its `params.handler`.
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Model
+from . import _base
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field
 from . import common
 
 
-class Opaque(Model):
+class Opaque(_base.Model):
     """
     A section this version accepts without checking its contents, so that real packs validate. A later version may model it.
     """
@@ -22,7 +22,7 @@ class Opaque(Model):
     )
 
 
-class TemplateEngine(Model):
+class TemplateEngine(_base.Model):
     """
     The template engine the prompts are written for.
     """
@@ -47,7 +47,7 @@ class TemplateEngine(Model):
     ] = None
 
 
-class Variable(Model):
+class Variable(_base.Model):
     """
     A template variable.
     """
@@ -92,7 +92,7 @@ class Variable(Model):
     ] = None
 
 
-class Tool(Model):
+class Tool(_base.Model):
     """
     A tool the model may call.
     """
@@ -114,7 +114,7 @@ class Tool(Model):
     ] = None
 
 
-class MiddlewareConfig(Model):
+class MiddlewareConfig(_base.Model):
     """
     One middleware of the pipeline.
     """
@@ -131,7 +131,7 @@ class MiddlewareConfig(Model):
     ] = None
 
 
-class Parameters(Model):
+class Parameters(_base.Model):
     """
     Model sampling parameters.
     """
@@ -162,7 +162,7 @@ class Parameters(Model):
     ] = None
 
 
-class Validator(Model):
+class Validator(_base.Model):
     """
     A guardrail. Declaring one means it enforces: a triggered validator rewrites or blocks the response. `enabled: false` is the only way to turn one off; observation without enforcement is an eval.
     """
@@ -216,7 +216,7 @@ class Validator(Model):
     ] = None
 
 
-class Range(Model):
+class Range(_base.Model):
     """
     Expected value range.
     """
@@ -234,7 +234,7 @@ class Range(Model):
     )
 
 
-class Threshold(Model):
+class Threshold(_base.Model):
     """
     The pass condition on the eval's score: `score <operator> value`.
     """
@@ -256,7 +256,7 @@ class Threshold(Model):
     ] = None
 
 
-class TestedModel(Model):
+class TestedModel(_base.Model):
     """
     A model this prompt was tested with, and how it did.
     """
@@ -284,7 +284,7 @@ class TestedModel(Model):
     notes: Annotated[str | None, Field(description="Free-form notes.")] = None
 
 
-class ModelOverride(Model):
+class ModelOverride(_base.Model):
     """
     Template and parameter overrides for one model.
     """
@@ -327,7 +327,7 @@ class ToolChoice(StrEnum):
     none = "none"
 
 
-class ToolPolicy(Model):
+class ToolPolicy(_base.Model):
     """
     How the model may use tools.
     """
@@ -349,7 +349,7 @@ class ToolPolicy(Model):
     ] = None
 
 
-class PipelineConfig(Model):
+class PipelineConfig(_base.Model):
     """
     Processing pipeline of the prompt.
     """
@@ -365,7 +365,7 @@ class PipelineConfig(Model):
     ] = None
 
 
-class MetricDef(Model):
+class MetricDef(_base.Model):
     """
     The metric an eval records. Open object: metric back-ends add their own keys (`help`, `labels`, `buckets`).
     """
@@ -388,7 +388,7 @@ class MetricDef(Model):
     )
 
 
-class Eval(Model):
+class Eval(_base.Model):
     """
     A measurement: records a score on the responses it is triggered on. Never blocks anything.
     """
@@ -458,7 +458,7 @@ class Eval(Model):
     ] = None
 
 
-class Prompt(Model):
+class Prompt(_base.Model):
     """
     One prompt: its template, variables, tools, guardrails and evals.
     """
@@ -524,7 +524,7 @@ class Prompt(Model):
     ] = None
 
 
-class Pack(Model):
+class Pack(_base.Model):
     """
     A prompt pack (wire-compatible with the PromptPack core): prompts with their variables, tools, guardrails (validators) and evals. Sections this specification does not model yet are accepted as opaque objects.
     """

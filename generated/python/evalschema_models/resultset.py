@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Model
+from . import _base
 from enum import StrEnum
 from typing import Annotated
 
@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field
 from . import common
 
 
-class Runner(Model):
+class Runner(_base.Model):
     """
     The tool that produced the result set.
     """
@@ -27,7 +27,7 @@ class Runner(Model):
     )
 
 
-class Group(Model):
+class Group(_base.Model):
     """
     Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
     """
@@ -69,7 +69,7 @@ class Group(Model):
     ] = None
 
 
-class GraderResult(Model):
+class GraderResult(_base.Model):
     """
     One grader's verdict on one result.
     """
@@ -103,7 +103,7 @@ class GraderResult(Model):
     metadata: common.Metadata | None = None
 
 
-class ConstraintViolation(Model):
+class ConstraintViolation(_base.Model):
     """
     A hard constraint the result broke: categorically different from a grader result (it does not average) and from an error (a usable result was produced and scored).
     """
@@ -145,7 +145,7 @@ class ConstraintViolation(Model):
     ]
 
 
-class GraderSummary(Model):
+class GraderSummary(_base.Model):
     """
     Totals for one grader.
     """
@@ -175,7 +175,7 @@ class GraderSummary(Model):
     ] = None
 
 
-class AttemptSummary(Model):
+class AttemptSummary(_base.Model):
     """
     Per-test-case rollups over attempts, when results carry `attempt`. Only scored rows count; test cases with no scored row are left out.
     """
@@ -225,7 +225,7 @@ class ErrorType(StrEnum):
     runner_error = "runner_error"
 
 
-class ExecutionError(Model):
+class ExecutionError(_base.Model):
     """
     The test case produced no usable result. An errored row is excluded from pass-rate and score denominators; an error wins over an invalidating constraint violation.
     """
@@ -248,7 +248,7 @@ class ExecutionError(Model):
     ] = None
 
 
-class Summary(Model):
+class Summary(_base.Model):
     """
     Producer-computed totals. Optional; consumers SHOULD recompute them with the reference formulas, and a disagreement is reported as SUMMARY_MISMATCH.
     """
@@ -322,7 +322,7 @@ class Summary(Model):
     attempts: AttemptSummary | None = None
 
 
-class Result(Model):
+class Result(_base.Model):
     """
     The outcome of one attempt at one test case.
     """
@@ -371,7 +371,7 @@ class Result(Model):
     metadata: common.Metadata | None = None
 
 
-class ResultSet(Model):
+class ResultSet(_base.Model):
     """
     The results of one run of a suite: one row per test case (and attempt), each with its grader results, hard-constraint violations and execution error.
     """

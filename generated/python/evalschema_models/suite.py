@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Model
+from . import _base
 from typing import Annotated
 
 from pydantic import ConfigDict, Field
@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field
 from . import common, grader, testcase
 
 
-class Defaults(Model):
+class Defaults(_base.Model):
     """
     Defaults applied to every test case that does not set its own.
     """
@@ -29,7 +29,7 @@ class Defaults(Model):
     ] = None
 
 
-class Retry(Model):
+class Retry(_base.Model):
     """
     Retry policy for provider failures.
     """
@@ -49,7 +49,7 @@ class Retry(Model):
     ] = 1000
 
 
-class SuiteConfig(Model):
+class SuiteConfig(_base.Model):
     """
     How a runner executes the suite.
     """
@@ -74,7 +74,7 @@ class SuiteConfig(Model):
     ] = None
 
 
-class Suite(Model):
+class Suite(_base.Model):
     """
     An evaluation suite: shared graders and the test cases, inline or in a JSON Lines file (exactly one of the two).
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Model
+from . import _base
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, RootModel
@@ -30,7 +30,7 @@ class Input1(RootModel[list[str]]):
     ]
 
 
-class TestCase(Model):
+class TestCase(_base.Model):
     """
     One evaluation input with the graders that score its output.
     """

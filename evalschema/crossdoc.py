@@ -105,7 +105,6 @@ class SuiteIndex:
                 "no grader result for " + ", ".join(repr(g) for g in missing) + " (report a skipped grader with a null score and metadata[\"evalschema.skip_reason\"])",
             )
 
-
     def finish(self, resultset: dict[str, Any]) -> Iterator[Finding]:
         """The result set's own fields against the suite (``resultset`` may lack its rows), once every row was
         checked: the suite it names, and the suite's test cases that have no result."""

@@ -70,7 +70,9 @@ def test_models_are_idiomatic() -> None:
     assert rs.version == "1.1.0" and rs.started_at == "2026-11-28T14:03:03Z"
     assert rs.group is None and not rs.group and rs.isolation is None  # absent: None, falsy
     assert rs.model_dump_json().startswith('{"$schema":')  # by alias
-    built = ResultSet(field_schema=document["$schema"], version="1.1.0", suite_id="s", run_id="r", started_at="2026-11-30T09:00:00Z", results=[])
+    built = ResultSet(
+        field_schema=document["$schema"], version="1.1.0", suite_id="s", run_id="r", started_at="2026-11-30T09:00:00Z", results=[]
+    )
     assert built.model_dump(mode="json") == {
         "$schema": document["$schema"], "version": "1.1.0", "suite_id": "s", "run_id": "r", "started_at": "2026-11-30T09:00:00Z", "results": [],
     }  # fmt: skip

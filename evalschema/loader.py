@@ -218,8 +218,13 @@ def _depth(value: Any) -> int:
 
 
 class _SafeLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing duplicate keys (safe_load silently keeps the last one) and the non-finite
-    numbers (.nan, .inf) that JSON cannot hold."""
+    """PyYAML's safe loader with the YAML 1.2 core schema's plain scalars (SPEC 2.4), refusing duplicate keys
+    (safe_load silently keeps the last one) and the non-finite numbers (.nan, .inf) that JSON cannot hold.
+
+    PyYAML resolves plain scalars by YAML 1.1's rules, where ``yes``, ``no``, ``on``, ``off``, ``y`` and ``n`` are
+    booleans, ``012`` is octal, ``1_000`` and ``1:20`` are integers and ``2026-11-30`` is a date. The JSON-compatible
+    core schema of YAML 1.2 has none of that: those stay strings (a ``required: yes`` is then a TYPE_MISMATCH, not
+    a silent ``true``), ``012`` is twelve."""
 
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         value = super().construct_yaml_float(node)
@@ -228,8 +233,12 @@ class _SafeLoader(yaml.SafeLoader):
         return value
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        text = str(self.construct_scalar(node))
+        if _CORE_INT.fullmatch(text) is None:  # an explicit !!int tag on YAML 1.1 syntax (0b11, 1_000, 1:20)
+            raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a YAML 1.2 integer", node.start_mark)
         try:
-            value: int = super().construct_yaml_int(node)
+            base = 8 if text.startswith("0o") else 16 if text.startswith("0x") else 10
+            value = int(text[2:] if base != 10 else text, base)
             float(value)
         except (ValueError, OverflowError) as exc:  # too large for a double, as for JSON (or for Python to convert)
             raise yaml.constructor.ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark) from exc
@@ -250,6 +259,18 @@ class _SafeLoader(yaml.SafeLoader):
 def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(None, None, f"{node.tag} has no JSON equivalent", node.start_mark)
 
+
+# The YAML 1.2 core schema's resolution of plain scalars (YAML 1.2.2, section 10.3.2), in place of PyYAML's 1.1 set.
+_CORE_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_CORE_RESOLVERS = (
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", "~nN"),
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("tag:yaml.org,2002:int", _CORE_INT.pattern, "-+0123456789"),
+    ("tag:yaml.org,2002:float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN", "-+0123456789."),
+)
+_SafeLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    _SafeLoader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), [*_first, *([""] if _tag.endswith("null") else [])])
 
 # PyYAML looks constructors up in a per-class table, not by method: register the strict ones, and refuse the
 # safe tags whose values JSON cannot hold (bytes, sets, ordered pairs)

@@ -29,6 +29,7 @@ from evalschema_models import rules as codes
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
+from . import messages
 from .extras import require
 from .findings import Finding, pointer
 from .positions import MAX_DEPTH
@@ -180,12 +181,46 @@ def _brief(message: str, limit: int = 240) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
-def _keyword_findings(failure: Failure, code: str) -> list[Finding]:
+def _node_at(walker: _Walker, path: Sequence[str | int]) -> tuple[bool, Any, Resolver[Any] | None]:
+    """The subschema at ``path`` (whether the walk got there, the node, its resolver)."""
+    visited = list(walker.subschemas(path))
+    explicit_refs = sum(1 for step in path if step == "$ref")
+    node, resolver = visited[-1]
+    return len(visited) >= len(path) + 1 - explicit_refs, node, resolver
+
+
+def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
+    """The property names a closed object's subschema declares (its ``properties``, through ``$ref`` and
+    ``allOf``), for suggestions: ``path`` is the schema path of its ``additionalProperties`` keyword."""
+    reached, node, resolver = _node_at(walker, path[:-1])
+    if not reached or resolver is None:
+        return []
+    names: list[str] = []
+    stack = [walker.resolve(node, resolver)]
+    for _ in range(64):
+        if not stack:
+            break
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        names.extend(k for k in current.get("properties", {}) if isinstance(k, str))
+        stack.extend(walker.resolve(branch, resolver) for branch in current.get("allOf", ()))
+    return names
+
+
+def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[Finding]:
     where = failure.instance_path
     if failure.missing:
         return [Finding(pointer(*where, n), code, "error", f"missing required property {n!r}") for n in failure.missing]
     if failure.unexpected:
-        return [Finding(pointer(*where, n), code, "error", f"unknown property {n!r}") for n in failure.unexpected]
+        declared = _declared_names(walker, failure.schema_path)
+        return [Finding(pointer(*where, n), code, "error", messages.unknown_property(n, declared)) for n in failure.unexpected]
+    if failure.keyword in ("enum", "pattern"):
+        reached, allowed, _ = _node_at(walker, failure.schema_path)
+        if reached and failure.keyword == "enum" and isinstance(allowed, list):
+            return [Finding(pointer(*where), code, "error", messages.one_of(failure.instance, allowed))]
+        if reached and isinstance(allowed, str):
+            return [Finding(pointer(*where), code, "error", f"{messages.show(failure.instance)} does not match the pattern {messages.show(allowed)}")]
     return [Finding(pointer(*where), code, "error", _brief(failure.message))]
 
 
@@ -194,10 +229,11 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
     if rule is not None:
         detail = rule_messages.get(rule, rule)
         if failure.missing or failure.unexpected:
-            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule)]
-        if failure.keyword == "const":  # "false was expected" adds nothing to the rule's own sentence
+            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule, walker)]
+        if failure.keyword == "const" or isinstance(failure.instance, (dict, list)):
+            # "false was expected" adds nothing to the rule's own sentence, and a whole object is no help
             return [Finding(pointer(*failure.instance_path), rule, "error", detail)]
-        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} ({_brief(failure.message)})")]
+        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} (got {messages.show(failure.instance)})")]
     if failure.keyword in ("oneOf", "anyOf") and failure.branches is not None:
         *_, (node, resolver) = walker.subschemas(failure.schema_path)
         alternatives = walker.resolve(node, resolver)
@@ -208,7 +244,7 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
                 mapped = [f for inner in failure.branches.get(accepting[0], ()) for f in _map(inner, walker, rule_messages)]
                 if mapped:
                     return mapped
-    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH))
+    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH), walker)
 
 
 # --- the reference engine: python-jsonschema (imported only when selected) ---------------------------------

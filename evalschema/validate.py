@@ -118,6 +118,15 @@ def schema_findings(outcome: schema_path.SchemaOutcome, identity: Identity, allo
     yield from deprecations.warnings_for(outcome.deprecated, identity.kind)
 
 
+def as_document(value: Any) -> Any:
+    """A generated model (any pydantic model) as the document it holds (``model_dump(mode="json")``: by alias, the
+    fields it was given); anything else as it is."""
+    dump = getattr(type(value), "model_dump", None)
+    if dump is not None and hasattr(type(value), "model_fields"):
+        return dump(value, mode="json")
+    return value
+
+
 def validate(
     document: Any,
     kind: str | None = None,
@@ -130,12 +139,14 @@ def validate(
 ) -> Report:
     """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
 
-    ``kind`` is detected from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
+    ``document`` is a parsed JSON value or a generated model instance (``evalschema_models``). ``kind`` is detected
+    from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
     ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
     ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
     both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
     working schemas.
     """
+    document, suite = as_document(document), as_document(suite)
     identity, decided = identified(document, kind, spec_version, strict)
     if decided is not None:
         return decided

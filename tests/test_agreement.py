@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from schema_helpers import value_paths
 
+from evalschema.casesfile import follow
 from evalschema.loader import load_path
 from evalschema.findings import Report
 from evalschema.summary import summarize
@@ -199,6 +200,11 @@ def _python_entry(path: Path, kind: str | None, strict: bool, allow_unknown: boo
     if loaded.problem is not None:
         return {"unreadable": True, **Report.build(kind, [loaded.problem], strict=False).to_dict()}
     report = validate(loaded.document, kind, strict=strict, allow_unknown=allow_unknown, suite=suite)
+    if report.kind == "suite":  # the CLI follows a suite's test_cases_file (none is beside these files)
+        cases = follow(loaded.document, path, strict=strict, allow_unknown=allow_unknown)
+        assert not cases.lines, "the corpus has no test cases files"
+        if cases.problem is not None:
+            report = Report.build(report.kind, [*report.findings, cases.problem], strict=strict)
     return {"unreadable": False, **report.to_dict()}
 
 
@@ -269,7 +275,7 @@ def test_typescript_and_python_agree(cli: Path, tmp_path: Path) -> None:
     summaries = 0
     for start in range(0, len(resultsets), BATCH):
         batch = resultsets[start : start + BATCH]
-        out = {item["path"]: item["summary"] for item in _run_js(cli, ["summarize", "--format", "json", *(str(p) for p, _ in batch)])}
+        out = {item["path"]: item["summary"] for item in _run_js(cli, ["summarize", "--force", "--format", "json", *(str(p) for p, _ in batch)])}
         for path, case in batch:
             expected = summarize(case["document"]).to_dict()
             summaries += 1

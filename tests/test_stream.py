@@ -228,7 +228,9 @@ def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path
             stream.CHUNK_BYTES = previous
         assert streamed is not None
         assert streamed.to_dict() == validate_file(target, stream_rows=False).to_dict()
-        assert streamed.errors[0].code == code and streamed.errors[0].line is not None
+        # findings come in reading order: the expected one is placed, though a missing root property (at line 1)
+        # may come before it
+        assert code in [f.code for f in streamed.errors if f.line is not None]
 
 
 def test_what_cannot_be_streamed_is_read_whole(tmp_path: Path) -> None:

@@ -53,8 +53,12 @@ export const ERROR_WITH_INVALIDATING_VIOLATION = "ERROR_WITH_INVALIDATING_VIOLAT
 export const DUPLICATE_EVAL_ID = "DUPLICATE_EVAL_ID" as const;
 /** Validator ids, where declared, MUST be unique across the pack. */
 export const DUPLICATE_VALIDATOR_ID = "DUPLICATE_VALIDATOR_ID" as const;
+/** A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it. */
+export const PROMPT_ID_MISMATCH = "PROMPT_ID_MISMATCH" as const;
 /** A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect). */
 export const INVALID_REGEX = "INVALID_REGEX" as const;
+/** The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open). */
+export const UNKNOWN_GRADER_PARAM = "UNKNOWN_GRADER_PARAM" as const;
 /** A document of a newer major version than the validator supports MUST be rejected. */
 export const VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED" as const;
 /** A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched. */
@@ -65,6 +69,8 @@ export const UNKNOWN_KIND = "UNKNOWN_KIND" as const;
 export const DEPRECATED_FIELD = "DEPRECATED_FIELD" as const;
 /** A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt. */
 export const VALIDATOR_FAIL_OPEN = "VALIDATOR_FAIL_OPEN" as const;
+/** An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions["evalschema.migration"]`): a person decides its trigger, metric and threshold, then removes the marker. */
+export const MIGRATION_PLACEHOLDER = "MIGRATION_PLACEHOLDER" as const;
 /** A producer's `summary` SHOULD agree with the reference summary computed from `results`. */
 export const SUMMARY_MISMATCH = "SUMMARY_MISMATCH" as const;
 /** With its suite given, every result's `test_case_id` MUST name a test case of the suite. */
@@ -75,6 +81,12 @@ export const GRADER_TYPE_MISMATCH = "GRADER_TYPE_MISMATCH" as const;
 export const UNKNOWN_GRADER = "UNKNOWN_GRADER" as const;
 /** With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata["evalschema.skip_reason"]`). */
 export const GRADER_RESULT_MISSING = "GRADER_RESULT_MISSING" as const;
+/** With its suite given, a result set's `suite_id` MUST be the suite's `id`. */
+export const SUITE_ID_MISMATCH = "SUITE_ID_MISMATCH" as const;
+/** With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata["evalschema.partial"]: true`. */
+export const TEST_CASE_NOT_RUN = "TEST_CASE_NOT_RUN" as const;
+/** A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are. */
+export const TEST_CASES_FILE_UNREADABLE = "TEST_CASES_FILE_UNREADABLE" as const;
 /** An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked. */
 export const FILE_UNREADABLE = "FILE_UNREADABLE" as const;
 /** A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported. */
@@ -112,17 +124,23 @@ export type RulesKey =
   | typeof ERROR_WITH_INVALIDATING_VIOLATION
   | typeof DUPLICATE_EVAL_ID
   | typeof DUPLICATE_VALIDATOR_ID
+  | typeof PROMPT_ID_MISMATCH
   | typeof INVALID_REGEX
+  | typeof UNKNOWN_GRADER_PARAM
   | typeof VERSION_UNSUPPORTED
   | typeof UNKNOWN_SCHEMA
   | typeof UNKNOWN_KIND
   | typeof DEPRECATED_FIELD
   | typeof VALIDATOR_FAIL_OPEN
+  | typeof MIGRATION_PLACEHOLDER
   | typeof SUMMARY_MISMATCH
   | typeof UNKNOWN_TEST_CASE
   | typeof GRADER_TYPE_MISMATCH
   | typeof UNKNOWN_GRADER
   | typeof GRADER_RESULT_MISSING
+  | typeof SUITE_ID_MISMATCH
+  | typeof TEST_CASE_NOT_RUN
+  | typeof TEST_CASES_FILE_UNREADABLE
   | typeof FILE_UNREADABLE
   | typeof INVALID_JSON
   | typeof INVALID_YAML
@@ -155,17 +173,23 @@ export const RULES = {
   ERROR_WITH_INVALIDATING_VIOLATION: {"id": "ERROR_WITH_INVALIDATING_VIOLATION", "kinds": ["resultset"], "severity": "warning", "statement": "A producer SHOULD NOT emit an invalidating constraint violation on a result that has an `error`; consumers treat such a row as errored (the error wins).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_EVAL_ID: {"id": "DUPLICATE_EVAL_ID", "kinds": ["pack"], "severity": "error", "statement": "Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_VALIDATOR_ID: {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  PROMPT_ID_MISMATCH: {"id": "PROMPT_ID_MISMATCH", "kinds": ["pack"], "severity": "error", "statement": "A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  UNKNOWN_GRADER_PARAM: {"id": "UNKNOWN_GRADER_PARAM", "kinds": ["grader", "testcase", "suite"], "severity": "warning", "statement": "The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   VERSION_UNSUPPORTED: {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
   UNKNOWN_SCHEMA: {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   UNKNOWN_KIND: {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},
   DEPRECATED_FIELD: {"id": "DEPRECATED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "warning", "statement": "Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   VALIDATOR_FAIL_OPEN: {"id": "VALIDATOR_FAIL_OPEN", "kinds": ["pack"], "severity": "warning", "statement": "A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  MIGRATION_PLACEHOLDER: {"id": "MIGRATION_PLACEHOLDER", "kinds": ["pack"], "severity": "warning", "statement": "An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions[\"evalschema.migration\"]`): a person decides its trigger, metric and threshold, then removes the marker.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   SUMMARY_MISMATCH: {"id": "SUMMARY_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "A producer's `summary` SHOULD agree with the reference summary computed from `results`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   UNKNOWN_TEST_CASE: {"id": "UNKNOWN_TEST_CASE", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every result's `test_case_id` MUST name a test case of the suite.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   GRADER_TYPE_MISMATCH: {"id": "GRADER_TYPE_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `type` MUST equal its grader's `type`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   UNKNOWN_GRADER: {"id": "UNKNOWN_GRADER", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `grader_id` MUST name a grader of its test case.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   GRADER_RESULT_MISSING: {"id": "GRADER_RESULT_MISSING", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata[\"evalschema.skip_reason\"]`).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  SUITE_ID_MISMATCH: {"id": "SUITE_ID_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a result set's `suite_id` MUST be the suite's `id`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  TEST_CASE_NOT_RUN: {"id": "TEST_CASE_NOT_RUN", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata[\"evalschema.partial\"]: true`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  TEST_CASES_FILE_UNREADABLE: {"id": "TEST_CASES_FILE_UNREADABLE", "kinds": ["suite"], "severity": "error", "statement": "A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are.", "enforced_by": "code", "scope": "file", "since": "1.1.0", "models": "not_enforced"},
   FILE_UNREADABLE: {"id": "FILE_UNREADABLE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   INVALID_JSON: {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   INVALID_YAML: {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},

@@ -57,8 +57,12 @@ DUPLICATE_EVAL_ID: Final = "DUPLICATE_EVAL_ID"
 """Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list."""
 DUPLICATE_VALIDATOR_ID: Final = "DUPLICATE_VALIDATOR_ID"
 """Validator ids, where declared, MUST be unique across the pack."""
+PROMPT_ID_MISMATCH: Final = "PROMPT_ID_MISMATCH"
+"""A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it."""
 INVALID_REGEX: Final = "INVALID_REGEX"
 """A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect)."""
+UNKNOWN_GRADER_PARAM: Final = "UNKNOWN_GRADER_PARAM"
+"""The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open)."""
 VERSION_UNSUPPORTED: Final = "VERSION_UNSUPPORTED"
 """A document of a newer major version than the validator supports MUST be rejected."""
 UNKNOWN_SCHEMA: Final = "UNKNOWN_SCHEMA"
@@ -69,6 +73,8 @@ DEPRECATED_FIELD: Final = "DEPRECATED_FIELD"
 """Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version."""
 VALIDATOR_FAIL_OPEN: Final = "VALIDATOR_FAIL_OPEN"
 """A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt."""
+MIGRATION_PLACEHOLDER: Final = "MIGRATION_PLACEHOLDER"
+"""An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions["evalschema.migration"]`): a person decides its trigger, metric and threshold, then removes the marker."""
 SUMMARY_MISMATCH: Final = "SUMMARY_MISMATCH"
 """A producer's `summary` SHOULD agree with the reference summary computed from `results`."""
 UNKNOWN_TEST_CASE: Final = "UNKNOWN_TEST_CASE"
@@ -79,6 +85,12 @@ UNKNOWN_GRADER: Final = "UNKNOWN_GRADER"
 """With its suite given, a grader result's `grader_id` MUST name a grader of its test case."""
 GRADER_RESULT_MISSING: Final = "GRADER_RESULT_MISSING"
 """With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata["evalschema.skip_reason"]`)."""
+SUITE_ID_MISMATCH: Final = "SUITE_ID_MISMATCH"
+"""With its suite given, a result set's `suite_id` MUST be the suite's `id`."""
+TEST_CASE_NOT_RUN: Final = "TEST_CASE_NOT_RUN"
+"""With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata["evalschema.partial"]: true`."""
+TEST_CASES_FILE_UNREADABLE: Final = "TEST_CASES_FILE_UNREADABLE"
+"""A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are."""
 FILE_UNREADABLE: Final = "FILE_UNREADABLE"
 """An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked."""
 INVALID_JSON: Final = "INVALID_JSON"
@@ -115,17 +127,23 @@ RULES: Final[dict[str, dict[str, Any]]] = {
     "ERROR_WITH_INVALIDATING_VIOLATION": {"id": "ERROR_WITH_INVALIDATING_VIOLATION", "kinds": ["resultset"], "severity": "warning", "statement": "A producer SHOULD NOT emit an invalidating constraint violation on a result that has an `error`; consumers treat such a row as errored (the error wins).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "DUPLICATE_EVAL_ID": {"id": "DUPLICATE_EVAL_ID", "kinds": ["pack"], "severity": "error", "statement": "Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
     "DUPLICATE_VALIDATOR_ID": {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+    "PROMPT_ID_MISMATCH": {"id": "PROMPT_ID_MISMATCH", "kinds": ["pack"], "severity": "error", "statement": "A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "INVALID_REGEX": {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+    "UNKNOWN_GRADER_PARAM": {"id": "UNKNOWN_GRADER_PARAM", "kinds": ["grader", "testcase", "suite"], "severity": "warning", "statement": "The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "VERSION_UNSUPPORTED": {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
     "UNKNOWN_SCHEMA": {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
     "UNKNOWN_KIND": {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},
     "DEPRECATED_FIELD": {"id": "DEPRECATED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "warning", "statement": "Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "VALIDATOR_FAIL_OPEN": {"id": "VALIDATOR_FAIL_OPEN", "kinds": ["pack"], "severity": "warning", "statement": "A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "MIGRATION_PLACEHOLDER": {"id": "MIGRATION_PLACEHOLDER", "kinds": ["pack"], "severity": "warning", "statement": "An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions[\"evalschema.migration\"]`): a person decides its trigger, metric and threshold, then removes the marker.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "SUMMARY_MISMATCH": {"id": "SUMMARY_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "A producer's `summary` SHOULD agree with the reference summary computed from `results`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "UNKNOWN_TEST_CASE": {"id": "UNKNOWN_TEST_CASE", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every result's `test_case_id` MUST name a test case of the suite.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "GRADER_TYPE_MISMATCH": {"id": "GRADER_TYPE_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `type` MUST equal its grader's `type`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "UNKNOWN_GRADER": {"id": "UNKNOWN_GRADER", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `grader_id` MUST name a grader of its test case.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
     "GRADER_RESULT_MISSING": {"id": "GRADER_RESULT_MISSING", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata[\"evalschema.skip_reason\"]`).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "SUITE_ID_MISMATCH": {"id": "SUITE_ID_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a result set's `suite_id` MUST be the suite's `id`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "TEST_CASE_NOT_RUN": {"id": "TEST_CASE_NOT_RUN", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata[\"evalschema.partial\"]: true`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+    "TEST_CASES_FILE_UNREADABLE": {"id": "TEST_CASES_FILE_UNREADABLE", "kinds": ["suite"], "severity": "error", "statement": "A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are.", "enforced_by": "code", "scope": "file", "since": "1.1.0", "models": "not_enforced"},
     "FILE_UNREADABLE": {"id": "FILE_UNREADABLE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "INVALID_JSON": {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "INVALID_YAML": {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},

@@ -638,7 +638,8 @@ TWINS: list[Twin] = [
     # ---- pack patterns and enums
     Twin("pack-id-pattern", "pack", "kw:pattern", {"/id": "Support_Pack"}, {"/id": "support-pack"}),
     Twin("prompt-id-pattern", "pack", "kw:pattern", {"/prompts/main/id": "Main"}),
-    Twin("variable-name-pattern", "pack", "kw:pattern",
+    # a character outside the alphabet fails the dialect-proof `not: {pattern: "[^…]"}` (SPEC §3.1)
+    Twin("variable-name-pattern", "pack", "kw:not",
          {"/prompts/main/variables": [{"name": "user-name", "type": "string", "required": True}]},
          {"/prompts/main/variables": [{"name": "user_name", "type": "string", "required": True}]}),
     Twin("validator-id-pattern", "pack", "kw:pattern",
@@ -647,7 +648,7 @@ TWINS: list[Twin] = [
     Twin("metric-type-enum", "pack", "kw:enum",
          {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "m", "type": "summary"}}]},
          {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "m", "type": "gauge"}}]}),
-    Twin("metric-name-pattern", "pack", "kw:pattern",
+    Twin("metric-name-pattern", "pack", "kw:not",
          {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "support-score", "type": "gauge"}}]},
          {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "support_score", "type": "gauge"}}]}),
     Twin("eval-threshold-value-number", "pack", "kw:type",

@@ -24,7 +24,7 @@ class PackVersion(RootModel[str]):
     root: Annotated[
         str,
         Field(
-            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$"
+            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])"
         ),
     ]
     """
@@ -67,7 +67,7 @@ class Variable(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(pattern="^[a-zA-Z_][a-zA-Z0-9_]*$")]
+    name: Annotated[str, Field(pattern="^[a-zA-Z_]")]
     """
     Variable name as used in templates.
     """
@@ -114,7 +114,7 @@ class Tool(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(pattern="^[a-zA-Z_][a-zA-Z0-9_]*$")]
+    name: Annotated[str, Field(pattern="^[a-zA-Z_]")]
     """
     Tool name.
     """
@@ -188,7 +188,7 @@ class Validator(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    id: Annotated[str | MISSING, Field(pattern="^[a-z][a-z0-9_-]*$")] = MISSING
+    id: Annotated[str | MISSING, Field(pattern="^[a-z]")] = MISSING
     """
     Identifier, unique across the pack where declared.
     """
@@ -397,7 +397,7 @@ class MetricDef(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    name: Annotated[str, Field(pattern="^[a-zA-Z_:][a-zA-Z0-9_:]*$")]
+    name: Annotated[str, Field(pattern="^[a-zA-Z_:]")]
     """
     Metric name (Prometheus naming).
     """
@@ -484,7 +484,7 @@ class Prompt(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    id: Annotated[str, Field(pattern="^[a-z][a-z0-9_-]*$")]
+    id: Annotated[str, Field(pattern="^[a-z]")]
     """
     Identifier of the prompt.
     """
@@ -548,7 +548,7 @@ class Pack(BaseModel):
     field_schema: Annotated[common.SchemaUri | MISSING, Field(alias="$schema")] = (
         MISSING
     )
-    id: Annotated[str, Field(min_length=1, pattern="^[a-z][a-z0-9-]*$")]
+    id: Annotated[str, Field(min_length=1, pattern="^[a-z]")]
     """
     Identifier of the pack: lower case, digits and hyphens.
     """

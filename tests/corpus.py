@@ -100,7 +100,14 @@ Case = dict[str, Any]  # name, text, document, kind, schema_kind, strict, allow_
 
 
 def _case(
-    name: str, value: Any, kind: str | None, strict: bool, allow_unknown: bool, suite: Any, expect: Any = None, schema_kind: str | None = None
+    name: str,
+    value: Any,
+    kind: str | None,
+    strict: bool,
+    allow_unknown: bool,
+    suite: Any,
+    expect: Any = None,
+    schema_kind: str | None = None,
 ) -> Case:
     text = to_text(value)
     document = json.loads(text)
@@ -149,5 +156,5 @@ def corpus(mutants: int = MUTANTS) -> tuple[Case, ...]:
 
 def show(case: Case) -> str:
     """The document as it was read, for a failure message."""
-    text = case["text"].decode("utf-8", "replace")
+    text = bytes(case["text"]).decode("utf-8", "replace")
     return text if len(text) < 6000 else text[:6000] + "…"

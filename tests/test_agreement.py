@@ -14,8 +14,8 @@ printed with the test's result line, with how often those fields differ right no
 from __future__ import annotations
 
 import json
-import os
 import math
+import os
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -58,9 +58,17 @@ NOT_YET: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
         ("code", "pointer", "message"),
         ("py.validate_file.whole", "py.validate_file.stream"),
     ),
-    ("messages, Python reference engine vs default (engine texts; issue 14)", ("code", "pointer", "message"), ("py.validate.fast", "py.validate.reference")),
+    (
+        "messages, Python reference engine vs default (engine texts; issue 14)",
+        ("code", "pointer", "message"),
+        ("py.validate.fast", "py.validate.reference"),
+    ),
     ("messages, Python vs TypeScript (issue 14)", ("code", "pointer", "message"), ("py.cli", "ts.cli")),
-    ("line and column of findings, Python vs TypeScript (TypeScript gives none yet; issue 14)", ("code", "pointer", "line", "column"), ("py.cli", "ts.cli")),
+    (
+        "line and column of findings, Python vs TypeScript (TypeScript gives none yet; issue 14)",
+        ("code", "pointer", "line", "column"),
+        ("py.cli", "ts.cli"),
+    ),
 ]
 
 BROKEN_FILES: dict[str, bytes] = {
@@ -99,8 +107,6 @@ BROKEN_FILES: dict[str, bytes] = {
 }
 
 
-
-
 def _findings(entry: dict[str, Any], fields: tuple[str, ...]) -> list[tuple[Any, ...]]:
     return sorted((tuple(f.get(name) for name in fields) for f in entry["errors"] + entry["warnings"]), key=repr)
 
@@ -113,7 +119,10 @@ def _python_api(text: bytes, kind: str | None, strict: bool, allow_unknown: bool
     loaded = parse_json_bytes(text)
     if loaded.problem is not None:
         return {"unreadable": True, **Report.build(kind, [loaded.problem], strict=False).to_dict()}
-    return {"unreadable": False, **validate(loaded.document, kind, strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine).to_dict()}
+    return {
+        "unreadable": False,
+        **validate(loaded.document, kind, strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine).to_dict(),
+    }
 
 
 def _run(args: list[str]) -> Any:
@@ -170,15 +179,21 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
                 path = directory / f"doc{index:05d}.json"
                 path.write_bytes(data)
                 paths.append(path)
-                if case is not None and isinstance(case["document"], dict) and ("results" in case["document"] or "run_id" in case["document"]):
+                if (
+                    case is not None
+                    and isinstance(case["document"], dict)
+                    and ("results" in case["document"] or "run_id" in case["document"])
+                ):
                     resultsets.append((path, case))
             entries: dict[str, list[dict[str, Any]]] = {
-                "py.cli": _cli_entries([sys.executable, "-m", "evalschema", "validate", "--format", "json", *flags, *map(str, paths)], paths),
+                "py.cli": _cli_entries(
+                    [sys.executable, "-m", "evalschema", "validate", "--format", "json", *flags, *map(str, paths)], paths
+                ),
                 "ts.cli": _cli_entries(["node", str(built_js), "validate", "--format", "json", *flags, *map(str, paths)], paths),
             }
             library = _run(["node", str(JS / "scripts" / "paths.mjs"), json.dumps(options), *map(str, paths)])
             entries.update({f"ts.{name}": answers for name, answers in library.items()})
-            python_options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite)
+            python_options: dict[str, Any] = {"strict": strict, "allow_unknown": allow_unknown, "suite": suite}
             entries["py.validate.fast"] = [_python_api(data, kind, strict, allow_unknown, suite, "fast") for _, data, _ in batch]
             entries["py.validate.reference"] = [_python_api(data, kind, strict, allow_unknown, suite, "reference") for _, data, _ in batch]
             entries["py.validate_file.whole"] = [validate_file(p, kind, stream_rows=False, **python_options).to_dict() for p in paths]
@@ -196,28 +211,36 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
                 if len(set(unreadable.values())) > 1:
                     problems.append(f"readable or not: {unreadable}")
                 if any(unreadable.values()):
-                    answers = {p: _findings(row[p], UNREADABLE_FIELDS) for p in PY_FILE + TS_FILE}
-                    if len(set(map(repr, answers.values()))) > 1:
-                        problems.append("where the file cannot be read:\n" + "\n".join(f"  {p}: {a}" for p, a in answers.items()))
+                    unreadable_answers = {p: _findings(row[p], UNREADABLE_FIELDS) for p in PY_FILE + TS_FILE}
+                    if len(set(map(repr, unreadable_answers.values()))) > 1:
+                        problems.append("where the file cannot be read:\n" + "\n".join(f"  {p}: {a}" for p, a in unreadable_answers.items()))
                 for what, fields, among in NOT_YET:
                     if len({repr(_findings(row[p], fields)) for p in among}) > 1:
                         not_yet[what] += 1
                 if problems:
                     shown = show(case) if case is not None else repr(data)
-                    disagreements.append(f"--- {name} (kind={kind}, strict={strict}, allow_unknown={allow_unknown}, suite={suite is not None})\n{shown}\n" + "\n".join(problems))
+                    disagreements.append(
+                        f"--- {name} (kind={kind}, strict={strict}, allow_unknown={allow_unknown}, suite={suite is not None})\n{shown}\n"
+                        + "\n".join(problems)
+                    )
 
     # the reference summary, for every result set (mutants included)
     summaries = 0
     for start in range(0, len(resultsets), BATCH):
         batch_sets = resultsets[start : start + BATCH]
-        out = {item["path"]: item.get("summary") for item in _run(["node", str(built_js), "summarize", "--format", "json", *(str(p) for p, _ in batch_sets)])}
+        out = {
+            item["path"]: item.get("summary")
+            for item in _run(["node", str(built_js), "summarize", "--format", "json", *(str(p) for p, _ in batch_sets)])
+        }
         for path, case in batch_sets:
             if parse_json_bytes(case["text"]).problem is not None:
                 continue  # unreadable: its INVALID_JSON is compared above
             expected = summarize(case["document"]).to_dict()
             summaries += 1
             if not _same_numbers(out.get(str(path)), expected):
-                disagreements.append(f"--- summary of {case['name']}\n{show(case)}\npython:     {expected}\ntypescript: {out.get(str(path))}")
+                disagreements.append(
+                    f"--- summary of {case['name']}\n{show(case)}\npython:     {expected}\ntypescript: {out.get(str(path))}"
+                )
 
     message = (
         f"{compared} documents x {len(PATHS)} paths compared ({mutants} mutants), {summaries} summaries compared, "
@@ -231,7 +254,7 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
 def _same_numbers(actual: Any, expected: Any) -> bool:
     """Equal JSON values; numbers compare exactly up to float formatting (2 vs 2.0), within 1e-12 relative."""
     if isinstance(expected, bool) or isinstance(actual, bool) or expected is None or actual is None:
-        return actual is expected or actual == expected and type(actual) is type(expected)
+        return actual is expected or (actual == expected and type(actual) is type(expected))
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         return math.isclose(actual, expected, rel_tol=1e-12, abs_tol=1e-15)
     if isinstance(expected, dict) and isinstance(actual, dict):

@@ -103,7 +103,9 @@ def _node_oracles(cases: list[Case], built_js: Path, tmp_path: Path) -> tuple[di
     with lines.open("w", encoding="utf-8") as out:
         for case in cases:
             out.write(json.dumps({"kind": case["schema_kind"], "text": case["text"].decode("utf-8")}) + "\n")
-    run = subprocess.run(["node", str(ROOT / "js" / "scripts" / "oracles.mjs"), str(SCHEMAS_DIR), str(lines)], capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        ["node", str(ROOT / "js" / "scripts" / "oracles.mjs"), str(SCHEMAS_DIR), str(lines)], capture_output=True, text=True, check=False
+    )
     assert run.returncode == 0, f"the JavaScript oracles failed ({run.returncode}):\n{run.stderr[-4000:]}"
     answer = json.loads(run.stdout)
     return answer["versions"], answer["verdicts"]
@@ -136,7 +138,7 @@ def _expected(case: Case) -> bool | None:
     if expect is None:
         return None
     findings = expect["errors"] + expect["warnings"]
-    if {f["code"] for f in findings} & IDENTIFICATION_CODES or case["kind"] is None and case["schema_kind"] is None:
+    if {f["code"] for f in findings} & IDENTIFICATION_CODES or (case["kind"] is None and case["schema_kind"] is None):
         return None
     return not any(LEDGER.get(f["code"], {}).get("enforced_by") == "schema" for f in findings)
 

@@ -213,7 +213,9 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
                 if any(unreadable.values()):
                     unreadable_answers = {p: _findings(row[p], UNREADABLE_FIELDS) for p in PY_FILE + TS_FILE}
                     if len(set(map(repr, unreadable_answers.values()))) > 1:
-                        problems.append("where the file cannot be read:\n" + "\n".join(f"  {p}: {a}" for p, a in unreadable_answers.items()))
+                        problems.append(
+                            "where the file cannot be read:\n" + "\n".join(f"  {p}: {a}" for p, a in unreadable_answers.items())
+                        )
                 for what, fields, among in NOT_YET:
                     if len({repr(_findings(row[p], fields)) for p in among}) > 1:
                         not_yet[what] += 1

@@ -3,6 +3,9 @@
  * Definitions shared by the evalschema document schemas. Not a document kind of its own.
  */
 
+/** A JSON Schema `integer`: a number with no fractional part (JSON itself has no integer type). */
+export type Integer = number & { readonly "json-schema-type"?: "integer" };
+
 /**
  * The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.
  * @minLength 1
@@ -47,7 +50,7 @@ export interface Provider {
    * Maximum number of tokens to generate.
    * @minimum 1
    */
-  max_tokens?: number;
+  max_tokens?: Integer;
   /** Extension point: provider-specific settings. */
   extra?: { [key: string]: unknown };
 }

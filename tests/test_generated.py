@@ -56,9 +56,7 @@ def _check_assignments(tmp_path: Path, documents: list[tuple[str, str, object]])
         lines.append(f"export const doc{number}: {TYPE_NAMES[kind]} = {json.dumps(document, ensure_ascii=False)};")
     source = tmp_path / "documents.ts"
     source.write_text("\n".join(lines) + "\n")
-    return subprocess.run(
-        [str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300)
 
 
 def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tmp_path: Path) -> None:
@@ -70,8 +68,13 @@ def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tm
 
 def test_a_mistyped_document_is_not_assignable(tmp_path: Path) -> None:
     _tsc()
-    wrong = {"version": "1.1.0", "suite_id": "s", "run_id": "r", "started_at": "2026-11-30T09:00:00Z",
-             "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}]}
+    wrong = {
+        "version": "1.1.0",
+        "suite_id": "s",
+        "run_id": "r",
+        "started_at": "2026-11-30T09:00:00Z",
+        "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}],
+    }
     proc = _check_assignments(tmp_path, [("wrong", "resultset", wrong)])
     assert proc.returncode != 0 and "Type 'string' is not assignable to type 'boolean'" in proc.stdout
 
@@ -106,8 +109,35 @@ def test_integer_properties_are_typed_integer(tmp_path: Path) -> None:
         "export const literal: g.Integer = 3;",
     ]
     for number, (stem, owner, name, is_integer) in enumerate(properties):
-        lines.append(f'export const p{number}: IsInteger<Extract<NonNullable<g.{stem}.{owner}["{name}"]>, number>> = {str(is_integer).lower()};')
+        lines.append(
+            f'export const p{number}: IsInteger<Extract<NonNullable<g.{stem}.{owner}["{name}"]>, number>> = {str(is_integer).lower()};'
+        )
     source = tmp_path / "integers.ts"
     source.write_text("\n".join(lines) + "\n")
     proc = subprocess.run([str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[:4000]
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def test_docs_keep_every_backtick_span_of_the_schemas() -> None:
+    """A `code` span in a schema's description, comment or any other text reaches the docs as code, not as 'quotes'."""
+    import re
+
+    docs = "\n".join(p.read_text() for p in sorted((ROOT / "generated" / "docs").glob("*.md")))
+    spans = {
+        span
+        for path in sorted((ROOT / "schemas").glob("*.json"))
+        for s in _strings(json.loads(path.read_text()))
+        for span in re.findall(r"`[^`\n]+`", s)
+    }
+    assert len(spans) > 20
+    assert sorted(span for span in spans if span not in docs) == []

@@ -56,7 +56,9 @@ def _check_assignments(tmp_path: Path, documents: list[tuple[str, str, object]])
         lines.append(f"export const doc{number}: {TYPE_NAMES[kind]} = {json.dumps(document, ensure_ascii=False)};")
     source = tmp_path / "documents.ts"
     source.write_text("\n".join(lines) + "\n")
-    return subprocess.run([str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tmp_path: Path) -> None:
@@ -68,13 +70,8 @@ def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tm
 
 def test_a_mistyped_document_is_not_assignable(tmp_path: Path) -> None:
     _tsc()
-    wrong = {
-        "version": "1.1.0",
-        "suite_id": "s",
-        "run_id": "r",
-        "started_at": "2026-11-30T09:00:00Z",
-        "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}],
-    }
+    wrong = {"version": "1.1.0", "suite_id": "s", "run_id": "r", "started_at": "2026-11-30T09:00:00Z",
+             "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}]}
     proc = _check_assignments(tmp_path, [("wrong", "resultset", wrong)])
     assert proc.returncode != 0 and "Type 'string' is not assignable to type 'boolean'" in proc.stdout
 
@@ -85,7 +82,7 @@ def _numeric_properties() -> list[tuple[str, str, str, bool]]:
     out = []
     for path in sorted((ROOT / "schemas").glob("*.json")):
         schema = json.loads(path.read_text())
-        owners = [(TYPE_NAMES.get(path.stem), schema)] + list((schema.get("$defs") or {}).items())
+        owners = [(TYPE_NAMES.get(path.stem), schema), *(schema.get("$defs") or {}).items()]
         for owner, node in owners:
             if owner is None or not isinstance(node, dict):
                 continue

@@ -216,11 +216,10 @@ def test_mutated_documents_every_path_agrees(case: tuple[str, Any]) -> None:
     reference = validate(document, kind, engine="reference")
     assert _pairs(report.errors) == _pairs(reference.errors) and _pairs(report.warnings) == _pairs(reference.warnings)
     mapped = schema_path.check(document, kind, rule_messages(), "reference").findings
-    plain = _plain_validator(kind).is_valid(document)
-    assert plain == (not mapped)
+    # the verdict against plain python-jsonschema and five other validators: tests/test_oracles.py
     schema_found = {(f.code, f.pointer) for f in report.errors if f.code in SCHEMA_RULES}
     assert schema_found == {(f.code, f.pointer) for f in mapped}
-    if plain:
+    if not mapped:
         # the models are looser than the schema (they drop conditionals), never stricter
         assert _model_accepts(kind, document)
 

@@ -339,26 +339,12 @@ def _x_rules(schemas: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-SCHEMA_POINTER_RULES = [r for r in LEDGER["rules"] if r["enforced_by"] == "schema" and "schema_pointer" in r]
-
-
 def test_ledger_ids_are_unique() -> None:
     ids = [r["id"] for r in LEDGER["rules"]]
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("rule", SCHEMA_POINTER_RULES, ids=lambda r: r["id"])
-def test_ledger_schema_pointer_names_the_rule_subschema(schemas: dict[str, Any], rule: dict[str, Any]) -> None:
-    file, _, ptr = rule["schema_pointer"].partition("#")
-    assert file in schemas, f"{rule['schema_pointer']}: no such schema file"
-    try:
-        node = resolve_pointer(schemas[file], ptr)
-    except (KeyError, IndexError, ValueError):
-        pytest.fail(f"{rule['schema_pointer']} points nowhere")
-    assert isinstance(node, dict), f"{rule['schema_pointer']} is not a subschema"
-    assert node.get("x-rule") == rule["id"], (
-        f"{rule['schema_pointer']} carries x-rule {node.get('x-rule')!r}, expected {rule['id']!r}"
-    )
+# every x-rule location is the ledger's schema_pointers, and schema_keywords are derived: tests/test_ledger.py
 
 
 def test_every_x_rule_is_a_schema_rule_of_the_ledger(schemas: dict[str, Any]) -> None:
@@ -368,7 +354,6 @@ def test_every_x_rule_is_a_schema_rule_of_the_ledger(schemas: dict[str, Any]) ->
     for rid, sites in rules.items():
         assert rid in by_id, f"x-rule {rid} at {sites} is not in the ledger"
         assert by_id[rid]["enforced_by"] == "schema", f"{rid} is in the schema but the ledger says code"
-        assert by_id[rid].get("schema_pointer") in sites, f"ledger {rid}.schema_pointer is not one of {sites}"
 
 
 # =========================================================================================================

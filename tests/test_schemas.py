@@ -554,6 +554,9 @@ TWINS: list[Twin] = [
          *_row({"/error": ERR, "/grader_results": []}, {"/error": ERR, "/grader_results": [], "/passed": False})),
     Twin("null-score-passed", "resultset", "rule:NULL_SCORE_PASSED",
          *_row({"/grader_results/-": dict(GR_NULL, passed=True)}, {"/grader_results/-": GR_NULL})),
+    # ---- RESERVED_METADATA_KEY
+    Twin("reserved-metadata-key", "resultset", "rule:RESERVED_METADATA_KEY",
+         {"/metadata": {"evalschema.invented": True}}, {"/metadata": {"evalschema.skip_reason": "no handler"}}),
     # ---- constraint violation shape
     Twin("violation-needs-invalidates", "resultset", "kw:required",
          *_row({"/constraint_violations": [{"id": "rbac_scope"}]},

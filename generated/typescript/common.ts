@@ -31,8 +31,16 @@ export type Identifier = string;
  */
 export type DateTime = string;
 
-/** Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification; other keys SHOULD be namespaced (reverse-DNS or a tool prefix). */
+/**
+ * Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines one, `evalschema.skip_reason`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+ * @remarks Not enforced by this type: `propertyNames` at common.json#/$defs/Metadata/propertyNames
+ */
 export interface Metadata {
+  /**
+   * Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score.
+   * @minLength 1
+   */
+  "evalschema.skip_reason"?: string;
   [key: string]: unknown;
 }
 

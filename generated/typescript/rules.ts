@@ -37,6 +37,8 @@ export const UNSCORED_RESULT_PASSED = "UNSCORED_RESULT_PASSED" as const;
 export const ERRORED_RESULT_PASSED = "ERRORED_RESULT_PASSED" as const;
 /** A grader result with a null score MUST have `passed: false`. */
 export const NULL_SCORE_PASSED = "NULL_SCORE_PASSED" as const;
+/** A `metadata` key starting with `evalschema.` MUST be one this specification defines (1.1.0 defines `evalschema.skip_reason`); producers MUST NOT invent others. */
+export const RESERVED_METADATA_KEY = "RESERVED_METADATA_KEY" as const;
 /** Test case ids MUST be unique within a suite, and grader ids MUST be unique among a suite's graders. */
 export const DUPLICATE_ID = "DUPLICATE_ID" as const;
 /** A grader referenced by id from a test case MUST be defined in the suite's `graders`. */
@@ -104,6 +106,7 @@ export type RulesKey =
   | typeof UNSCORED_RESULT_PASSED
   | typeof ERRORED_RESULT_PASSED
   | typeof NULL_SCORE_PASSED
+  | typeof RESERVED_METADATA_KEY
   | typeof DUPLICATE_ID
   | typeof DANGLING_REFERENCE
   | typeof DUPLICATE_ATTEMPT
@@ -147,6 +150,7 @@ export const RULES = {
   UNSCORED_RESULT_PASSED: {"id": "UNSCORED_RESULT_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A result with no scored grader result (`grader_results` empty, or every score null) MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/Result/allOf/1"], "since": "1.0.0", "models": "not_enforced"},
   ERRORED_RESULT_PASSED: {"id": "ERRORED_RESULT_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A result with an `error` MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/Result/allOf/2"], "since": "1.0.0", "models": "not_enforced"},
   NULL_SCORE_PASSED: {"id": "NULL_SCORE_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A grader result with a null score MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/GraderResult/allOf/0"], "since": "1.0.0", "models": "not_enforced"},
+  RESERVED_METADATA_KEY: {"id": "RESERVED_METADATA_KEY", "kinds": ["testcase", "suite", "resultset", "pack"], "severity": "error", "statement": "A `metadata` key starting with `evalschema.` MUST be one this specification defines (1.1.0 defines `evalschema.skip_reason`); producers MUST NOT invent others.", "enforced_by": "schema", "schema_pointers": ["common.json#/$defs/Metadata/propertyNames"], "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_ID: {"id": "DUPLICATE_ID", "kinds": ["suite"], "severity": "error", "statement": "Test case ids MUST be unique within a suite, and grader ids MUST be unique among a suite's graders.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DANGLING_REFERENCE: {"id": "DANGLING_REFERENCE", "kinds": ["suite"], "severity": "error", "statement": "A grader referenced by id from a test case MUST be defined in the suite's `graders`.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_ATTEMPT: {"id": "DUPLICATE_ATTEMPT", "kinds": ["resultset"], "severity": "error", "statement": "Within a result set, (`test_case_id`, `attempt`) MUST be unique among results that carry `attempt` (the run is the result set's `run_id`).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
@@ -155,7 +159,7 @@ export const RULES = {
   ERROR_WITH_INVALIDATING_VIOLATION: {"id": "ERROR_WITH_INVALIDATING_VIOLATION", "kinds": ["resultset"], "severity": "warning", "statement": "A producer SHOULD NOT emit an invalidating constraint violation on a result that has an `error`; consumers treat such a row as errored (the error wins).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_EVAL_ID: {"id": "DUPLICATE_EVAL_ID", "kinds": ["pack"], "severity": "error", "statement": "Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_VALIDATOR_ID: {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
-  INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "code_because": "dialect, not expressiveness: `format: \"regex\"` states \"compiles\", but each validator compiles in its own dialect — `a++` and `(?P<n>a)` compile in Python's `re` and not in ECMA-262, `\\p{L}` the other way — so the verdict would depend on the validator. Both SDKs compile ECMA-262 with the unicode flag (regress, RegExp `u`).", "since": "1.0.0", "models": "not_enforced"},
   VERSION_UNSUPPORTED: {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
   UNKNOWN_SCHEMA: {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   UNKNOWN_KIND: {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},

@@ -43,12 +43,18 @@ class DateTime(RootModel[str]):
 
 class Metadata(BaseModel):
     """
-    Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+    Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines one, `evalschema.skip_reason`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
     """
 
     model_config = ConfigDict(
         extra="allow",
     )
+    evalschema_skip_reason: Annotated[
+        str | MISSING, Field(alias="evalschema.skip_reason", min_length=1)
+    ] = MISSING
+    """
+    Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score.
+    """
 
 
 class Provider(BaseModel):

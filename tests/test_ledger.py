@@ -11,6 +11,7 @@ checkable on a document.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,3 +89,48 @@ def test_schema_keywords_are_the_keywords_that_can_fail() -> None:
     _, keywords = derived()
     ledger = {rule_id: sorted(rule["schema_keywords"]) for rule_id, rule in LEDGER.items() if "schema_keywords" in rule}
     assert ledger == keywords
+
+
+# --- every MUST of SPEC.md ---------------------------------------------------------------------------------
+
+
+def _must_sentences() -> list[tuple[str, str]]:
+    """(section heading, sentence) for every sentence of SPEC.md with MUST, outside the rule table and §3.3."""
+    out = []
+    section = ""
+    for block in re.split(r"\n\s*\n|\n(?=- |\| |\d+\. |#)", SPEC):
+        heading = re.match(r"#+ (.*)", block)
+        if heading:
+            section = heading[1]
+            continue
+        if block.lstrip().startswith("|") or section.startswith("3.3 "):
+            continue
+        for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z`*(])", " ".join(block.split())):
+            if re.search(r"\bMUST\b", sentence):
+                out.append((section, sentence.removeprefix("- ")))
+    return out
+
+
+def _not_checkable() -> list[str]:
+    """The excerpts §3.3 lists: requirements no document can show."""
+    section = SPEC.split("### 3.3 ", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r'^- "([^"]+)"', section, re.MULTILINE)
+
+
+def test_every_must_of_the_spec_is_a_rule_or_not_checkable() -> None:
+    sentences = _must_sentences()
+    excerpts = _not_checkable()
+    assert len(sentences) > 15 and excerpts, "the SPEC parse found nothing: this test would prove nothing"
+    unmapped, unknown = [], []
+    used = dict.fromkeys(excerpts, 0)
+    for section, sentence in sentences:
+        ids = re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`", sentence)
+        unknown += [f"{section}: {i}" for i in ids if i not in LEDGER]
+        starts = [e for e in excerpts if sentence.startswith(e)]
+        for e in starts:
+            used[e] += 1
+        if not ids and not starts:
+            unmapped.append(f"§{section}: {sentence}")
+    assert unknown == [], "rule ids in SPEC.md that the ledger does not have"
+    assert unmapped == [], "MUST sentences with neither a rule id nor a place in §3.3"
+    assert {e: n for e, n in used.items() if n != 1} == {}, "§3.3 excerpts that match no MUST sentence, or several"

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import allowlist
 import jschon
 import jsonschema_rs
 from corpus import Case, corpus, show
@@ -38,7 +38,6 @@ from evalschema.loader import parse_json_bytes
 from evalschema.validate import rule_messages
 
 ROOT = Path(__file__).resolve().parents[1]
-ALLOWLIST = json.loads((ROOT / "tests" / "oracle_allowlist.json").read_text(encoding="utf-8"))["entries"]
 LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text(encoding="utf-8"))["rules"]}
 IDENTIFICATION_CODES = {"VERSION_UNSUPPORTED", "UNKNOWN_KIND"}
 ASSERTING = ("python-jsonschema", "jsonschema-rs", "ajv", "cfworker", "schemasafe", "hyperjump")
@@ -111,26 +110,6 @@ def _node_oracles(cases: list[Case], built_js: Path, tmp_path: Path) -> tuple[di
     return answer["versions"], answer["verdicts"]
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def _excuse(oracle: str, case: Case) -> int | None:
-    """The index of the allow-list entry that excuses ``oracle``'s verdict on this document, if one does."""
-    for index, entry in enumerate(ALLOWLIST):
-        if entry["oracle"] == oracle and any(re.fullmatch(entry["strings"], s, re.DOTALL) for s in _strings(case["document"])):
-            return index
-    return None
-
-
 def _expected(case: Case) -> bool | None:
     """A fixture's own schema verdict: rejected iff it expects a finding of a schema rule (None: not a fixture, or
     identification decides what is validated)."""
@@ -156,7 +135,7 @@ def _judge(case: Case, verdicts: dict[str, Verdict], group: tuple[str, ...], use
     for name, verdict in verdicts.items():
         if name not in group or verdict == majority:
             continue
-        excuse = None if name in PROJECT else _excuse(name, case)
+        excuse = None if name in PROJECT else allowlist.excuse(name, case["document"])
         if excuse is None:
             wrong.append(f"{name} says {verdict}")
         else:
@@ -187,12 +166,12 @@ def test_oracles_agree_with_each_other_and_with_every_project_path(built_js: Pat
             if problem is not None:
                 failures.append(f"--- {case['name']} (as {case['schema_kind']}): {problem}\n{show(case)}")
         flips["valid" if row["evalschema-python-fast"] is True else "invalid"] += 1
-    stale = [entry for index, entry in enumerate(ALLOWLIST) if used[index] == 0]
+    stale = allowlist.stale(set(ASSERTING + ANNOTATING), set(used))
     summary = (
         f"{len(cases)} documents ({mutants} mutants; left out: {len(without_kind)} without a kind {without_kind}, "
         f"{unreadable} with a number beyond the double range), "
         f"{dict(flips)} by the project; oracles: {versions} and python-jsonschema, jsonschema-rs, jschon; "
-        f"allow-list use: {[(ALLOWLIST[i]['oracle'], ALLOWLIST[i]['strings'], n) for i, n in sorted(used.items())]}; "
+        f"allow-list use: {[(allowlist.ENTRIES[i]['oracle'], allowlist.ENTRIES[i]['strings'], n) for i, n in sorted(used.items())]}; "
         f"{len(failures)} disagreement(s)"
     )
     print("\n" + summary)

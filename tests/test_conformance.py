@@ -81,8 +81,9 @@ LEDGER: dict[str, dict[str, Any]] = {rule["id"]: rule for rule in _load(LEDGER_P
 DOCUMENT_RULES = {rule_id: rule for rule_id, rule in LEDGER.items() if rule.get("scope", "document") != "file"}
 
 
-def _pairs(findings: Any) -> set[tuple[str, str]]:
-    return {(f.code, f.pointer) if hasattr(f, "code") else (f["code"], f["pointer"]) for f in findings}
+def _pairs(findings: Any) -> list[tuple[str, str]]:
+    """(code, pointer) of every finding, sorted: equal lists, duplicates included."""
+    return sorted((f.code, f.pointer) if hasattr(f, "code") else (f["code"], f["pointer"]) for f in findings)
 
 
 # ------------------------------------------------------------------------------------------------------------

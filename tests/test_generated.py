@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from conftest import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 TSC = ROOT / "js" / "node_modules" / ".bin" / "tsc"
@@ -17,7 +17,7 @@ TYPE_NAMES = {"testcase": "TestCase", "grader": "Grader", "suite": "Suite", "res
 
 def _tsc() -> Path:
     if not TSC.exists():
-        pytest.skip("js/node_modules is absent: `./noxw -s tests` runs `npm ci` in js/ first")
+        missing_tool("js/node_modules is absent: `./noxw -s tests` runs `npm ci` in js/ first")
     return TSC
 
 

@@ -65,7 +65,7 @@ def test_every_example_validates_offline(example: str, blocked: list[str]) -> No
 
 
 def _testcase(schema: str | None = None) -> dict[str, Any]:
-    document = json.loads((EXAMPLES / "testcase-rag-answer.json").read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads((EXAMPLES / "testcase-rag-answer.json").read_text(encoding="utf-8"))
     if schema is not None:
         document["$schema"] = schema
     return document

@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 import referencing
 from jsonschema import Draft202012Validator
 
 from schema_helpers import build_registry, load_schemas, make_validator
+from tools import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "js"
-
-
-def missing_tool(message: str) -> NoReturn:
-    """A tool the test needs is absent: a failure in CI (``CI`` set), a skip elsewhere (pytest counts skips in its
-    summary line)."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{message} (CI must have it: see .ci/run)")
-    pytest.skip(message)
 
 
 def _js_stale() -> bool:

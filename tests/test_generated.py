@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import missing_tool
+from tools import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 TSC = ROOT / "js" / "node_modules" / ".bin" / "tsc"

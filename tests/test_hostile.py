@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import missing_tool
+from tools import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"

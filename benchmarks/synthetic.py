@@ -40,7 +40,7 @@ def result(rng: random.Random, index: int, attempts: int = 1) -> dict[str, Any]:
     row["passed"] = passed
     row["duration_ms"] = rng.randint(100, 30_000)
     row["completed_at"] = "2026-11-30T09:%02d:%02dZ" % (rng.randint(0, 59), rng.randint(0, 59))
-    row["metadata"] = {"evalschema.cost": {"input_tokens": rng.randint(100, 4000), "output_tokens": rng.randint(20, 800)}, "seed": rng.randint(0, 2**31)}
+    row["metadata"] = {"com.example.cost": {"input_tokens": rng.randint(100, 4000), "output_tokens": rng.randint(20, 800)}, "seed": rng.randint(0, 2**31)}
     return row
 
 

@@ -29,7 +29,7 @@ from evalschema_models import rules as codes
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from . import messages
+from . import messages, rfc3339
 from .extras import require
 from .findings import Finding, pointer
 from .positions import MAX_DEPTH
@@ -244,52 +244,37 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
                 mapped = [f for inner in failure.branches.get(accepting[0], ()) for f in _map(inner, walker, rule_messages)]
                 if mapped:
                     return mapped
+    excluded = _excluded_pattern(failure, walker)
+    if excluded is not None:
+        return [Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", f"{failure.instance!r} must not match {excluded!r}")]
     return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH), walker)
+
+
+def _excluded_pattern(failure: Failure, walker: _Walker) -> str | None:
+    """The pattern of a failed ``not: {pattern: …}``: how the schemas say "only these characters" in a way every
+    regular-expression dialect reads alike (SPEC §3.1), so a pattern failure like any other."""
+    if failure.keyword != "not":
+        return None
+    *_, (node, _) = walker.subschemas(failure.schema_path)
+    if isinstance(node, dict) and set(node) == {"pattern"} and isinstance(node["pattern"], str):
+        return node["pattern"]
+    return None
 
 
 # --- the reference engine: python-jsonschema (imported only when selected) ---------------------------------
 
 
-def _ecma_dollar(pattern: str) -> str:
-    """Translate ECMA-262's ``$`` (end of input only) to Python's ``\\Z``: Python's ``$`` also matches before a
-    final newline, so ``"1.1.0\\n"`` would pass a ``^…$`` pattern that every other implementation rejects."""
-    out, escaped, in_class = [], False, False
-    for char in pattern:
-        if escaped:
-            out.append(char)
-            escaped = False
-        elif char == "\\":
-            out.append(char)
-            escaped = True
-        elif char == "[":
-            in_class = True
-            out.append(char)
-        elif char == "]":
-            in_class = False
-            out.append(char)
-        else:
-            out.append("\\Z" if char == "$" and not in_class else char)
-    return "".join(out)
-
-
 @cache
 def _reference_class() -> tuple[Any, Any]:
-    """python-jsonschema's 2020-12 validator with ECMA-262 ``$`` in patterns, and strict date/date-time checks."""
+    """python-jsonschema's 2020-12 validator as published, with this specification's ``date``/``date-time``
+    (:mod:`evalschema.rfc3339`) in its format checker: the schemas' patterns mean the same in every dialect."""
     require("jsonschema", "reference", "the reference engine")
-    from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
-
-    def pattern(validator: Any, regex: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
-        if isinstance(instance, str) and not re.search(_ecma_dollar(regex), instance):
-            yield ValidationError(f"{instance!r} does not match {regex!r}")
+    from jsonschema import Draft202012Validator, FormatChecker
 
     formats = FormatChecker()
-    for name in ("date-time", "date"):
-        # rfc3339-validator's own "$" lets a trailing newline through
-        def check(value: object, name: str = name) -> bool:
-            return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, name))
-
-        formats.checks(name, raises=ValueError)(check)
-    return validators.extend(Draft202012Validator, {"pattern": pattern}), formats  # type: ignore[no-untyped-call]
+    for name, check in rfc3339.FORMATS.items():
+        formats.checks(name)(check)
+    return Draft202012Validator, formats
 
 
 def _schema_at(schemas: SchemaSet, kind: str, at: tuple[str, ...]) -> Any:
@@ -349,7 +334,9 @@ def _fast_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) ->
     registry = jsonschema_rs.Registry(
         [(uri, schemas.registry.contents(uri)) for uri in sorted(schemas.resources)], retriever=_refuse_remote
     )
-    return jsonschema_rs.validator_for(_schema_at(schemas, kind, at), registry=registry, validate_formats=True, retriever=_refuse_remote)
+    return jsonschema_rs.validator_for(
+        _schema_at(schemas, kind, at), registry=registry, validate_formats=True, formats=rfc3339.FORMATS, retriever=_refuse_remote
+    )
 
 
 def _from_fast(error: Any) -> Failure:

@@ -21,7 +21,8 @@ EXAMPLES_DIR = ROOT / "spec" / "examples"
 LEDGER_PATH = ROOT / "spec" / "ledger.json"
 ANNOTATIONS_METASCHEMA_PATH = ROOT / "codegen" / "metaschema" / "annotations.json"
 
-SPEC_VERSION = "1.1.0"
+# the working schemas' version, from their $id (the one place it is written)
+SPEC_VERSION = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "common.json").read_text(encoding="utf-8"))["$id"].split("/")[-2]
 BASE_URI = f"https://evalschema.org/schema/{SPEC_VERSION}/"
 KINDS = ("testcase", "grader", "suite", "resultset", "pack")
 

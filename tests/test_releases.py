@@ -122,6 +122,9 @@ def test_verify_release_catches_any_change(tmp_path: Path, damage: str) -> None:
 def test_release_command_refuses_to_overwrite(tmp_path: Path) -> None:
     rel = tmp_path / "releases"
     shutil.copytree(RELEASES, rel)
+    version = json.loads((SCHEMAS / "common.json").read_text())["$id"].split("/")[-2]
+    if not (rel / version).is_dir():  # the working version is not released yet: release it once
+        assert _codegen("release", "--schemas", str(SCHEMAS), "--releases", str(rel), "--date", "2026-12-01").returncode == 0
     before = {p: p.read_bytes() for p in rel.rglob("*") if p.is_file()}
     run = _codegen("release", "--schemas", str(SCHEMAS), "--releases", str(rel), "--date", "2026-12-01")
     assert run.returncode == 2 and "never changes" in run.stderr

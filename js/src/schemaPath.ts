@@ -234,7 +234,21 @@ function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Reado
       }
     }
   }
+  const excluded = error.keyword === "not" ? excludedPattern(nodeAt(tree, path)) : undefined;
+  if (excluded !== undefined) {
+    return [finding(error.instancePath, codes.PATTERN_MISMATCH, "error", brief(`${error.instancePath || "the document"} must not match pattern "${excluded}"`))];
+  }
   return [keywordFinding(error, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH, lookup(error.instancePath), path, tree)];
+}
+
+/**
+ * The pattern of a `not: {pattern: …}`: how the schemas say "only these characters" in a way every
+ * regular-expression dialect reads alike (SPEC §3.1), so a pattern failure like any other (Python's `_excluded_pattern`).
+ */
+function excludedPattern(node: unknown): string | undefined {
+  if (!isObject(node)) return undefined;
+  const keys = Object.keys(node);
+  return keys.length === 1 && typeof node["pattern"] === "string" ? node["pattern"] : undefined;
 }
 
 /** Deprecated properties present in the document, found by walking the schema's `properties`. */

@@ -191,7 +191,7 @@ function row(r: () => number, index: number, attempts: number): Json {
   out["passed"] = passed;
   out["duration_ms"] = int(100, 30000);
   out["completed_at"] = `2026-11-30T09:${String(int(0, 59)).padStart(2, "0")}:${String(int(0, 59)).padStart(2, "0")}Z`;
-  out["metadata"] = { "evalschema.cost": { input_tokens: int(100, 4000), output_tokens: int(20, 800) }, seed: int(0, 2 ** 31) };
+  out["metadata"] = { "com.example.cost": { input_tokens: int(100, 4000), output_tokens: int(20, 800) }, seed: int(0, 2 ** 31) };
   return out;
 }
 

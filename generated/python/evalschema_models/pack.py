@@ -59,10 +59,7 @@ class Variable(_base.Model):
     __not_null__ = frozenset({"default", "description", "example", "validation", "binding"})
     name: Annotated[
         str,
-        Field(
-            description="Variable name as used in templates.",
-            pattern="^[a-zA-Z_][a-zA-Z0-9_]*$",
-        ),
+        Field(description="Variable name as used in templates.", pattern="^[a-zA-Z_]"),
     ]
     type: Annotated[
         str,
@@ -102,9 +99,7 @@ class Tool(_base.Model):
         validate_by_name=True,
     )
     __not_null__ = frozenset({"parameters"})
-    name: Annotated[
-        str, Field(description="Tool name.", pattern="^[a-zA-Z_][a-zA-Z0-9_]*$")
-    ]
+    name: Annotated[str, Field(description="Tool name.", pattern="^[a-zA-Z_]")]
     description: Annotated[
         str, Field(description="What the tool does, for the model.", min_length=1)
     ]
@@ -176,7 +171,7 @@ class Validator(_base.Model):
         str | None,
         Field(
             description="Identifier, unique across the pack where declared.",
-            pattern="^[a-z][a-z0-9_-]*$",
+            pattern="^[a-z]",
         ),
     ] = None
     type: Annotated[
@@ -377,10 +372,7 @@ class MetricDef(_base.Model):
     __not_null__ = frozenset({"range"})
     name: Annotated[
         str,
-        Field(
-            description="Metric name (Prometheus naming).",
-            pattern="^[a-zA-Z_:][a-zA-Z0-9_:]*$",
-        ),
+        Field(description="Metric name (Prometheus naming).", pattern="^[a-zA-Z_:]"),
     ]
     type: MetricType
     range: Annotated[Range | None, Field(description="Expected value range.")] = (
@@ -468,10 +460,7 @@ class Prompt(_base.Model):
         validate_by_name=True,
     )
     __not_null__ = frozenset({"description", "variables", "tools", "tool_policy", "pipeline", "parameters", "validators", "evals", "tested_models", "model_overrides", "media"})
-    id: Annotated[
-        str,
-        Field(description="Identifier of the prompt.", pattern="^[a-z][a-z0-9_-]*$"),
-    ]
+    id: Annotated[str, Field(description="Identifier of the prompt.", pattern="^[a-z]")]
     name: Annotated[str, Field(description="Human-readable name.", min_length=1)]
     description: Annotated[
         str | None, Field(description="Human-readable description.")
@@ -480,7 +469,7 @@ class Prompt(_base.Model):
         str,
         Field(
             description="The prompt's own version.",
-            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$",
+            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
         ),
     ]
     system_template: Annotated[
@@ -547,7 +536,7 @@ class Pack(_base.Model):
         Field(
             description="Identifier of the pack: lower case, digits and hyphens.",
             min_length=1,
-            pattern="^[a-z][a-z0-9-]*$",
+            pattern="^[a-z]",
         ),
     ]
     name: Annotated[str, Field(description="Human-readable name.", min_length=1)]
@@ -555,7 +544,7 @@ class Pack(_base.Model):
         str,
         Field(
             description="The pack's own version (independent of the specification version).",
-            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$",
+            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
         ),
     ]
     description: Annotated[

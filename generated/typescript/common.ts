@@ -32,7 +32,7 @@ export type Identifier = string;
 export type DateTime = string;
 
 /**
- * Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines one, `evalschema.skip_reason`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+ * Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
  * @remarks Not enforced by this type: `propertyNames` at common.json#/$defs/Metadata/propertyNames
  */
 export interface Metadata {
@@ -41,6 +41,8 @@ export interface Metadata {
    * @minLength 1
    */
   "evalschema.skip_reason"?: string;
+  /** On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3). */
+  "evalschema.partial"?: boolean;
   [key: string]: unknown;
 }
 

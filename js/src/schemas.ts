@@ -258,6 +258,7 @@ function newAjv(allErrors: boolean): Ajv2020 {
   // annotations of this specification: they carry meaning for the mapping, not for validation
   ajv.addKeyword({ keyword: "x-rule", schemaType: "string" });
   ajv.addKeyword({ keyword: "x-deprecation", schemaType: "object" });
+  ajv.addKeyword({ keyword: "x-compatibility", schemaType: "object" });
   ajv.addKeyword({
     keyword: PLAIN_IF,
     schemaType: "object",

@@ -14,20 +14,27 @@ class Identifier(RootModel[str]):
 
 class Metadata(_base.Model):
     """
-    Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines one, `evalschema.skip_reason`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+    Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
     """
 
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
     )
-    __not_null__ = frozenset({"evalschema_skip_reason"})
+    __not_null__ = frozenset({"evalschema_skip_reason", "evalschema_partial"})
     evalschema_skip_reason: Annotated[
         str | None,
         Field(
             alias="evalschema.skip_reason",
             description="Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score.",
             min_length=1,
+        ),
+    ] = None
+    evalschema_partial: Annotated[
+        bool | None,
+        Field(
+            alias="evalschema.partial",
+            description="On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3).",
         ),
     ] = None
 

@@ -38,9 +38,9 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
-import synthetic  # noqa: E402
+import synthetic
 
-from evalschema import validate_file, validate_json  # noqa: E402
+from evalschema import validate_file, validate_json
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).with_name("evalschema")
@@ -165,7 +165,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="evalschema-bench-") as tmp:
         folder = Path(tmp)
-        print(f"# ratios to parsing the same bytes, medians of {args.repeats} samples each, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})")
+        print(
+            f"# ratios to parsing the same bytes, medians of {args.repeats} samples each, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})"
+        )
         for size in args.sizes:
             path = synthetic.write_resultset(folder / f"results-{size}.json", size)
             print(json.dumps(bench_document(path, args.repeats, not args.skip_slow)), flush=True)
@@ -193,8 +195,14 @@ def main() -> None:
             assert status == 0, f"evalschema validate exited {status} on the valid large result set"
             loads_peak, loads_status = peak_rss_mib(loads_only)
             assert loads_status == 0, loads_status
-            row = {"one result set MB": round(size_mb), "rows": rows, "peak RSS MiB": round(peak), "seconds": round(seconds, 1),
-                   "exit": status, "json.loads process peak RSS MiB": round(loads_peak)}
+            row = {
+                "one result set MB": round(size_mb),
+                "rows": rows,
+                "peak RSS MiB": round(peak),
+                "seconds": round(seconds, 1),
+                "exit": status,
+                "json.loads process peak RSS MiB": round(loads_peak),
+            }
             node, ts = shutil.which("node"), ROOT / "js" / "dist" / "index.js"
             if node and ts.exists():
                 out = subprocess.run([node, str(ROOT / "benchmarks" / "ts_stream_bench.mjs"), str(large)], capture_output=True, text=True)

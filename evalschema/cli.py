@@ -90,7 +90,9 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
 
 
-def _suite_entries(suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions) -> Iterator[tuple[dict[str, Any], bool]]:
+def _suite_entries(
+    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions
+) -> Iterator[tuple[dict[str, Any], bool]]:
     """A suite's entry, with TEST_CASES_FILE_UNREADABLE if its ``test_cases_file`` cannot be read, then an entry
     per line of that file."""
     cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
@@ -295,7 +297,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         if path is not None:  # large files are validated and summarized in pieces
             report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream])
             # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
-            problem = next((f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None)
+            problem = next(
+                (f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None
+            )
             if problem is not None:
                 unreadable(str(path), problem)
                 continue
@@ -379,14 +383,21 @@ def _parser() -> argparse.ArgumentParser:
     loudness.add_argument("-v", "--verbose", action="count", default=0, help="text output: also a line per valid document")
     loudness.add_argument("-q", "--quiet", action="store_true", help="text output: errors only (no warnings, no summary line)")
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
-    check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
     check.add_argument(
-        "--only-declared", action="store_true",
+        "--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas"
+    )
+    check.add_argument(
+        "--only-declared",
+        action="store_true",
         help="skip files that do not declare themselves evalschema documents, by name (*.resultset.json, *.pack.yaml, …) or by $schema",
     )
-    check.add_argument("--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)")
     check.add_argument(
-        "--stream", choices=tuple(STREAM_CHOICES), default="auto",
+        "--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)"
+    )
+    check.add_argument(
+        "--stream",
+        choices=tuple(STREAM_CHOICES),
+        default="auto",
         help=f"read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more; the report is the same)",
     )
     check.set_defaults(handler=cmd_validate)
@@ -397,7 +408,12 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
     summary.add_argument("--force", action="store_true", help="summarize invalid result sets too, under a warning (exit status still 1)")
     summary.add_argument("--input-format", choices=FORMS)
-    summary.add_argument("--stream", choices=tuple(STREAM_CHOICES), default="auto", help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)")
+    summary.add_argument(
+        "--stream",
+        choices=tuple(STREAM_CHOICES),
+        default="auto",
+        help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)",
+    )
     summary.set_defaults(handler=cmd_summarize)
 
     migrate = commands.add_parser("migrate", help="migrate packs off fail_on_violation (validators always enforce)")

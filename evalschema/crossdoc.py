@@ -102,7 +102,9 @@ class SuiteIndex:
                 pointer("results", index, "grader_results"),
                 codes.GRADER_RESULT_MISSING,
                 "error",
-                "no grader result for " + ", ".join(repr(g) for g in missing) + " (report a skipped grader with a null score and metadata[\"evalschema.skip_reason\"])",
+                "no grader result for "
+                + ", ".join(repr(g) for g in missing)
+                + ' (report a skipped grader with a null score and metadata["evalschema.skip_reason"])',
             )
 
     def finish(self, resultset: dict[str, Any]) -> Iterator[Finding]:

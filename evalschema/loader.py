@@ -13,11 +13,11 @@ import glob
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import yaml
@@ -176,7 +176,9 @@ def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False)
     except json.JSONDecodeError as exc:
         raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno), exc.pos) from None
     except DuplicateKeyError as exc:
-        raise ReadProblem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)) from None
+        raise ReadProblem(
+            codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)
+        ) from None
     except RecursionError:
         raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth)) from None
     except ValueError as exc:  # NaN, Infinity; integers too long to convert
@@ -266,7 +268,11 @@ _CORE_RESOLVERS = (
     ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", "~nN"),
     ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
     ("tag:yaml.org,2002:int", _CORE_INT.pattern, "-+0123456789"),
-    ("tag:yaml.org,2002:float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN", "-+0123456789."),
+    (
+        "tag:yaml.org,2002:float",
+        r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN",
+        "-+0123456789.",
+    ),
 )
 _SafeLoader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in _CORE_RESOLVERS:
@@ -288,8 +294,10 @@ def _expanded_size(node: Any, limit: int) -> int:
         current, children_done = stack.pop()
         if id(current) in sizes:
             continue
-        children = [v for pair in current.value for v in pair] if isinstance(current, yaml.MappingNode) else (
-            list(current.value) if isinstance(current, yaml.SequenceNode) else []
+        children = (
+            [v for pair in current.value for v in pair]
+            if isinstance(current, yaml.MappingNode)
+            else (list(current.value) if isinstance(current, yaml.SequenceNode) else [])
         )
         if not children_done and children:
             stack.append((current, True))
@@ -305,7 +313,11 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     try:
         nodes = list(yaml.compose_all(text, Loader=_SafeLoader))
     except RecursionError:
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)"))]
+        return [
+            Loaded(
+                path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)")
+            )
+        ]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
@@ -316,7 +328,19 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         if node is None:
             continue
         if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", node.start_mark.line + 1, node.start_mark.column + 1)))
+            out.append(
+                Loaded(
+                    path,
+                    problem=Finding(
+                        "",
+                        codes.INVALID_YAML,
+                        "error",
+                        f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes",
+                        node.start_mark.line + 1,
+                        node.start_mark.column + 1,
+                    ),
+                )
+            )
             continue
         loader = _SafeLoader(text)
         try:
@@ -324,15 +348,38 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         except DuplicateKeyError as exc:
             key, _, at = str(exc.key).rpartition("@")
             line, column = (int(x) for x in at.split(":"))
-            out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {key!r}: the document's meaning would depend on the parser", line, column)))
+            out.append(
+                Loaded(
+                    path,
+                    problem=Finding(
+                        "",
+                        codes.DUPLICATE_KEY,
+                        "error",
+                        f"duplicate key {key!r}: the document's meaning would depend on the parser",
+                        line,
+                        column,
+                    ),
+                )
+            )
             continue
         except RecursionError:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1)))
+            out.append(
+                Loaded(
+                    path,
+                    problem=Finding(
+                        "", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1
+                    ),
+                )
+            )
             continue
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
             where = (mark.line + 1, mark.column + 1) if mark else (None, None)
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)))
+            out.append(
+                Loaded(
+                    path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)
+                )
+            )
             continue
         finally:
             loader.dispose()

@@ -61,9 +61,7 @@ def _unique(base: str, taken: set[str]) -> str:
     return candidate
 
 
-def migrate_document(
-    pack: Any, new_map: Callable[[], Any], new_list: Callable[[], Any], comment: Callable[[Any, int, str], None]
-) -> Plan:
+def migrate_document(pack: Any, new_map: Callable[[], Any], new_list: Callable[[], Any], comment: Callable[[Any, int, str], None]) -> Plan:
     """Migrate a parsed pack in place (plain dicts or ruamel's round-trip maps)."""
     plan = Plan()
     prompts = pack.get("prompts") if isinstance(pack, dict) else None
@@ -76,7 +74,9 @@ def migrate_document(
         if not isinstance(validators, list):
             continue
         evals = prompt.get("evals")
-        taken = {str(i) for i in pack_eval_ids | ({e.get("id") for e in evals if isinstance(e, dict)} if isinstance(evals, list) else set()) if i}
+        taken = {
+            str(i) for i in pack_eval_ids | ({e.get("id") for e in evals if isinstance(e, dict)} if isinstance(evals, list) else set()) if i
+        }
         keep = []
         for index, validator in enumerate(validators):
             where = pointer("prompts", name, "validators", index)
@@ -138,7 +138,11 @@ def _yaml_engine(text: str) -> tuple[Any, int]:
 
     _, sequence, offset = load_yaml_guess_indent(text)
     mapping = min(
-        (len(line) - len(line.lstrip(" ")) for line in text.splitlines() if line.startswith(" ") and not line.lstrip().startswith(("-", "#"))),
+        (
+            len(line) - len(line.lstrip(" "))
+            for line in text.splitlines()
+            if line.startswith(" ") and not line.lstrip().startswith(("-", "#"))
+        ),
         default=2,
     )
     engine = YAML()  # round-trip: comments, key order and quotes survive
@@ -352,7 +356,7 @@ def _yaml_dump(text: str) -> str:
 
 
 def _is_flow(lines: list[str], line: int, column: int) -> bool:
-    return lines[line][column:column + 1] in ("{", "[")
+    return lines[line][column : column + 1] in ("{", "[")
 
 
 def _item_lines(lines: list[str], sequence: Any, index: int) -> tuple[int, int, int]:
@@ -432,7 +436,11 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
         line, column = validator.lc.key("fail_on_violation")
         value_line, _ = validator.lc.value("fail_on_violation")
         item_line, _ = prompts[_unescape(name)]["validators"].lc.item(int(index))
-        if line == item_line or value_line != line or _is_flow(lines, item_line, prompts[_unescape(name)]["validators"].lc.item(int(index))[1]):
+        if (
+            line == item_line
+            or value_line != line
+            or _is_flow(lines, item_line, prompts[_unescape(name)]["validators"].lc.item(int(index))[1])
+        ):
             return None  # the key shares its line with the item's dash, or is in flow style
         comment = _comment_start(lines[line])
         keep = [" " * column + lines[line][comment:].rstrip("\n") + "\n"] if comment is not None else []  # an inline comment stays

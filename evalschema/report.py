@@ -90,7 +90,11 @@ def _outcome_chart(counts: dict[str, int]) -> str:
             parts.append(
                 f'<rect x="{x:.2f}" y="0" width="{share:.2f}" height="36" fill="{fill}">'
                 f"<title>{name}: {counts[name]} ({counts[name] / total:.1%})</title></rect>"
-                + (f'<text x="{x + share / 2:.2f}" y="23" text-anchor="middle" class="share" fill="#fff" style="fill:#fff">{label}</text>' if share >= 36 else "")
+                + (
+                    f'<text x="{x + share / 2:.2f}" y="23" text-anchor="middle" class="share" fill="#fff" style="fill:#fff">{label}</text>'
+                    if share >= 36
+                    else ""
+                )
             )
         x += share
     legend = "".join(
@@ -120,7 +124,11 @@ def _grader_chart(by_grader: dict[str, Any]) -> str:
         bars.append(
             f'<text x="0" y="{y + 15}" class="label">{escape(grader)}</text>'
             f'<rect x="170" y="{y}" width="400" height="20" fill="#e0e0e0"/>'
-            + (f'<rect x="170" y="{y}" width="{400 * rate:.2f}" height="20" fill="#1565c0"><title>{escape(grader)}: {_percent(rate)}</title></rect>' if rate else "")
+            + (
+                f'<rect x="170" y="{y}" width="{400 * rate:.2f}" height="20" fill="#1565c0"><title>{escape(grader)}: {_percent(rate)}</title></rect>'
+                if rate
+                else ""
+            )
             + f'<text x="580" y="{y + 15}">{_percent(rate)}</text>'
         )
     return (
@@ -156,7 +164,9 @@ class CaseLists:
         row: dict[str, Any] = {"test_case_id": result.get("test_case_id"), "attempt": result.get("attempt"), "duration_ms": duration}
         if outcome == "invalidated":
             row["constraints"] = [
-                str(v.get("id")) for v in result.get("constraint_violations") or () if isinstance(v, dict) and v.get("invalidates_result") is True
+                str(v.get("id"))
+                for v in result.get("constraint_violations") or ()
+                if isinstance(v, dict) and v.get("invalidates_result") is True
             ]
         elif outcome == "errored":
             error = result.get("error")
@@ -207,11 +217,12 @@ def _cases_table(name: str, rows: list[dict[str, Any]], count: int, columns: lis
         return ""
     head = "".join(f"<th>{escape(title)}</th>" for _, title in columns)
     body = "".join(
-        "<tr>" + "".join(f'<td data-column="{escape(key)}">{escape(_cell(row.get(key)))}</td>' for key, _ in columns) + "</tr>" for row in rows
+        "<tr>" + "".join(f'<td data-column="{escape(key)}">{escape(_cell(row.get(key)))}</td>' for key, _ in columns) + "</tr>"
+        for row in rows
     )
     more = f"<p>… and {count - len(rows)} more.</p>" if count > len(rows) else ""
     return (
-        f'<h3>{escape(name.capitalize())} cases ({count})</h3>'
+        f"<h3>{escape(name.capitalize())} cases ({count})</h3>"
         f'<table class="cases" data-list="{escape(name)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
     )
 
@@ -270,18 +281,35 @@ def _run_section(label: str, document: dict[str, Any], summary: Summary, lists: 
     cases = ""
     if lists is not None:
         cases = (
-            _cases_table("failed", lists.rows["failed"], lists.counts["failed"],
-                         [("test_case_id", "test case"), ("attempt", "attempt"), ("graders", "failing graders"), ("duration_ms", "duration (ms)")])
-            + _cases_table("invalidated", lists.rows["invalidated"], lists.counts["invalidated"],
-                           [("test_case_id", "test case"), ("attempt", "attempt"), ("constraints", "invalidating constraints"), ("duration_ms", "duration (ms)")])
-            + _cases_table("errored", lists.rows["errored"], lists.counts["errored"],
-                           [("test_case_id", "test case"), ("attempt", "attempt"), ("error_type", "error type"), ("error_message", "message")])
+            _cases_table(
+                "failed",
+                lists.rows["failed"],
+                lists.counts["failed"],
+                [("test_case_id", "test case"), ("attempt", "attempt"), ("graders", "failing graders"), ("duration_ms", "duration (ms)")],
+            )
+            + _cases_table(
+                "invalidated",
+                lists.rows["invalidated"],
+                lists.counts["invalidated"],
+                [
+                    ("test_case_id", "test case"),
+                    ("attempt", "attempt"),
+                    ("constraints", "invalidating constraints"),
+                    ("duration_ms", "duration (ms)"),
+                ],
+            )
+            + _cases_table(
+                "errored",
+                lists.rows["errored"],
+                lists.counts["errored"],
+                [("test_case_id", "test case"), ("attempt", "attempt"), ("error_type", "error type"), ("error_message", "message")],
+            )
         )
     when = " → ".join(escape(str(document[k])) for k in ("started_at", "completed_at") if isinstance(document.get(k), str))
     return (
         f'<section class="run" data-run="{escape(str(document.get("run_id", "?")))}">{banner}<h2>{role}{escape(str(name))}</h2>'
         f'<p class="meta">{escape(label)} · suite <code>{escape(str(document.get("suite_id", "?")))}</code>, run '
-        f'<code>{escape(str(document.get("run_id", "?")))}</code>{" · " + when if when else ""}</p>'
+        f"<code>{escape(str(document.get('run_id', '?')))}</code>{' · ' + when if when else ''}</p>"
         f'<div class="numbers">{numbers}</div>'
         f"<h3>Outcome breakdown</h3>{_outcome_chart(counts)}"
         f"<h3>Pass rate per grader</h3>{_grader_chart(s['by_grader']) if s['by_grader'] else '<p>No grader results.</p>'}"
@@ -308,16 +336,27 @@ def render_html(
     order: list[str] = []
     for item in results:
         group = item[1].get("group")
-        key = "group:" + str(group["group_id"]) if isinstance(group, dict) and isinstance(group.get("group_id"), str) else "run:" + str(len(order))
+        key = (
+            "group:" + str(group["group_id"])
+            if isinstance(group, dict) and isinstance(group.get("group_id"), str)
+            else "run:" + str(len(order))
+        )
         if key not in groups:
             groups[key] = []
             order.append(key)
         groups[key].append(item)
     sections = []
     for key in order:
-        members = sorted(groups[key], key=lambda m: (m[1].get("group") or {}).get("sequence", 0) if isinstance((m[1].get("group") or {}).get("sequence", 0), int) else 0)
+        members = sorted(
+            groups[key],
+            key=lambda m: (
+                (m[1].get("group") or {}).get("sequence", 0) if isinstance((m[1].get("group") or {}).get("sequence", 0), int) else 0
+            ),
+        )
         runs = "".join(_run_section(label, document, summary, lists.get(label), invalid.get(label)) for label, document, summary in members)
-        title = f'<h2 class="group-title">Group <code>{escape(key[6:])}</code> ({len(members)} run(s))</h2>' if key.startswith("group:") else ""
+        title = (
+            f'<h2 class="group-title">Group <code>{escape(key[6:])}</code> ({len(members)} run(s))</h2>' if key.startswith("group:") else ""
+        )
         sections.append(f'<div class="group" data-group="{escape(key)}">{title}<div class="runs">{runs}</div></div>')
     stamp = generated_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return (
@@ -325,7 +364,5 @@ def render_html(
         f"<style>{_STYLE}</style></head><body><h1>evalschema summary</h1>"
         f'<p class="meta" data-generated="{escape(stamp)}">Generated by evalschema {escape(__version__)} at {escape(stamp)}.</p>'
         "<p>Invalidated rows count as failures and stay in every denominator; errored rows leave the pass-rate and "
-        "score denominators; unscored rows have no scored grader result.</p>"
-        + "".join(sections)
-        + "</body></html>\n"
+        "score denominators; unscored rows have no scored grader result.</p>" + "".join(sections) + "</body></html>\n"
     )

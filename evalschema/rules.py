@@ -226,7 +226,9 @@ def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
     places: list[tuple[tuple[str | int, ...], Any]] = [(("evals",), document.get("evals"))]
     prompts = document.get("prompts")
     if isinstance(prompts, dict):
-        places += [(("prompts", name, "evals"), prompt.get("evals")) for name, prompt in sorted(prompts.items()) if isinstance(prompt, dict)]
+        places += [
+            (("prompts", name, "evals"), prompt.get("evals")) for name, prompt in sorted(prompts.items()) if isinstance(prompt, dict)
+        ]
     for where, evals in places:
         for index, entry in indexed_objects(evals):
             extensions = entry.get("extensions")
@@ -243,7 +245,9 @@ def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
 
 
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    yield from _duplicates(((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id")
+    yield from _duplicates(
+        ((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id"
+    )
     prompts = document.get("prompts")
     validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
     if isinstance(prompts, dict):

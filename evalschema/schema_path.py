@@ -149,9 +149,7 @@ class _Walker:
                 resolved = resolver.lookup(node["$ref"])
                 node, resolver = resolved.contents, resolved.resolver
                 yield node, resolver
-            if isinstance(node, dict) and step in node:
-                node = node[step]
-            elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            if (isinstance(node, dict) and step in node) or (isinstance(node, list) and isinstance(step, int) and step < len(node)):
                 node = node[step]
             else:
                 return
@@ -220,7 +218,11 @@ def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[Find
         if reached and failure.keyword == "enum" and isinstance(allowed, list):
             return [Finding(pointer(*where), code, "error", messages.one_of(failure.instance, allowed))]
         if reached and isinstance(allowed, str):
-            return [Finding(pointer(*where), code, "error", f"{messages.show(failure.instance)} does not match the pattern {messages.show(allowed)}")]
+            return [
+                Finding(
+                    pointer(*where), code, "error", f"{messages.show(failure.instance)} does not match the pattern {messages.show(allowed)}"
+                )
+            ]
     return [Finding(pointer(*where), code, "error", _brief(failure.message))]
 
 
@@ -246,7 +248,9 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
                     return mapped
     excluded = _excluded_pattern(failure, walker)
     if excluded is not None:
-        return [Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", f"{failure.instance!r} must not match {excluded!r}")]
+        return [
+            Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", f"{failure.instance!r} must not match {excluded!r}")
+        ]
     return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH), walker)
 
 
@@ -448,7 +452,9 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
             target = resolver.lookup(schema["$ref"])
             stack.append((value, target.contents, target.resolver, where))
         if schema.get("deprecated") is True and where:
-            found.append(DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", "")))
+            found.append(
+                DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", ""))
+            )
         for keyword in ("allOf", "oneOf", "anyOf"):
             for branch in schema.get(keyword, ()):
                 if keyword == "allOf" or _accepts_type(walker.resolve(branch, resolver), json_type(value)):
@@ -489,9 +495,7 @@ def _has_deprecations(kind: str, version: str | None) -> bool:
     return False
 
 
-def check(
-    document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None
-) -> SchemaOutcome:
+def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None) -> SchemaOutcome:
     """Validate ``document`` as ``kind`` against the schema alone (the working schemas, or release ``version``)."""
     schemas = load(version)
     walker = _Walker(schemas, schemas.uri(kind))
@@ -511,7 +515,10 @@ def check_rows(
     schemas = load(version)
     at = ("properties", array)
     walker = _Walker(schemas, schemas.uri(kind))
-    relocated = (_relocated(f, at, engine == "fast" or f.schema_path[:1] == ("$ref",), (array, start)) for f in _failures(rows, kind, engine, version, at))
+    relocated = (
+        _relocated(f, at, engine == "fast" or f.schema_path[:1] == ("$ref",), (array, start))
+        for f in _failures(rows, kind, engine, version, at)
+    )
     findings = [f for failure in relocated for f in _map(failure, walker, rule_messages)]
     deprecated: list[DeprecatedUse] = []
     if _has_deprecations(kind, version):
@@ -523,7 +530,9 @@ def check_rows(
 # Keywords that only name or describe: an array subschema made of these and ``items`` judges each item alone.
 _ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"})
 # Root keywords that can see a property's value other than through ``properties`` (the rest look only at names).
-_WHOLE_VALUE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"})
+_WHOLE_VALUE = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"}
+)
 
 
 @cache

@@ -89,7 +89,9 @@ def identified(document: Any, kind: str | None, spec_version: str | None, strict
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     if not isinstance(document, dict):
         code = codes.UNKNOWN_KIND if kind is None else codes.TYPE_MISMATCH
-        return Identity(kind, None, "", ()), Report.build(kind, [Finding("", code, "error", "a document must be a JSON object")], strict=strict)
+        return Identity(kind, None, "", ()), Report.build(
+            kind, [Finding("", code, "error", "a document must be a JSON object")], strict=strict
+        )
     identity = identify(document, kind)
     if identity.kind is None:
         return identity, Report.build(None, list(identity.findings), strict=strict)
@@ -107,7 +109,9 @@ def identified(document: Any, kind: str | None, spec_version: str | None, strict
     return identity, None
 
 
-def schema_findings(outcome: schema_path.SchemaOutcome, identity: Identity, allow_unknown: bool, spec_version: str | None) -> Iterator[Finding]:
+def schema_findings(
+    outcome: schema_path.SchemaOutcome, identity: Identity, allow_unknown: bool, spec_version: str | None
+) -> Iterator[Finding]:
     """The schema path's findings (unknown fields allowed as warnings in a newer minor version), then deprecations."""
     assert identity.kind is not None
     newer_minor = identity.version is not None and identity.version[:2] > _supported(spec_version)[:2]

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import referencing
 from jsonschema import Draft202012Validator
-
 from schema_helpers import build_registry, load_schemas, make_validator
 from tools import missing_tool
 
@@ -25,7 +24,12 @@ def _js_stale() -> bool:
     if not cli.exists():
         return True
     built = cli.stat().st_mtime
-    sources = [*JS.glob("src/*.ts"), *JS.glob("test/*.ts"), *(ROOT / "generated" / "typescript").glob("*.ts"), *(ROOT / "schemas").glob("*.json")]
+    sources = [
+        *JS.glob("src/*.ts"),
+        *JS.glob("test/*.ts"),
+        *(ROOT / "generated" / "typescript").glob("*.ts"),
+        *(ROOT / "schemas").glob("*.json"),
+    ]
     return any(p.stat().st_mtime > built for p in sources)
 
 

@@ -23,7 +23,7 @@ LEDGER_PATH = ROOT / "spec" / "ledger.json"
 SCHEMAS_DIR = ROOT / "schemas"
 KINDS = ("testcase", "grader", "suite", "resultset", "pack")
 
-from evalschema import validate
+from evalschema import validate  # noqa: E402  (after the constants the imports below rely on)
 
 # The format of a fixture file (README, "Conformance fixtures").
 FINDING_SCHEMA: dict[str, Any] = {
@@ -174,9 +174,7 @@ def test_fixture_codes_are_ledger_rules() -> None:
 
 def test_every_rule_is_triggered() -> None:
     expected_codes = {
-        finding["code"]
-        for fixture in FIXTURES.values()
-        for finding in fixture["expect"]["errors"] + fixture["expect"]["warnings"]
+        finding["code"] for fixture in FIXTURES.values() for finding in fixture["expect"]["errors"] + fixture["expect"]["warnings"]
     }
     missing = sorted(set(DOCUMENT_RULES) - expected_codes)
     assert not missing, f"ledger rules with no fixture that triggers them: {missing}"

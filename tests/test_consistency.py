@@ -19,10 +19,10 @@ from typing import Any
 
 import pydantic
 import pytest
-from schema_helpers import value_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from schema_helpers import value_paths
 
 import evalschema_models
 from evalschema import schema_path, summarize, validate
@@ -158,8 +158,7 @@ def measured_model_enforcement() -> dict[str, str]:
         (code,) = codes
         verdicts.setdefault(code, set()).add(not _model_accepts(kind, fixture["document"]))
     return {
-        code: "enforced" if seen == {True} else "not_enforced" if seen == {False} else "partial"
-        for code, seen in sorted(verdicts.items())
+        code: "enforced" if seen == {True} else "not_enforced" if seen == {False} else "partial" for code, seen in sorted(verdicts.items())
     }
 
 
@@ -181,8 +180,14 @@ CORPUS = [(kind, doc) for name, kind, doc in _valid_documents()]
 
 
 REPLACEMENTS = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3), st.floats(-1.5, 2.5, allow_nan=False), st.sampled_from(["", "x", "2026-13-01", "("]),
-    st.just([]), st.just({}), st.just({"unexpected": 1}),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(-1.5, 2.5, allow_nan=False),
+    st.sampled_from(["", "x", "2026-13-01", "("]),
+    st.just([]),
+    st.just({}),
+    st.just({"unexpected": 1}),
 )
 
 

@@ -37,8 +37,13 @@ def _valid_documents() -> list[tuple[str, str, object]]:
 
 def test_python_sdk_codegen_and_generated_models_pass_mypy_strict() -> None:
     # the typing session checks tests, scripts and benchmarks too; this test is about the shipped code
-    proc = subprocess.run([sys.executable, "-m", "mypy", "evalschema", "codegen", "generated/python/evalschema_models"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "evalschema", "codegen", "generated/python/evalschema_models"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -56,9 +61,7 @@ def _check_assignments(tmp_path: Path, documents: list[tuple[str, str, object]])
         lines.append(f"export const doc{number}: {TYPE_NAMES[kind]} = {json.dumps(document, ensure_ascii=False)};")
     source = tmp_path / "documents.ts"
     source.write_text("\n".join(lines) + "\n")
-    return subprocess.run(
-        [str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([str(_tsc()), "--strict", "--noEmit", "--skipLibCheck", str(source)], capture_output=True, text=True, timeout=300)
 
 
 def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tmp_path: Path) -> None:
@@ -70,8 +73,13 @@ def test_every_valid_fixture_and_example_is_assignable_to_its_typescript_type(tm
 
 def test_a_mistyped_document_is_not_assignable(tmp_path: Path) -> None:
     _tsc()
-    wrong = {"version": "1.1.0", "suite_id": "s", "run_id": "r", "started_at": "2026-11-30T09:00:00Z",
-             "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}]}
+    wrong = {
+        "version": "1.1.0",
+        "suite_id": "s",
+        "run_id": "r",
+        "started_at": "2026-11-30T09:00:00Z",
+        "results": [{"test_case_id": "t", "grader_results": [], "passed": "yes"}],
+    }
     proc = _check_assignments(tmp_path, [("wrong", "resultset", wrong)])
     assert proc.returncode != 0 and "Type 'string' is not assignable to type 'boolean'" in proc.stdout
 

@@ -23,8 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
 RELEASES = ROOT / "spec" / "releases"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-REMOTE = ["https://example.com/x.json", "http://127.0.0.1:9/schema.json", "https://evalschema.org.example.com/schema/1.1.0/testcase.json",
-          "//example.com/x.json", "ftp://example.com/x.json", "file:///etc/passwd"]
+REMOTE = [
+    "https://example.com/x.json",
+    "http://127.0.0.1:9/schema.json",
+    "https://evalschema.org.example.com/schema/1.1.0/testcase.json",
+    "//example.com/x.json",
+    "ftp://example.com/x.json",
+    "file:///etc/passwd",
+]
 
 
 @pytest.fixture
@@ -139,10 +145,12 @@ def _schema_folder(tmp_path: Path, ref: str, extra: dict[str, Any] | None = None
     return folder
 
 
-@pytest.mark.parametrize("ref", ["https://example.com/remote.json", "https://example.com/remote.json#/$defs/part",
-                                 "http://127.0.0.1:9/x.json", "other.json"])
-def test_codegen_remote_ref_is_an_error_not_a_fetch(ref: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                    blocked: list[str]) -> None:
+@pytest.mark.parametrize(
+    "ref", ["https://example.com/remote.json", "https://example.com/remote.json#/$defs/part", "http://127.0.0.1:9/x.json", "other.json"]
+)
+def test_codegen_remote_ref_is_an_error_not_a_fetch(
+    ref: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], blocked: list[str]
+) -> None:
     folder = _schema_folder(tmp_path, ref)
     out = tmp_path / "out"
     assert _codegen("generate", "--schemas", str(folder), "--out", str(out), "--config", str(tmp_path / "none.toml")) == 2
@@ -154,7 +162,9 @@ def test_codegen_remote_ref_is_an_error_not_a_fetch(ref: str, tmp_path: Path, ca
 
 
 def test_codegen_remote_dialect_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], blocked: list[str]) -> None:
-    folder = _schema_folder(tmp_path, "#/$defs/part", {"$schema": "https://example.com/my-dialect.json", "$defs": {"part": {"type": "string"}}})
+    folder = _schema_folder(
+        tmp_path, "#/$defs/part", {"$schema": "https://example.com/my-dialect.json", "$defs": {"part": {"type": "string"}}}
+    )
     assert _codegen("check", "--schemas", str(folder), "--out", str(tmp_path / "out"), "--config", str(tmp_path / "none.toml")) == 2
     assert "dialect" in capsys.readouterr().err
 
@@ -220,8 +230,14 @@ def test_no_socket_module_use_in_the_package_sources() -> None:
     for folder in ("evalschema", "codegen"):
         for path in (ROOT / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
-            for needle in ("import socket", "import urllib.request", "from urllib.request", "import http.client", "import requests", "import httpx"):
+            for needle in (
+                "import socket",
+                "import urllib.request",
+                "from urllib.request",
+                "import http.client",
+                "import requests",
+                "import httpx",
+            ):
                 if needle in text:
                     offenders.append(f"{path.relative_to(ROOT)}: {needle}")
     assert offenders == []
-

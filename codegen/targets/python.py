@@ -103,7 +103,6 @@ class Model(BaseModel):
 '''
 
 
-
 def dcg_options() -> dict[str, Any]:
     from datamodel_code_generator import DataModelType, InputFileType, PythonVersion  # type: ignore[attr-defined,unused-ignore]
     from datamodel_code_generator.enums import TargetPydanticVersion
@@ -136,10 +135,37 @@ def dcg_options() -> dict[str, Any]:
 
 # every format that datamodel-code-generator 0.89.0 maps to a type other than the plain JSON type
 _FORMATS = {
-    "string": ("binary", "byte", "date", "date-time", "date-time-local", "decimal", "duration", "email", "hostname",
-               "idn-email", "integer", "ipv4", "ipv4-network", "ipv6", "ipv6-network", "password", "path", "time",
-               "time-local", "timestamp with time zone", "ulid", "unixtime", "uri", "uuid", "uuid1", "uuid2", "uuid3",
-               "uuid4", "uuid5"),
+    "string": (
+        "binary",
+        "byte",
+        "date",
+        "date-time",
+        "date-time-local",
+        "decimal",
+        "duration",
+        "email",
+        "hostname",
+        "idn-email",
+        "integer",
+        "ipv4",
+        "ipv4-network",
+        "ipv6",
+        "ipv6-network",
+        "password",
+        "path",
+        "time",
+        "time-local",
+        "timestamp with time zone",
+        "ulid",
+        "unixtime",
+        "uri",
+        "uuid",
+        "uuid1",
+        "uuid2",
+        "uuid3",
+        "uuid4",
+        "uuid5",
+    ),
     "integer": ("date-time", "unix-time", "unixtime"),
     "number": ("date-time", "decimal", "time", "time-delta", "unixtime"),
 }
@@ -183,7 +209,8 @@ def dcg_error(exc: BaseException, schemas: SchemaSet) -> SchemaError:
     if len(text) > 400:
         text = text[:400] + " …"
     return SchemaError(
-        file, pointer,
+        file,
+        pointer,
         f"the Python target failed inside datamodel-code-generator {DCG_VERSION} ({type(exc).__name__}: {text}); "
         "this schema uses something DCG cannot turn into pydantic models, and codegen refuses rather than emit "
         "wrong models (see 'Known limitations' in codegen/README.md)",
@@ -212,9 +239,13 @@ def _copy_names(schemas: SchemaSet, ir: IR | None) -> tuple[dict[str, str], dict
     from ..ir import module_stem
 
     stems = {f.name: module_stem(f.name) for f in schemas.files}
-    renamed = {(t.location.file, t.location.pointer): t.name for m in (ir.modules if ir else ()) for t in m.types
-               if re.search(r"/(\$defs|definitions)/", t.location.pointer + "/") is not None
-               and not re.match(r"^[A-Za-z0-9_-]+$", unescape_token(t.location.pointer.rsplit("/", 1)[-1]))}
+    renamed = {
+        (t.location.file, t.location.pointer): t.name
+        for m in (ir.modules if ir else ())
+        for t in m.types
+        if re.search(r"/(\$defs|definitions)/", t.location.pointer + "/") is not None
+        and not re.match(r"^[A-Za-z0-9_-]+$", unescape_token(t.location.pointer.rsplit("/", 1)[-1]))
+    }
     return stems, renamed
 
 
@@ -421,22 +452,26 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
     renamed = any(cls != export for _, cls, export in named)
     for mod, cls, export in named:
         text += f"    from .{mod} import {cls}\n" if cls == export else f"    from .{mod} import {cls} as {export}\n"
-    text += "\n_EXPORTS = {\n" + "".join(f'    "{export}": "{mod}{"" if cls == export else ":" + cls}",\n' for mod, cls, export in named) + "}\n"
+    text += (
+        "\n_EXPORTS = {\n"
+        + "".join(f'    "{export}": "{mod}{"" if cls == export else ":" + cls}",\n' for mod, cls, export in named)
+        + "}\n"
+    )
     text += "\n__all__ = [\n" + "".join(f'    "{export}",\n' for export in sorted(n for _, _, n in named)) + "]\n"
     if renamed:
         text += (
             "\n\ndef __getattr__(name: str) -> Any:\n"
             "    if name in _EXPORTS:\n"
-            "        module, _, cls = _EXPORTS[name].partition(\":\")\n"
-            "        return getattr(importlib.import_module(f\".{module}\", __name__), cls or name)\n"
-            "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n"
+            '        module, _, cls = _EXPORTS[name].partition(":")\n'
+            '        return getattr(importlib.import_module(f".{module}", __name__), cls or name)\n'
+            '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
         )
         return text
     text += (
         "\n\ndef __getattr__(name: str) -> Any:\n"
         "    if name in _EXPORTS:\n"
-        "        return getattr(importlib.import_module(f\".{_EXPORTS[name]}\", __name__), name)\n"
-        "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n"
+        '        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)\n'
+        '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
     )
     return text
 
@@ -454,7 +489,7 @@ def _field_deprecation(ir: IR, model_loc: Location, name: str) -> Deprecation | 
     for loc, dep in ir.deprecations:
         if loc.file != model_loc.file or not loc.pointer.endswith(suffix) or not loc.pointer.startswith(model_loc.pointer):
             continue
-        middle = loc.pointer[len(model_loc.pointer): -len(suffix)]
+        middle = loc.pointer[len(model_loc.pointer) : -len(suffix)]
         parts = [p for p in middle.split("/") if p]
         if all(p == "allOf" or p.isdigit() for p in parts):
             return dep
@@ -597,5 +632,5 @@ def _add_import(text: str, line: str) -> str:
     # after "from __future__ import annotations" (DCG always writes it first)
     for i, existing in enumerate(lines):
         if existing.startswith("from __future__ import"):
-            return "".join(lines[: i + 2] + [line] + lines[i + 2:])
+            return "".join([*lines[: i + 2], line, *lines[i + 2 :]])
     return line + text

@@ -45,7 +45,9 @@ def ts_type(expr: TypeExpr | None, current: str, aliases: dict[str, str]) -> str
     if isinstance(expr, Primitive):
         return _PRIMITIVES[expr.name]
     if isinstance(expr, Literal):
-        return " | ".join(json.dumps(v, ensure_ascii=False) if not isinstance(v, (dict, list)) else "unknown" for v in expr.values) or "never"
+        return (
+            " | ".join(json.dumps(v, ensure_ascii=False) if not isinstance(v, (dict, list)) else "unknown" for v in expr.values) or "never"
+        )
     if isinstance(expr, Named):
         if expr.ref.file == current:
             return expr.ref.name
@@ -69,8 +71,14 @@ def _doc_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
 
-def jsdoc(description: str | None, constraints: tuple[tuple[str, Any], ...] = (), deprecation: Any = None,
-          default: tuple[bool, Any] = (False, None), indent: str = "", remarks: tuple[str, ...] = ()) -> str:
+def jsdoc(
+    description: str | None,
+    constraints: tuple[tuple[str, Any], ...] = (),
+    deprecation: Any = None,
+    default: tuple[bool, Any] = (False, None),
+    indent: str = "",
+    remarks: tuple[str, ...] = (),
+) -> str:
     lines: list[str] = []
     if description:
         lines.extend(description.strip().splitlines())
@@ -119,15 +127,18 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
             type_doc=_type_doc,
             prop=_prop_name,
             tagged=tagged,
-            nullable=lambda expr, n: t(expr) + (" | null" if n else ""),
-            extends=lambda nt: (" extends " + ", ".join(t(Named(b)) for b in nt.bases)) if nt.bases else "",
+            # the template is rendered in this iteration, so the closures see this module's `t`
+            nullable=lambda expr, n: t(expr) + (" | null" if n else ""),  # noqa: B023
+            extends=lambda nt: (" extends " + ", ".join(t(Named(b)) for b in nt.bases)) if nt.bases else "",  # noqa: B023
         )
         out[f"{module.stem}.ts"] = text.encode("utf-8")
     roots = {m.root for m in ir.modules if m.root}
     # a module namespace named like a re-exported root type (GeoJSON.json's root GeoJSON) takes a suffix
     namespaces = {m.file: m.stem + "_module" if m.stem in roots else m.stem for m in ir.modules}
     integer_module = next((m.stem for m in ir.modules if _uses_integer(m.types)), None)
-    out["index.ts"] = env.get_template("index.ts.j2").render(modules=ir.modules, namespaces=namespaces, integer_module=integer_module).encode("utf-8")
+    out["index.ts"] = (
+        env.get_template("index.ts.j2").render(modules=ir.modules, namespaces=namespaces, integer_module=integer_module).encode("utf-8")
+    )
     return out
 
 

@@ -149,7 +149,9 @@ class _Walker:
                 resolved = resolver.lookup(node["$ref"])
                 node, resolver = resolved.contents, resolved.resolver
                 yield node, resolver
-            if (isinstance(node, dict) and step in node) or (isinstance(node, list) and isinstance(step, int) and step < len(node)):
+            if isinstance(node, dict) and step in node:
+                node = node[step]
+            elif isinstance(node, list) and isinstance(step, int) and step < len(node):
                 node = node[step]
             else:
                 return

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import diffcmd, schemacmd
+from .interop import cli as interopcmd
 from .extras import MissingExtra
 from .findings import Finding, Report
 from .loader import SUFFIXES, expand, load_path, load_stdin
@@ -321,6 +322,7 @@ def _parser() -> argparse.ArgumentParser:
 
     diffcmd.add_parser(commands)
     schemacmd.add_parser(commands)
+    interopcmd.add_parsers(commands)
     return parser
 
 

@@ -36,6 +36,8 @@ class Sink:
         self.writer: ResultSetWriter | None = None
         self.headers: Headers | None = None
         self.summary: dict[str, Any] | None = None
+        self.declared: dict[str, tuple[str, ...]] = {}
+        self.interned: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def start(self, resultset: dict[str, Any], suite: dict[str, Any]) -> None:
         assert self.writer is None
@@ -47,10 +49,36 @@ class Sink:
         self.suite.grader(grader)
 
     def test_case(self, case: dict[str, Any]) -> bool:
-        return self.suite.test_case(case)
+        added = self.suite.test_case(case)
+        if added and "graders" in case:
+            self.declared[case["id"]] = self._intern(tuple(g for g in case["graders"] if isinstance(g, str)))
+        return added
+
+    def _intern(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        return self.interned.setdefault(ids, ids)
 
     def result(self, row: dict[str, Any]) -> None:
+        """Write a row: ``passed`` decided by the outcome model; a non-errored row gets an unscored result for each
+        grader its test case lists but the source did not score (so the cross-document rules hold), and a
+        placeholder grader ``<format>:none`` when the source scored nothing at all."""
         assert self.writer is not None, "start() first"
+        case = row["test_case_id"]
+        results = row.setdefault("grader_results", [])
+        if "error" not in row:
+            have = {g["grader_id"] for g in results}
+            for grader_id in self.declared.get(case, ()):
+                if grader_id not in have:
+                    results.append({"grader_id": grader_id, "type": self.suite.graders[grader_id]["type"], "score": None, "passed": False})
+                    self.loss.defaulted("", f"(test case {case})", "a grader of the test case has no result on a row: unscored")
+            if not results:
+                placeholder = f"{self.format}:none"
+                self.grader({"id": placeholder, "type": "custom", "params": {"handler": placeholder}})
+                results.append({"grader_id": placeholder, "type": "custom", "score": None, "passed": False})
+                self.loss.defaulted("", "(rows)", f"the source has no score for a row: one unscored result of the placeholder grader {placeholder}")
+        seen = self.suite.case_graders.get(case, ())
+        ids = tuple(g["grader_id"] for g in results)
+        if not set(ids) <= set(seen):
+            self.suite.case_graders[case] = self._intern(tuple(sorted(set(seen) | set(ids))))
         row["passed"] = decide_passed(row)
         self.writer.add(row)
 

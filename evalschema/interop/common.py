@@ -219,13 +219,14 @@ class ResultSetWriter:
 class SuiteWriter:
     """Collects graders and spools test cases (first occurrence of each id wins) to a temporary file.
 
-    A test case without ``graders`` gets every grader of the suite when the suite is written (importers learn
-    the graders as they read the rows).
+    A test case without ``graders`` gets the graders its rows reported when the suite is written (importers learn
+    the graders as they read the rows), or every grader when its rows reported none (errored rows only).
     """
 
     def __init__(self) -> None:
         self.graders: dict[str, dict[str, Any]] = {}
         self.seen: set[str] = set()
+        self.case_graders: dict[str, tuple[str, ...]] = {}  # the graders each test case's rows reported
         self.spool = tempfile.TemporaryFile()
         self.count = 0
 
@@ -247,7 +248,7 @@ class SuiteWriter:
         self.spool.seek(0)
         for index, line in enumerate(self.spool):
             case = orjson.loads(line)
-            case.setdefault("graders", every)
+            case.setdefault("graders", list(self.case_graders.get(case["id"], ())) or every)
             stream.write((b"," if index else b"") + json_bytes(case))
         stream.write(b"]}")
         self.spool.close()

@@ -8,6 +8,7 @@ The field-by-field mapping is SPEC.md, Appendix A.1.
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,26 +38,31 @@ def _dump(model: Any) -> dict[str, Any]:
     return dumped
 
 
+_ARCHIVE = re.compile(r"EOCD|zip|central directory|Bad magic|compressed", re.IGNORECASE)
+_JSON = re.compile(r"line \d+ column \d+|while parsing|JSON|unexpected character|expected ident", re.IGNORECASE)
+
+
 def _read_error(path: Path, exc: BaseException) -> ConversionError:
+    """The reader's exception as a conversion error: Inspect raises ValueError for most problems, so the message
+    tells an unreadable archive or JSON text from a log of the wrong shape (pydantic's errors, checked first)."""
     text = str(exc)
+    first_line = text.splitlines()[0] if text else type(exc).__name__
     if isinstance(exc, FileNotFoundError):
         return ConversionError("IMPORT_UNREADABLE", "no such file", str(path))
-    if isinstance(exc, (zipfile.BadZipFile, EOFError)) or "zip" in type(exc).__name__.lower():
-        return ConversionError("IMPORT_UNREADABLE", f"not a readable .eval archive (truncated or corrupt): {text}", str(path))
-    if "version" in text.lower() and "log format" in text.lower():
-        return ConversionError("IMPORT_VERSION_UNSUPPORTED", f"Inspect cannot read this log: {text}", str(path), "/version")
-    if isinstance(exc, json.JSONDecodeError) or "json" in type(exc).__name__.lower() or "Incomplete" in type(exc).__name__:
-        return ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {text.splitlines()[0] if text else type(exc).__name__}", str(path))
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic's ValidationError: the first problem, with its location
         try:
             first = errors()[0]
-            where = pointer(*first.get("loc", ()))
-            return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', text)}", str(path), where)
+            return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', text)}", str(path), pointer(*first.get("loc", ())))
         except (TypeError, IndexError, KeyError):
             pass
-    line = text.splitlines()[0] if text else type(exc).__name__
-    return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log ({type(exc).__name__}): {line}", str(path))
+    if "version" in text.lower() and "log format" in text.lower():
+        return ConversionError("IMPORT_VERSION_UNSUPPORTED", f"Inspect cannot read this log: {first_line}", str(path), "/version")
+    if isinstance(exc, (zipfile.BadZipFile, EOFError)) or (path.suffix == ".eval" and _ARCHIVE.search(text)):
+        return ConversionError("IMPORT_UNREADABLE", f"not a readable .eval archive (truncated or corrupt): {first_line}", str(path))
+    if isinstance(exc, json.JSONDecodeError) or (path.suffix == ".json" and _JSON.search(text)):
+        return ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {first_line}", str(path))
+    return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log ({type(exc).__name__}): {first_line}", str(path))
 
 
 def _samples(path: Path, header: Any) -> Iterator[Any]:

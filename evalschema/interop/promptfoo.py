@@ -98,6 +98,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         "evalId": doc.get("evalId"), "version": version, "stats": body.get("stats"), "prompts": body.get("prompts"),
         "metadata": meta, "shareableUrl": doc.get("shareableUrl"), "providers": providers if len(providers) > 1 else None,
         **{k: v for k, v in body.items() if k not in {"version", "timestamp", "results", "stats", "prompts"}},
+        **{k: v for k, v in doc.items() if k not in {"evalId", "results", "config", "metadata", "shareableUrl"}},
     })
     suite: dict[str, Any] = {"id": suite_id, "metadata": prefixed(FORMAT, {"config": config})}
     if description:

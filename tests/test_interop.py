@@ -290,3 +290,63 @@ def test_timestamps_are_rfc3339(tmp_path: Path) -> None:
     import_results("openai_evals", _inputs("openai_evals", "valid.jsonl"), tmp_path / "r.json")
     started = orjson.loads((tmp_path / "r.json").read_bytes())["started_at"]
     assert dt.datetime.fromisoformat(started).tzinfo is not None
+
+
+def _row(fmt: str, name: str, case: str, tmp_path: Path, attempt: int | None = None) -> dict[str, Any]:
+    import_results(fmt, _inputs(fmt, name), tmp_path / "r.json")
+    rows = orjson.loads((tmp_path / "r.json").read_bytes())["results"]
+    [row] = [r for r in rows if r["test_case_id"] == case and r.get("attempt") == attempt]
+    return dict(row)
+
+
+def _grades(row: dict[str, Any]) -> list[tuple[str, float | None, bool, Any]]:
+    return [(g["grader_id"], g["score"], g["passed"], (g.get("metadata") or {}).get(next((k for k in g.get("metadata") or {} if k.endswith(".value")), ""), None))
+            for g in row["grader_results"]]
+
+
+MAPPINGS: list[tuple[str, str, str, int | None, list[tuple[str, float | None, bool, Any]], bool, str | None]] = [
+    # format, fixture, test case, attempt, (grader, score, passed, kept source value), row passed, error type
+    ("inspect_ai", "valid.json", "right", 1, [("match", 1.0, True, "C"), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "valid.json", "wrong", 2, [("match", 0.0, False, "I"), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "valid.json", "boom", 1, [], False, "runner_error"),
+    ("inspect_ai", "score-partial.json", "3", 1, [("match", 0.5, False, "P"), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "score-noanswer.json", "3", 1, [("match", 0.0, False, "N"), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "score-out-of-range.json", "3", 1, [("match", None, False, 7), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "score-numeric-string.json", "3", 1, [("match", 0.75, False, None), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "score-bool.json", "3", 1, [("match", 1.0, True, None), ("brevity", 0.25, False, None)], False, None),
+    ("inspect_ai", "score-dict.json", "right", 1, [("match/accuracy", 1.0, True, None), ("match/style", 0.5, False, None), ("brevity", 0.25, False, None)], False, None),
+    ("promptfoo", "valid.json", "test-0", None, [("test-0/assert-0:contains", 1.0, True, None), ("test-0/assert-1:icontains", 1.0, True, None), ("test-0/assert-2:regex", 1.0, True, None)], True, None),
+    ("promptfoo", "valid.json", "test-1", None, [("test-1/assert-0:equals", 0.0, False, None), ("test-1/assert-1:javascript", 0.25, True, None), ("test-1/assert-2:not-contains", 1.0, True, None)], False, None),
+    ("promptfoo", "provider-error.json", "test-1", None, [("test-1/assert-0:equals", None, False, None), ("test-1/assert-1:javascript", None, False, None), ("test-1/assert-2:not-contains", None, False, None)], False, "provider_error"),
+    ("lm_eval", "valid", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", 0.0, False, None)], False, None),
+    ("lm_eval", "metric-bool", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", 1.0, True, None)], True, None),
+    ("lm_eval", "lower-is-better", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", None, False, 0.0)], False, None),
+    ("lm_eval", "filter-and-int-target", "math_perturbed_full/0#strict-match", None, [("math_perturbed_full/exact_match", 0.0, False, None)], False, None),
+    ("openai_evals", "valid.jsonl", "test-match.s1.1", None, [("match", 1.0, True, None)], True, None),
+    ("openai_evals", "error-event.jsonl", "test-match.s1.0", None, [("match", 0.0, False, None)], False, "runner_error"),
+    ("openai_evals", "metrics-score.jsonl", "test-match.s1.1", None, [("match", 1.0, True, None), ("metrics", 0.4, False, None)], False, None),
+    ("deepeval", "valid.json", "0:test_case_0", None, [("Word_Overlap", 1.0, True, None), ("Brevity", 1.0, True, None)], True, None),
+    ("deepeval", "metric-error.json", "1:test_case_1", None, [("Word_Overlap", None, False, None), ("Brevity", 0.0, False, None)], False, None),
+    ("deepeval", "no-metrics.json", "1:test_case_1", None, [("deepeval:no-metrics", None, False, None)], False, None),
+]
+
+
+@pytest.mark.parametrize(("fmt", "name", "case", "attempt", "grades", "passed", "error"), MAPPINGS, ids=[f"{m[0]}/{m[1]}/{m[2]}" for m in MAPPINGS])
+def test_mapping(fmt: str, name: str, case: str, attempt: int | None, grades: list[Any], passed: bool, error: str | None, tmp_path: Path) -> None:
+    row = _row(fmt, name, case, tmp_path, attempt)
+    assert _grades(row) == grades
+    assert row["passed"] is passed
+    assert (row.get("error") or {}).get("type") == error
+
+
+def test_loss_report_entries(tmp_path: Path) -> None:
+    done = import_results("lm_eval", _inputs("lm_eval", "lower-is-better"), tmp_path / "r.json")
+    report = done.loss.to_dict()
+    assert report["counts"] == {"dropped": 0, "approximated": 10, "defaulted": 0}
+    [entry] = report["approximated"]
+    assert (entry["pointer"], entry["count"], entry["examples"][0]) == (":*/exact_match", 10, ":1/exact_match")
+    assert entry["reason"].startswith("lower-is-better metric")
+    inspect = import_results("inspect_ai", _inputs("inspect_ai", "valid.json"), tmp_path / "i.json").loss.to_dict()
+    dropped = {(e["pointer"], e["count"]) for e in inspect["dropped"]}
+    assert dropped == {("/samples/*/messages", 8), ("/samples/*/events", 8), ("/samples/*/error/traceback_ansi", 2), ("/reductions", 1)}
+    assert {(e["pointer"], e["count"]) for e in inspect["defaulted"]} == {("/samples/*/error", 2)}

@@ -263,7 +263,7 @@ def deepeval_fixtures() -> None:
         "case-not-object": (lambda d: d["testCases"].__setitem__(0, "x"), "IMPORT_NOT_FORMAT"),
         "case-no-name": (tc(0, lambda c: c.pop("name")), "IMPORT_NOT_FORMAT"),
         "metric-no-name": (tc(0, lambda c: c["metricsData"][0].pop("name")), "IMPORT_NOT_FORMAT"),
-        "metric-error": (tc(1, lambda c: c["metricsData"][0].update({"error": "judge timed out", "score": None, "success": False})), "ok"),
+        "metric-error": (tc(1, lambda c: c["metricsData"][0].update({"error": "judge timed out", "score": 0.3, "success": False})), "ok"),
         "metric-score-above-one": (tc(0, lambda c: c["metricsData"][0].__setitem__("score", 5)), "ok"),
         "no-metrics": (tc(1, lambda c: c.pop("metricsData")), "ok"),
         "empty-input": (tc(0, lambda c: c.__setitem__("input", "")), "ok"),

@@ -23,9 +23,9 @@ import pytest
 
 from evalschema.cli import main
 from evalschema.interop import ConversionError, export_results, import_results
+from evalschema.interop.common import LossReport
 from evalschema.interop.csv_export import COLUMNS
 from evalschema.interop.eee import record
-from evalschema.interop.common import LossReport
 from evalschema.validate import validate
 
 HERE = Path(__file__).parent / "interop"
@@ -60,8 +60,21 @@ def eee_validator() -> Any:
     folder = CACHE / f"every_eval_ever-{EEE_VERSION}"
     if not (folder / "every_eval_ever").is_dir():
         wheels = CACHE / "wheels"
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--ignore-requires-python",
-                        f"every-eval-ever=={EEE_VERSION}", "-d", str(wheels)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--ignore-requires-python",
+                f"every-eval-ever=={EEE_VERSION}",
+                "-d",
+                str(wheels),
+            ],
+            check=True,
+        )
         import zipfile
 
         with zipfile.ZipFile(next(wheels.glob(f"every_eval_ever-{EEE_VERSION}-*.whl"))) as wheel:
@@ -167,7 +180,16 @@ def test_export_refuses_an_invalid_resultset(tmp_path: Path) -> None:
 
 
 def test_cli_import_and_strict_loss(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["import", "--from", "inspect_ai", str(FIXTURES / "inspect_ai" / "valid.eval"), "-o", str(tmp_path / "r.json"), "--format", "json"]
+    args = [
+        "import",
+        "--from",
+        "inspect_ai",
+        str(FIXTURES / "inspect_ai" / "valid.eval"),
+        "-o",
+        str(tmp_path / "r.json"),
+        "--format",
+        "json",
+    ]
     assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is True and report["loss"]["counts"]["dropped"] > 0
@@ -194,15 +216,26 @@ def test_inspect_mapping_numbers(tmp_path: Path) -> None:
     for name in ("valid.eval", "valid.json"):
         summary = import_results("inspect_ai", _inputs("inspect_ai", name), tmp_path / f"{name}.resultset.json").summary
         assert summary == {
-            "total": 8, "passed": 0, "failed": 6, "skipped": 2, "errored": 2, "invalidated": 0, "unscored": 0,
-            "pass_rate": 0.0, "avg_score": pytest.approx((1 / 3 + 0.25) / 2),
-            "by_grader": {"brevity": {"passed": 0, "failed": 6, "unscored": 0, "avg_score": 0.25},
-                          "match": {"passed": 2, "failed": 4, "unscored": 0, "avg_score": pytest.approx(1 / 3)}},
+            "total": 8,
+            "passed": 0,
+            "failed": 6,
+            "skipped": 2,
+            "errored": 2,
+            "invalidated": 0,
+            "unscored": 0,
+            "pass_rate": 0.0,
+            "avg_score": pytest.approx((1 / 3 + 0.25) / 2),
+            "by_grader": {
+                "brevity": {"passed": 0, "failed": 6, "unscored": 0, "avg_score": 0.25},
+                "match": {"passed": 2, "failed": 4, "unscored": 0, "avg_score": pytest.approx(1 / 3)},
+            },
             "attempts": {"test_cases": 3, "first_attempt_pass_rate": 0.0, "any_pass_rate": 0.0, "all_pass_rate": 0.0},
         }
     eval_rows = orjson.loads((tmp_path / "valid.eval.resultset.json").read_bytes())["results"]
     json_rows = orjson.loads((tmp_path / "valid.json.resultset.json").read_bytes())["results"]
-    assert sorted(eval_rows, key=lambda r: (r["test_case_id"], r["attempt"])) == sorted(json_rows, key=lambda r: (r["test_case_id"], r["attempt"]))
+    assert sorted(eval_rows, key=lambda r: (r["test_case_id"], r["attempt"])) == sorted(
+        json_rows, key=lambda r: (r["test_case_id"], r["attempt"])
+    )
 
 
 def test_cross_check_with_eee_converters(tmp_path: Path, eee_validator: Any) -> None:
@@ -221,16 +254,22 @@ def test_cross_check_with_eee_converters(tmp_path: Path, eee_validator: Any) -> 
     from every_eval_ever.converters.lm_eval.adapter import LMEvalAdapter
     from every_eval_ever.eval_types import EvaluatorRelationship
 
-    args = {"source_organization_name": "evalschema-tests", "evaluator_relationship": EvaluatorRelationship.first_party,
-            "file_uuid": "123e4567-e89b-42d3-a456-426614174000", "parent_eval_output_dir": str(tmp_path / "eee")}
+    args = {
+        "source_organization_name": "evalschema-tests",
+        "evaluator_relationship": EvaluatorRelationship.first_party,
+        "file_uuid": "123e4567-e89b-42d3-a456-426614174000",
+        "parent_eval_output_dir": str(tmp_path / "eee"),
+    }
     log = json.loads((HERE / "data" / "inspect_ai" / "tiny-mockllm.json").read_text())
     log["eval"]["model"] = "openai/gpt-4o-mini"
     (tmp_path / "tiny.json").write_text(json.dumps(log))
     theirs = InspectAIAdapter().transform_from_file(str(tmp_path / "tiny.json"), metadata_args=args)
     their_scores = {r.evaluation_result_id: r.score_details.score for r in theirs.evaluation_results}
     ours = import_results("inspect_ai", [tmp_path / "tiny.json"], tmp_path / "tiny.resultset.json").summary["by_grader"]
-    assert their_scores == {"match:accuracy": pytest.approx(ours["match"]["avg_score"], abs=1e-12),
-                            "brevity:mean": pytest.approx(ours["brevity"]["avg_score"], abs=1e-12)}
+    assert their_scores == {
+        "match:accuracy": pytest.approx(ours["match"]["avg_score"], abs=1e-12),
+        "brevity:mean": pytest.approx(ours["brevity"]["avg_score"], abs=1e-12),
+    }
     assert ours["match"]["avg_score"] == pytest.approx(1 / 3) and ours["brevity"]["avg_score"] == 0.25
 
     results = HERE / "data" / "lm_eval" / "results_2026-01-21T03-44-18.458309.json"
@@ -238,14 +277,18 @@ def test_cross_check_with_eee_converters(tmp_path: Path, eee_validator: Any) -> 
     eee_means = {r.source_data.dataset_name: r.score_details.score for log in logs for r in log.evaluation_results}
     assert eee_means == {"math_perturbed_full": 0.0, "math_rephrased_full": 0.0004}
     ours_lm = import_results("lm_eval", _inputs("lm_eval", "valid"), tmp_path / "lm.resultset.json").summary["by_grader"]
-    assert ours_lm == {"math_perturbed_full/exact_match": {"passed": 0, "failed": 10, "unscored": 0, "avg_score": eee_means["math_perturbed_full"]}}
+    assert ours_lm == {
+        "math_perturbed_full/exact_match": {"passed": 0, "failed": 10, "unscored": 0, "avg_score": eee_means["math_perturbed_full"]}
+    }
 
 
 @pytest.mark.slow
 def test_real_inspect_run(tmp_path: Path) -> None:
     """Inspect AI itself, offline (mockllm/model; the token counter is replaced in the task file: see its docstring)."""
     env = {**os.environ, "HOME": str(tmp_path / "home"), "INSPECT_DISPLAY": "none", "INSPECT_LOG_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, str(HERE / "inspect_task.py"), str(tmp_path / "logs")], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(HERE / "inspect_task.py"), str(tmp_path / "logs")], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     eval_log, json_log = (Path(p) for p in done.stdout.split())
     for log in (eval_log, json_log):
@@ -267,7 +310,12 @@ def _promptfoo() -> Path:
         assert npm is not None, "npm is needed to install promptfoo for this test"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "package.json").write_text('{"private": true}')
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", f"promptfoo@{PROMPTFOO_VERSION}", "node@22"], cwd=folder, check=True, timeout=1800)
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--silent", f"promptfoo@{PROMPTFOO_VERSION}", "node@22"],
+            cwd=folder,
+            check=True,
+            timeout=1800,
+        )
     return folder / "node_modules" / ".bin"
 
 
@@ -276,10 +324,22 @@ def test_real_promptfoo_run(tmp_path: Path) -> None:
     """promptfoo itself with its `echo` provider (no network), telemetry and update checks off."""
     bin_dir = _promptfoo()
     shutil.copy(HERE / "promptfooconfig.yaml", tmp_path / "promptfooconfig.yaml")
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PROMPTFOO_DISABLE_TELEMETRY": "1",
-           "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_CONFIG_DIR": str(tmp_path / ".promptfoo"), "HOME": str(tmp_path)}
-    done = subprocess.run([str(bin_dir / "promptfoo"), "eval", "-c", "promptfooconfig.yaml", "-o", "results.json", "--no-cache", "--no-progress-bar"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PROMPTFOO_DISABLE_TELEMETRY": "1",
+        "PROMPTFOO_DISABLE_UPDATE": "1",
+        "PROMPTFOO_CONFIG_DIR": str(tmp_path / ".promptfoo"),
+        "HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [str(bin_dir / "promptfoo"), "eval", "-c", "promptfooconfig.yaml", "-o", "results.json", "--no-cache", "--no-progress-bar"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode in (0, 100), done.stderr[-2000:]  # 100: some test failed, as designed
     summary = import_results("promptfoo", [tmp_path / "results.json"], tmp_path / "pf.resultset.json").summary
     assert (summary["total"], summary["passed"], summary["failed"], summary["errored"]) == (3, 2, 1, 0)
@@ -300,8 +360,15 @@ def _row(fmt: str, name: str, case: str, tmp_path: Path, attempt: int | None = N
 
 
 def _grades(row: dict[str, Any]) -> list[tuple[str, float | None, bool, Any]]:
-    return [(g["grader_id"], g["score"], g["passed"], (g.get("metadata") or {}).get(next((k for k in g.get("metadata") or {} if k.endswith(".value")), ""), None))
-            for g in row["grader_results"]]
+    return [
+        (
+            g["grader_id"],
+            g["score"],
+            g["passed"],
+            (g.get("metadata") or {}).get(next((k for k in g.get("metadata") or {} if k.endswith(".value")), ""), None),
+        )
+        for g in row["grader_results"]
+    ]
 
 
 MAPPINGS: list[tuple[str, str, str, int | None, list[tuple[str, float | None, bool, Any]], bool, str | None]] = [
@@ -314,25 +381,97 @@ MAPPINGS: list[tuple[str, str, str, int | None, list[tuple[str, float | None, bo
     ("inspect_ai", "score-out-of-range.json", "3", 1, [("match", None, False, 7), ("brevity", 0.25, False, None)], False, None),
     ("inspect_ai", "score-numeric-string.json", "3", 1, [("match", 0.75, False, None), ("brevity", 0.25, False, None)], False, None),
     ("inspect_ai", "score-bool.json", "3", 1, [("match", 1.0, True, None), ("brevity", 0.25, False, None)], False, None),
-    ("inspect_ai", "score-dict.json", "right", 1, [("match/accuracy", 1.0, True, None), ("match/style", 0.5, False, None), ("brevity", 0.25, False, None)], False, None),
-    ("promptfoo", "valid.json", "test-0", None, [("test-0/assert-0:contains", 1.0, True, None), ("test-0/assert-1:icontains", 1.0, True, None), ("test-0/assert-2:regex", 1.0, True, None)], True, None),
-    ("promptfoo", "valid.json", "test-1", None, [("test-1/assert-0:equals", 0.0, False, None), ("test-1/assert-1:javascript", 0.25, True, None), ("test-1/assert-2:not-contains", 1.0, True, None)], False, None),
-    ("promptfoo", "provider-error.json", "test-1", None, [("test-1/assert-0:equals", None, False, None), ("test-1/assert-1:javascript", None, False, None), ("test-1/assert-2:not-contains", None, False, None)], False, "provider_error"),
+    (
+        "inspect_ai",
+        "score-dict.json",
+        "right",
+        1,
+        [("match/accuracy", 1.0, True, None), ("match/style", 0.5, False, None), ("brevity", 0.25, False, None)],
+        False,
+        None,
+    ),
+    (
+        "promptfoo",
+        "valid.json",
+        "test-0",
+        None,
+        [
+            ("test-0/assert-0:contains", 1.0, True, None),
+            ("test-0/assert-1:icontains", 1.0, True, None),
+            ("test-0/assert-2:regex", 1.0, True, None),
+        ],
+        True,
+        None,
+    ),
+    (
+        "promptfoo",
+        "valid.json",
+        "test-1",
+        None,
+        [
+            ("test-1/assert-0:equals", 0.0, False, None),
+            ("test-1/assert-1:javascript", 0.25, True, None),
+            ("test-1/assert-2:not-contains", 1.0, True, None),
+        ],
+        False,
+        None,
+    ),
+    (
+        "promptfoo",
+        "provider-error.json",
+        "test-1",
+        None,
+        [
+            ("test-1/assert-0:equals", None, False, None),
+            ("test-1/assert-1:javascript", None, False, None),
+            ("test-1/assert-2:not-contains", None, False, None),
+        ],
+        False,
+        "provider_error",
+    ),
     ("lm_eval", "valid", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", 0.0, False, None)], False, None),
     ("lm_eval", "metric-bool", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", 1.0, True, None)], True, None),
     ("lm_eval", "lower-is-better", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", None, False, 0.0)], False, None),
-    ("lm_eval", "filter-and-int-target", "math_perturbed_full/0#strict-match", None, [("math_perturbed_full/exact_match", 0.0, False, None)], False, None),
+    (
+        "lm_eval",
+        "filter-and-int-target",
+        "math_perturbed_full/0#strict-match",
+        None,
+        [("math_perturbed_full/exact_match", 0.0, False, None)],
+        False,
+        None,
+    ),
     ("openai_evals", "valid.jsonl", "test-match.s1.1", None, [("match", 1.0, True, None)], True, None),
     ("openai_evals", "error-event.jsonl", "test-match.s1.0", None, [("match", 0.0, False, None)], False, "runner_error"),
-    ("openai_evals", "metrics-score.jsonl", "test-match.s1.1", None, [("match", 1.0, True, None), ("metrics", 0.4, False, None)], False, None),
+    (
+        "openai_evals",
+        "metrics-score.jsonl",
+        "test-match.s1.1",
+        None,
+        [("match", 1.0, True, None), ("metrics", 0.4, False, None)],
+        False,
+        None,
+    ),
     ("deepeval", "valid.json", "0:test_case_0", None, [("Word_Overlap", 1.0, True, None), ("Brevity", 1.0, True, None)], True, None),
-    ("deepeval", "metric-error.json", "1:test_case_1", None, [("Word_Overlap", None, False, None), ("Brevity", 0.0, False, None)], False, None),
+    (
+        "deepeval",
+        "metric-error.json",
+        "1:test_case_1",
+        None,
+        [("Word_Overlap", None, False, None), ("Brevity", 0.0, False, None)],
+        False,
+        None,
+    ),
     ("deepeval", "no-metrics.json", "1:test_case_1", None, [("deepeval:no-metrics", None, False, None)], False, None),
 ]
 
 
-@pytest.mark.parametrize(("fmt", "name", "case", "attempt", "grades", "passed", "error"), MAPPINGS, ids=[f"{m[0]}/{m[1]}/{m[2]}" for m in MAPPINGS])
-def test_mapping(fmt: str, name: str, case: str, attempt: int | None, grades: list[Any], passed: bool, error: str | None, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "name", "case", "attempt", "grades", "passed", "error"), MAPPINGS, ids=[f"{m[0]}/{m[1]}/{m[2]}" for m in MAPPINGS]
+)
+def test_mapping(
+    fmt: str, name: str, case: str, attempt: int | None, grades: list[Any], passed: bool, error: str | None, tmp_path: Path
+) -> None:
     row = _row(fmt, name, case, tmp_path, attempt)
     assert _grades(row) == grades
     assert row["passed"] is passed

@@ -31,8 +31,16 @@ IMPORTERS: dict[str, str] = {
 EXPORTERS: dict[str, str] = {"eee": "eee", "otel": "otel", "csv": "csv_export"}
 
 __all__ = [
-    "ERROR_CODES", "EXPORTERS", "IMPORTERS", "ConversionError", "ExportOutcome", "ImportOutcome", "LossReport",
-    "export_results", "import_results", "suite_path_for",
+    "ERROR_CODES",
+    "EXPORTERS",
+    "IMPORTERS",
+    "ConversionError",
+    "ExportOutcome",
+    "ImportOutcome",
+    "LossReport",
+    "export_results",
+    "import_results",
+    "suite_path_for",
 ]
 
 
@@ -102,7 +110,9 @@ def export_results(format: str, resultset: Path, out: Path) -> ExportOutcome:
     report = validate(document, "resultset")
     if report.errors:
         first = report.errors[0]
-        raise ConversionError("EXPORT_INPUT_INVALID", f"not a valid result set: {first.code}: {first.message}", str(resultset), first.pointer)
+        raise ConversionError(
+            "EXPORT_INPUT_INVALID", f"not a valid result set: {first.code}: {first.message}", str(resultset), first.pointer
+        )
     module = importlib.import_module(f".{EXPORTERS[format]}", __name__)
     loss = LossReport("export", format)
     with atomic_stream(out) as stream:

@@ -74,7 +74,9 @@ class Sink:
                 placeholder = f"{self.format}:none"
                 self.grader({"id": placeholder, "type": "custom", "params": {"handler": placeholder}})
                 results.append({"grader_id": placeholder, "type": "custom", "score": None, "passed": False})
-                self.loss.defaulted("", "(rows)", f"the source has no score for a row: one unscored result of the placeholder grader {placeholder}")
+                self.loss.defaulted(
+                    "", "(rows)", f"the source has no score for a row: one unscored result of the placeholder grader {placeholder}"
+                )
         seen = self.suite.case_graders.get(case, ())
         ids = tuple(g["grader_id"] for g in results)
         if not set(ids) <= set(seen):
@@ -98,6 +100,16 @@ def decide_passed(row: dict[str, Any]) -> bool:
         return False
     scored = [g for g in row.get("grader_results", []) if g.get("score") is not None]
     return bool(scored) and all(g.get("passed") is True for g in scored)
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (sources are read defensively)."""
+    return value if isinstance(value, dict) else {}
+
+
+def arr(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
 
 
 def finite_number(value: Any) -> float | None:
@@ -127,7 +139,9 @@ def map_score(
         return (1.0 if value else 0.0), value, {}
     if letters and isinstance(value, str) and value in LETTERS:
         score, passed = LETTERS[value]
-        loss.approximated(source, where, f"Inspect letter value mapped to a number (C=1 pass, I=0, P=0.5, N=0); the letter is kept in metadata")
+        loss.approximated(
+            source, where, "Inspect letter value mapped to a number (C=1 pass, I=0, P=0.5, N=0); the letter is kept in metadata"
+        )
         return score, passed, {"value": value}
     number = finite_number(value)
     if number is None and isinstance(value, str):

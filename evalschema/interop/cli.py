@@ -35,7 +35,9 @@ def add_parsers(subparsers: Any) -> None:
     imp.add_argument("--strict-loss", action="store_true", help="exit 1 when anything was dropped")
     imp.set_defaults(handler=run_import)
 
-    exp: argparse.ArgumentParser = subparsers.add_parser("export", help="convert a result set to Every Eval Ever, OpenTelemetry (OTLP/JSON) or CSV")
+    exp: argparse.ArgumentParser = subparsers.add_parser(
+        "export", help="convert a result set to Every Eval Ever, OpenTelemetry (OTLP/JSON) or CSV"
+    )
     exp.add_argument("--to", dest="target_format", required=True, choices=tuple(EXPORTERS), help="the output format")
     exp.add_argument("input", type=Path, metavar="RESULTSET")
     exp.add_argument("-o", "--out", type=Path, required=True, metavar="OUT")
@@ -66,9 +68,15 @@ def run_import(args: argparse.Namespace) -> int:
         outcome = import_results(args.source_format, args.inputs, args.out, args.suite_out)
     except ConversionError as error:
         return _failed(args, error)
-    return _report(args, outcome.loss, {
-        "resultset": str(outcome.resultset_path), "suite": str(outcome.suite_path), "summary": outcome.summary,
-    })
+    return _report(
+        args,
+        outcome.loss,
+        {
+            "resultset": str(outcome.resultset_path),
+            "suite": str(outcome.suite_path),
+            "summary": outcome.summary,
+        },
+    )
 
 
 def run_export(args: argparse.Namespace) -> int:

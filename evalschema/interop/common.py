@@ -89,8 +89,12 @@ class LossEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "category": self.category, "source": self.source, "pointer": self.pattern, "reason": self.reason,
-            "count": self.count, "examples": list(self.examples),
+            "category": self.category,
+            "source": self.source,
+            "pointer": self.pattern,
+            "reason": self.reason,
+            "count": self.count,
+            "examples": list(self.examples),
         }
 
 
@@ -227,7 +231,7 @@ class SuiteWriter:
         self.graders: dict[str, dict[str, Any]] = {}
         self.seen: set[str] = set()
         self.case_graders: dict[str, tuple[str, ...]] = {}  # the graders each test case's rows reported
-        self.spool = tempfile.TemporaryFile()
+        self.spool = tempfile.TemporaryFile()  # noqa: SIM115  # lives until write() closes it
         self.count = 0
 
     def grader(self, grader: dict[str, Any]) -> None:

@@ -17,8 +17,22 @@ from ..summary import classify
 from .common import LossReport
 
 COLUMNS = (
-    "run_id", "suite_id", "test_case_id", "attempt", "outcome", "row_passed", "grader_id", "grader_type", "score",
-    "grader_passed", "reason", "error_type", "error_message", "duration_ms", "completed_at", "actual_output",
+    "run_id",
+    "suite_id",
+    "test_case_id",
+    "attempt",
+    "outcome",
+    "row_passed",
+    "grader_id",
+    "grader_type",
+    "score",
+    "grader_passed",
+    "reason",
+    "error_type",
+    "error_message",
+    "duration_ms",
+    "completed_at",
+    "actual_output",
 )
 
 
@@ -47,23 +61,41 @@ def write(document: dict[str, Any], stream: IO[bytes], loss: LossReport, source:
     for index, row in enumerate(document.get("results", [])):
         error = row.get("error") or {}
         base = {
-            "run_id": document["run_id"], "suite_id": document["suite_id"], "test_case_id": row["test_case_id"],
-            "attempt": row.get("attempt"), "outcome": classify(row), "row_passed": row["passed"],
-            "error_type": error.get("type"), "error_message": error.get("message"), "duration_ms": row.get("duration_ms"),
-            "completed_at": row.get("completed_at"), "actual_output": row.get("actual_output"),
+            "run_id": document["run_id"],
+            "suite_id": document["suite_id"],
+            "test_case_id": row["test_case_id"],
+            "attempt": row.get("attempt"),
+            "outcome": classify(row),
+            "row_passed": row["passed"],
+            "error_type": error.get("type"),
+            "error_message": error.get("message"),
+            "duration_ms": row.get("duration_ms"),
+            "completed_at": row.get("completed_at"),
+            "actual_output": row.get("actual_output"),
         }
         for g, result in enumerate(row["grader_results"] or [None]):
             cells = dict(base)
             if result is not None:
-                cells.update({"grader_id": result["grader_id"], "grader_type": result["type"], "score": result["score"],
-                              "grader_passed": result["passed"], "reason": result.get("reason")})
+                cells.update(
+                    {
+                        "grader_id": result["grader_id"],
+                        "grader_type": result["type"],
+                        "score": result["score"],
+                        "grader_passed": result["passed"],
+                        "reason": result.get("reason"),
+                    }
+                )
                 if result.get("metadata"):
                     loss.dropped(source, f"/results/{index}/grader_results/{g}/metadata", "grader result metadata has no CSV column")
             writer.writerow([_cell(cells.get(c)) for c in COLUMNS])
             lines += 1
         for field in ("metadata", "constraint_violations"):
             if row.get(field):
-                loss.dropped(source, f"/results/{index}/{field}", f"the row's {field} has no CSV column (the outcome column reflects invalidating violations)")
+                loss.dropped(
+                    source,
+                    f"/results/{index}/{field}",
+                    f"the row's {field} has no CSV column (the outcome column reflects invalidating violations)",
+                )
         if error.get("code") is not None or "retryable" in error:
             loss.dropped(source, f"/results/{index}/error", "error code and retryable have no CSV column")
     for key in ("metadata", "provider", "runner", "summary", "group"):

@@ -20,8 +20,19 @@ from .common import ConversionError, LossReport
 
 FORMAT = "deepeval"
 _CASE_MAPPED = {
-    "name", "input", "actualOutput", "expectedOutput", "context", "retrievalContext", "toolsCalled", "expectedTools",
-    "metricsData", "success", "runDuration", "tags", "order",
+    "name",
+    "input",
+    "actualOutput",
+    "expectedOutput",
+    "context",
+    "retrievalContext",
+    "toolsCalled",
+    "expectedTools",
+    "metricsData",
+    "success",
+    "runDuration",
+    "tags",
+    "order",
 }
 
 
@@ -32,7 +43,15 @@ def _slug(name: str) -> str:
 def _strings(value: Any) -> list[str] | None:
     if not isinstance(value, list):
         return None
-    return [v if isinstance(v, str) else (v.get("name") if isinstance(v, dict) and isinstance(v.get("name"), str) else orjson.dumps(v).decode()) for v in value]
+    out: list[str] = []
+    for v in value:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict) and isinstance(v.get("name"), str):
+            out.append(v["name"])
+        else:
+            out.append(orjson.dumps(v).decode())
+    return out
 
 
 def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
@@ -50,7 +69,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path)) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("testCases"), list):
         raise ConversionError("IMPORT_NOT_FORMAT", "not a DeepEval test run: no 'testCases' list", source, "/testCases")
-    started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).isoformat().replace("+00:00", "Z")
     loss.defaulted(source, "", "a DeepEval test run records no start time: started_at is the file's modification time")
     identifier = doc.get("identifier") if isinstance(doc.get("identifier"), str) and doc["identifier"] else None
     suite_id = f"deepeval:{doc.get('datasetAlias') or doc.get('testFile') or 'test-run'}"
@@ -60,7 +79,9 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     resultset: dict[str, Any] = {"suite_id": suite_id, "run_id": run_id, "started_at": started, "runner": {"name": "deepeval"}}
     if isinstance(doc.get("datasetVersion"), str):
         resultset["suite_version"] = doc["datasetVersion"]
-    resultset["metadata"] = prefixed(FORMAT, {k: v for k, v in doc.items() if k not in {"testCases", "conversationalTestCases", "identifier"}})
+    resultset["metadata"] = prefixed(
+        FORMAT, {k: v for k, v in doc.items() if k not in {"testCases", "conversationalTestCases", "identifier"}}
+    )
     sink.start(resultset, {"id": suite_id})
     for index, case in enumerate(doc["testCases"]):
         if not isinstance(case, dict):
@@ -82,25 +103,34 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
     for metric in metrics:
         if not isinstance(metric.get("name"), str):
             raise ConversionError("IMPORT_NOT_FORMAT", "a metric has no name", source, base + "/metricsData")
-        grader = {"id": _slug(metric["name"]), "type": "custom", "params": {"handler": f"deepeval:{metric['name']}"}}
+        params: dict[str, Any] = {"handler": f"deepeval:{metric['name']}"}
         if finite_number(metric.get("threshold")) is not None:
-            grader["params"]["threshold"] = metric["threshold"]
+            params["threshold"] = metric["threshold"]
+        grader = {"id": _slug(metric["name"]), "type": "custom", "params": params}
         sink.grader(grader)
         graders.append(grader["id"])
     if not graders:
         sink.grader({"id": "deepeval:no-metrics", "type": "custom", "params": {"handler": "deepeval:none"}})
     out: dict[str, Any] = {
-        "id": case_id, "input": text_or_default(case.get("input"), loss, source, base + "/input"),
+        "id": case_id,
+        "input": text_or_default(case.get("input"), loss, source, base + "/input"),
         "graders": graders or ["deepeval:no-metrics"],
     }
     if isinstance(case.get("expectedOutput"), str):
         out["expected_output"] = case["expectedOutput"]
-    for field, target in (("context", "context"), ("retrievalContext", "retrieval_context"), ("toolsCalled", "tools_called"), ("expectedTools", "expected_tools")):
+    for field, target in (
+        ("context", "context"),
+        ("retrievalContext", "retrieval_context"),
+        ("toolsCalled", "tools_called"),
+        ("expectedTools", "expected_tools"),
+    ):
         values = _strings(case.get(field))
         if values is not None:
             out[target] = values
             if any(not isinstance(v, str) for v in case[field]):
-                loss.approximated(source, f"{base}/{field}", "tool calls reduced to their names (or JSON text); the objects are kept in metadata")
+                loss.approximated(
+                    source, f"{base}/{field}", "tool calls reduced to their names (or JSON text); the objects are kept in metadata"
+                )
                 out.setdefault("metadata", {})[f"deepeval.{field}"] = case[field]
     if isinstance(case.get("tags"), list):
         out["tags"] = [str(t) for t in case["tags"]]

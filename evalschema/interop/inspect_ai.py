@@ -53,7 +53,9 @@ def _read_error(path: Path, exc: BaseException) -> ConversionError:
     if callable(errors):  # pydantic's ValidationError: the first problem, with its location
         try:
             first = errors()[0]
-            return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', text)}", str(path), pointer(*first.get("loc", ())))
+            return ConversionError(
+                "IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', text)}", str(path), pointer(*first.get("loc", ()))
+            )
         except (TypeError, IndexError, KeyError):
             pass
     if "version" in text.lower() and "log format" in text.lower():
@@ -70,7 +72,12 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
 
     if path.suffix == ".eval":
         if header.eval.dataset.sample_ids is None:
-            raise ConversionError("IMPORT_NOT_FORMAT", "the log lists no sample ids (Inspect cannot read its samples one by one)", str(path), "/eval/dataset/sample_ids")
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT",
+                "the log lists no sample ids (Inspect cannot read its samples one by one)",
+                str(path),
+                "/eval/dataset/sample_ids",
+            )
         yield from read_eval_log_samples(str(path), all_samples_required=False, format="eval")
     else:  # a .json log was read whole with its header
         yield from header.samples or []
@@ -99,7 +106,9 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         raise _read_error(path, exc) from None
     head: dict[str, Any] = header.model_dump(mode="json", exclude_none=True, exclude={"samples"})
     if head.get("version") not in SUPPORTED_VERSIONS:
-        raise ConversionError("IMPORT_VERSION_UNSUPPORTED", f"log format version {head.get('version')!r} (reads {SUPPORTED_VERSIONS})", str(path), "/version")
+        raise ConversionError(
+            "IMPORT_VERSION_UNSUPPORTED", f"log format version {head.get('version')!r} (reads {SUPPORTED_VERSIONS})", str(path), "/version"
+        )
     _start(head, sink, loss, source)
     count = 0
     try:
@@ -121,7 +130,9 @@ def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str) -> N
     run_id = spec.get("eval_id") or spec.get("run_id") or spec.get("task_id") or "inspect-run"
     started = stats.get("started_at") or spec.get("created")
     if not started:
-        raise ConversionError("IMPORT_NOT_FORMAT", "the log has no start time (stats.started_at or eval.created)", source, "/stats/started_at")
+        raise ConversionError(
+            "IMPORT_NOT_FORMAT", "the log has no start time (stats.started_at or eval.created)", source, "/stats/started_at"
+        )
     provider: dict[str, Any] = {"model": spec["model"]} if spec.get("model") else {}
     config = spec.get("model_generate_config") or {}
     if isinstance(config.get("temperature"), (int, float)):
@@ -136,12 +147,22 @@ def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str) -> N
     runner: dict[str, Any] = {"name": "inspect_ai"}
     if (spec.get("packages") or {}).get("inspect_ai"):
         runner["version"] = spec["packages"]["inspect_ai"]
-    metadata = prefixed(FORMAT, {
-        "log_version": head.get("version"), "status": head.get("status"), "run_id": spec.get("run_id"),
-        "eval": {k: v for k, v in spec.items() if k not in {"model_generate_config", "model_args", "model_base_url"}},
-        "plan": head.get("plan"), "results": head.get("results"), "stats": stats, "error": head.get("error"),
-        "tags": head.get("tags"), "metadata": head.get("metadata"), "invalidated": head.get("invalidated") or None,
-    })
+    metadata = prefixed(
+        FORMAT,
+        {
+            "log_version": head.get("version"),
+            "status": head.get("status"),
+            "run_id": spec.get("run_id"),
+            "eval": {k: v for k, v in spec.items() if k not in {"model_generate_config", "model_args", "model_base_url"}},
+            "plan": head.get("plan"),
+            "results": head.get("results"),
+            "stats": stats,
+            "error": head.get("error"),
+            "tags": head.get("tags"),
+            "metadata": head.get("metadata"),
+            "invalidated": head.get("invalidated") or None,
+        },
+    )
     resultset: dict[str, Any] = {"suite_id": str(task), "run_id": str(run_id), "started_at": started}
     if spec.get("task_version") not in (None, ""):
         resultset["suite_version"] = str(spec["task_version"])
@@ -205,7 +226,11 @@ def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, so
         case["expected_output"] = target[0]
     elif isinstance(target, list) and target:
         case_meta["inspect_ai.target"] = target
-        loss.approximated(source, base + "/target", "several accepted targets: expected_output holds one reference, so all are kept in metadata inspect_ai.target")
+        loss.approximated(
+            source,
+            base + "/target",
+            "several accepted targets: expected_output holds one reference, so all are kept in metadata inspect_ai.target",
+        )
     if isinstance(sample.get("input"), list):
         case_meta["inspect_ai.input"] = sample["input"]
     case_meta.update(prefixed(FORMAT, {k: sample.get(k) for k in ("choices", "metadata", "files", "setup", "sandbox", "description")}))
@@ -235,7 +260,9 @@ def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, so
             result: dict[str, Any] = {"grader_id": grader_id, "type": "custom", "score": mapped, "passed": passed}
             if isinstance(score.get("explanation"), str):
                 result["reason"] = score["explanation"]
-            meta = prefixed(FORMAT, {**kept, "answer": score.get("answer"), "metadata": score.get("metadata"), "history": score.get("history")})
+            meta = prefixed(
+                FORMAT, {**kept, "answer": score.get("answer"), "metadata": score.get("metadata"), "history": score.get("history")}
+            )
             if meta:
                 result["metadata"] = meta
             grader_results.append(result)
@@ -250,15 +277,27 @@ def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, so
         loss.defaulted(source, base + "/error", "Inspect does not classify sample errors: error.type is runner_error, retryable false")
         if error.get("traceback_ansi"):
             loss.dropped(source, base + "/error/traceback_ansi", "the ANSI-coloured copy of the traceback (the plain traceback is kept)")
-    row_meta = prefixed(FORMAT, {
-        "uuid": sample.get("uuid"), "usage": output.get("usage"), "output_model": output.get("model"),
-        "stop_reason": (output.get("choices") or [{}])[0].get("stop_reason"), "model_usage": sample.get("model_usage"),
-        "role_usage": sample.get("role_usage"), "store": sample.get("store"), "started_at": sample.get("started_at"),
-        "working_time": sample.get("working_time"), "limit": sample.get("limit"), "error_retries": sample.get("error_retries"),
-        "traceback": (error or {}).get("traceback"), "invalidation": sample.get("invalidation"), "turn_count": sample.get("turn_count"),
-        "model_fallbacks": sample.get("model_fallbacks"),
-        **{k: sample.get(k) for k in ("token_limit", "token_limit_type", "token_limit_usage", "message_limit", "time_limit")},
-    })
+    row_meta = prefixed(
+        FORMAT,
+        {
+            "uuid": sample.get("uuid"),
+            "usage": output.get("usage"),
+            "output_model": output.get("model"),
+            "stop_reason": (output.get("choices") or [{}])[0].get("stop_reason"),
+            "model_usage": sample.get("model_usage"),
+            "role_usage": sample.get("role_usage"),
+            "store": sample.get("store"),
+            "started_at": sample.get("started_at"),
+            "working_time": sample.get("working_time"),
+            "limit": sample.get("limit"),
+            "error_retries": sample.get("error_retries"),
+            "traceback": (error or {}).get("traceback"),
+            "invalidation": sample.get("invalidation"),
+            "turn_count": sample.get("turn_count"),
+            "model_fallbacks": sample.get("model_fallbacks"),
+            **{k: sample.get(k) for k in ("token_limit", "token_limit_type", "token_limit_usage", "message_limit", "time_limit")},
+        },
+    )
     if row_meta:
         row["metadata"] = row_meta
     sink.result(row)

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .base import Sink, finite_number, map_score, prefixed, text_or_default
+from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport
 
 FORMAT = "lm_eval"
@@ -52,7 +52,9 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     results_files = [p for p in inputs if p.suffix == ".json"]
     samples_files = [p for p in inputs if p.suffix == ".jsonl"]
     if len(results_files) != 1 or len(samples_files) + 1 != len(inputs):
-        raise ConversionError("IMPORT_NOT_FORMAT", "lm_eval import takes one results_*.json and its samples_*.jsonl files", ", ".join(map(str, inputs)))
+        raise ConversionError(
+            "IMPORT_NOT_FORMAT", "lm_eval import takes one results_*.json and its samples_*.jsonl files", ", ".join(map(str, inputs))
+        )
     results_path = results_files[0]
     head = _load_json(results_path)
     source = results_path.name
@@ -68,32 +70,39 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     tasks = [t for t in head["results"] if isinstance(head["results"][t], dict)]
     stamp_match = _RESULTS.match(results_path.name)
     stamp = stamp_match.group("stamp") if stamp_match else None
-    configs = head.get("configs") if isinstance(head.get("configs"), dict) else {}
-    n_shot = head.get("n-shot") if isinstance(head.get("n-shot"), dict) else {}
-    better = head.get("higher_is_better") if isinstance(head.get("higher_is_better"), dict) else {}
+    configs = obj(head.get("configs"))
+    n_shot = obj(head.get("n-shot"))
+    better = obj(head.get("higher_is_better"))
 
     date = finite_number(head.get("date"))
     if date is not None:
-        started = dt.datetime.fromtimestamp(date, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+        started = dt.datetime.fromtimestamp(date, dt.UTC).isoformat().replace("+00:00", "Z")
     else:
-        started = dt.datetime.fromtimestamp(results_path.stat().st_mtime, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+        started = dt.datetime.fromtimestamp(results_path.stat().st_mtime, dt.UTC).isoformat().replace("+00:00", "Z")
         loss.defaulted(source, "/date", "no run date: started_at is the results file's modification time")
-    config = head.get("config") if isinstance(head.get("config"), dict) else {}
+    config = obj(head.get("config"))
     model = head.get("model_name") or config.get("model_args") or config.get("model")
     provider: dict[str, Any] = {"model": str(model)} if model else {}
     if config:
         provider["extra"] = {"lm_eval.config": config}
     suite_id = "lm_eval:" + "+".join(sorted(tasks))
     resultset: dict[str, Any] = {
-        "suite_id": suite_id, "run_id": f"lm_eval-{stamp or started}", "started_at": started,
+        "suite_id": suite_id,
+        "run_id": f"lm_eval-{stamp or started}",
+        "started_at": started,
         "runner": {"name": "lm_eval", **({"version": version} if isinstance(version, str) else {})},
     }
     if provider:
         resultset["provider"] = provider
-    resultset["metadata"] = prefixed(FORMAT, {
-        "results": head["results"], "n-shot": n_shot, "higher_is_better": better,
-        **{k: v for k, v in head.items() if k not in _HEADER_MAPPED},
-    })
+    resultset["metadata"] = prefixed(
+        FORMAT,
+        {
+            "results": head["results"],
+            "n-shot": n_shot,
+            "higher_is_better": better,
+            **{k: v for k, v in head.items() if k not in _HEADER_MAPPED},
+        },
+    )
     suite = {"id": suite_id, "name": ", ".join(sorted(tasks)), "metadata": prefixed(FORMAT, {"configs": configs})}
     sink.start(resultset, suite)
 
@@ -110,7 +119,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
 
 def _metrics(task: str, results: dict[str, Any], config: dict[str, Any]) -> list[str]:
     """The metric names of a task: ``metric_list`` of its config, else the ``metric,filter`` keys of its results."""
-    names = [m.get("metric") for m in config.get("metric_list") or [] if isinstance(m, dict) and isinstance(m.get("metric"), str)]
+    names: list[str] = [m["metric"] for m in arr(config.get("metric_list")) if isinstance(m, dict) and isinstance(m.get("metric"), str)]
     if not names:
         names = sorted({key.split(",", 1)[0] for key in results if "," in key and not key.split(",", 1)[0].endswith("_stderr")})
     return [str(n) for n in names]
@@ -136,9 +145,7 @@ def _prompt(arguments: Any) -> Any:
     return first
 
 
-def _read_samples(
-    path: Path, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], sink: Sink, loss: LossReport
-) -> None:
+def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], sink: Sink, loss: LossReport) -> None:
     source = path.name
     try:
         stream = path.open("rb")
@@ -160,13 +167,20 @@ def _read_samples(
 
 
 def _row(
-    line: dict[str, Any], number: int, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any],
-    sink: Sink, loss: LossReport, source: str,
+    line: dict[str, Any],
+    number: int,
+    task: str,
+    config: dict[str, Any],
+    n_shot: Any,
+    better: dict[str, Any],
+    sink: Sink,
+    loss: LossReport,
+    source: str,
 ) -> None:
     where = f":{number}"  # a JSON Lines source: the pointer is the line, then the field
     filter_name = line.get("filter", "none")
     case_id = f"{task}/{line['doc_id']}" + ("" if filter_name in (None, "none") else f"#{filter_name}")
-    metrics = line.get("metrics") if isinstance(line.get("metrics"), list) else _metrics(task, {}, config)
+    metrics: list[str] = [str(m) for m in line["metrics"]] if isinstance(line.get("metrics"), list) else _metrics(task, {}, config)
     prompt = _prompt(line.get("arguments"))
     case: dict[str, Any] = {
         "id": case_id,
@@ -178,12 +192,26 @@ def _row(
         case["expected_output"] = target
     elif target is not None:
         case["expected_output"] = str(target) if not isinstance(target, (list, dict)) else orjson.dumps(target).decode()
-        loss.approximated(source, where + "/target", "a non-string target (a gold choice index or a list) written as text; the value is kept in metadata lm_eval.target")
-    case["metadata"] = prefixed(FORMAT, {
-        "task": task, "doc_id": line.get("doc_id"), "doc": line.get("doc"), "filter": filter_name, "n-shot": n_shot,
-        "target": target if not isinstance(target, str) else None, "arguments": line.get("arguments"),
-        "doc_hash": line.get("doc_hash"), "prompt_hash": line.get("prompt_hash"), "target_hash": line.get("target_hash"),
-    })
+        loss.approximated(
+            source,
+            where + "/target",
+            "a non-string target (a gold choice index or a list) written as text; the value is kept in metadata lm_eval.target",
+        )
+    case["metadata"] = prefixed(
+        FORMAT,
+        {
+            "task": task,
+            "doc_id": line.get("doc_id"),
+            "doc": line.get("doc"),
+            "filter": filter_name,
+            "n-shot": n_shot,
+            "target": target if not isinstance(target, str) else None,
+            "arguments": line.get("arguments"),
+            "doc_hash": line.get("doc_hash"),
+            "prompt_hash": line.get("prompt_hash"),
+            "target_hash": line.get("target_hash"),
+        },
+    )
     if not metrics:
         sink.grader({"id": f"{task}/(none)", "type": "custom", "params": {"handler": "lm_eval:(none)", "task": task}})
     sink.test_case(case)
@@ -202,7 +230,9 @@ def _row(
         value = line[metric]
         if better.get(metric) is False and finite_number(value) is not None:
             score, passed, kept = None, False, {"value": value}
-            loss.approximated(source, f"{where}/{metric}", "lower-is-better metric: not a [0, 1] score, unscored with the value in metadata")
+            loss.approximated(
+                source, f"{where}/{metric}", "lower-is-better metric: not a [0, 1] score, unscored with the value in metadata"
+            )
         else:
             score, passed, kept = map_score(value, loss, source, f"{where}/{metric}")
         result: dict[str, Any] = {"grader_id": grader_id, "type": "custom", "score": score, "passed": passed}
@@ -210,10 +240,18 @@ def _row(
             result["metadata"] = prefixed(FORMAT, kept)
         grader_results.append(result)
     row["grader_results"] = grader_results
-    row_meta = prefixed(FORMAT, {
-        "resps": line.get("resps"), "filtered_resps": filtered,
-        **{k: v for k, v in line.items() if k not in _LINE_MAPPED and k not in metrics and k not in {"doc_hash", "prompt_hash", "target_hash"}},
-    })
+    row_meta = prefixed(
+        FORMAT,
+        {
+            "resps": line.get("resps"),
+            "filtered_resps": filtered,
+            **{
+                k: v
+                for k, v in line.items()
+                if k not in _LINE_MAPPED and k not in metrics and k not in {"doc_hash", "prompt_hash", "target_hash"}
+            },
+        },
+    )
     if row_meta:
         row["metadata"] = row_meta
     sink.result(row)

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from .base import Sink, finite_number, map_score, prefixed, text_or_default
+from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport
 
 FORMAT = "openai_evals"
@@ -29,7 +29,7 @@ def _time(text: Any) -> str | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
+        moment = moment.replace(tzinfo=dt.UTC)
     return moment.isoformat()
 
 
@@ -74,20 +74,24 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         raise ConversionError("IMPORT_NOT_FORMAT", "spec.eval_name is missing", source, "/spec/eval_name")
     started = _time(spec.get("created_at"))
     if started is None:
-        started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).isoformat()
+        started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).isoformat()
         loss.defaulted(source, "/spec/created_at", "no readable created_at: started_at is the file's modification time")
     run_id = spec.get("run_id") if isinstance(spec.get("run_id"), str) and spec["run_id"] else None
     if run_id is None:
         run_id = f"{eval_name}-{started}"
         loss.defaulted(source, "/spec/run_id", "no run_id: made from the eval name and the start time")
-    fns = spec.get("completion_fns") if isinstance(spec.get("completion_fns"), list) else []
+    fns = arr(spec.get("completion_fns"))
     resultset: dict[str, Any] = {"suite_id": eval_name, "run_id": run_id, "started_at": started, "runner": {"name": "openai_evals"}}
     if len(fns) == 1:
         resultset["provider"] = {"model": str(fns[0])}
-    resultset["metadata"] = prefixed(FORMAT, {
-        "final_report": report, "completion_fns": fns if len(fns) != 1 else None,
-        **{k: v for k, v in spec.items() if k not in {"eval_name", "run_id", "created_at"}},
-    })
+    resultset["metadata"] = prefixed(
+        FORMAT,
+        {
+            "final_report": report,
+            "completion_fns": fns if len(fns) != 1 else None,
+            **{k: v for k, v in spec.items() if k not in {"eval_name", "run_id", "created_at"}},
+        },
+    )
     suite: dict[str, Any] = {"id": eval_name, "name": str(spec.get("base_eval") or eval_name)}
     sink.start(resultset, suite)
     if report is None:
@@ -104,9 +108,11 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
     error: dict[str, Any] | None = None
     kept: list[dict[str, Any]] = []
     last_time: str | None = None
-    for number, event in sorted(events, key=lambda item: (item[1].get("event_id", 0) if isinstance(item[1].get("event_id"), int) else 0, item[0])):
+    for number, event in sorted(
+        events, key=lambda item: (item[1].get("event_id", 0) if isinstance(item[1].get("event_id"), int) else 0, item[0])
+    ):
         kind = event.get("type")
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = obj(event.get("data"))
         where = f":{number}/data"
         last_time = _time(event.get("created_at")) or last_time
         if kind == "sampling":
@@ -116,12 +122,18 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
             correct = data.get("correct")
             score, passed, extra = map_score(correct, loss, source, where + "/correct", threshold=1.0)
             expected = data.get("expected", expected)
-            meta = prefixed(FORMAT, {**extra, "picked": data.get("picked"), "expected": data.get("expected"), "options": data.get("options")})
-            results.append({"grader_id": "match", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})})
+            meta = prefixed(
+                FORMAT, {**extra, "picked": data.get("picked"), "expected": data.get("expected"), "options": data.get("options")}
+            )
+            results.append(
+                {"grader_id": "match", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
+            )
         elif kind == "metrics" and "score" in data:
             score, passed, extra = map_score(data.get("score"), loss, source, where + "/score")
             meta = prefixed(FORMAT, {**extra, **{k: v for k, v in data.items() if k != "score"}})
-            results.append({"grader_id": "metrics", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})})
+            results.append(
+                {"grader_id": "metrics", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
+            )
         elif kind == "error":
             error = {"type": "runner_error", "message": f"{data.get('type', 'Error')}: {data.get('message', '')}"}
             loss.defaulted(source, where, "OpenAI Evals does not classify errors: error.type is runner_error")
@@ -160,7 +172,9 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
 def _input(prompt: Any, loss: LossReport, source: str, where: str) -> str | list[str]:
     if isinstance(prompt, list) and prompt:
         texts = [f"{m.get('role', 'user')}: {m.get('content', '')}" if isinstance(m, dict) else str(m) for m in prompt]
-        loss.approximated(source, where, "chat prompt flattened to 'role: content' strings; the messages are kept in metadata openai_evals.prompt")
+        loss.approximated(
+            source, where, "chat prompt flattened to 'role: content' strings; the messages are kept in metadata openai_evals.prompt"
+        )
         return texts
     return text_or_default(prompt if isinstance(prompt, str) else "", loss, source, where)
 

@@ -51,14 +51,20 @@ def write(document: dict[str, Any], stream: IO[bytes], loss: LossReport, source:
             loss.defaulted(source, f"/results/{index}/completed_at", "no completed_at: the event time is the run's started_at")
         common = {
             "gen_ai.request.model": (document.get("provider") or {}).get("model"),
-            "evalschema.run_id": document["run_id"], "evalschema.suite_id": document["suite_id"],
-            "evalschema.test_case_id": row["test_case_id"], "evalschema.attempt": row.get("attempt"),
+            "evalschema.run_id": document["run_id"],
+            "evalschema.suite_id": document["suite_id"],
+            "evalschema.test_case_id": row["test_case_id"],
+            "evalschema.attempt": row.get("attempt"),
             "evalschema.result.passed": row["passed"],
         }
         if "error" in row:
             common["error.type"] = row["error"].get("type", "runner_error")
         if not row["grader_results"]:
-            loss.dropped(source, f"/results/{index}", "a row with no grader result has no evaluation event" + (" (its error is lost)" if "error" in row else ""))
+            loss.dropped(
+                source,
+                f"/results/{index}",
+                "a row with no grader result has no evaluation event" + (" (its error is lost)" if "error" in row else ""),
+            )
         for g, result in enumerate(row["grader_results"]):
             attributes = {
                 "gen_ai.evaluation.name": result["grader_id"],
@@ -68,16 +74,24 @@ def write(document: dict[str, Any], stream: IO[bytes], loss: LossReport, source:
                 "evalschema.grader.type": result["type"],
                 **common,
             }
-            records.append({
-                "timeUnixNano": when, "observedTimeUnixNano": when, "eventName": EVENT_NAME,
-                "severityNumber": 9, "severityText": "INFO", "attributes": _attributes(attributes),
-            })
+            records.append(
+                {
+                    "timeUnixNano": when,
+                    "observedTimeUnixNano": when,
+                    "eventName": EVENT_NAME,
+                    "severityNumber": 9,
+                    "severityText": "INFO",
+                    "attributes": _attributes(attributes),
+                }
+            )
             if result.get("metadata"):
                 loss.dropped(source, f"/results/{index}/grader_results/{g}/metadata", "grader result metadata has no event attribute")
         for field in ("actual_output", "metadata", "constraint_violations", "duration_ms"):
             if row.get(field):
                 loss.dropped(source, f"/results/{index}/{field}", f"the row's {field} has no attribute in gen_ai.evaluation.result")
-    request = {"resourceLogs": [{"resource": {"attributes": _attributes(resource)}, "scopeLogs": [{"scope": SCOPE, "logRecords": records}]}]}
+    request = {
+        "resourceLogs": [{"resource": {"attributes": _attributes(resource)}, "scopeLogs": [{"scope": SCOPE, "logRecords": records}]}]
+    }
     if document.get("metadata"):
         loss.dropped(source, "/metadata", "result set metadata has no place in the events")
     stream.write(orjson.dumps(request) + b"\n")

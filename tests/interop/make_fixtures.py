@@ -33,7 +33,7 @@ class Writer:
         self.folder.mkdir(parents=True)
         self.expect: dict[str, str] = {}
 
-    def bytes(self, name: str, data: bytes, outcome: str) -> None:
+    def put(self, name: str, data: bytes, outcome: str) -> None:
         (self.folder / name).write_bytes(data)
         self.expect[name] = outcome
 
@@ -52,14 +52,14 @@ def variants(w: Writer, base: Doc, ext: str, edits: dict[str, tuple[Callable[[Do
     for name, (edit, outcome) in edits.items():
         doc = copy.deepcopy(base)
         edit(doc)  # edits change the document in place (whatever they return)
-        w.bytes(name + ext, _json(doc), outcome)
+        w.put(name + ext, _json(doc), outcome)
 
 
 def common_broken(w: Writer, base_bytes: bytes, ext: str) -> None:
-    w.bytes("empty" + ext, b"", "IMPORT_UNREADABLE")
-    w.bytes("truncated" + ext, base_bytes[: len(base_bytes) // 2], "IMPORT_UNREADABLE")
-    w.bytes("not-json" + ext, b"this is not JSON\n", "IMPORT_UNREADABLE")
-    w.bytes("array" + ext, b"[]", "IMPORT_NOT_FORMAT")
+    w.put("empty" + ext, b"", "IMPORT_UNREADABLE")
+    w.put("truncated" + ext, base_bytes[: len(base_bytes) // 2], "IMPORT_UNREADABLE")
+    w.put("not-json" + ext, b"this is not JSON\n", "IMPORT_UNREADABLE")
+    w.put("array" + ext, b"[]", "IMPORT_NOT_FORMAT")
 
 
 def inspect_fixtures() -> None:
@@ -77,41 +77,58 @@ def inspect_fixtures() -> None:
     def score(value: Any) -> Callable[[Doc], None]:
         return sample_edit(0, lambda s: s["scores"]["match"].__setitem__("value", value))
 
-    variants(w, base, ".json", {
-        "valid": (lambda d: None, "ok"),
-        "version-99": (lambda d: d.__setitem__("version", 99), "IMPORT_VERSION_UNSUPPORTED"),
-        "no-eval": (lambda d: d.pop("eval"), "IMPORT_NOT_FORMAT"),
-        "no-samples": (lambda d: d.pop("samples"), "IMPORT_EMPTY"),
-        "score-partial": (score("P"), "ok"),
-        "score-noanswer": (score("N"), "ok"),
-        # a scorer with a dict value returns one for every sample
-        "score-dict": (lambda d: [s["scores"]["match"].__setitem__("value", {"accuracy": 1, "style": 0.5}) for s in d["samples"] if s.get("scores")], "ok"),
-        "score-numeric-string": (score("0.75"), "ok"),
-        "score-out-of-range": (score(7), "ok"),
-        "score-bool": (score(True), "ok"),
-        "score-list": (score([1, 2]), "ok"),
-        "chat-input": (sample_edit(0, lambda s: s.__setitem__("input", [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Say it."}])), "ok"),
-        "empty-input": (sample_edit(1, lambda s: s.__setitem__("input", "")), "ok"),
-        "int-ids": (lambda d: [s.__setitem__("id", i) for i, s in enumerate(d["samples"])] and None, "ok"),
-        "no-scores": (lambda d: [s.pop("scores", None) for s in d["samples"]] and None, "ok"),
-        "cancelled": (lambda d: d.__setitem__("status", "cancelled"), "ok"),
-    })
+    variants(
+        w,
+        base,
+        ".json",
+        {
+            "valid": (lambda d: None, "ok"),
+            "version-99": (lambda d: d.__setitem__("version", 99), "IMPORT_VERSION_UNSUPPORTED"),
+            "no-eval": (lambda d: d.pop("eval"), "IMPORT_NOT_FORMAT"),
+            "no-samples": (lambda d: d.pop("samples"), "IMPORT_EMPTY"),
+            "score-partial": (score("P"), "ok"),
+            "score-noanswer": (score("N"), "ok"),
+            # a scorer with a dict value returns one for every sample
+            "score-dict": (
+                lambda d: [
+                    s["scores"]["match"].__setitem__("value", {"accuracy": 1, "style": 0.5}) for s in d["samples"] if s.get("scores")
+                ],
+                "ok",
+            ),
+            "score-numeric-string": (score("0.75"), "ok"),
+            "score-out-of-range": (score(7), "ok"),
+            "score-bool": (score(True), "ok"),
+            "score-list": (score([1, 2]), "ok"),
+            "chat-input": (
+                sample_edit(
+                    0,
+                    lambda s: s.__setitem__("input", [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Say it."}]),
+                ),
+                "ok",
+            ),
+            "empty-input": (sample_edit(1, lambda s: s.__setitem__("input", "")), "ok"),
+            "int-ids": (lambda d: [s.__setitem__("id", i) for i, s in enumerate(d["samples"])], "ok"),
+            "no-scores": (lambda d: [s.pop("scores", None) for s in d["samples"]], "ok"),
+            "cancelled": (lambda d: d.__setitem__("status", "cancelled"), "ok"),
+        },
+    )
     eval_log = DATA / "inspect_ai" / "tiny-mockllm.eval"
     data = eval_log.read_bytes()
-    w.bytes("valid.eval", data, "ok")
-    w.bytes("truncated.eval", data[: len(data) // 2], "IMPORT_UNREADABLE")
-    w.bytes("empty.eval", b"", "IMPORT_UNREADABLE")
-    w.bytes("garbage.eval", b"PK\x03\x04 not really a zip", "IMPORT_UNREADABLE")
+    w.put("valid.eval", data, "ok")
+    w.put("truncated.eval", data[: len(data) // 2], "IMPORT_UNREADABLE")
+    w.put("empty.eval", b"", "IMPORT_UNREADABLE")
+    w.put("garbage.eval", b"PK\x03\x04 not really a zip", "IMPORT_UNREADABLE")
 
     def rezip(change: Callable[[dict[str, bytes]], None]) -> bytes:
-        import zipfile_zstd  # noqa: F401  # Inspect writes zstd entries; this teaches zipfile to read them
+        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401  # Inspect writes zstd entries; this teaches zipfile to read them
+
         with zipfile.ZipFile(eval_log) as source:
             entries = {i.filename: source.read(i) for i in source.infolist()}
         change(entries)
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
-            for name, body in entries.items():
-                target.writestr(name, body)
+            for name, body in entries.items():  # a fixed date: the fixture is the same on every run
+                target.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), body, compress_type=zipfile.ZIP_DEFLATED)
         return buffer.getvalue()
 
     def header_version(entries: dict[str, bytes]) -> None:
@@ -120,11 +137,11 @@ def inspect_fixtures() -> None:
             doc["version"] = 99
             entries[name] = json.dumps(doc).encode()
 
-    w.bytes("version-99.eval", rezip(header_version), "IMPORT_VERSION_UNSUPPORTED")
-    w.bytes("wrong-suffix.txt", json_log.read_bytes(), "IMPORT_NOT_FORMAT")
+    w.put("version-99.eval", rezip(header_version), "IMPORT_VERSION_UNSUPPORTED")
+    w.put("wrong-suffix.txt", json_log.read_bytes(), "IMPORT_NOT_FORMAT")
     for real in ("data_intercode_ctf_local_path.json", "data_cyse2_vuln_exploit_challenges.json"):
-        w.bytes("eee-" + real, (DATA / "inspect_ai" / real).read_bytes(), "ok")
-    w.bytes("eee-data_with_llm_scoring.json", (DATA / "inspect_ai" / "data_with_llm_scoring.json").read_bytes(), "IMPORT_EMPTY")
+        w.put("eee-" + real, (DATA / "inspect_ai" / real).read_bytes(), "ok")
+    w.put("eee-data_with_llm_scoring.json", (DATA / "inspect_ai" / "data_with_llm_scoring.json").read_bytes(), "IMPORT_EMPTY")
     w.close()
 
 
@@ -141,25 +158,38 @@ def promptfoo_fixtures() -> None:
         r.update({"error": "Provider call failed: 503", "failureReason": 2, "success": False})
         r.pop("gradingResult", None)
 
-    variants(w, base, ".json", {
-        "valid": (lambda d: None, "ok"),
-        "version-2": (lambda d: d["results"].__setitem__("version", 2), "IMPORT_VERSION_UNSUPPORTED"),
-        "no-version": (lambda d: d["results"].pop("version"), "IMPORT_NOT_FORMAT"),
-        "no-results": (lambda d: d.pop("results"), "IMPORT_NOT_FORMAT"),
-        "results-not-list": (lambda d: d["results"].__setitem__("results", {}), "IMPORT_NOT_FORMAT"),
-        "zero-results": (lambda d: d["results"].__setitem__("results", []), "IMPORT_EMPTY"),
-        "no-testidx": (row(0, lambda r: r.pop("testIdx")), "IMPORT_NOT_FORMAT"),
-        "row-not-object": (lambda d: d["results"]["results"].__setitem__(0, 7), "IMPORT_NOT_FORMAT"),
-        "provider-error": (row(1, errored), "ok"),
-        "score-above-one": (row(1, lambda r: r["gradingResult"]["componentResults"][1].__setitem__("score", 3)), "ok"),
-        "structured-output": (row(0, lambda r: r["response"].__setitem__("output", {"answer": "Paris"})), "ok"),
-        "no-timestamp-no-evalid": (lambda d: (d["results"].pop("timestamp"), d.pop("evalId")) and None, "ok"),
-        "two-providers": (lambda d: d["results"]["results"].append({**copy.deepcopy(d["results"]["results"][0]), "provider": {"id": "echo-2"}}) and None, "ok"),
-        "two-prompts": (lambda d: d["results"]["results"].append({**copy.deepcopy(d["results"]["results"][0]), "promptIdx": 1}) and None, "ok"),
-        "no-assertions": (row(2, lambda r: r["testCase"].pop("assert")), "ok"),
-        "missing-component": (row(0, lambda r: r["gradingResult"].__setitem__("componentResults", [])), "ok"),
-        "empty-prompt": (row(0, lambda r: r["prompt"].__setitem__("raw", "")), "ok"),
-    })
+    variants(
+        w,
+        base,
+        ".json",
+        {
+            "valid": (lambda d: None, "ok"),
+            "version-2": (lambda d: d["results"].__setitem__("version", 2), "IMPORT_VERSION_UNSUPPORTED"),
+            "no-version": (lambda d: d["results"].pop("version"), "IMPORT_NOT_FORMAT"),
+            "no-results": (lambda d: d.pop("results"), "IMPORT_NOT_FORMAT"),
+            "results-not-list": (lambda d: d["results"].__setitem__("results", {}), "IMPORT_NOT_FORMAT"),
+            "zero-results": (lambda d: d["results"].__setitem__("results", []), "IMPORT_EMPTY"),
+            "no-testidx": (row(0, lambda r: r.pop("testIdx")), "IMPORT_NOT_FORMAT"),
+            "row-not-object": (lambda d: d["results"]["results"].__setitem__(0, 7), "IMPORT_NOT_FORMAT"),
+            "provider-error": (row(1, errored), "ok"),
+            "score-above-one": (row(1, lambda r: r["gradingResult"]["componentResults"][1].__setitem__("score", 3)), "ok"),
+            "structured-output": (row(0, lambda r: r["response"].__setitem__("output", {"answer": "Paris"})), "ok"),
+            "no-timestamp-no-evalid": (lambda d: (d["results"].pop("timestamp"), d.pop("evalId")), "ok"),
+            "two-providers": (
+                lambda d: (
+                    d["results"]["results"].append({**copy.deepcopy(d["results"]["results"][0]), "provider": {"id": "echo-2"}}) and None
+                ),
+                "ok",
+            ),
+            "two-prompts": (
+                lambda d: d["results"]["results"].append({**copy.deepcopy(d["results"]["results"][0]), "promptIdx": 1}) and None,
+                "ok",
+            ),
+            "no-assertions": (row(2, lambda r: r["testCase"].pop("assert")), "ok"),
+            "missing-component": (row(0, lambda r: r["gradingResult"].__setitem__("componentResults", [])), "ok"),
+            "empty-prompt": (row(0, lambda r: r["prompt"].__setitem__("raw", "")), "ok"),
+        },
+    )
     w.close()
 
 
@@ -171,8 +201,15 @@ def lm_eval_fixtures() -> None:
     head = json.loads(results.read_text())
     lines = [json.loads(line) for line in samples.read_text().splitlines() if line.strip()]
 
-    def case(name: str, outcome: str, head_edit: Callable[[Doc], Any] | None = None, line_edit: Callable[[list[Doc]], Any] | None = None,
-             raw_samples: bytes | None = None, raw_results: bytes | None = None, drop_samples: bool = False) -> None:
+    def case(
+        name: str,
+        outcome: str,
+        head_edit: Callable[[Doc], Any] | None = None,
+        line_edit: Callable[[list[Doc]], Any] | None = None,
+        raw_samples: bytes | None = None,
+        raw_results: bytes | None = None,
+        drop_samples: bool = False,
+    ) -> None:
         h = copy.deepcopy(head)
         ls = copy.deepcopy(lines)
         if head_edit:
@@ -217,10 +254,18 @@ def openai_evals_fixtures() -> None:
         ls = copy.deepcopy(lines)
         if edit:
             edit(ls)
-        w.bytes(name + ".jsonl", raw if raw is not None else "".join(json.dumps(x) + "\n" for x in ls).encode(), outcome)
+        w.put(name + ".jsonl", raw if raw is not None else "".join(json.dumps(x) + "\n" for x in ls).encode(), outcome)
 
     def event(sample: str, kind: str, data: Doc) -> Doc:
-        return {"run_id": "230417220821DPM75QNS", "event_id": 100, "sample_id": sample, "type": kind, "data": data, "created_by": "", "created_at": "2023-04-17 22:13:00+00:00"}
+        return {
+            "run_id": "230417220821DPM75QNS",
+            "event_id": 100,
+            "sample_id": sample,
+            "type": kind,
+            "data": data,
+            "created_by": "",
+            "created_at": "2023-04-17 22:13:00+00:00",
+        }
 
     case("valid", "ok")
     case("empty", "IMPORT_NOT_FORMAT", raw=b"")
@@ -233,14 +278,24 @@ def openai_evals_fixtures() -> None:
     case("unknown-line", "IMPORT_NOT_FORMAT", lambda ls: ls.append({"hello": 1}))
     case("no-events", "IMPORT_EMPTY", lambda ls: ls.__delitem__(slice(2, None)))
     case("no-final-report", "ok", lambda ls: ls.pop(1))
-    case("no-run-id-no-time", "ok", lambda ls: (ls[0]["spec"].pop("run_id"), ls[0]["spec"].pop("created_at")) and None)
+    case("no-run-id-no-time", "ok", lambda ls: (ls[0]["spec"].pop("run_id"), ls[0]["spec"].pop("created_at")))
     case("error-event", "ok", lambda ls: ls.append(event("test-match.s1.0", "error", {"type": "TimeoutError", "message": "took too long"})))
     case("metrics-score", "ok", lambda ls: ls.append(event("test-match.s1.1", "metrics", {"score": 0.4, "choice": "B"})))
     case("metrics-score-out-of-range", "ok", lambda ls: ls.append(event("test-match.s1.1", "metrics", {"score": 4})))
-    case("chat-prompt", "ok", lambda ls: ls[2]["data"].__setitem__("prompt", [{"role": "system", "content": "Complete."}, {"role": "user", "content": "OpenAI was founded in 20"}]))
+    case(
+        "chat-prompt",
+        "ok",
+        lambda ls: ls[2]["data"].__setitem__(
+            "prompt", [{"role": "system", "content": "Complete."}, {"role": "user", "content": "OpenAI was founded in 20"}]
+        ),
+    )
     case("several-sampled", "ok", lambda ls: ls[2]["data"].__setitem__("sampled", ["2015", "15"]))
     case("expected-list", "ok", lambda ls: ls[3]["data"].__setitem__("expected", ["15", "2015"]))
-    case("extra-events", "ok", lambda ls: ls.append(event("test-match.s1.0", "function_call", {"name": "f", "arguments": {}, "return_value": 1})))
+    case(
+        "extra-events",
+        "ok",
+        lambda ls: ls.append(event("test-match.s1.0", "function_call", {"name": "f", "arguments": {}, "return_value": 1})),
+    )
     case("sampling-only", "ok", lambda ls: ls.__delitem__(slice(3, None)))
     case("reversed", "ok", lambda ls: ls.reverse())
     w.close()
@@ -255,24 +310,32 @@ def deepeval_fixtures() -> None:
     def tc(index: int, change: Callable[[Doc], None]) -> Callable[[Doc], None]:
         return lambda d: change(d["testCases"][index])
 
-    variants(w, base, ".json", {
-        "valid": (lambda d: None, "ok"),
-        "no-test-cases": (lambda d: d.pop("testCases"), "IMPORT_NOT_FORMAT"),
-        "test-cases-not-list": (lambda d: d.__setitem__("testCases", {}), "IMPORT_NOT_FORMAT"),
-        "zero-test-cases": (lambda d: d.__setitem__("testCases", []), "IMPORT_EMPTY"),
-        "case-not-object": (lambda d: d["testCases"].__setitem__(0, "x"), "IMPORT_NOT_FORMAT"),
-        "case-no-name": (tc(0, lambda c: c.pop("name")), "IMPORT_NOT_FORMAT"),
-        "metric-no-name": (tc(0, lambda c: c["metricsData"][0].pop("name")), "IMPORT_NOT_FORMAT"),
-        "metric-error": (tc(1, lambda c: c["metricsData"][0].update({"error": "judge timed out", "score": 0.3, "success": False})), "ok"),
-        "metric-score-above-one": (tc(0, lambda c: c["metricsData"][0].__setitem__("score", 5)), "ok"),
-        "no-metrics": (tc(1, lambda c: c.pop("metricsData")), "ok"),
-        "empty-input": (tc(0, lambda c: c.__setitem__("input", "")), "ok"),
-        "tool-objects": (tc(0, lambda c: c.__setitem__("toolsCalled", [{"name": "search", "inputParameters": {"q": "x"}}])), "ok"),
-        "conversational": (lambda d: d.__setitem__("conversationalTestCases", [{"name": "chat", "turns": []}]), "ok"),
-        "identifier": (lambda d: d.__setitem__("identifier", "nightly-7"), "ok"),
-        "no-output": (tc(0, lambda c: c.pop("actualOutput")), "ok"),
-        "tags": (tc(0, lambda c: c.__setitem__("tags", ["rag", "smoke"])), "ok"),
-    })
+    variants(
+        w,
+        base,
+        ".json",
+        {
+            "valid": (lambda d: None, "ok"),
+            "no-test-cases": (lambda d: d.pop("testCases"), "IMPORT_NOT_FORMAT"),
+            "test-cases-not-list": (lambda d: d.__setitem__("testCases", {}), "IMPORT_NOT_FORMAT"),
+            "zero-test-cases": (lambda d: d.__setitem__("testCases", []), "IMPORT_EMPTY"),
+            "case-not-object": (lambda d: d["testCases"].__setitem__(0, "x"), "IMPORT_NOT_FORMAT"),
+            "case-no-name": (tc(0, lambda c: c.pop("name")), "IMPORT_NOT_FORMAT"),
+            "metric-no-name": (tc(0, lambda c: c["metricsData"][0].pop("name")), "IMPORT_NOT_FORMAT"),
+            "metric-error": (
+                tc(1, lambda c: c["metricsData"][0].update({"error": "judge timed out", "score": 0.3, "success": False})),
+                "ok",
+            ),
+            "metric-score-above-one": (tc(0, lambda c: c["metricsData"][0].__setitem__("score", 5)), "ok"),
+            "no-metrics": (tc(1, lambda c: c.pop("metricsData")), "ok"),
+            "empty-input": (tc(0, lambda c: c.__setitem__("input", "")), "ok"),
+            "tool-objects": (tc(0, lambda c: c.__setitem__("toolsCalled", [{"name": "search", "inputParameters": {"q": "x"}}])), "ok"),
+            "conversational": (lambda d: d.__setitem__("conversationalTestCases", [{"name": "chat", "turns": []}]), "ok"),
+            "identifier": (lambda d: d.__setitem__("identifier", "nightly-7"), "ok"),
+            "no-output": (tc(0, lambda c: c.pop("actualOutput")), "ok"),
+            "tags": (tc(0, lambda c: c.__setitem__("tags", ["rag", "smoke"])), "ok"),
+        },
+    )
     w.close()
 
 

@@ -489,3 +489,12 @@ def test_loss_report_entries(tmp_path: Path) -> None:
     dropped = {(e["pointer"], e["count"]) for e in inspect["dropped"]}
     assert dropped == {("/samples/*/messages", 8), ("/samples/*/events", 8), ("/samples/*/error/traceback_ansi", 2), ("/reductions", 1)}
     assert {(e["pointer"], e["count"]) for e in inspect["defaulted"]} == {("/samples/*/error", 2)}
+
+
+def test_conversions_need_no_network(no_network: list[Any], tmp_path: Path) -> None:
+    for fmt, name in (("inspect_ai", "valid.eval"), ("promptfoo", "valid.json"), ("lm_eval", "valid"), ("openai_evals", "valid.jsonl"), ("deepeval", "valid.json")):
+        out = tmp_path / f"{fmt}.resultset.json"
+        import_results(fmt, _inputs(fmt, name), out)
+        for target in ("eee", "otel", "csv"):
+            export_results(target, out, tmp_path / f"{fmt}.{target}")
+    assert no_network == []

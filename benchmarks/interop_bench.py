@@ -20,6 +20,7 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "interop" / "data"
@@ -46,7 +47,7 @@ def lm_eval_input(folder: Path, megabytes: int) -> list[Path]:
 
 
 def inspect_input(folder: Path, copies: int) -> list[Path]:
-    import zipfile_zstd  # noqa: F401  # Inspect's archives use zstd entries
+    import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401  # Inspect writes zstd entries
 
     source = DATA / "inspect_ai" / "tiny-mockllm.eval"
     with zipfile.ZipFile(source) as archive:
@@ -57,9 +58,9 @@ def inspect_input(folder: Path, copies: int) -> list[Path]:
     target = folder / "large.eval"
     ids: list[str] = []
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
-        new_summaries = []
+        new_summaries: list[dict[str, Any]] = []
         for copy in range(copies):
-            for name, sample in samples.items():
+            for sample in samples.values():
                 new_id = f"{sample['id']}-{copy}"
                 if sample["epoch"] == 1:
                     ids.append(new_id)
@@ -79,7 +80,9 @@ def measure(label: str, fmt: str, inputs: list[Path], folder: Path) -> None:
     size = sum(p.stat().st_size for p in inputs)
     started = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    done = subprocess.run([str(CLI), "import", "--from", fmt, *map(str, inputs), "-o", str(out), "--format", "json"], capture_output=True, text=True)
+    done = subprocess.run(
+        [str(CLI), "import", "--from", fmt, *map(str, inputs), "-o", str(out), "--format", "json"], capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
     if done.returncode != 0:
@@ -88,8 +91,10 @@ def measure(label: str, fmt: str, inputs: list[Path], folder: Path) -> None:
     rows = json.loads(done.stdout)["summary"]["total"]
     note = "" if peak_mb > before / 1024 else " (peak of an earlier child: run one input at a time)"
     verdict = "ok" if peak_mb < LIMIT_MB else f"OVER {LIMIT_MB} MB"
-    print(f"{label}: input {size / 2**20:,.0f} MiB, {rows:,} rows, output {out.stat().st_size / 2**20:,.0f} MiB, "
-          f"{elapsed:,.1f} s, peak RSS {peak_mb:,.0f} MB [{verdict}]{note}")
+    print(
+        f"{label}: input {size / 2**20:,.0f} MiB, {rows:,} rows, output {out.stat().st_size / 2**20:,.0f} MiB, "
+        f"{elapsed:,.1f} s, peak RSS {peak_mb:,.0f} MB [{verdict}]{note}"
+    )
     out.unlink()
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import diffcmd, schemacmd
-from .interop import cli as interopcmd
 from .extras import MissingExtra
 from .findings import Finding, Report
+from .interop import cli as interopcmd
 from .loader import SUFFIXES, expand, load_path, load_stdin
 from .registry import KINDS, spec_version
 from .selection import declared

@@ -492,7 +492,13 @@ def test_loss_report_entries(tmp_path: Path) -> None:
 
 
 def test_conversions_need_no_network(no_network: list[Any], tmp_path: Path) -> None:
-    for fmt, name in (("inspect_ai", "valid.eval"), ("promptfoo", "valid.json"), ("lm_eval", "valid"), ("openai_evals", "valid.jsonl"), ("deepeval", "valid.json")):
+    for fmt, name in (
+        ("inspect_ai", "valid.eval"),
+        ("promptfoo", "valid.json"),
+        ("lm_eval", "valid"),
+        ("openai_evals", "valid.jsonl"),
+        ("deepeval", "valid.json"),
+    ):
         out = tmp_path / f"{fmt}.resultset.json"
         import_results(fmt, _inputs(fmt, name), out)
         for target in ("eee", "otel", "csv"):

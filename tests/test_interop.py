@@ -504,3 +504,27 @@ def test_conversions_need_no_network(no_network: list[Any], tmp_path: Path) -> N
         for target in ("eee", "otel", "csv"):
             export_results(target, out, tmp_path / f"{fmt}.{target}")
     assert no_network == []
+
+
+def test_missing_inspect_extra_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name.startswith("inspect_ai") else real(name, *a))
+    status = main(["import", "--from", "inspect_ai", str(FIXTURES / "inspect_ai" / "valid.eval"), "-o", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "pip install 'evalschema[inspect]'" in err and "Traceback" not in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_suite_out_and_default_suite_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = str(FIXTURES / "deepeval" / "valid.json")
+    assert main(["import", "--from", "deepeval", source, "-o", str(tmp_path / "a.resultset.json")]) == 0
+    assert (tmp_path / "a.suite.json").is_file()
+    assert main(["import", "--from", "deepeval", source, "-o", str(tmp_path / "b.json"), "--suite-out", str(tmp_path / "s.json")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.resultset.json", "a.suite.json", "b.json", "s.json"]
+    assert orjson.loads((tmp_path / "b.json").read_bytes())["suite_id"] == orjson.loads((tmp_path / "s.json").read_bytes())["id"]
+    capsys.readouterr()

@@ -1,10 +1,10 @@
 """Peak memory of ``evalschema import`` on large inputs: an lm-eval samples file and an Inspect ``.eval`` archive.
 
-Not a test: run ``python benchmarks/interop_bench.py`` (``--lm-eval-mb 1024 --inspect-samples 20000`` by
-default; smaller numbers for a quick look). It builds the inputs in a temporary folder from the real tool outputs
+Not a test: run ``python benchmarks/interop_bench.py`` (``--lm-eval-mb 1024 --inspect-samples 10000
+--inspect-pad-kb 50`` by default: about 1 GiB each; smaller numbers for a quick look). It builds the inputs in a temporary folder from the real tool outputs
 in ``tests/interop/data/`` — the lm-eval samples file by repeating its lines with new ``doc_id``s until it is
 ``--lm-eval-mb`` MiB; the ``.eval`` archive by copying the real mockllm log's samples under new ids (header,
-summaries and sample entries, as Inspect writes them) — then runs ``evalschema import`` on each in its own
+summaries and sample entries, as Inspect writes them), each entry padded with incompressible transcript text — then runs ``evalschema import`` on each in its own
 process and prints the input size, the rows written, the wall time and the process's peak resident memory
 (``ru_maxrss`` of the child). The goal (issue 20): under 300 MB for a 1 GB input.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -46,7 +47,7 @@ def lm_eval_input(folder: Path, megabytes: int) -> list[Path]:
     return [folder / results.name, target]
 
 
-def inspect_input(folder: Path, copies: int) -> list[Path]:
+def inspect_input(folder: Path, copies: int, pad_kb: int) -> list[Path]:
     import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401  # Inspect writes zstd entries
 
     source = DATA / "inspect_ai" / "tiny-mockllm.eval"
@@ -64,7 +65,10 @@ def inspect_input(folder: Path, copies: int) -> list[Path]:
                 new_id = f"{sample['id']}-{copy}"
                 if sample["epoch"] == 1:
                     ids.append(new_id)
-                out.writestr(f"samples/{new_id}_epoch_{sample['epoch']}.json", json.dumps({**sample, "id": new_id}))
+                # incompressible text in the transcript (which the import drops): a realistic size per sample
+                padding = [{"role": "user", "content": os.urandom(pad_kb * 512).hex(), "source": "input"}] if pad_kb else []
+                body = {**sample, "id": new_id, "messages": [*sample.get("messages", []), *padding]}
+                out.writestr(f"samples/{new_id}_epoch_{sample['epoch']}.json", json.dumps(body))
             new_summaries.extend({**s, "id": f"{s['id']}-{copy}"} for s in summaries)
         header["eval"]["dataset"]["sample_ids"] = ids
         header["eval"]["dataset"]["samples"] = len(ids)
@@ -101,7 +105,10 @@ def measure(label: str, fmt: str, inputs: list[Path], folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lm-eval-mb", type=int, default=1024, help="size of the generated lm-eval samples file (0: skip)")
-    parser.add_argument("--inspect-samples", type=int, default=20000, help="samples in the generated .eval archive (0: skip)")
+    parser.add_argument(
+        "--inspect-samples", type=int, default=10000, help="samples in the generated .eval archive, 2 epochs each (0: skip)"
+    )
+    parser.add_argument("--inspect-pad-kb", type=int, default=50, help="incompressible transcript text added to each sample entry, in KiB")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
@@ -109,7 +116,7 @@ def main() -> None:
             measure("lm_eval samples", "lm_eval", lm_eval_input(folder, args.lm_eval_mb), folder)
         if args.inspect_samples:
             copies = max(1, args.inspect_samples // 4)
-            measure("inspect_ai .eval", "inspect_ai", inspect_input(folder, copies), folder)
+            measure("inspect_ai .eval", "inspect_ai", inspect_input(folder, copies, args.inspect_pad_kb), folder)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 """Import Inspect AI eval logs (``.eval`` archives and ``.json`` logs) through the ``inspect-ai`` package's reader.
 
-Needs the ``inspect`` extra. A ``.eval`` archive is read sample by sample (``read_eval_log_samples``): memory
-holds one sample at a time. Inspect's API has no incremental reader for ``.json`` logs, which are read whole.
+Needs the ``inspect`` extra. A ``.eval`` archive is read sample by sample (see ``_samples``): memory holds one
+sample at a time. Inspect's API has no incremental reader for ``.json`` logs, which are read whole.
 The field-by-field mapping is SPEC.md, Appendix A.1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import zipfile
@@ -68,19 +69,47 @@ def _read_error(path: Path, exc: BaseException) -> ConversionError:
 
 
 def _samples(path: Path, header: Any) -> Iterator[Any]:
-    from inspect_ai.log import read_eval_log_samples
+    """The samples of a log, one at a time.
 
-    if path.suffix == ".eval":
-        if header.eval.dataset.sample_ids is None:
-            raise ConversionError(
-                "IMPORT_NOT_FORMAT",
-                "the log lists no sample ids (Inspect cannot read its samples one by one)",
-                str(path),
-                "/eval/dataset/sample_ids",
-            )
-        yield from read_eval_log_samples(str(path), all_samples_required=False, format="eval")
-    else:  # a .json log was read whole with its header
+    A ``.eval`` archive is opened once and its sample entries are read in the order of the header's sample ids
+    and epochs, each parsed with Inspect's own ``EvalSample`` model exactly as Inspect's ``read_eval_log_sample``
+    does (``json.loads`` of the entry, then ``EvalSample.model_validate`` with Inspect's deserialising context).
+    Inspect's ``read_eval_log_samples`` gives the same samples but reopens the archive and re-reads its directory
+    for every sample, which makes a large log quadratic (hours for 100k samples); memory is one sample either way.
+    A missing entry is skipped, as ``all_samples_required=False`` does.
+    """
+    from inspect_ai.log import EvalSample
+
+    if path.suffix != ".eval":  # a .json log was read whole with its header
         yield from header.samples or []
+        return
+    sample_ids = header.eval.dataset.sample_ids
+    if sample_ids is None:
+        raise ConversionError(
+            "IMPORT_NOT_FORMAT",
+            "the log lists no sample ids (its samples cannot be read one by one)",
+            str(path),
+            "/eval/dataset/sample_ids",
+        )
+    with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
+        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+    try:
+        from inspect_ai._util.constants import get_deserializing_context
+
+        context: dict[str, Any] = get_deserializing_context()
+    except ImportError:  # a private helper: without it, pydantic's default context
+        context = {}
+    epochs = header.eval.config.epochs or 1
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        for sample_id in sample_ids:
+            for epoch in range(1, epochs + 1):
+                member = f"samples/{sample_id}_epoch_{epoch}.json"
+                if member not in names:
+                    continue
+                with archive.open(member) as entry:
+                    data = json.load(entry)
+                yield EvalSample.model_validate(data, context=context)
 
 
 def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:

@@ -1,12 +1,13 @@
 """Peak memory of ``evalschema import`` on large inputs: an lm-eval samples file and an Inspect ``.eval`` archive.
 
-Not a test: run ``python benchmarks/interop_bench.py`` (``--lm-eval-mb 1024 --inspect-samples 10000
---inspect-pad-kb 50`` by default: about 1 GiB each; smaller numbers for a quick look). It builds the inputs in a temporary folder from the real tool outputs
-in ``tests/interop/data/`` — the lm-eval samples file by repeating its lines with new ``doc_id``s until it is
-``--lm-eval-mb`` MiB; the ``.eval`` archive by copying the real mockllm log's samples under new ids (header,
-summaries and sample entries, as Inspect writes them), each entry padded with incompressible transcript text — then runs ``evalschema import`` on each in its own
-process and prints the input size, the rows written, the wall time and the process's peak resident memory
-(``ru_maxrss`` of the child). The goal (issue 20): under 300 MB for a 1 GB input.
+Not a test: run ``python benchmarks/interop_bench.py`` (by default ``--lm-eval-mb 1024 --inspect-samples 10000
+--inspect-pad-kb 50``: about 1 GiB each; smaller numbers for a quick look). It builds the inputs in a temporary
+folder from the real tool outputs in ``tests/interop/data/`` — the lm-eval samples file by repeating its lines with
+new ``doc_id``s until it is ``--lm-eval-mb`` MiB; the ``.eval`` archive by copying the real mockllm log's samples
+under new ids (header, summaries and sample entries, as Inspect writes them), each entry padded with
+incompressible transcript text — then runs ``evalschema import`` on each in its own process and prints the input
+size, the rows written, the wall time and the process's peak resident memory (``ru_maxrss`` of the child). The
+goal (issue 20): under 300 MB for a 1 GB input.
 """
 
 from __future__ import annotations

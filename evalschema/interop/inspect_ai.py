@@ -11,7 +11,7 @@ import contextlib
 import json
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +96,9 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
     try:
         from inspect_ai._util.constants import get_deserializing_context
 
-        context: dict[str, Any] = get_deserializing_context()
+        fresh_context: Callable[[], dict[str, Any]] = get_deserializing_context
     except ImportError:  # a private helper: without it, pydantic's default context
-        context = {}
+        fresh_context = dict
     epochs = header.eval.config.epochs or 1
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
@@ -109,7 +109,9 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
                     continue
                 with archive.open(member) as entry:
                     data = json.load(entry)
-                yield EvalSample.model_validate(data, context=context)
+                # a fresh context per sample, as Inspect does: it holds a message cache that would otherwise grow
+                # with every sample read
+                yield EvalSample.model_validate(data, context=fresh_context())
 
 
 def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:

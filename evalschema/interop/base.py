@@ -3,8 +3,7 @@ helpers the importers share (score mapping, the outcome rule for ``passed``, met
 
 Metadata: whatever a source holds that has no field of its own in evalschema is kept under ``metadata`` with
 the key prefix ``<format>.`` (``inspect_ai.``, ``promptfoo.``, ``lm_eval.``, ``openai_evals.``, ``deepeval.``):
-a tool prefix, as the schemas recommend. The importer's own record of the conversion is
-``metadata["evalschema.import"]`` on the result set (the source format, the input file names, the loss counts).
+a tool prefix, as the schemas recommend.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Peak memory of ``evalschema import`` on large inputs: an lm-eval samples file and an Inspect ``.eval`` archive.
 
 Not a test: run ``python benchmarks/interop_bench.py`` (by default ``--lm-eval-mb 1024 --inspect-samples 10000
---inspect-pad-kb 50``: about 1 GiB each; smaller numbers for a quick look). It builds the inputs in a temporary
+--inspect-pad-kb 90``: about 1 GiB each; smaller numbers for a quick look). It builds the inputs in a temporary
 folder from the real tool outputs in ``tests/interop/data/`` — the lm-eval samples file by repeating its lines with
 new ``doc_id``s until it is ``--lm-eval-mb`` MiB; the ``.eval`` archive by copying the real mockllm log's samples
 under new ids (header, summaries and sample entries, as Inspect writes them), each entry padded with
@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument(
         "--inspect-samples", type=int, default=10000, help="samples in the generated .eval archive, 2 epochs each (0: skip)"
     )
-    parser.add_argument("--inspect-pad-kb", type=int, default=50, help="incompressible transcript text added to each sample entry, in KiB")
+    parser.add_argument("--inspect-pad-kb", type=int, default=90, help="incompressible transcript text added to each sample entry, in KiB")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)

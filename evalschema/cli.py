@@ -20,6 +20,7 @@ from . import diffcmd, schemacmd
 from .casesfile import follow
 from .extras import MissingExtra
 from .findings import Finding, Report
+from .interop import cli as interopcmd
 from .loader import SUFFIXES, expand, load_path, load_stdin
 from .positions import Positions
 from .registry import KINDS, spec_version
@@ -423,6 +424,7 @@ def _parser() -> argparse.ArgumentParser:
 
     diffcmd.add_parser(commands)
     schemacmd.add_parser(commands)
+    interopcmd.add_parsers(commands)
     return parser
 
 

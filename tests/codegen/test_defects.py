@@ -467,7 +467,7 @@ def test_draft07_is_read_as_its_2020_12_equivalent(tmp_path: Path, capsys: pytes
     assert contents["dependentRequired"] == {"pair": ["thing"]} and contents["dependentSchemas"] == {"named": {"required": ["pair"]}}
     assert contents["definitions"]["other"] == {"$anchor": "named", "type": "boolean"}
     ts = (out / "typescript" / "d7.ts").read_text()
-    assert "  pair?: [string, number];\n" in ts and "  thing?: thing;\n" in ts and "  named?: other;\n" in ts
+    assert "  pair?: [string, Integer];\n" in ts and "  thing?: thing;\n" in ts and "  named?: other;\n" in ts
 
 
 def test_2019_09_recursive_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -140,7 +140,7 @@ def _ts_root_type(module: Path) -> str:
     """The first type the module exports, past the ``Integer`` helper type that modules with integers declare first."""
     names = [n for n in re.findall(r"^export (?:interface|type) (\w+)", module.read_text(encoding="utf-8"), re.M) if n != "Integer"]
     assert names, module
-    return names[0]
+    return str(names[0])
 
 
 @pytest.mark.parametrize("name", SETS)

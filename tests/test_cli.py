@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tools import missing_tool
 
 from evalschema import migrate
 
@@ -227,7 +228,7 @@ def _chromium() -> str:
     if found is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is missing in CI (.ci/run installs Debian's chromium)")
-        pytest.skip("chromium is not installed")
+        missing_tool("chromium is not installed")
     return found
 
 

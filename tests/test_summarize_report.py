@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tools import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
@@ -101,7 +102,7 @@ def _chromium() -> str:
     if found is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is missing in CI (.ci/run installs Debian's chromium)")
-        pytest.skip("chromium is not installed")
+        missing_tool("chromium is not installed")
     return found
 
 

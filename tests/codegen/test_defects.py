@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from codegen_helpers import REPO
 from pydantic import ValidationError
+from tools import missing_tool
 
 from codegen.__main__ import main as codegen_main
 from codegen.ir import build
@@ -61,7 +62,7 @@ def round_trip(model: Any, document: Any) -> Any:
 
 def tsc(folder: Path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     if not TSC.exists():
-        pytest.skip("js/node_modules missing: run npm ci --prefix js")
+        missing_tool("js/node_modules missing: run npm ci --prefix js")
     for name, text in (extra or {}).items():
         (folder / name).write_text(text, encoding="utf-8")
     (folder / "tsconfig.json").write_text(

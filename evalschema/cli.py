@@ -8,22 +8,30 @@ or at least one input unreadable or unparseable (the other inputs are still chec
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from . import columnarcmd, diffcmd, schemacmd
+from . import diffcmd, schemacmd
+from .casesfile import follow
 from .extras import MissingExtra
 from .findings import Finding, Report
+from .interop import cli as interopcmd
 from .loader import SUFFIXES, Loaded, expand, load_path, load_stdin
+from .positions import Positions
 from .registry import KINDS, spec_version
 from .selection import declared
 from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
-from .summary import Summary
 from .validate import validate
+
+if TYPE_CHECKING:
+    from .report import CaseLists
+    from .summary import Summary
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 FORMS = ("json", "jsonl", "yaml")
@@ -69,17 +77,36 @@ class Progress:
 # --- validate -------------------------------------------------------------------------------------------
 
 
-def _load_suite(path: Path) -> dict[str, Any]:
+def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]:
+    """The suite given with ``--suite`` (its ``test_cases_file`` followed), and the entries of its own findings
+    and its test cases file's, to report with the rest: results checked against a broken suite mislead."""
     loaded = list(load_path(path))
     if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
         problem = loaded[0].problem if loaded and loaded[0].problem else None
         raise UsageError(f"--suite {path}: " + (f"{problem.code}: {problem.message}" if problem else "not one JSON object"))
     suite = loaded[0].document
+    checked = {k: v for k, v in options.items() if k != "suite"}
+    report = validate(suite, "suite", **checked)
+    if report.findings:
+        report = placed(report, loaded[0].positions())
+    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions()))
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        cases = [d.document for d in load_path(path.parent / suite["test_cases_file"], "jsonl") if d.problem is None]
-        suite = {**suite, "test_cases": cases}
-    return suite
+        suite = {**suite, "test_cases": follow(suite, path, **checked).cases}
+    return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
+
+
+def _suite_entries(
+    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions
+) -> Iterator[tuple[dict[str, Any], bool]]:
+    """A suite's entry, with TEST_CASES_FILE_UNREADABLE if its ``test_cases_file`` cannot be read, then an entry
+    per line of that file."""
+    cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+    if cases.problem is not None:
+        report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
+    yield _entry(str(path), None, report), True
+    for line, case_report, readable in cases.lines:
+        yield _entry(str(cases.path), line, case_report), readable
 
 
 def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
@@ -96,7 +123,16 @@ def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
     return entry
 
 
-def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO) -> str:
+ROOT_LABEL = "(root)"  # how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
+
+
+def _where(pointer: str) -> str:
+    return pointer if pointer else ROOT_LABEL
+
+
+def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
+    """Files with findings and their findings, in reading order, then a one-line summary. ``verbosity``: ``-1``
+    (``--quiet``) errors only and no summary; ``1`` (``-v``) also a line per valid file."""
     colour = _colour(stream)
 
     def paint(text: str, code: str) -> str:
@@ -104,22 +140,26 @@ def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: 
 
     lines: list[str] = []
     for entry in entries:
-        findings = entry["errors"] + entry["warnings"]
-        if not findings:
-            continue
+        findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
         where = entry["path"] + (f" (line {entry['line']})" if "line" in entry else "")
-        lines.append(paint(where, "1") + (f"  [{entry['kind']}]" if entry["kind"] else ""))
-        for f in findings:
+        kind = f"  [{entry['kind']}]" if entry["kind"] else ""
+        if not findings:
+            if verbosity > 0:
+                lines.append(where + kind + "  " + paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31"))
+            continue
+        lines.append(paint(where, "1") + kind)
+        for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
             position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
             severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {f['pointer'] or '/'}  {f['message']}")
-    summary = (
-        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
-        f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
-        f"{sum(len(e['warnings']) for e in entries)} warning(s)"
-    )
-    lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
-    return "\n".join(lines) + "\n"
+            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {_where(f['pointer'])}  {f['message']}")
+    if verbosity >= 0:
+        summary = (
+            f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
+            f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
+            f"{sum(len(e['warnings']) for e in entries)} warning(s)"
+        )
+        lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def _escape_data(text: str) -> str:
@@ -139,7 +179,7 @@ def _render_github(entries: list[dict[str, Any]]) -> str:
                 props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
             props.append(f"title={_escape_property(f['code'])}")
             level = "error" if f["severity"] == "error" else "warning"
-            lines.append(f"::{level} {','.join(props)}::{_escape_data((f['pointer'] or '/') + ': ' + f['message'])}")
+            lines.append(f"::{level} {','.join(props)}::{_escape_data(_where(f['pointer']) + ': ' + f['message'])}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -158,7 +198,8 @@ def _json_file(source: Path | str, form: str | None) -> Path | None:
 
 def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
     """An entry per document, and whether it could be read. JSON files go through ``validate_file`` (large result
-    sets are read in pieces); stdin, JSON Lines and YAML through the loaders."""
+    sets are read in pieces); stdin, JSON Lines and YAML through the loaders. With ``-j N``, N processes compute
+    the same entries (``evalschema.parallel``)."""
     if getattr(args, "jobs", 1) > 1:
         from .parallel import validate_reports
 
@@ -168,19 +209,29 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
         yield from source_reports(source, args, suite)
 
 
+def skipped(source: Path | str, args: argparse.Namespace) -> bool:
+    """Whether ``--only-declared`` leaves this source out: a file that does not declare itself ours."""
+    return bool(getattr(args, "only_declared", False)) and isinstance(source, Path) and source.is_file() and not declared(source)
+
+
 def source_reports(
     source: Path | str, args: argparse.Namespace, suite: dict[str, Any] | None, documents: Iterator[Loaded] | None = None
 ) -> Iterator[tuple[dict[str, Any], bool]]:
-    """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines)."""
+    """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines). A
+    suite's entry is followed by the entries of its ``test_cases_file``."""
     options: dict[str, Any] = dict(
         strict=args.strict, allow_unknown=args.allow_unknown, suite=suite, engine=args.engine, spec_version=args.spec_version
     )
-    if args.only_declared and isinstance(source, Path) and source.is_file() and not declared(source):
+    if documents is None and skipped(source, args):
         return
     path = _json_file(source, args.input_format) if documents is None else None
     if path is not None:
         report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
         readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
+        if readable and report.kind == "suite":  # its test_cases_file, followed
+            (loaded,) = load_path(path, "json")
+            yield from _suite_entries(loaded.document, path, report, options, loaded.positions())
+            return
         yield _entry(str(path), None, report), readable
         return
     if documents is None:
@@ -192,6 +243,9 @@ def source_reports(
         report = validate(loaded.document, args.kind, **options)
         if report.findings:
             report = placed(report, loaded.positions())
+        if report.kind == "suite" and source != "-":
+            yield from _suite_entries(loaded.document, Path(source), report, options, loaded.positions())
+            continue
         yield _entry(loaded.path, loaded.line, report), True
 
 
@@ -201,11 +255,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
-    suite = _load_suite(args.suite) if args.suite is not None else None
+    options = {"strict": args.strict, "allow_unknown": args.allow_unknown, "engine": args.engine, "spec_version": args.spec_version}
+    suite, suite_entries = _load_suite(args.suite, options) if args.suite is not None else (None, [])
+    given = {str(p) for p in expand(args.paths) if isinstance(p, Path)}
     entries: list[dict[str, Any]] = []
     progress = Progress()
     unreadable = invalid = 0
-    for entry, readable in _reports(args, suite):
+    suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
+    for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
             unreadable += 1
         else:
@@ -224,7 +281,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     elif args.format == "github":
         _write(_render_github(entries))
     else:
-        _write(_render_text(entries, totals, sys.stdout))
+        _write(_render_text(entries, totals, sys.stdout, verbosity=-1 if args.quiet else args.verbose))
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_INVALID if invalid else EXIT_OK
@@ -233,61 +290,117 @@ def cmd_validate(args: argparse.Namespace) -> int:
 # --- summarize and migrate live in their own modules ------------------------------------------------------
 
 
-def source_summaries(
-    source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None
-) -> Iterator[tuple[str, dict[str, Any], Summary] | tuple[str, Finding]]:
-    """The summaries of one source's result sets (label, own fields, summary), or (path, why it is unreadable)."""
+@dataclass(frozen=True)
+class Summarizing:
+    """What ``summarize`` makes of one result set (``line``: of a JSON Lines entry): the entry of its findings if it
+    is not valid (``refused``), why it cannot be read (``problem``), or its own fields (without its rows), its
+    summary and, for the HTML report, its case lists."""
+
+    path: str
+    line: int | None = None
+    refused: dict[str, Any] | None = None
+    problem: Finding | None = None
+    fields: dict[str, Any] | None = None
+    summary: Summary | None = None
+    lists: CaseLists | None = None
+
+
+def source_summaries(source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None) -> Iterator[Summarizing]:
+    """The result sets of one source, validated, then summarized if valid or ``--force`` (``documents``: its
+    documents when already read, e.g. a range of JSON Lines)."""
+    from .report import CaseLists, case_lists
     from .summary import summarize
 
     path = _json_file(source, args.input_format) if documents is None else None
-    if path is not None:  # large files are summarized in pieces
-        summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
+    if path is not None:  # large files are validated and summarized in pieces
+        report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream])
+        # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
+        problem = next((f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None)
+        if problem is not None:
+            yield Summarizing(str(path), problem=problem)
+            return
+        refused = None if report.valid else _entry(str(path), None, report)
+        if refused is not None and not args.force:
+            yield Summarizing(str(path), refused=refused)
+            return
+        lists = CaseLists() if args.html else None
+        summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream], each_row=lists.add if lists is not None else None)
         if isinstance(summarized, Finding):
-            yield str(path), summarized
+            yield Summarizing(str(path), refused=refused, problem=summarized)
         else:
-            yield (str(path), *summarized)
+            yield Summarizing(str(path), refused=refused, fields=summarized[0], summary=summarized[1], lists=lists)
         return
     if documents is None:
         documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
     for loaded in documents:
-        if loaded.problem is not None or not isinstance(loaded.document, dict):
-            yield loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object")
+        document = loaded.document
+        if loaded.problem is not None or not isinstance(document, dict):
+            yield Summarizing(
+                loaded.path, loaded.line, problem=loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object")
+            )
             continue
-        label = loaded.path + (f":{loaded.line}" if loaded.line else "")
-        yield label, {k: v for k, v in loaded.document.items() if k != "results"}, summarize(loaded.document)
+        report = validate(document, "resultset")
+        if report.findings:
+            report = placed(report, loaded.positions())
+        refused = None if report.valid else _entry(loaded.path, loaded.line, report)
+        if refused is not None and not args.force:
+            yield Summarizing(loaded.path, loaded.line, refused=refused)
+            continue
+        fields = {k: v for k, v in document.items() if k != "results"}
+        lists = case_lists(document) if args.html else None
+        yield Summarizing(loaded.path, loaded.line, refused=refused, fields=fields, summary=summarize(document), lists=lists)
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
+    """The reference summary of each result set; one that is not a valid result set is refused (its findings are
+    printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
+    anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1). With ``-j N``, N processes
+    compute the same (``evalschema.parallel``)."""
     from .report import Summarized, render_html, render_text
 
     results: list[Summarized] = []
+    refused: list[dict[str, Any]] = []
+    invalid_labels: dict[str, int] = {}
+    lists: dict[str, CaseLists] = {}
     status = EXIT_OK
-
-    def unreadable(path: str, problem: Finding) -> None:
-        nonlocal status
-        _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
-        status = EXIT_UNREADABLE
 
     if args.jobs > 1:
         from .parallel import summarize_sources
 
-        summarized_sources: Iterator[tuple[str, dict[str, Any], Summary] | tuple[str, Finding]] = summarize_sources(args)
+        items: Iterator[Summarizing] = summarize_sources(args)
     else:
-        summarized_sources = (item for source in expand(args.paths) for item in source_summaries(source, args))
-    for item in summarized_sources:
-        if len(item) == 2:
-            unreadable(*item)
-        else:
-            results.append(item)
-    if args.html is not None:
+        items = (item for source in expand(args.paths) for item in source_summaries(source, args))
+    for item in items:
+        label = item.path + (f":{item.line}" if item.line else "")
+        if item.refused is not None:  # recorded whether or not --force summarizes it
+            status = max(status, EXIT_INVALID)
+            refused.append(item.refused)
+            invalid_labels[label] = len(item.refused["errors"])
+        if item.problem is not None:
+            _write(f"evalschema: {item.path}: {item.problem.code}: {item.problem.message}\n", sys.stderr)
+            status = EXIT_UNREADABLE
+        elif item.summary is not None:
+            assert item.fields is not None
+            results.append((label, item.fields, item.summary))
+            if item.lists is not None:
+                lists[label] = item.lists
+    if args.html is not None and (results or not refused):
         from .atomic import write_atomic
 
-        write_atomic(args.html, render_html(results).encode("utf-8"))
+        write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
     if args.format == "json":
-        payload = [{"path": label, "summary": summary.to_dict()} for label, _, summary in results]
+        payload: list[dict[str, Any]] = [
+            {"path": label, "valid": label not in invalid_labels, "summary": summary.to_dict()} for label, _, summary in results
+        ]
+        payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
         _write(json.dumps(payload, indent=2) + "\n")
     else:
-        _write(render_text(results, colour=_colour(sys.stdout)))
+        if refused:
+            totals = {"files": len(refused), "valid": 0, "invalid": len(refused), "unreadable": 0}
+            verdict = "summarized anyway (--force)" if args.force else "not summarized (use --force to see the numbers anyway)"
+            _write(_render_text(refused, totals, sys.stdout, verbosity=-1))
+            _write(f"{len(refused)} invalid result set(s): {verdict}\n\n")
+        _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels))
     return status
 
 
@@ -340,15 +453,25 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="report warnings as errors")
     check.add_argument("--allow-unknown", action="store_true", help="unknown fields in a newer minor version are warnings")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    loudness = check.add_mutually_exclusive_group()
+    loudness.add_argument("-v", "--verbose", action="count", default=0, help="text output: also a line per valid document")
+    loudness.add_argument("-q", "--quiet", action="store_true", help="text output: errors only (no warnings, no summary line)")
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
-    check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
     check.add_argument(
-        "--only-declared", action="store_true",
+        "--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas"
+    )
+    check.add_argument(
+        "--only-declared",
+        action="store_true",
         help="skip files that do not declare themselves evalschema documents, by name (*.resultset.json, *.pack.yaml, …) or by $schema",
     )
-    check.add_argument("--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)")
     check.add_argument(
-        "--stream", choices=tuple(STREAM_CHOICES), default="auto",
+        "--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)"
+    )
+    check.add_argument(
+        "--stream",
+        choices=tuple(STREAM_CHOICES),
+        default="auto",
         help=f"read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more; the report is the same)",
     )
     check.set_defaults(handler=cmd_validate)
@@ -357,8 +480,14 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("paths", nargs="+", metavar="RESULTSET")
     summary.add_argument("--format", choices=("text", "json"), default="text")
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
+    summary.add_argument("--force", action="store_true", help="summarize invalid result sets too, under a warning (exit status still 1)")
     summary.add_argument("--input-format", choices=FORMS)
-    summary.add_argument("--stream", choices=tuple(STREAM_CHOICES), default="auto", help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)")
+    summary.add_argument(
+        "--stream",
+        choices=tuple(STREAM_CHOICES),
+        default="auto",
+        help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)",
+    )
     summary.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help=JOBS_HELP)
     summary.set_defaults(handler=cmd_summarize)
 
@@ -368,8 +497,8 @@ def _parser() -> argparse.ArgumentParser:
     migrate.set_defaults(handler=cmd_migrate)
 
     diffcmd.add_parser(commands)
-    columnarcmd.add_parsers(commands)
     schemacmd.add_parser(commands)
+    interopcmd.add_parsers(commands)
     return parser
 
 

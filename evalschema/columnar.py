@@ -441,6 +441,8 @@ class Unexportable(ValueError):
         where = f":{finding.line}:{finding.column or 1}" if getattr(finding, "line", None) else ""
         super().__init__(f"{path}{where}: {finding.code}: {finding.message}")
         self.finding = finding
+        self.path, self.line = path, finding.line
+        self.message = f"{finding.code}: {finding.message}"
 
 
 def _stream_into(writer: Writer, path: Path) -> bool:

@@ -1,10 +1,12 @@
 """Validate and summarize many result sets on a Dask cluster (``dask.distributed``): the same findings (file, line,
-column) as ``evalschema validate`` and the summary of all their rows, merged from per-task partial states.
+column) as ``evalschema validate`` and the summary of the rows of their valid result sets, merged from per-task
+partial states.
 
 Inputs are local paths, folders or globs, or fsspec URLs (``s3://bucket/runs/*.jsonl``, ``file:///data/runs``): the
 tasks are planned where this runs — one per file, and one per byte range of a large JSON Lines file, cut at line
 boundaries — and each worker reads its own task through fsspec, so data moves from storage to workers only. A
-task's result is its report entries and its ``SummaryBuilder`` state; the client merges states in task order
+task's result is its report entries and its ``SummaryBuilder`` state (the rows of its valid result sets, as
+``evalschema summarize`` counts them unless ``--force``); the client merges states in task order
 (``summary.merge`` is associative), so the merged summary is that of reading every row in one pass, and a task the
 engine re-runs (a worker lost mid-run) gives the same answer.
 """
@@ -90,14 +92,29 @@ def _local(url: str) -> Path | None:
     return Path(path) if _protocol(fs) in ("file", "local") else None
 
 
-def run_task(task: Task, options: dict[str, Any]) -> tuple[list[dict[str, Any]], int, SummaryBuilder]:
-    """A task's report entries (lines numbered within its range), its number of lines and its summary state."""
+def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], bool]], int, SummaryBuilder]:
+    """A task's report entries (lines numbered within its range; each with whether it is the task's own, to be
+    moved, rather than a suite's test cases file's), its number of lines and its summary state: the rows of its
+    valid result sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
     from . import parallel
     from .cli import source_reports
     from .loader import load_path
 
-    args = argparse.Namespace(only_declared=False, stream="auto", input_format=None, kind=None, **options)
+    force = bool(options.get("force"))
+    args = argparse.Namespace(
+        only_declared=False, stream="auto", input_format=None, kind=None, **{k: v for k, v in options.items() if k != "force"}
+    )
     state = SummaryBuilder(compact=True)
+
+    def count(document: Any, entry: dict[str, Any]) -> None:
+        if not (force or (entry["valid"] and entry["kind"] == "resultset")):
+            return
+        rows = document.get("results") if isinstance(document, dict) else None
+        for row in rows if isinstance(rows, list) else ():
+            if isinstance(row, dict):
+                state.add(row)
+
+    out: list[tuple[dict[str, Any], bool]] = []
     with tempfile.TemporaryDirectory() as scratch:
         path = _local(task.url)
         if path is None:  # object storage: this task's bytes, copied to the worker
@@ -109,22 +126,26 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[dict[str, Any]],
             start, end = 0, (-1 if task.end < 0 else task.end - task.start)
         else:
             start, end = task.start, task.end
-        if end < 0:
+        lines = 0
+        if end < 0 and SUFFIXES.get(path.suffix.lower(), "json") == "json":  # as the CLI reads a JSON file
             entries = [entry for entry, _ in source_reports(path, args, None)]
-            documents = (d.document for d in load_path(path))
-            lines = 0
+            out += [(entry, index == 0) for index, entry in enumerate(entries)]
+            if entries:
+                for loaded in load_path(path):
+                    count(loaded.document, entries[0])
         else:
-            loaded, lines = parallel.range_documents(path, start, end)
-            entries = [entry for entry, _ in source_reports(path, args, None, iter(loaded))]
-            documents = (d.document for d in loaded)
-        for document in documents:
-            rows = document.get("results") if isinstance(document, dict) else None
-            for row in rows if isinstance(rows, list) else ():
-                if isinstance(row, dict):
-                    state.add(row)
-    for entry in entries:
-        entry["path"] = task.url
-    return entries, lines, state
+            if end < 0:
+                documents = list(load_path(path))
+            else:
+                documents, lines = parallel.range_documents(path, start, end)
+            for loaded, reports in parallel.document_reports(path, documents, args, None):
+                out += [(entry, index == 0) for index, (entry, _) in enumerate(reports)]
+                if reports and loaded.problem is None:
+                    count(loaded.document, reports[0][0])
+    for entry, own in out:
+        if own and entry["path"] == str(path):
+            entry["path"] = task.url
+    return out, lines, state
 
 
 @dataclass
@@ -143,11 +164,14 @@ def _shift(entry: dict[str, Any], base: int) -> dict[str, Any]:
     return _shift_entry((entry, True), base)[0]
 
 
-def submit(client: Any, sources: list[str], *, strict: bool = False, **plan_options: int) -> tuple[list[Task], list[Any]]:
-    """Plan the tasks and submit them to the cluster; ``collect`` turns the futures into the outcome."""
+def submit(
+    client: Any, sources: list[str], *, strict: bool = False, force: bool = False, **plan_options: int
+) -> tuple[list[Task], list[Any]]:
+    """Plan the tasks and submit them to the cluster; ``collect`` turns the futures into the outcome. ``force``:
+    the summary counts the rows of invalid result sets too (``evalschema summarize --force``)."""
     require("distributed", "distributed", "evalschema.distributed")
     tasks = plan(sources, **plan_options)
-    options = {"strict": strict, "allow_unknown": False, "engine": "fast", "spec_version": None}
+    options = {"strict": strict, "allow_unknown": False, "engine": "fast", "spec_version": None, "force": force}
     futures = client.map(run_task, tasks, options=options, pure=False)
     return tasks, futures
 
@@ -158,15 +182,16 @@ def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
     entries: list[dict[str, Any]] = []
     offsets: dict[str, int] = {}
     for task, (task_entries, lines, _) in zip(tasks, results, strict=True):
+        base = 0
         if task.end >= 0:
             base = offsets.get(task.url, 0)
-            task_entries = [_shift(e, base) for e in task_entries] if base else task_entries
             offsets[task.url] = base + lines
-        entries += task_entries
+        entries += [_shift(e, base) if own and base else e for e, own in task_entries]
     return Outcome(entries, merge((state for _, _, state in results), compact=True))
 
 
-def validate_and_summarize(client: Any, sources: list[str], *, strict: bool = False, **plan_options: int) -> Outcome:
-    """Validate and summarize every result set under ``sources`` on the cluster ``client`` is connected to."""
-    tasks, futures = submit(client, sources, strict=strict, **plan_options)
+def validate_and_summarize(client: Any, sources: list[str], *, strict: bool = False, force: bool = False, **plan_options: int) -> Outcome:
+    """Validate every document under ``sources`` and summarize the rows of its valid result sets (``force``: of
+    all of them) on the cluster ``client`` is connected to."""
+    tasks, futures = submit(client, sources, strict=strict, force=force, **plan_options)
     return collect(client, tasks, futures)

@@ -3,7 +3,8 @@
 The inputs become tasks: each file is one, and a large JSON Lines file is cut into byte ranges that end at line
 boundaries, each range a task. Workers check their task exactly as one process would (the same functions of
 ``cli``) and number the lines of a range from 1; the parent reads the results in task order, adds to each line
-number the lines of the file's earlier ranges, and so prints what ``-j 1`` prints, in the same order.
+number the lines of the file's earlier ranges, and so prints what ``-j 1`` prints, in the same order. (A suite
+on a line of a range is followed by the entries of its ``test_cases_file``: their lines are that file's, not moved.)
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .findings import Finding
+from .cli import Summarizing
 from .loader import SUFFIXES, Loaded, expand, parse_json_bytes
-from .summary import Summary
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
 # range's bytes at a time) and there are at least four per process, so that uneven lines still even out.
@@ -27,7 +27,6 @@ RANGE_MAX = 32 << 20
 RANGES_PER_JOB = 4
 
 Entry = tuple[dict[str, Any], bool]
-Summarized = tuple[str, dict[str, Any], Summary] | tuple[str, Finding]
 T = TypeVar("T")
 
 
@@ -74,8 +73,12 @@ def range_documents(path: Path, start: int, end: int) -> tuple[list[Loaded], int
 
 def plan(args: argparse.Namespace) -> list[Task]:
     """The tasks for the command's paths, in the order one process would read them."""
+    from .cli import skipped
+
     tasks: list[Task] = []
     for source in expand(args.paths):
+        if skipped(source, args):
+            continue
         form = args.input_format or (SUFFIXES.get(source.suffix.lower(), "json") if isinstance(source, Path) else None)
         if isinstance(source, Path) and form == "jsonl" and source.is_file():
             try:
@@ -97,32 +100,49 @@ def _initialize(args: argparse.Namespace, suite: dict[str, Any] | None) -> None:
     _context.update(args=args, suite=suite)
 
 
-def _validate_task(task: Task) -> tuple[list[Entry], int]:
+def document_reports(
+    source: Path | str, documents: list[Loaded], args: argparse.Namespace, suite: dict[str, Any] | None
+) -> Iterator[tuple[Loaded, list[Entry]]]:
+    """Each document with its entries: its own first, then (for a suite) its test cases file's."""
+    from .cli import source_reports
+
+    for loaded in documents:
+        yield loaded, list(source_reports(source, args, suite, iter([loaded])))
+
+
+def _validate_task(task: Task) -> tuple[list[tuple[Entry, bool]], int]:
+    """The entries of a task, each with whether its lines are the range's (to be moved), and the range's lines."""
     from .cli import source_reports
 
     args, suite = _context["args"], _context["suite"]
     if task.end < 0:
-        return list(source_reports(task.source, args, suite)), 0
+        return [(entry, False) for entry in source_reports(task.source, args, suite)], 0
     assert isinstance(task.source, Path)
     documents, lines = range_documents(task.source, task.start, task.end)
-    return list(source_reports(task.source, args, suite, iter(documents))), lines
+    out: list[tuple[Entry, bool]] = []
+    for _, entries in document_reports(task.source, documents, args, suite):
+        out += [(entry, index == 0) for index, entry in enumerate(entries)]
+    return out, lines
 
 
-def _summarize_task(task: Task) -> tuple[list[Summarized], int]:
+def _summarize_task(task: Task) -> tuple[list[tuple[Summarizing, bool]], int]:
     from .cli import source_summaries
 
     args = _context["args"]
     if task.end < 0:
-        return list(source_summaries(task.source, args)), 0
+        return [(item, False) for item in source_summaries(task.source, args)], 0
     assert isinstance(task.source, Path)
     documents, lines = range_documents(task.source, task.start, task.end)
-    return list(source_summaries(task.source, args, iter(documents))), lines
+    return [(item, True) for item in source_summaries(task.source, args, iter(documents))], lines
 
 
 def _run(
-    args: argparse.Namespace, suite: dict[str, Any] | None, work: Callable[[Task], tuple[list[T], int]], shift: Callable[[T, int], T]
+    args: argparse.Namespace,
+    suite: dict[str, Any] | None,
+    work: Callable[[Task], tuple[list[tuple[T, bool]], int]],
+    shift: Callable[[T, int], T],
 ) -> Iterator[T]:
-    """Every task's items in task order, each item of a range moved down by the lines of its file's earlier ranges.
+    """Every task's items in task order, an item of a range moved down by the lines of its file's earlier ranges.
     Stdin is read here, in the parent, which holds it."""
     tasks = plan(args)
     with ProcessPoolExecutor(max_workers=min(args.jobs, max(1, len(tasks))), initializer=_initialize, initargs=(args, suite)) as pool:
@@ -131,11 +151,16 @@ def _run(
         offsets: dict[Path | str, int] = {}
         for task in tasks:
             items, lines = work(task) if task.source == "-" else next(done)
+            base = 0
             if task.end >= 0:
                 base = offsets.get(task.source, 0)
-                items = [shift(item, base) for item in items] if base else items
                 offsets[task.source] = base + lines
-            yield from items
+            for item, moves in items:
+                yield shift(item, base) if moves and base else item
+
+
+def _shift_findings(findings: list[dict[str, Any]], base: int) -> list[dict[str, Any]]:
+    return [{**f, "line": f["line"] + base} if "line" in f else f for f in findings]
 
 
 def _shift_entry(entry: Entry, base: int) -> Entry:
@@ -145,17 +170,20 @@ def _shift_entry(entry: Entry, base: int) -> Entry:
         moved["line"] += base
     for key in ("errors", "warnings"):
         if key in moved:
-            moved[key] = [{**f, "line": f["line"] + base} if "line" in f else f for f in moved[key]]
+            moved[key] = _shift_findings(moved[key], base)
     return moved, readable
 
 
-def _shift_summarized(item: Summarized, base: int) -> Summarized:
-    if len(item) == 2:  # (path, why it is unreadable)
-        finding = item[1]
-        assert isinstance(finding, Finding)
-        return item[0], finding if finding.line is None else replace(finding, line=finding.line + base)
-    path, _, line = item[0].rpartition(":")  # "path:line"
-    return f"{path}:{int(line) + base}", item[1], item[2]
+def _shift_summarizing(item: Summarizing, base: int) -> Summarizing:
+    problem = item.problem
+    if problem is not None and problem.line is not None:
+        problem = replace(problem, line=problem.line + base)
+    return replace(
+        item,
+        line=None if item.line is None else item.line + base,
+        refused=None if item.refused is None else _shift_entry((item.refused, True), base)[0],
+        problem=problem,
+    )
 
 
 def validate_reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[Entry]:
@@ -163,7 +191,6 @@ def validate_reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> 
     yield from _run(args, suite, _validate_task, _shift_entry)
 
 
-def summarize_sources(args: argparse.Namespace) -> Iterator[Summarized]:
+def summarize_sources(args: argparse.Namespace) -> Iterator[Summarizing]:
     """What ``cli.cmd_summarize`` collects for ``args``, computed by ``args.jobs`` processes."""
-
-    yield from _run(args, None, _summarize_task, _shift_summarized)
+    yield from _run(args, None, _summarize_task, _shift_summarizing)

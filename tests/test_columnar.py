@@ -42,6 +42,7 @@ def test_the_generic_mapping(tmp_path: Path) -> None:
         "Colour": {"enum": ["red", "green"]},
         "Stamp": {"type": "string", "format": "date-time"},
         "Free": {"type": "object"},
+        "Open": {"type": "object", "properties": {"known": {"type": "string"}}},  # declares a key, allows any other
         "Part": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False},
     }
     root = {
@@ -57,13 +58,14 @@ def test_the_generic_mapping(tmp_path: Path) -> None:
             "parts": {"type": "array", "items": {"$ref": "#/$defs/Part"}},
             "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
             "extra": {"$ref": "#/$defs/Free"},
+            "meta": {"$ref": "#/$defs/Open"},
         },
     }
     tree = arrow_target.schema_of(build(load(_schema_folder(tmp_path, defs, root))), "item.json")
     kinds = {f["name"]: f["type"]["kind"] for f in tree["fields"]}
     assert kinds == {
         "id": "utf8", "at": "utf8", "at__timestamp": "timestamp", "colour": "dictionary", "size": "float64",
-        "code": "json", "parts": "list", "counts": "map", "extra": "json",
+        "code": "json", "parts": "list", "counts": "map", "extra": "json", "meta": "json",
     }  # fmt: skip
     by_name = {f["name"]: f for f in tree["fields"]}
     assert by_name["id"]["nullable"] is False and by_name["size"]["nullable"] is True
@@ -80,7 +82,8 @@ def test_the_generic_mapping(tmp_path: Path) -> None:
         ({}, {"type": "array", "prefixItems": [{"type": "string"}], "items": False}, "tuple has no column type"),
         ({"A": {"type": "object", "properties": {"a": {"type": "string"}}}, "B": {"type": "object", "properties": {"b": {"type": "integer"}}}},
          {"oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]}, "a union of 2 non-scalar types"),
-        ({"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}}, {"$ref": "#/$defs/Node"}, "recursive type"),
+        ({"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}, "additionalProperties": False}},
+         {"$ref": "#/$defs/Node"}, "recursive type"),
         ({}, {"enum": [1, 2]}, "an enum of values other than strings"),
     ],
 )  # fmt: skip
@@ -156,7 +159,7 @@ def test_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, capsys: pyt
     bad.write_text('{"version": "1.1.0", "results": [\n  {"a": 1},\n  {"b": }\n]}', "utf-8")
     assert cli.main(["export", "--to", "parquet", "-o", str(tmp_path / "cols"), str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "bad.json:3:" in err and "INVALID_JSON" in err and "nothing was written" in err
+    assert "bad.json:3: EXPORT_INPUT_INVALID: INVALID_JSON: " in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
     (tmp_path / "cols").mkdir()
     assert (

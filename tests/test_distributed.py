@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from distributed import Client, LocalCluster
 
-from evalschema import cli, distributed
+from evalschema import cli, distributed, validate
 from evalschema.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,8 +54,11 @@ def _expected(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str
     return entries
 
 
-def _rows(documents: list[dict[str, Any]]) -> dict[str, Any]:
-    rows = [row for d in documents + documents * 3 for row in d["results"] if isinstance(row, dict)]
+def _rows(documents: list[dict[str, Any]], *, force: bool = False) -> dict[str, Any]:
+    """The summary of every row of the valid result sets (``force``: of all), each file read once, the JSON Lines
+    file three times over, as ``evalschema summarize`` (``--force``) counts them."""
+    counted = [d for d in documents if force or validate(d, "resultset").valid]
+    rows = [row for d in counted + counted * 3 for row in d["results"] if isinstance(row, dict)]
     return summarize({"results": rows}).to_dict()
 
 
@@ -74,6 +77,10 @@ def test_same_findings_and_summary_as_one_process(
     assert outcome.entries == expected
     assert sum(len(e["errors"]) + len(e["warnings"]) for e in expected) > 50
     assert outcome.summary == _rows(documents)
+    assert _rows(documents) != _rows(documents, force=True)  # invalid result sets with rows are among the inputs
+    forced = distributed.validate_and_summarize(client, [source], force=True, split_min=1, range_max=4096)
+    assert forced.entries == expected
+    assert forced.summary == _rows(documents, force=True)
 
 
 def test_a_worker_killed_mid_run_gives_the_same_result(

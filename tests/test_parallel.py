@@ -1,11 +1,14 @@
 """``validate -j N`` and ``summarize -j N`` print exactly what ``-j 1`` prints: a folder of every conformance
-fixture and example, and a JSON Lines file (blank lines, CRLF, unreadable lines, findings on late lines) cut into
-byte ranges at line boundaries."""
+fixture and example, and a JSON Lines file (blank lines, CRLF, unreadable lines, findings on late lines, suites
+whose ``test_cases_file`` is followed) cut into byte ranges at line boundaries — in every output form and with
+every option that changes what is printed (``-v``, ``-q``, ``--only-declared``, ``--suite``; ``--force``,
+``--html`` with its case lists)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -35,6 +38,14 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
             lines.append(b"\n")  # blank lines count as lines
         if index % 13 == 0:
             lines.append(b'{"version": "1.1.0", "results": [\n')  # unreadable, with a line and column
+    # a suite whose test cases file beside it has findings on its lines, as a file and on late lines of many.jsonl
+    cases = (ROOT / "spec/examples/support-regression-2026q4.jsonl").read_text("utf-8").splitlines()
+    broken = [cases[0], json.dumps({**json.loads(cases[1]), "graders": "not-a-list"}), "", cases[2], '{"id": 7}']
+    (folder / "cases.testcases.jsonl").write_text("\n".join(broken) + "\n", "utf-8")
+    suite = json.loads((ROOT / "spec/examples/suite-jsonl-file.json").read_text("utf-8"))
+    suite["test_cases_file"] = "cases.testcases.jsonl"
+    (folder / "with-cases.suite.json").write_text(json.dumps(suite, indent=2), "utf-8")
+    lines += [json.dumps(suite).encode("utf-8") + b"\n"] * 3
     lines.append(json.dumps(documents[0]).encode("utf-8"))  # no newline at the end
     (folder / "many.jsonl").write_bytes(b"".join(lines))
     return folder
@@ -52,7 +63,7 @@ def test_jobs_print_what_one_process_prints(
 ) -> None:
     monkeypatch.setattr(parallel, "SPLIT_MIN", 0)  # cut every JSON Lines file, however small
     args = argparse.Namespace(paths=[str(inputs)], input_format=None, jobs=3)
-    ranges = [t for t in parallel.plan(args) if t.end >= 0]
+    ranges = [t for t in parallel.plan(args) if t.end >= 0 and t.source == inputs / "many.jsonl"]
     assert len(ranges) == 3 * parallel.RANGES_PER_JOB  # the JSON Lines file is cut
     one = _run(capsys, command, "--format", "json", str(inputs))
     numbered = one[1].count('"line"') if command == "validate" else one[1].count("many.jsonl:")
@@ -60,6 +71,45 @@ def test_jobs_print_what_one_process_prints(
     assert (one[2].count("many.jsonl: INVALID_JSON") >= 18) == (command == "summarize")  # unreadable lines: on stderr
     assert _run(capsys, command, "--format", "json", "-j", "3", str(inputs)) == one
     assert _run(capsys, command, "-j", "2", str(inputs)) == _run(capsys, command, str(inputs))
+
+
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["validate", "-v"],
+        ["validate", "-q"],
+        ["validate", "--format", "github"],
+        ["validate", "--only-declared"],
+        ["validate", "--strict", "--format", "json"],
+        ["validate", "--suite", "{folder}/with-cases.suite.json", "--format", "json"],
+        ["summarize", "--force"],
+        ["summarize", "--force", "--format", "json"],
+        ["summarize", "--html", "{out}"],
+        ["summarize", "--force", "--html", "{out}"],
+    ],
+)
+def test_every_option_prints_the_same(
+    options: list[str], inputs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "SPLIT_MIN", 0)
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"report-{jobs}.html"
+        argv = [o.format(folder=inputs, out=out) for o in options]
+        outputs.append((_run(capsys, *argv, "-j", jobs, str(inputs)), _STAMP.sub("", out.read_text("utf-8")) if out.exists() else None))
+    assert outputs[0] == outputs[1]
+    (status, text, _), html = outputs[0]
+    assert status in (1, 2) and text
+    if options[0] == "summarize":
+        assert "many.jsonl:" in text  # result sets on the lines of every range
+    if options[0] == "validate" and "-q" not in options and "--only-declared" not in options:
+        assert text.count("cases.testcases.jsonl") >= 4  # the suite's test cases, followed from the file and the lines
+    if html is not None:
+        assert 'data-list="failed"' in html  # the case lists
+        assert ("Not a valid result set" in html) == ("--force" in options)
 
 
 def test_ranges_end_at_line_boundaries(tmp_path: Path) -> None:

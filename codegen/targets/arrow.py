@@ -8,8 +8,9 @@ The mapping, decided once for every schema set:
 - a ``string`` with ``format: date-time`` → the original text (``utf8``, so a document comes back byte for byte:
   offsets, fractional digits and ``Z`` are kept) *and* a sibling ``<name>__timestamp`` (``timestamp[us, UTC]``,
   null when the text has no microsecond UTC instant, e.g. a leap second) for queries;
-- an object with declared properties → ``struct`` (fields in schema order); an object that declares none and is
-  open (any properties allowed), ``{}`` and ``true`` → ``json``: ``utf8`` holding the value's JSON text;
+- an object with declared properties that allows no others → ``struct`` (fields in schema order); an open object
+  (any other properties allowed, whether or not it declares some: a struct could not hold the others), ``{}`` and
+  ``true`` → ``json``: ``utf8`` holding the value's JSON text;
 - an object whose additional properties are all of one type → ``map<utf8, T>``; an array → ``list<T>``;
 - a union with ``null`` → the other member, nullable; a union of scalars only (``string`` | ``integer``) →
   ``json`` (its JSON text, so ``"42"`` and ``42`` stay apart);
@@ -95,11 +96,11 @@ class _Mapper:
                 return self.type_of(named.type, here, _format(named.constraints))
             if named.bases:
                 raise NotMappable(here, "an object built with allOf has no column type here")
+            if named.additional == "open":  # its declared properties are some of its keys, not all
+                return {"kind": "json"}
             if not named.fields:
                 if named.additional == "typed" and named.additional_type is not None:
                     return self.type_of(Map(named.additional_type), here)
-                if named.additional == "open":
-                    return {"kind": "json"}
                 raise NotMappable(here, "an object that allows no properties has no column type")
             return {"kind": "struct", "fields": self.fields(named, here)}
         finally:

@@ -1,0 +1,121 @@
+"""``evalschema import`` and ``evalschema export``: the command-line face of :mod:`evalschema.interop`.
+
+    evalschema import --from FORMAT INPUT... -o OUT [--suite-out SUITE] [--format text|json] [--strict-loss]
+    evalschema export --to FORMAT INPUT -o OUT [--format text|json] [--strict-loss]
+    evalschema export --to parquet|arrow RESULTSET... -o FOLDER     (evalschema.columnarcmd: lossless)
+    evalschema import --from parquet|arrow FOLDER -o OUT
+
+The loss report goes to standard output (text, or JSON with ``--format json``). Exit statuses: 0 converted;
+1 converted, but ``--strict-loss`` was given and something was dropped (the output is written all the same);
+2 usage error, a missing optional dependency, or an input that cannot be converted (a message with an error
+code and a location on standard error; with ``--format json`` the same as a JSON object on standard output;
+nothing is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_LOSS, EXIT_UNCONVERTIBLE = 0, 1, 2
+
+
+def add_parsers(subparsers: Any) -> None:
+    from ..columnarcmd import FORMATS as COLUMNAR
+    from . import EXPORTERS, IMPORTERS
+
+    imp: argparse.ArgumentParser = subparsers.add_parser(
+        "import",
+        help="convert another tool's results (Inspect AI, promptfoo, lm-eval, OpenAI Evals, DeepEval) to a suite and result set, "
+        "or read result sets back from a folder of Parquet or Arrow tables",
+    )
+    imp.add_argument("--from", dest="source_format", required=True, choices=(*IMPORTERS, *COLUMNAR), help="the input format")
+    imp.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
+    imp.add_argument("-o", "--out", type=Path, required=True, metavar="OUT", help="the result set to write")
+    imp.add_argument("--suite-out", type=Path, metavar="SUITE", help="the suite to write (default: beside OUT, NAME.suite.json)")
+    imp.add_argument("--format", choices=("text", "json"), default="text", help="how to print the loss report")
+    imp.add_argument("--strict-loss", action="store_true", help="exit 1 when anything was dropped")
+    imp.set_defaults(handler=run_import)
+
+    exp: argparse.ArgumentParser = subparsers.add_parser(
+        "export",
+        help="convert a result set to Every Eval Ever, OpenTelemetry (OTLP/JSON) or CSV, or result sets to a folder of "
+        "Parquet or Arrow tables (runs, results, grader_results)",
+    )
+    exp.add_argument("--to", dest="target_format", required=True, choices=(*EXPORTERS, *COLUMNAR), help="the output format")
+    exp.add_argument("inputs", nargs="+", metavar="RESULTSET", help="one result set (parquet, arrow: result sets, folders, globs)")
+    exp.add_argument("-o", "--out", type=Path, required=True, metavar="OUT")
+    exp.add_argument("--format", choices=("text", "json"), default="text", help="how to print the loss report")
+    exp.add_argument("--strict-loss", action="store_true", help="exit 1 when anything was dropped")
+    exp.set_defaults(handler=run_export)
+
+
+def _failed(args: argparse.Namespace, error: Any) -> int:
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"ok": False, "error": error.to_dict()}, ensure_ascii=False) + "\n")
+    print(f"evalschema: {error}", file=sys.stderr)
+    return EXIT_UNCONVERTIBLE
+
+
+def _usage(message: str) -> int:
+    print(f"evalschema: {message}", file=sys.stderr)
+    return EXIT_UNCONVERTIBLE
+
+
+def _report(args: argparse.Namespace, loss: Any, extra: dict[str, Any]) -> int:
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"ok": True, **extra, "loss": loss.to_dict()}, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("".join(f"{k}: {v}\n" for k, v in extra.items() if not isinstance(v, dict)) + loss.text())
+    return EXIT_LOSS if args.strict_loss and loss.has_dropped else EXIT_OK
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from .. import columnarcmd
+    from . import ConversionError, LossReport, import_results
+
+    if args.source_format in columnarcmd.FORMATS:
+        if len(args.inputs) != 1 or args.suite_out is not None:
+            return _usage(f"import --from {args.source_format} reads one folder (and writes no suite)")
+        try:
+            count = columnarcmd.import_folder(args.inputs[0], args.source_format, args.out)
+        except columnarcmd.Unreadable as exc:
+            return _failed(args, ConversionError("IMPORT_UNREADABLE", str(exc), str(args.inputs[0])))
+        return _report(args, LossReport("import", args.source_format), {"resultset": str(args.out), "records": count})
+    try:
+        outcome = import_results(args.source_format, args.inputs, args.out, args.suite_out)
+    except ConversionError as error:
+        return _failed(args, error)
+    return _report(
+        args,
+        outcome.loss,
+        {
+            "resultset": str(outcome.resultset_path),
+            "suite": str(outcome.suite_path),
+            "summary": outcome.summary,
+        },
+    )
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from .. import columnarcmd
+    from . import ConversionError, LossReport, export_results
+
+    if args.target_format in columnarcmd.FORMATS:
+        try:
+            count = columnarcmd.export_paths(args.inputs, args.out, args.target_format)
+        except columnarcmd.Unexportable as exc:
+            return _failed(args, ConversionError("EXPORT_INPUT_INVALID", exc.message, exc.path, line=exc.line))
+        except FileExistsError as exc:
+            return _usage(f"{exc.filename}: exists; nothing was written")
+        return _report(args, LossReport("export", args.target_format), {"output": str(args.out), "records": count})
+    if len(args.inputs) != 1:
+        return _usage(f"export --to {args.target_format} converts one result set")
+    try:
+        outcome = export_results(args.target_format, Path(args.inputs[0]), args.out)
+    except ConversionError as error:
+        return _failed(args, error)
+    return _report(args, outcome.loss, {"output": str(outcome.path), "records": outcome.records})

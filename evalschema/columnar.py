@@ -15,8 +15,11 @@ declare, values of the wrong type), so each row of ``runs`` and ``results`` has 
 row rebuilt from its typed columns is exactly the original (the common case), else the original's JSON text, which
 ``read`` then uses. A row whose values do not fit their columns at all keeps null typed columns and its ``_json``.
 
-Input is streamed: results are written in row groups of ``BATCH`` rows as they are read (memory: one batch). The
-file metadata carries the specification version and the SHA-256 of the generated Arrow schema.
+Input is streamed: results are written in row groups of ``BATCH`` rows as they are read (memory: a batch of rows
+and a row group). Each batch of rows is checked by Python generated from the field tree for each property order met
+(see "the fast path" below) and turned into Arrow arrays a column at a time. The file metadata carries the
+specification version and the SHA-256 of the generated Arrow schema. A string with a lone surrogate (JSON can
+escape one, UTF-8 cannot hold it) leaves its row's typed columns null and its ``_json`` ASCII-escaped.
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ import datetime as _dt
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from .extras import require
 from .registry import _CHECKOUT, spec_version
@@ -88,7 +94,7 @@ def _fit(value: Any, node: dict[str, Any]) -> Any:
         if type(value) is bool:
             return value
     elif kind == "json":
-        return json.dumps(value, ensure_ascii=False)
+        return _dumps(value)
     elif kind == "list":
         if isinstance(value, list):
             return [_fit_field(item, node["item"]) for item in value]
@@ -232,9 +238,230 @@ def _row(value: Any, fields: list[dict[str, Any]], keys: dict[str, int]) -> dict
     return row
 
 
+# --- the fast path: Python generated from the field tree -------------------------------------------------------------
+#
+# Most rows are exact: every property is a declared one, in the schema's order, each value of its column's type (no
+# ``1`` in a ``number`` column, no ``null`` where the schema does not allow it). For those the typed columns say it
+# all and ``_json`` is null. Objects of one type from one producer have one property order, or a few: for each order
+# met (a *shape*), straight-line Python is generated once that unpacks the object's values, checks their types and
+# returns its column values, without rebuilding the row or comparing JSON texts. A shape whose keys are not declared
+# properties in order, or a value that is not exact, sends the row to the general path (``_fit_struct``, then the
+# comparison), which gives its columns and its JSON text. ``tests/test_columnar.py`` checks that the paths agree.
+
+_NO = object()  # not exact: take the general path
+_SHAPES_KEPT = 4096  # property orders compiled per object type; beyond them, rows take the general path
+_INT64 = "-9223372036854775808 <= {0} <= 9223372036854775807"
+
+
+def _dumps(value: Any) -> str:
+    """The text of a ``json`` column: orjson's, or the standard library's where orjson refuses (integers beyond 64
+    bits, lone surrogates). Either reads back to the same value."""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value, ensure_ascii=False)
+
+
+def _refuse(value: Any) -> Any:
+    return _NO
+
+
+def _changes(node: dict[str, Any]) -> bool:
+    """Whether a value's column value differs from the value (a ``json`` text, a timestamp added)."""
+    kind = node["kind"]
+    if kind == "json":
+        return True
+    if kind == "struct":
+        return any(f["type"]["kind"] == "timestamp" or _changes(f["type"]) for f in node["fields"])
+    if kind == "list":
+        return _changes(node["item"]["type"])
+    if kind == "map":
+        return _changes(node["value"]["type"])
+    return False
+
+
+class _Shapes:
+    """The compiled shapes of one object type: ``table`` (the row of a table: its column values as a tuple; with
+    ``graders``, the shapes of its grader results, whose tuples it returns too) or a struct column (its value)."""
+
+    def __init__(self, compiler: _Compiler, fields: list[dict[str, Any]], *, table: bool, graders: _Shapes | None = None) -> None:
+        self.compiler, self.fields, self.table, self.graders = compiler, fields, table, graders
+        self.declared = [f["name"] for f in fields if f["type"]["kind"] != "timestamp"]
+        self.known: dict[tuple[str, ...], Callable[[Any], Any]] = {}
+        self.name = compiler.fresh("_shape")
+        compiler.env[self.name + "_known"] = self.known
+        compiler.env[self.name + "_learn"] = self.learn
+        self.changes = table or _changes({"kind": "struct", "fields": fields})
+
+    def dispatch(self, var: str, pad: str, out: list[str]) -> None:
+        """Lines that return ``_NO`` unless ``var`` holds an exact object of this type, then leave in ``var`` its
+        column value (a table row: its tuple)."""
+        function = self.compiler.fresh("_f")
+        out += [
+            f"{pad}if type({var}) is not dict: return _NO",
+            f"{pad}{function} = {self.name}_known.get(tuple({var}))",
+            f"{pad}if {function} is None: {function} = {self.name}_learn({var})",
+        ]
+        if self.changes:
+            out += [f"{pad}{var} = {function}({var})", f"{pad}if {var} is _NO: return _NO"]
+        else:
+            out.append(f"{pad}if {function}({var}) is _NO: return _NO")
+
+    def learn(self, value: dict[str, Any]) -> Callable[[Any], Any]:
+        """The function of this object's shape, compiled now (``_refuse`` for keys that are not declared properties
+        in order, a required property absent, or too many shapes)."""
+        keys = tuple(value)
+        if len(self.known) >= _SHAPES_KEPT:
+            return _refuse
+        function = self._compile(keys)
+        self.known[keys] = function
+        return function
+
+    def _compile(self, keys: tuple[str, ...]) -> Callable[[Any], Any]:
+        positions = [self.declared.index(k) if k in self.declared else -1 for k in keys]
+        if any(p < 0 for p in positions) or positions != sorted(set(positions)):
+            return _refuse
+        present = {key: f"a{index}" for index, key in enumerate(keys)}
+        name = self.compiler.fresh("_shaped")
+        out = [f"def {name}(v):"]
+        if keys:
+            out.append(f"    {''.join(var + ', ' for var in present.values())}= v.values()")
+        columns: list[str] = []
+        graders: str | None = None
+        for field in self.fields:
+            key, node = field["name"], field["type"]
+            if node["kind"] == "timestamp":
+                columns.append(f"_stamp({present[node['of']]})" if node["of"] in present else "None")
+                continue
+            if key not in present:
+                if field.get("required"):
+                    return _refuse  # a required property absent: the general path keeps the row's JSON
+                columns.append("None")
+                continue
+            var = present[key]
+            if self.graders is not None and key == GRADERS:  # its rows go to their own table
+                graders = self.compiler.fresh("_graders")
+                each = self.compiler.fresh("_g")
+                out += [f"    if type({var}) is not list: return _NO", f"    {graders} = []", f"    for {each} in {var}:"]
+                self.graders.dispatch(each, "        ", out)
+                out.append(f"        {graders}.append({each})")
+                continue
+            # a null reads back as absent, unless the property is required and may be null
+            if field.get("required") and field.get("null"):
+                body: list[str] = []
+                self.compiler.value(var, node, "        ", body)
+                if body:
+                    out += [f"    if {var} is not None:", *body]
+            else:
+                out.append(f"    if {var} is None: return _NO")
+                self.compiler.value(var, node, "    ", out)
+            columns.append(var)
+        if self.table:
+            values = "(" + "".join(f"{c}, " for c in columns) + ")"
+            out.append(f"    return {values}, {graders}" if self.graders is not None else f"    return {values}")
+        elif self.changes:
+            pairs = ", ".join(f"{f['name']!r}: {c}" for f, c in zip(self.fields, columns, strict=True))
+            out.append(f"    return {{{pairs}}}")
+        else:
+            out.append("    return v")
+        return self.compiler.define(name, out)
+
+
+class _Compiler:
+    """Writes the fast path's Python: a value's checks inline, an object's by its shapes."""
+
+    def __init__(self) -> None:
+        self.env: dict[str, Any] = {"_NO": _NO, "_dumps": _dumps, "_stamp": _stamp}
+        self.count = 0
+        self.structs: dict[str, _Shapes] = {}
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def define(self, name: str, lines: list[str]) -> Callable[[Any], Any]:
+        # our own code, written from the generated Arrow schema's field tree (names only as string literals)
+        exec(compile("\n".join(lines) + "\n", f"<evalschema.columnar {name}>", "exec"), self.env)
+        function: Callable[[Any], Any] = self.env[name]
+        return function
+
+    def value(self, var: str, node: dict[str, Any], pad: str, out: list[str]) -> None:
+        """Lines that return ``_NO`` unless the non-null value in ``var`` is exact for ``node``, then leave its
+        column value in ``var``."""
+        kind = node["kind"]
+        if kind in ("utf8", "dictionary"):
+            out.append(f"{pad}if type({var}) is not str: return _NO")
+        elif kind == "int64":
+            out.append(f"{pad}if type({var}) is not int or not {_INT64.format(var)}: return _NO")
+        elif kind == "float64":
+            out.append(f"{pad}if type({var}) is not float: return _NO")
+        elif kind == "bool":
+            out.append(f"{pad}if type({var}) is not bool: return _NO")
+        elif kind == "json":
+            out.append(f"{pad}{var} = _dumps({var})")
+        elif kind == "struct":
+            key = json.dumps(node["fields"], sort_keys=True)
+            if key not in self.structs:
+                self.structs[key] = _Shapes(self, node["fields"], table=False)
+            self.structs[key].dispatch(var, pad, out)
+        elif kind in ("list", "map"):
+            item = node["item"] if kind == "list" else node["value"]
+            each, key, built = self.fresh("_i"), self.fresh("_k"), self.fresh("_l")
+            changes = _changes(item["type"])
+            if kind == "list":
+                out.append(f"{pad}if type({var}) is not list: return _NO")
+                out += [f"{pad}{built} = []"] if changes else []
+                out.append(f"{pad}for {each} in {var}:")
+            else:
+                out.append(f"{pad}if type({var}) is not dict: return _NO")
+                out += [f"{pad}{built} = {{}}"] if changes else []
+                out.append(f"{pad}for {key}, {each} in {var}.items():")
+            inner = pad + "    "
+            if item["nullable"]:  # a null item reads back as null
+                body: list[str] = []
+                self.value(each, item["type"], inner + "    ", body)
+                out += [f"{inner}if {each} is not None:", *(body or [f"{inner}    pass"])]
+            else:
+                out.append(f"{inner}if {each} is None: return _NO")
+                self.value(each, item["type"], inner, out)
+            if changes:
+                out.append(f"{inner}{built}.append({each})" if kind == "list" else f"{inner}{built}[{key}] = {each}")
+                out.append(f"{pad}{var} = {built}")
+        else:
+            raise ValueError(f"no column kind {kind!r}")
+
+
+@cache
+def fast_path() -> Callable[[Any], Any]:
+    """A result → (its typed columns, its grader results' typed columns), or ``_NO`` for the general path."""
+    fields = table_fields()
+    (rows,) = [f for f in arrow_tree()["fields"] if f["name"] == ROWS]
+    compiler = _Compiler()
+    graders = _Shapes(compiler, _typed(fields["grader_results"]), table=True)
+    # the result's fields with grader_results, whose place among them the order check needs
+    results = _Shapes(compiler, rows["type"]["item"]["type"]["fields"], table=True, graders=graders)
+    lines = ["def _result(v):"]
+    results.dispatch("v", "    ", lines)
+    lines.append("    return v")
+    return compiler.define("_result", lines)
+
+
+def _encodable(value: Any) -> bool:
+    """Whether every string in the value can be UTF-8 (JSON can escape a lone surrogate; UTF-8 cannot hold one)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class Writer:
     """Writes result sets into a folder of three tables (``fmt``: ``parquet`` or ``arrow``), atomically: the
-    folder appears complete or not at all."""
+    folder appears complete or not at all.
+
+    Rows become tuples of column values (the fast path, or ``_row`` for the rest); each call's rows are turned into
+    Arrow arrays at once, a column at a time, and written in row groups of ``BATCH`` rows. A row holding a string
+    that UTF-8 cannot hold (a lone surrogate) keeps null columns and its JSON text, with that string escaped."""
 
     def __init__(self, folder: str | os.PathLike[str], fmt: str = "parquet") -> None:
         require("pyarrow", "columnar", "Parquet and Arrow export")
@@ -247,8 +474,10 @@ class Writer:
         self.staging.mkdir(parents=True, exist_ok=False)
         self.schemas = arrow_schemas()
         self.fields = table_fields()
+        self.fast = fast_path()
         self.writers = {name: self._open(name) for name in TABLES}
-        self.buffers: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+        self.pending: dict[str, list[Any]] = {name: [] for name in TABLES}  # Arrow record batches not yet written
+        self.pending_rows = dict.fromkeys(TABLES, 0)
         self.runs = 0
 
     def _open(self, name: str) -> Any:
@@ -260,43 +489,107 @@ class Writer:
 
         return ipc.new_file(str(self.staging / f"{name}.arrow"), self.schemas[name])
 
+    def _batch(self, name: str, columns: list[Any]) -> Any:
+        """A record batch of these columns (sequences of column values); UnicodeEncodeError for a lone surrogate."""
+        import pyarrow as pa
+
+        schema = self.schemas[name]
+        return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)], schema=schema)
+
+    def _keep(self, batches: dict[str, Any]) -> None:
+        for name, batch in batches.items():
+            if batch is not None:
+                self.pending[name].append(batch)
+                self.pending_rows[name] += batch.num_rows
+            self._flush(name)
+
     def _flush(self, name: str, *, force: bool = False) -> None:
-        rows = self.buffers[name]
-        if rows and (force or len(rows) >= BATCH):
+        """Write the pending rows in row groups of ``BATCH`` rows (``force``: all of them, the last group shorter)."""
+        if self.pending[name] and (force or self.pending_rows[name] >= BATCH):
             import pyarrow as pa
 
-            self.writers[name].write_batch(pa.RecordBatch.from_pylist(rows, schema=self.schemas[name]))
-            rows.clear()
+            table = pa.Table.from_batches(self.pending[name], schema=self.schemas[name])
+            ready = table.num_rows if force else table.num_rows - table.num_rows % BATCH
+            # one dictionary per column and row group (a reader cannot give a nested dictionary column in pieces)
+            written = table.slice(0, ready).unify_dictionaries().combine_chunks()
+            if self.fmt == "parquet":
+                self.writers[name].write_table(written, row_group_size=BATCH)
+            else:
+                self.writers[name].write_table(written, max_chunksize=BATCH)
+            rest = table.slice(ready)
+            self.pending[name], self.pending_rows[name] = rest.to_batches(), rest.num_rows
 
     def add_rows(self, run_index: int, start: int, rows: list[Any]) -> None:
         """Results ``start``, ``start + 1``, … of run ``run_index``."""
+        try:
+            self._keep(self._result_batches(run_index, start, rows, checked=False))
+        except UnicodeEncodeError:
+            self._keep(self._result_batches(run_index, start, rows, checked=True))
+
+    def _result_batches(self, run_index: int, start: int, rows: list[Any], *, checked: bool) -> dict[str, Any]:
+        """The record batches of these results and of their grader results (``checked``: each row's strings
+        checked first), built a column at a time."""
+        fast = self.fast
+        typed: list[tuple[Any, ...]] = []
+        graders: list[list[tuple[Any, ...]]] = []
+        texts: list[str | None] = []
+        width = len(_typed(self.fields["results"]))
+        for result in rows:
+            if checked and not _encodable(result):  # its JSON text alone, the surrogate escaped
+                typed.append((None,) * width)
+                graders.append([])
+                texts.append(json.dumps(result))
+                continue
+            got = fast(result)
+            if got is _NO:
+                columns, own, text = self._general(result)
+            else:
+                (columns, own), text = got, None
+            typed.append(columns)
+            graders.append(own)
+            texts.append(text)
+        count = len(rows)
+        batches = {"results": None, "grader_results": None}
+        if count:
+            indices = range(start, start + count)
+            batches["results"] = self._batch("results", [[run_index] * count, indices, *zip(*typed, strict=True), texts])
+        counts = [len(g) for g in graders]
+        flat = list(chain.from_iterable(graders))
+        if flat:
+            keys = [
+                [run_index] * len(flat),
+                list(chain.from_iterable(map(repeat, range(start, start + count), counts))),
+                list(chain.from_iterable(map(range, counts))),
+            ]
+            batches["grader_results"] = self._batch("grader_results", [*keys, *zip(*flat, strict=True)])
+        return batches
+
+    def _general(self, result: Any) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], str | None]:
+        """A result's typed columns (null where it does not fit them), its grader results' and its JSON text when
+        the columns do not say it all."""
         result_fields, grader_fields = _typed(self.fields["results"]), _typed(self.fields["grader_results"])
-        for offset, result in enumerate(rows):
-            index = start + offset
-            row: dict[str, Any] = {"run_index": run_index, "result_index": index}
-            typed: dict[str, Any] | None = None
-            grader_rows: list[dict[str, Any]] = []
-            graders = result.get(GRADERS) if isinstance(result, dict) else None
-            try:
-                if not isinstance(result, dict) or not isinstance(graders, list):
+        typed: dict[str, Any] | None = None
+        grader_rows: list[dict[str, Any]] = []
+        graders = result.get(GRADERS) if isinstance(result, dict) else None
+        try:
+            if not isinstance(result, dict) or not isinstance(graders, list):
+                raise Misfit(GRADERS)
+            typed = _fit_struct(result, result_fields)
+            for grader in graders:
+                if not isinstance(grader, dict):
                     raise Misfit(GRADERS)
-                typed = _fit_struct(result, result_fields)
-                for position, grader in enumerate(graders):
-                    if not isinstance(grader, dict):
-                        raise Misfit(GRADERS)
-                    keys = {"run_index": run_index, "result_index": index, "grader_index": position}
-                    grader_rows.append({**keys, **_fit_struct(grader, grader_fields)})
-            except Misfit:
-                typed, grader_rows = None, []
-            row.update(typed or {f["name"]: None for f in result_fields})
-            exact = typed is not None and _same(
-                _with_graders(_unfit_struct(typed, result_fields), [_unfit_struct(g, grader_fields) for g in grader_rows]), result
-            )
-            row[RESIDUAL] = None if exact else json.dumps(result, ensure_ascii=False)
-            self.buffers["results"].append(row)
-            self.buffers["grader_results"].extend(grader_rows)
-            self._flush("results")
-            self._flush("grader_results")
+                grader_rows.append(_fit_struct(grader, grader_fields))
+        except Misfit:
+            typed, grader_rows = None, []
+        exact = typed is not None and _same(
+            _with_graders(_unfit_struct(typed, result_fields), [_unfit_struct(g, grader_fields) for g in grader_rows]), result
+        )
+        columns = tuple((typed or {}).get(f["name"]) for f in result_fields)
+        return (
+            columns,
+            [tuple(g[f["name"]] for f in grader_fields) for g in grader_rows],
+            None if exact else json.dumps(result, ensure_ascii=False),
+        )
 
     def add_run(self, run_index: int, envelope: dict[str, Any]) -> None:
         """The result set's own fields (``results``, when a list, is left out: its rows went to ``add_rows``)."""
@@ -308,8 +601,13 @@ class Writer:
             rebuilt = _place_rows(_unfit_struct(row, _typed(fields)))
             row[RESIDUAL] = None if row[RESIDUAL] is None and _same(rebuilt, own) else json.dumps(own, ensure_ascii=False)
         row["_results"] = rows
-        self.buffers["runs"].append(row)
-        self._flush("runs")
+        try:
+            batch = self._batch("runs", [[row[f["name"]]] for f in fields])
+        except UnicodeEncodeError:
+            nulls = {f["name"]: None for f in _typed(fields)}
+            safe = {**row, **nulls, RESIDUAL: json.dumps(own)}
+            batch = self._batch("runs", [[safe[f["name"]]] for f in fields])
+        self._keep({"runs": batch})
 
     def write(self, resultset: dict[str, Any]) -> None:
         """One whole result set (for streamed input, ``add_rows`` then ``add_run``)."""
@@ -364,8 +662,10 @@ def _batches(folder: Path, name: str) -> Iterator[dict[str, Any]]:
     if parquet.exists():
         import pyarrow.parquet as pq
 
-        for batch in pq.ParquetFile(parquet).iter_batches(batch_size=BATCH):
-            yield from batch.to_pylist()
+        file = pq.ParquetFile(parquet)
+        for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
+            for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
+                yield from batch.to_pylist()
     else:
         import pyarrow.ipc as ipc
 

@@ -166,3 +166,81 @@ def test_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, capsys: pyt
         cli.main(["export", "--to", "arrow", "-o", str(tmp_path / "cols"), str(ROOT / "spec/examples/resultset-multi-attempt.json")]) == 2
     )
     assert "exists" in capsys.readouterr().err
+
+
+def _mutations(result: dict[str, Any]) -> list[Any]:
+    """The row, and rows a little off what the columns can say (or just inside it)."""
+    out: list[Any] = [result, list(result), None]
+    keys = list(result)
+    out.append(dict(reversed(list(result.items()))))  # another property order
+    out.append({**result, "undeclared": 1})
+    for key in keys:
+        value = result[key]
+        out.append({k: v for k, v in result.items() if k != key})  # absent
+        out.append({**result, key: None})  # null
+        out.append({**result, key: 1 if not isinstance(value, int) else 1.0})  # another number type
+        out.append({**result, key: True})
+        out.append({**result, key: 2**70})
+        out.append({**result, key: "\ud800"})
+    graders = result.get("grader_results")
+    if isinstance(graders, list) and graders and isinstance(graders[0], dict):
+        first = graders[0]
+        for variant in (
+            {**first, "score": 1},
+            {**first, "score": None},
+            {k: v for k, v in first.items() if k != "score"},
+            {**first, "metadata": {"n": 2**70, "s": "\ud800"}},
+            dict(reversed(list(first.items()))),
+            {**first, "passed": 0},
+        ):
+            out.append({**result, "grader_results": [variant, *graders[1:]]})
+    out.append({**result, "error": {"type": "timeout", "message": "m", "code": 7, "retryable": False}})
+    out.append({**result, "error": {"type": "timeout", "code": None}})
+    out.append({**result, "constraint_violations": [None]})
+    out.append({**result, "constraint_violations": [{"id": "c", "invalidates_result": True, "detail": 3}]})
+    out.append({**result, "metadata": {"a": [1, 1.0, None, {"b": "\u00e9"}]}})
+    return out
+
+
+def _as_arrow(writer: columnar.Writer, columns: tuple[Any, ...], graders: list[tuple[Any, ...]]) -> list[Any]:
+    """A result's column values as Arrow holds them (an absent struct field and a null one are the same there)."""
+    out: list[Any] = writer._batch("results", [[0], [0], *([c] for c in columns), [None]]).to_pylist()
+    return out + [writer._batch("grader_results", [[0], [0], [0], *([c] for c in g)]).to_pylist() for g in graders]
+
+
+def test_the_fast_path_agrees_with_the_general_one(tmp_path: Path) -> None:
+    """Every row of every example and fixture, and rows a little off each: the generated fast path gives the
+    general path's columns whenever it takes a row, and takes every row whose columns say it all."""
+    writer = columnar.Writer(tmp_path / "out")
+    fast = columnar.fast_path()
+    taken = general_exact = 0
+    for _, document in RESULTSETS:
+        for result in document.get("results") or []:
+            for row in _mutations(result) if isinstance(result, dict) else [result]:
+                columns, graders, text = writer._general(row)
+                got = fast(row)
+                if text is None:
+                    general_exact += 1
+                    assert got is not columnar._NO, row  # an exact row is never left to the general path
+                if got is not columnar._NO:
+                    taken += 1
+                    assert text is None, row
+                    if columnar._encodable(row):
+                        assert _as_arrow(writer, *got) == _as_arrow(writer, columns, graders), row
+                    else:  # Arrow cannot hold it: the writer's second pass keeps the row as escaped JSON
+                        with pytest.raises(UnicodeEncodeError):
+                            _as_arrow(writer, *got)
+    writer.abandon()
+    assert taken == general_exact > 1000
+
+
+def test_a_lone_surrogate_keeps_its_row_as_escaped_json(tmp_path: Path) -> None:
+    base = json.loads((ROOT / "spec/examples/resultset-multi-attempt.json").read_text("utf-8"))
+    document = {**base, "run_id": "run-\udc80", "results": [*base["results"], {**base["results"][0], "actual_output": "x\ud800y"}]}
+    writer = columnar.Writer(tmp_path / "out")
+    writer.write(document)
+    writer.close()
+    (back,) = columnar.read(tmp_path / "out")
+    assert json.dumps(back) == json.dumps(document)
+    results = pq.read_table(tmp_path / "out/results.parquet")
+    assert results.column("_json").null_count == len(base["results"])  # only the row holding the surrogate

@@ -318,11 +318,25 @@ class _Shapes:
         return function
 
     def _compile(self, keys: tuple[str, ...]) -> Callable[[Any], Any]:
+        """The shape's function: ``json`` values as orjson's bytes; if orjson refuses one (an integer beyond 64 bits,
+        a lone surrogate), the same function with the standard library's text."""
+        name = self.compiler.fresh("_shaped")
+        lines = self._lines(keys, name, "_odumps")
+        if lines is None:
+            return _refuse
+        if not any("_odumps(" in line for line in lines):
+            return self.compiler.define(name, lines)
+        self.compiler.define(name + "_std", self._lines(keys, name + "_std", "_dumps") or [])
+        body = ["    try:", *("    " + line for line in lines[1:]), "    except _REFUSED:", f"        return {name}_std(v)"]
+        return self.compiler.define(name, [lines[0], *body])
+
+    def _lines(self, keys: tuple[str, ...], name: str, dumps: str) -> list[str] | None:
+        """The function's lines (``dumps``: the function giving a ``json`` column's text), or None if no row of
+        these keys is exact."""
         positions = [self.declared.index(k) if k in self.declared else -1 for k in keys]
         if any(p < 0 for p in positions) or positions != sorted(set(positions)):
-            return _refuse
+            return None
         present = {key: f"a{index}" for index, key in enumerate(keys)}
-        name = self.compiler.fresh("_shaped")
         out = [f"def {name}(v):"]
         if keys:
             out.append(f"    {''.join(var + ', ' for var in present.values())}= v.values()")
@@ -335,7 +349,7 @@ class _Shapes:
                 continue
             if key not in present:
                 if field.get("required"):
-                    return _refuse  # a required property absent: the general path keeps the row's JSON
+                    return None  # a required property absent: the general path keeps the row's JSON
                 columns.append("None")
                 continue
             var = present[key]
@@ -349,12 +363,12 @@ class _Shapes:
             # a null reads back as absent, unless the property is required and may be null
             if field.get("required") and field.get("null"):
                 body: list[str] = []
-                self.compiler.value(var, node, "        ", body)
+                self.compiler.value(var, node, "        ", body, dumps)
                 if body:
                     out += [f"    if {var} is not None:", *body]
             else:
                 out.append(f"    if {var} is None: return _NO")
-                self.compiler.value(var, node, "    ", out)
+                self.compiler.value(var, node, "    ", out, dumps)
             columns.append(var)
         if self.table:
             values = "(" + "".join(f"{c}, " for c in columns) + ")"
@@ -364,14 +378,15 @@ class _Shapes:
             out.append(f"    return {{{pairs}}}")
         else:
             out.append("    return v")
-        return self.compiler.define(name, out)
+        return out
 
 
 class _Compiler:
     """Writes the fast path's Python: a value's checks inline, an object's by its shapes."""
 
     def __init__(self) -> None:
-        self.env: dict[str, Any] = {"_NO": _NO, "_dumps": _dumps, "_stamp": _stamp}
+        self.env: dict[str, Any] = {"_NO": _NO, "_stamp": _stamp, "_dumps": _dumps, "_odumps": orjson.dumps}
+        self.env["_REFUSED"] = (TypeError, orjson.JSONEncodeError)
         self.count = 0
         self.structs: dict[str, _Shapes] = {}
 
@@ -385,9 +400,9 @@ class _Compiler:
         function: Callable[[Any], Any] = self.env[name]
         return function
 
-    def value(self, var: str, node: dict[str, Any], pad: str, out: list[str]) -> None:
+    def value(self, var: str, node: dict[str, Any], pad: str, out: list[str], dumps: str) -> None:
         """Lines that return ``_NO`` unless the non-null value in ``var`` is exact for ``node``, then leave its
-        column value in ``var``."""
+        column value in ``var`` (``dumps``: the function giving a ``json`` value's text)."""
         kind = node["kind"]
         if kind in ("utf8", "dictionary"):
             out.append(f"{pad}if type({var}) is not str: return _NO")
@@ -397,8 +412,8 @@ class _Compiler:
             out.append(f"{pad}if type({var}) is not float: return _NO")
         elif kind == "bool":
             out.append(f"{pad}if type({var}) is not bool: return _NO")
-        elif kind == "json":
-            out.append(f"{pad}{var} = _dumps({var})")
+        elif kind == "json":  # _odumps: orjson's bytes (a string column takes UTF-8 bytes)
+            out.append(f"{pad}{var} = {dumps}({var})")
         elif kind == "struct":
             key = json.dumps(node["fields"], sort_keys=True)
             if key not in self.structs:
@@ -419,11 +434,11 @@ class _Compiler:
             inner = pad + "    "
             if item["nullable"]:  # a null item reads back as null
                 body: list[str] = []
-                self.value(each, item["type"], inner + "    ", body)
+                self.value(each, item["type"], inner + "    ", body, dumps)
                 out += [f"{inner}if {each} is not None:", *(body or [f"{inner}    pass"])]
             else:
                 out.append(f"{inner}if {each} is None: return _NO")
-                self.value(each, item["type"], inner, out)
+                self.value(each, item["type"], inner, out, dumps)
             if changes:
                 out.append(f"{inner}{built}.append({each})" if kind == "list" else f"{inner}{built}[{key}] = {each}")
                 out.append(f"{pad}{var} = {built}")

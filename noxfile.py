@@ -107,12 +107,14 @@ def cold(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks (not tests): validation speed and memory as ratios to json.loads / JSON.parse measured in the same
-    run — 1k/10k/100k-result documents and a 1 GB JSON Lines stream — then codegen against datamodel-code-generator.
-    ``./noxw -s bench -- --sizes 1000 10000 --jsonl-mb 100`` runs a smaller one."""
+    run — 1k/10k/100k-result documents and a 1 GB JSON Lines stream — then codegen against datamodel-code-generator,
+    then results at scale (``bench_scale``). ``./noxw -s bench -- --sizes 1000 10000 --jsonl-mb 100`` runs a smaller
+    validation benchmark (the others at their sizes)."""
     _node_modules(session)
     session.run("npm", "run", "build", "--prefix", "js", external=True)
     session.run(PYTHON, "benchmarks/validation_bench.py", *session.posargs)
     session.run(PYTHON, "benchmarks/codegen_bench.py")
+    session.run(PYTHON, "benchmarks/scale_bench.py")
 
 
 @nox.session

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .extras import require
 from .loader import SUFFIXES
 from .summary import SummaryBuilder, merge
+
+if TYPE_CHECKING:
+    from .loader import Loaded
 
 SPLIT_MIN = 64 << 20
 RANGE_MAX = 64 << 20
@@ -98,13 +102,14 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
     valid result sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
     from . import parallel
     from .cli import source_reports
-    from .loader import load_path
+    from .loader import load_path, paused_gc
+    from .streaming import wants_stream
 
     force = bool(options.get("force"))
     args = argparse.Namespace(
         only_declared=False, stream="auto", input_format=None, kind=None, **{k: v for k, v in options.items() if k != "force"}
     )
-    state = SummaryBuilder(compact=True)
+    state = SummaryBuilder()  # one task's rows: the faster state; the client merges into a compact one
 
     def count(document: Any, entry: dict[str, Any]) -> None:
         if not (force or (entry["valid"] and entry["kind"] == "resultset")):
@@ -127,21 +132,23 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
         else:
             start, end = task.start, task.end
         lines = 0
-        if end < 0 and SUFFIXES.get(path.suffix.lower(), "json") == "json":  # as the CLI reads a JSON file
-            entries = [entry for entry, _ in source_reports(path, args, None)]
-            out += [(entry, index == 0) for index, entry in enumerate(entries)]
-            if entries:
-                for loaded in load_path(path):
-                    count(loaded.document, entries[0])
-        else:
-            if end < 0:
-                documents = list(load_path(path))
-            else:
-                documents, lines = parallel.range_documents(path, start, end)
-            for loaded, reports in parallel.document_reports(path, documents, args, None):
-                out += [(entry, index == 0) for index, (entry, _) in enumerate(reports)]
-                if reports and loaded.problem is None:
-                    count(loaded.document, reports[0][0])
+        with paused_gc():  # parsed documents hold no cycles: the collector would only walk them
+            if end < 0 and SUFFIXES.get(path.suffix.lower(), "json") == "json" and wants_stream(path, None):
+                # a large JSON file, as the CLI reads it: validated in pieces, then its rows read again for the summary
+                entries = [entry for entry, _ in source_reports(path, args, None)]
+                out += [(entry, index == 0) for index, entry in enumerate(entries)]
+                if entries:
+                    for loaded in load_path(path):
+                        count(loaded.document, entries[0])
+            else:  # each document parsed once, for its report (as the CLI gives it) and the summary
+                if end < 0:
+                    documents: Iterator[Loaded] = load_path(path)
+                else:
+                    documents, lines = parallel.range_documents(path, start, end)
+                for loaded, reports in parallel.document_reports(path, documents, args, None):
+                    out += [(entry, index == 0) for index, (entry, _) in enumerate(reports)]
+                    if reports and loaded.problem is None:
+                        count(loaded.document, reports[0][0])
     for entry, own in out:
         if own and entry["path"] == str(path):
             entry["path"] = task.url

@@ -10,7 +10,7 @@ on a line of a range is followed by the entries of its ``test_cases_file``: thei
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -58,16 +58,17 @@ def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
     return list(pairwise(bounds))
 
 
-def range_documents(path: Path, start: int, end: int) -> tuple[list[Loaded], int]:
-    """The documents of the lines in ``[start, end)``, numbered from 1 as if the range were the file, and the number
-    of lines the range holds (what a JSON Lines file read whole gives for these lines, less the earlier lines)."""
+def range_documents(path: Path, start: int, end: int) -> tuple[Iterator[Loaded], int]:
+    """The documents of the lines in ``[start, end)``, numbered from 1 as if the range were the file, each parsed
+    when it is reached (memory: the range's bytes and one document, as ``-j 1`` reading line by line), and the
+    number of lines the range holds (what a JSON Lines file read whole gives for these lines, less the earlier)."""
     with path.open("rb") as handle:
         handle.seek(start)
-        data = handle.read(end - start)
-    lines = data.split(b"\n")
+        lines = handle.read(end - start).split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the range ends with a newline: no line after it
-    documents = [parse_json_bytes(raw.rstrip(b"\r\n"), str(path), number) for number, raw in enumerate(lines, 1) if raw.strip()]
+    name = str(path)
+    documents = (parse_json_bytes(raw.rstrip(b"\r\n"), name, number) for number, raw in enumerate(lines, 1) if raw.strip())
     return documents, len(lines)
 
 
@@ -101,7 +102,7 @@ def _initialize(args: argparse.Namespace, suite: dict[str, Any] | None) -> None:
 
 
 def document_reports(
-    source: Path | str, documents: list[Loaded], args: argparse.Namespace, suite: dict[str, Any] | None
+    source: Path | str, documents: Iterable[Loaded], args: argparse.Namespace, suite: dict[str, Any] | None
 ) -> Iterator[tuple[Loaded, list[Entry]]]:
     """Each document with its entries: its own first, then (for a suite) its test cases file's."""
     from .cli import source_reports
@@ -133,7 +134,7 @@ def _summarize_task(task: Task) -> tuple[list[tuple[Summarizing, bool]], int]:
         return [(item, False) for item in source_summaries(task.source, args)], 0
     assert isinstance(task.source, Path)
     documents, lines = range_documents(task.source, task.start, task.end)
-    return [(item, True) for item in source_summaries(task.source, args, iter(documents))], lines
+    return [(item, True) for item in source_summaries(task.source, args, documents)], lines
 
 
 def _run(

@@ -18,7 +18,9 @@ from typing import Any, TextIO
 from . import diffcmd, schemacmd
 from .extras import MissingExtra
 from .findings import Finding, Report
-from .loader import SUFFIXES, expand, load_path, load_stdin
+from .display import display_path, finite, visible
+from .limits import MAX_FINDINGS, shorten
+from .loader import SUFFIXES, expand, load_path, load_stdin, name_problem
 from .registry import KINDS, spec_version
 from .selection import declared
 from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
@@ -35,22 +37,26 @@ class UsageError(Exception):
 def _write(text: str, stream: TextIO | None = None) -> None:
     """Write; if the reader has gone away (``| head``), stop writing but keep the exit status."""
     stream = stream or sys.stdout
+    if stream is None:  # started with the stream closed (>&-): there is no one to tell
+        return
     try:
         stream.write(text)
         stream.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError):  # a stream open read-only, or closed under us: the exit status still tells
+        pass
 
 
 def _colour(stream: TextIO) -> bool:
-    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return stream is not None and stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
 class Progress:
     """A one-line progress display on stderr, only when stderr is a terminal and the run is long."""
 
     def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
+        self.enabled = sys.stderr is not None and sys.stderr.isatty()
         self.count = 0
         self.shown = False
 
@@ -82,64 +88,84 @@ def _load_suite(path: Path) -> dict[str, Any]:
 
 
 def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
-    """The report of one document (``line``: of a JSON Lines entry) as the JSON report writes it."""
-    entry: dict[str, Any] = {"path": path}
+    """The report of one document (``line``: of a JSON Lines entry) as the JSON report writes it. At most
+    ``MAX_FINDINGS`` findings are listed (errors first); ``omitted`` counts the rest."""
+    entry: dict[str, Any] = {"path": display_path(path)}
     if line is not None:
         entry["line"] = line
+    errors = report.errors[:MAX_FINDINGS]
+    warnings = report.warnings[: MAX_FINDINGS - len(errors)]
     entry.update(
         kind=report.kind,
         valid=report.valid,
-        errors=[f.to_dict() for f in report.errors],
-        warnings=[f.to_dict() for f in report.warnings],
+        errors=[f.to_dict() for f in errors],
+        warnings=[f.to_dict() for f in warnings],
     )
+    omitted = len(report.errors) + len(report.warnings) - len(errors) - len(warnings)
+    if omitted:
+        entry["omitted"] = omitted
     return entry
 
 
-def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO) -> str:
-    colour = _colour(stream)
+def _paint(colour: bool) -> Any:
+    return (lambda text, code: f"\033[{code}m{text}\033[0m") if colour else (lambda text, code: text)
 
-    def paint(text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if colour else text
 
-    lines: list[str] = []
-    for entry in entries:
-        findings = entry["errors"] + entry["warnings"]
-        if not findings:
-            continue
-        where = entry["path"] + (f" (line {entry['line']})" if "line" in entry else "")
-        lines.append(paint(where, "1") + (f"  [{entry['kind']}]" if entry["kind"] else ""))
-        for f in findings:
-            position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
-            severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {f['pointer'] or '/'}  {f['message']}")
-    summary = (
-        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
-        f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
-        f"{sum(len(e['warnings']) for e in entries)} warning(s)"
-    )
-    lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
+def _text_entry(entry: dict[str, Any], paint: Any) -> str:
+    findings = entry["errors"] + entry["warnings"]
+    if not findings:
+        return ""
+    where = visible(entry["path"]) + (f" (line {entry['line']})" if "line" in entry else "")
+    lines = [paint(where, "1") + (f"  [{entry['kind']}]" if entry["kind"] else "")]
+    for f in findings:
+        position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
+        severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
+        lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {visible(shorten(f['pointer'])) or '/'}  {visible(f['message'])}")
+    if entry.get("omitted"):
+        lines.append(f"  … {entry['omitted']:,} more finding(s) not shown")
     return "\n".join(lines) + "\n"
 
 
+def _text_summary(totals: dict[str, int], errors: int, warnings: int, paint: Any, omitted: int = 0) -> str:
+    summary = (
+        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
+        f"{totals['unreadable']} unreadable; {errors} error(s), {warnings} warning(s)"
+        + (f", {omitted:,} more not shown" if omitted else "")
+    )
+    return paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31") + "\n"
+
+
+def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO) -> str:
+    paint = _paint(_colour(stream))
+    errors = sum(len(e["errors"]) for e in entries)
+    warnings = sum(len(e["warnings"]) for e in entries)
+    return "".join(_text_entry(e, paint) for e in entries) + _text_summary(totals, errors, warnings, paint)
+
+
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _render_github(entries: list[dict[str, Any]]) -> str:
+def _github_entry(entry: dict[str, Any]) -> str:
     lines = []
-    for entry in entries:
-        for f in entry["errors"] + entry["warnings"]:
-            props = [f"file={_escape_property(entry['path'])}"]
-            if "line" in f:
-                props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
-            props.append(f"title={_escape_property(f['code'])}")
-            level = "error" if f["severity"] == "error" else "warning"
-            lines.append(f"::{level} {','.join(props)}::{_escape_data((f['pointer'] or '/') + ': ' + f['message'])}")
-    return "\n".join(lines) + ("\n" if lines else "")
+    for f in entry["errors"] + entry["warnings"]:
+        props = [f"file={_escape_property(entry['path'])}"]
+        if "line" in f:
+            props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
+        props.append(f"title={_escape_property(f['code'])}")
+        level = "error" if f["severity"] == "error" else "warning"
+        lines.append(f"::{level} {','.join(props)}::{_escape_data(shorten(f['pointer'] or '/') + ': ' + f['message'])}")
+    if entry.get("omitted"):
+        lines.append(f"::notice file={_escape_property(entry['path'])}::{entry['omitted']} more finding(s) not shown")
+    return "".join(line + "\n" for line in lines)
+
+
+def _render_github(entries: list[dict[str, Any]]) -> str:
+    return "".join(_github_entry(e) for e in entries)
 
 
 _UNREADABLE_CODES = frozenset({"FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY"})
@@ -163,6 +189,10 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
     )
     for source in expand(args.paths):
         if args.only_declared and isinstance(source, Path) and source.is_file() and not declared(source):
+            continue
+        bad_name = name_problem(str(source))
+        if bad_name is not None:
+            yield _entry(str(source), None, Report.build(args.kind, [bad_name], strict=False)), False
             continue
         path = _json_file(source, args.input_format)
         if path is not None:
@@ -188,29 +218,39 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
     suite = _load_suite(args.suite) if args.suite is not None else None
-    entries: list[dict[str, Any]] = []
     progress = Progress()
-    unreadable = invalid = 0
+    paint = _paint(_colour(sys.stdout))
+    # each entry is written as soon as it is known: memory does not grow with the number of documents
+    files = valid = unreadable = invalid = errors = warnings = omitted = 0
     for entry, readable in _reports(args, suite):
         if not readable:
             unreadable += 1
         else:
             invalid += not entry["valid"]
-        entries.append(entry)
+        valid += readable and entry["valid"]
+        errors += len(entry["errors"])
+        warnings += len(entry["warnings"])
+        omitted += entry.get("omitted", 0)
+        if args.format == "json":
+            text = json.dumps(entry, indent=2, ensure_ascii=False)
+            _write(('{\n  "files": [\n' if files == 0 else ",\n") + "\n".join("    " + line for line in text.splitlines()))
+        elif args.format == "github":
+            _write(_github_entry(entry))
+        else:
+            _write(_text_entry(entry, paint))
+        files += 1
         progress.tick(entry["path"])
     progress.done()
-    if not entries and args.only_declared:  # a commit that touches no evalschema document
+    if not files and args.only_declared:  # a commit that touches no evalschema document
         _write("no evalschema documents among the given files\n")
         return EXIT_OK
-    if not entries:
+    if not files:
         raise UsageError("no documents found in the given paths")
-    totals = {"files": len(entries), "valid": len(entries) - invalid - unreadable, "invalid": invalid, "unreadable": unreadable}
+    totals = {"files": files, "valid": valid, "invalid": invalid, "unreadable": unreadable}
     if args.format == "json":
-        _write(json.dumps({"files": entries, "summary": totals}, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "github":
-        _write(_render_github(entries))
-    else:
-        _write(_render_text(entries, totals, sys.stdout))
+        _write('\n  ],\n  "summary": ' + json.dumps(totals) + "\n}\n")
+    elif args.format == "text":
+        _write(_text_summary(totals, errors, warnings, paint, omitted))
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_INVALID if invalid else EXIT_OK
@@ -228,34 +268,59 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
     def unreadable(path: str, problem: Finding) -> None:
         nonlocal status
-        _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
+        _write(f"evalschema: {visible(display_path(path))}: {problem.code}: {visible(problem.message)}\n", sys.stderr)
         status = EXIT_UNREADABLE
 
+    if args.html is not None:
+        _check_output(args.html)
     for source in expand(args.paths):
+        bad_name = name_problem(str(source))
+        if bad_name is not None:
+            unreadable(str(source), bad_name)
+            continue
         path = _json_file(source, args.input_format)
         if path is not None:  # large files are summarized in pieces
             summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
             if isinstance(summarized, Finding):
                 unreadable(str(path), summarized)
             else:
-                results.append((str(path), *summarized))
+                results.append((display_path(str(path)), *summarized))
             continue
         for loaded in load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format):
             if loaded.problem is not None or not isinstance(loaded.document, dict):
                 unreadable(loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object"))
                 continue
-            label = loaded.path + (f":{loaded.line}" if loaded.line else "")
+            label = display_path(loaded.path) + (f":{loaded.line}" if loaded.line else "")
             results.append((label, loaded.document, summarize(loaded.document)))
     if args.html is not None:
         from .atomic import write_atomic
 
         write_atomic(args.html, render_html(results).encode("utf-8"))
     if args.format == "json":
-        payload = [{"path": label, "summary": summary.to_dict()} for label, _, summary in results]
-        _write(json.dumps(payload, indent=2) + "\n")
+        payload = [{"path": label, "summary": finite(summary.to_dict())} for label, _, summary in results]
+        _write(json.dumps(payload, indent=2, allow_nan=False) + "\n")
     else:
         _write(render_text(results, colour=_colour(sys.stdout)))
     return status
+
+
+def _check_output(path: Path) -> None:
+    """An output goes to a regular file or a new path, nothing else: replacing a device (``/dev/null``), a FIFO,
+    a socket or a folder with a regular file would break whatever relied on it."""
+    import stat
+
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            raise UsageError(f"{visible(str(path))}: its folder does not exist") from None
+        return
+    except OSError as exc:
+        raise UsageError(f"{visible(str(path))}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(mode):
+        raise UsageError(f"{visible(str(path))}: is a symbolic link; name the file itself")
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{visible(str(path))}: not a regular file; an output goes to a regular file or a new path")
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

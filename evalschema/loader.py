@@ -8,10 +8,12 @@ too large), DUPLICATE_KEY (a document whose meaning would depend on the parser).
 
 from __future__ import annotations
 
+import fnmatch
 import gc
-import glob
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +27,7 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
+from .limits import max_input_bytes, too_large_message
 from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
@@ -365,25 +368,52 @@ def read_text(path: Path) -> str | Finding:
 
 
 def read_bytes(path: Path) -> bytes | Finding:
-    """The file's bytes, or a FILE_UNREADABLE finding (a device or a pipe would never end: it is refused)."""
+    """The file's bytes, or a FILE_UNREADABLE finding: a device or a pipe would never end and is refused, and so
+    is a file larger than the input size limit (counted while reading: a sparse file or one that grows is caught)."""
     unusual = irregular_file(path)
     if unusual is not None:
         return unusual
     try:
-        return path.read_bytes()
-    except IsADirectoryError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
-    except FileNotFoundError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
-    except PermissionError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
+        # O_NONBLOCK: should the path become a FIFO after the check, opening it must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+        return _open_problem(exc)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return Finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)")
+            return read_limited(handle)
+        except OSError as exc:
+            return _open_problem(exc)
+
+
+def _open_problem(exc: OSError) -> Finding:
+    if isinstance(exc, IsADirectoryError):
+        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
+    if isinstance(exc, FileNotFoundError):
+        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
+    if isinstance(exc, PermissionError):
+        return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
+    return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+
+
+def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
+    """Everything ``handle`` holds, or a FILE_UNREADABLE finding as soon as it passes ``limit`` bytes (the input
+    size limit by default); memory never holds more than the limit and one chunk."""
+    limit = max_input_bytes() if limit is None else limit
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = handle.read(min(1 << 22, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            return Finding("", codes.FILE_UNREADABLE, "error", too_large_message(limit))
 
 
 def irregular_file(path: Path) -> Finding | None:
-    import stat
-
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -434,10 +464,27 @@ def _jsonl_file(path: Path) -> Iterator[Loaded]:
         yield Loaded(str(path), problem=text if isinstance(text, Finding) else None)
         return
     with handle:
-        for number, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
-            yield parse_json_bytes(raw.rstrip(b"\r\n"), str(path), number)
+        yield from _jsonl_lines(handle, str(path))
+
+
+def _jsonl_lines(handle: Any, path: str) -> Iterator[Loaded]:
+    """One document per non-blank line of a binary stream; a line longer than the input size limit is refused
+    (and reading stops there: the rest of the input is not read into memory either)."""
+    limit = max_input_bytes()
+    number = 0
+    try:
+        while True:
+            raw = handle.readline(limit + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                yield Loaded(path, problem=Finding("", codes.FILE_UNREADABLE, "error", f"line {number} is {too_large_message(limit)}", number, 1), line=number)
+                return
+            if raw.strip():
+                yield parse_json_bytes(raw.rstrip(b"\r\n"), path, number)
+    except OSError as exc:
+        yield Loaded(path, problem=Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"), line=number or None)
 
 
 def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
@@ -457,8 +504,22 @@ def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
     yield from load_text(text, str(path), form)
 
 
+def _stdin_bytes() -> bytes | Finding:
+    """Standard input, up to the input size limit; a closed or write-only stdin is a finding, not a crash."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return Finding("", codes.FILE_UNREADABLE, "error", "standard input is closed")
+    try:
+        return read_limited(stream)
+    except (OSError, ValueError) as exc:  # ValueError: a stream closed under us
+        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read standard input: {getattr(exc, 'strerror', None) or exc}")
+
+
 def load_stdin(form: str | None) -> Iterator[Loaded]:
-    data = sys.stdin.buffer.read()
+    data = _stdin_bytes()
+    if isinstance(data, Finding):
+        yield Loaded("-", problem=data)
+        return
     if form in (None, "json"):
         # one JSON document, or (unless told it is JSON) JSON Lines when the text holds several
         single = parse_json_bytes(data, "-")
@@ -473,19 +534,81 @@ def load_stdin(form: str | None) -> Iterator[Loaded]:
     yield from load_text(text, "-", form)
 
 
+_MAGIC = re.compile(r"[*?\[]")
+
+
+def _segment_matches(name: str, pattern: str) -> bool:
+    if name.startswith(".") and not pattern.startswith("."):
+        return False  # as the shell (and glob) do: a wildcard does not match a hidden name
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _matches(parts: tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+    if not patterns:
+        return not parts
+    if patterns[0] == "**":
+        return any(_matches(parts[i:], patterns[1:]) for i in range(len(parts) + 1) if all(not p.startswith(".") for p in parts[:i]))
+    return bool(parts) and _segment_matches(parts[0], patterns[0]) and _matches(parts[1:], patterns[1:])
+
+
+def _walk(root: Path, depth: int | None = None) -> Iterator[Path]:
+    """Every file under ``root`` (symbolic links to files included), never following a link to a folder: a link
+    loop cannot make the walk endless. ``depth``: at most this many levels below ``root``."""
+    base = len(root.parts)
+    for folder, folders, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        if depth is not None and len(here.parts) - base >= depth - 1:
+            folders[:] = []
+            if len(here.parts) - base > depth - 1:
+                continue
+        for name in files:
+            yield here / name
+
+
+def _glob(pattern: str) -> list[Path]:
+    """The files a pattern names (``*``, ``?``, ``[…]`` within a name, ``**`` for any number of folders), found
+    without following links to folders."""
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) - 1 and not _MAGIC.search(parts[fixed]):
+        fixed += 1
+    root = Path(*parts[:fixed]) if fixed else Path(".")
+    patterns = parts[fixed:]
+    if not root.is_dir():
+        return []
+    depth = None if "**" in patterns else len(patterns)
+    found = []
+    for file in _walk(root, depth):
+        relative = file.relative_to(root).parts
+        if _matches(relative, patterns) and file.is_file():
+            found.append(file if fixed else Path(*relative))
+    return sorted(found)
+
+
 def expand(arguments: list[str]) -> Iterator[Path | str]:
-    """Files, folders (recursively: every .json, .jsonl, .ndjson, .yaml, .yml), globs, and ``-`` for stdin."""
+    """Files, folders (recursively: every .json, .jsonl, .ndjson, .yaml, .yml), globs, and ``-`` for stdin.
+    Links to folders are not followed inside a folder or a ``**`` pattern (a link loop would never end)."""
     for argument in arguments:
         if argument == "-":
             yield "-"
             continue
         path = Path(argument)
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
-        elif not path.exists() and glob.has_magic(argument):
-            matches = sorted(glob.glob(argument, recursive=True))
+            yield from sorted(p for p in _walk(path) if p.suffix.lower() in SUFFIXES and p.is_file())
+        elif not path.exists() and _MAGIC.search(argument):
+            matches = _glob(argument)
             if not matches:
                 yield path  # reported as unreadable: a pattern that matches nothing is a mistake
-            yield from (Path(m) for m in matches if Path(m).is_file())
+            yield from matches
         else:
             yield path
+
+
+def name_problem(path: str) -> Finding | None:
+    """A FILE_UNREADABLE finding when a file name is not UTF-8 text (it could not be reported as JSON, and the
+    TypeScript CLI cannot even open it): the same answer in every SDK."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return Finding("", codes.FILE_UNREADABLE, "error", "the file name is not UTF-8 text")
+    return None

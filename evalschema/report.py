@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from .display import visible
+from .limits import shorten
 from .summary import Summary
 
 OUTCOMES = (
@@ -50,7 +52,8 @@ def render_text(results: list[Summarized], *, colour: bool = False) -> str:
     for label, document, summary in results:
         s = summary.to_dict()
         scored = s["total"] - s["skipped"]
-        head = f"{label}  (suite {document.get('suite_id', '?')}, run {document.get('run_id', '?')})"
+        suite, run = (visible(shorten(str(document.get(key, "?")))) for key in ("suite_id", "run_id"))
+        head = f"{visible(label)}  (suite {suite}, run {run})"
         out.append(bold(head))
         out.append(
             f"  results {s['total']}: passed {s['passed']}, failed {s['failed']} (of which invalidated by a "
@@ -58,9 +61,10 @@ def render_text(results: list[Summarized], *, colour: bool = False) -> str:
         )
         out.append(f"  pass rate {_percent(s['pass_rate'])} of {scored} scored; average score {_number(s['avg_score'])}")
         if s["by_grader"]:
-            width = max(12, *(len(g) for g in s["by_grader"]))
+            width = max(12, *(len(visible(shorten(g))) for g in s["by_grader"]))
             out.append(f"  {'grader':<{width}}  {'passed':>6}  {'failed':>6}  {'unscored':>8}  {'pass rate':>9}  {'avg score':>9}")
             for grader, t in s["by_grader"].items():
+                grader = visible(shorten(grader))
                 out.append(
                     f"  {grader:<{width}}  {t['passed']:>6}  {t['failed']:>6}  {t['unscored']:>8}  "
                     f"{_percent(_grader_rate(t)):>9}  {_number(t['avg_score']):>9}"

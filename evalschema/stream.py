@@ -26,6 +26,7 @@ import orjson
 from evalschema_models import rules as codes
 
 from .findings import Finding, escape_token
+from .limits import max_input_bytes, too_large_message
 from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
 from .positions import MAX_DEPTH, Positions, json_positions
 
@@ -39,6 +40,10 @@ _SPACE = re.compile(rb"[ \t\r\n]*")
 _NOT_CONTINUATION = bytes(i for i in range(256) if not 0x80 <= i <= 0xBF)
 _CUT_SHORT = "unexpected end of data"  # orjson's messages (tests/test_stream.py pins them)
 _AFTER_VALUE = "unexpected content after document"
+
+
+class _TooLarge(Exception):
+    """One value (a member or a row) is larger than the input size limit."""
 
 
 class NotStreamable(Exception):
@@ -191,12 +196,16 @@ class _Reader:
         self.keep = 0  # buf[keep:] must survive a refill (the batch being gathered)
         self.mark, self.line, self.column = 0, 1, 0  # a position in buf whose line and 0-based column are known
         self.window = _FIRST_WINDOW
+        self.limit = max_input_bytes()
 
     def fill(self) -> bool:
-        """Read another chunk, dropping the bytes no longer needed; False at the end of the file."""
+        """Read another chunk, dropping the bytes no longer needed; False at the end of the file. Raises
+        ``_TooLarge`` when what must be kept (one value) has passed the input size limit."""
         if self.eof:
             return False
         drop = min(self.keep, self.pos, self.mark)
+        if len(self.buf) - drop > 2 * self.limit + CHUNK_BYTES:  # a safety net: values are measured in ``value``
+            raise _TooLarge
         chunk = self.handle.read(max(CHUNK_BYTES, len(self.buf) - drop))
         if not chunk:
             self.eof = True
@@ -284,6 +293,8 @@ class _Reader:
                     self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (stop - self.pos)))
                     return orjson.loads(memoryview(self.buf)[self.pos : stop]), stop
                 if exc.msg.startswith(_CUT_SHORT) and not final:
+                    if end - self.pos > self.limit:  # the value goes on past the limit
+                        raise _TooLarge
                     window *= 2
                     continue
                 return self.exact(end, final, max_depth)
@@ -312,6 +323,8 @@ class _Reader:
                         return self.problem(exc.code, exc.message, None, None)
                     at_line, at_column = exc.where
                     return self.problem(exc.code, exc.message, line + at_line - 1, at_column + (column if at_line == 1 else 0))
+            if end - self.pos > self.limit:
+                raise _TooLarge
             size = 2 * (end - self.pos)  # the window ended inside the value: read further
             while self.pos + size >= len(self.buf) and self.fill():
                 pass
@@ -344,6 +357,8 @@ def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
                 yield reader.bad_byte() or piece
                 return
             yield piece
+    except _TooLarge:
+        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"holds a value {too_large_message(reader.limit)}"))
     except OSError as exc:  # the disk or the network file system failed under the read
         yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"))
 

@@ -7,7 +7,9 @@
  */
 
 import { type Finding, type Report } from "./findings.js";
+import { visible } from "./display.js";
 import { isObject } from "./json.js";
+import { MAX_FINDINGS, shorten } from "./limits.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
@@ -98,11 +100,26 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   return args;
 }
 
+let readerGone = false;
+
 function write(text: string): void {
+  if (readerGone) return;
   try {
     process.stdout.write(text);
   } catch {
-    /* the reader has gone away: keep the exit status */
+    readerGone = true; // stdout is closed or not writable: keep the exit status
+  }
+}
+
+/**
+ * The reader of stdout may go away (`| head -1`): the write then fails later, as an "error" event (EPIPE), which
+ * would otherwise end the process with a stack trace. Stop writing and keep the exit status.
+ */
+function quietStreams(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", () => {
+      readerGone ||= stream === process.stdout;
+    });
   }
 }
 
@@ -119,48 +136,62 @@ function findingJson(f: Finding): Record<string, unknown> {
   return out;
 }
 
+/** At most MAX_FINDINGS findings of an entry (errors first), and how many were left out. */
+function capped(e: Entry): { errors: Finding[]; warnings: Finding[]; omitted: number } {
+  const errors = e.errors.slice(0, MAX_FINDINGS);
+  const warnings = e.warnings.slice(0, MAX_FINDINGS - errors.length);
+  return { errors, warnings, omitted: e.errors.length + e.warnings.length - errors.length - warnings.length };
+}
+
 function runValidate(args: Args): number {
   let suite: unknown;
   if (args.suite !== null) {
     const loaded = loadPath(args.suite);
     if (loaded.problem !== undefined || !isObject(loaded.document)) {
       const message = loaded.problem ? loaded.problem.message : "not a JSON object";
-      process.stderr.write(`${PROG}: --suite ${displayPath(args.suite)}: ${message}\n`);
+      process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${visible(message)}\n`);
       return EXIT_UNREADABLE;
     }
     suite = loaded.document;
   }
-  const entries: Entry[] = [];
+  // each entry is written as soon as it is known: memory does not grow with the number of documents
+  let files = 0;
+  let unreadable = 0;
+  let invalid = 0;
   for (const path of args.paths) {
     // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
     const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
-    const { report, unreadable } = checkFile(path, options);
-    entries.push(entry(path, report, unreadable));
-  }
-  const unreadable = entries.filter((e) => e.unreadable).length;
-  const invalid = entries.filter((e) => !e.valid && !e.unreadable).length;
-  if (args.format === "json") {
-    const files = entries.map((e) => ({
-      path: e.path,
-      unreadable: e.unreadable,
-      kind: e.kind,
-      valid: e.valid,
-      errors: e.errors.map(findingJson),
-      warnings: e.warnings.map(findingJson),
-    }));
-    const summary = { files: entries.length, valid: entries.length - invalid - unreadable, invalid, unreadable };
-    write(JSON.stringify({ files, summary }, null, 2) + "\n");
-  } else {
-    const lines: string[] = [];
-    for (const e of entries) {
-      for (const f of [...e.errors, ...e.warnings]) {
-        const where = e.path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "/"}: ${f.message}`);
+    const checked = checkFile(path, options);
+    const e = entry(path, checked.report, checked.unreadable);
+    if (e.unreadable) unreadable++;
+    else if (!e.valid) invalid++;
+    const { errors, warnings, omitted } = capped(e);
+    if (args.format === "json") {
+      const file: Record<string, unknown> = {
+        path: e.path,
+        unreadable: e.unreadable,
+        kind: e.kind,
+        valid: e.valid,
+        errors: errors.map(findingJson),
+        warnings: warnings.map(findingJson),
+      };
+      if (omitted) file["omitted"] = omitted;
+      const text = JSON.stringify(file, null, 2).split("\n").map((line) => "    " + line).join("\n");
+      write((files === 0 ? '{\n  "files": [\n' : ",\n") + text);
+    } else {
+      const lines: string[] = [];
+      for (const f of [...errors, ...warnings]) {
+        const where = visible(e.path) + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${visible(shorten(f.pointer)) || "/"}: ${visible(f.message)}\n`);
       }
+      if (omitted) lines.push(`${visible(e.path)}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown\n`);
+      write(lines.join(""));
     }
-    lines.push(`${entries.length} file(s): ${entries.length - invalid - unreadable} valid, ${invalid} invalid, ${unreadable} unreadable`);
-    write(lines.join("\n") + "\n");
+    files++;
   }
+  const valid = files - invalid - unreadable;
+  if (args.format === "json") write('\n  ],\n  "summary": ' + JSON.stringify({ files, valid, invalid, unreadable }) + "\n}\n");
+  else write(`${files} file(s): ${valid} valid, ${invalid} invalid, ${unreadable} unreadable\n`);
   if (unreadable) return EXIT_UNREADABLE;
   return invalid ? EXIT_INVALID : EXIT_OK;
 }
@@ -175,7 +206,7 @@ function runSummarize(args: Args): number {
   for (const path of args.paths) {
     const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
     if (!("summary" in summarized)) {
-      process.stderr.write(`${PROG}: ${displayPath(path)}: ${summarized.code}: ${summarized.message}\n`);
+      process.stderr.write(`${PROG}: ${visible(displayPath(path))}: ${summarized.code}: ${visible(summarized.message)}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
@@ -186,7 +217,7 @@ function runSummarize(args: Args): number {
     for (const { path, summary: s } of out) {
       const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
       write(
-        `${path}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+        `${visible(path)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
           `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}\n`,
       );
     }
@@ -217,4 +248,5 @@ export function main(argv: string[]): number {
   return args.command === "validate" ? runValidate(args) : runSummarize(args);
 }
 
+quietStreams();
 process.exitCode = main(process.argv.slice(2));

@@ -4,6 +4,7 @@
   JSON Lines line, one member or row of a result set read in pieces. Larger input is refused *while it is
   read* (FILE_UNREADABLE), whatever the file system says its size is. ``EVALSCHEMA_MAX_INPUT_BYTES`` changes it.
 - ``MAX_FINDINGS``: findings listed per document (errors and warnings together); the rest are counted.
+- ``YAML_NODE_LIMIT``: nodes in one YAML document, as written and as its aliases expand it.
 - ``MAX_VALUE_CHARS``: a value quoted in a message (a key, a string, a file name) is shortened to this many
   characters.
 """
@@ -15,6 +16,9 @@ import os
 MAX_INPUT_BYTES = 128 << 20
 MAX_FINDINGS = 1000
 MAX_VALUE_CHARS = 200
+# A YAML document (Python only: the TypeScript SDK reads JSON) may have at most this many nodes, as written and as
+# its aliases expand it; JSON documents are bounded by the input size limit alone.
+YAML_NODE_LIMIT = 1_500_000
 INPUT_BYTES_VARIABLE = "EVALSCHEMA_MAX_INPUT_BYTES"
 
 

@@ -27,12 +27,10 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
-from .limits import max_input_bytes, too_large_message
+from .limits import YAML_NODE_LIMIT, max_input_bytes, shorten, too_large_message
 from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
-# A YAML document may share nodes through aliases; counted as a tree it must stay below this many nodes.
-YAML_NODE_LIMIT = 1_000_000
 
 
 @dataclass
@@ -242,7 +240,9 @@ class _SafeLoader(yaml.SafeLoader):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, (str, int, float, bool)) or key is None:
+            if isinstance(key, (str, int, float, bool)) or key is None or hasattr(key, "isoformat"):
+                # compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
+                key = key if isinstance(key, str) else _json_key(key)
                 if key in seen:
                     mark = key_node.start_mark
                     raise DuplicateKeyError(f"{key}@{mark.line + 1}:{mark.column + 1}")
@@ -262,6 +262,41 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [v for pair in node.value for v in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _shape(node: Any) -> tuple[int, int]:
+    """How many distinct nodes the graph has, and how deep its containers nest (iteratively)."""
+    seen: set[int] = set()
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        children = _children(current)
+        if children:
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children)
+    return len(seen), deepest
+
+
+if getattr(yaml, "__with_libyaml__", False):
+
+    from yaml.cyaml import CParser
+
+    class _CComposer(CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
+        """libyaml's scanner, parser and composer (only ``compose`` is used; construction is _SafeLoader's)."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
 def _expanded_size(node: Any, limit: int) -> int:
     """Nodes in the tree an alias-sharing graph expands to, stopping once past ``limit`` (billion laughs)."""
     sizes: dict[int, int] = {}
@@ -270,9 +305,7 @@ def _expanded_size(node: Any, limit: int) -> int:
         current, children_done = stack.pop()
         if id(current) in sizes:
             continue
-        children = [v for pair in current.value for v in pair] if isinstance(current, yaml.MappingNode) else (
-            list(current.value) if isinstance(current, yaml.SequenceNode) else []
-        )
+        children = _children(current)
         if not children_done and children:
             stack.append((current, True))
             stack.extend((child, False) for child in children if id(child) not in sizes)
@@ -281,13 +314,55 @@ def _expanded_size(node: Any, limit: int) -> int:
     return sizes[id(node)]
 
 
-def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
-    """Every document of a YAML stream, safely: no object construction, bounded alias expansion."""
-    out: list[Loaded] = []
+# PyYAML's own parser reads about 30,000 nodes a second; libyaml's (C) a hundred times as many. Large texts are
+# composed by libyaml, when it is there, so that a document the input size limit lets through is read in bounded
+# time; small ones by PyYAML, whose error messages the tests pin. Either way the nodes are built by _SafeLoader.
+LIBYAML_FROM_CHARS = 1 << 20
+
+
+def _composer(text: str) -> Any:
+    if len(text) >= LIBYAML_FROM_CHARS and getattr(yaml, "__with_libyaml__", False):
+        return _CComposer
+    return _SafeLoader
+
+
+def _too_many_nodes(text: str, composer: Any) -> bool:
+    """Whether a document of the YAML stream has more than YAML_NODE_LIMIT nodes as written (aliases count once)."""
+    count = 0
+    for event in yaml.parse(text, Loader=composer):
+        if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)):
+            count += 1
+            if count > YAML_NODE_LIMIT:
+                return True
+        elif isinstance(event, yaml.DocumentStartEvent):
+            count = 0
+    return False
+
+
+@contextmanager
+def _deep_stack() -> Iterator[None]:
+    """PyYAML composes recursively (two frames per level): leave room for MAX_DEPTH levels and a margin, so that
+    what is refused is decided by the depth limit, not by the interpreter's stack."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, MAX_DEPTH * 4 + 1000))
     try:
-        nodes = list(yaml.compose_all(text, Loader=_SafeLoader))
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
+    """Every document of a YAML stream, safely: no object construction, bounded alias expansion and nesting."""
+    out: list[Loaded] = []
+    composer = _composer(text)
+    try:
+        if composer is not _SafeLoader and _too_many_nodes(text, composer):
+            # counted from the parser's events, before anything is built: memory stays flat however many
+            return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"more than {YAML_NODE_LIMIT:,} nodes"))]
+        with _deep_stack():
+            nodes = list(yaml.compose_all(text, Loader=composer))
     except RecursionError:
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)"))]
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep"))]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
@@ -297,24 +372,32 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     for node in nodes:
         if node is None:
             continue
+        at = (node.start_mark.line + 1, node.start_mark.column + 1)
+        distinct, depth = _shape(node)
+        if depth > MAX_DEPTH:
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep", *at)))
+            continue
+        # nodes shared through aliases count once per use: the tree they expand to must stay within the node
+        # limit too (the nodes as written already do: past it, only aliases can have taken the tree)
         if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", node.start_mark.line + 1, node.start_mark.column + 1)))
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", *at)))
             continue
         loader = _SafeLoader(text)
         try:
-            document = loader.construct_document(node)
+            with _deep_stack():
+                document = loader.construct_document(node)
         except DuplicateKeyError as exc:
-            key, _, at = str(exc.key).rpartition("@")
-            line, column = (int(x) for x in at.split(":"))
-            out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {key!r}: the document's meaning would depend on the parser", line, column)))
+            key, _, where = str(exc.key).rpartition("@")
+            line, column = (int(x) for x in where.split(":"))
+            out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {shorten(key)!r}: the document's meaning would depend on the parser", line, column)))
             continue
         except RecursionError:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1)))
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", *at)))
             continue
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
-            where = (mark.line + 1, mark.column + 1) if mark else (None, None)
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)))
+            where_at = (mark.line + 1, mark.column + 1) if mark else (None, None)
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where_at)))
             continue
         finally:
             loader.dispose()

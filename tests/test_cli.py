@@ -284,7 +284,7 @@ def test_migrate_never_leaves_a_half_written_file(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(evalschema.atomic.os, "fsync", fail)
     said: list[str] = []
     assert migrate.run([pack], check=False, write=said.append) == 2
-    assert f"{pack}: cannot write: disk full; the file is unchanged\n" in said
+    assert f"evalschema migrate: {pack}: cannot write: disk full; the file is unchanged\n" in said
     assert said[-1] == "evalschema migrate: rewritten: none; every other file is unchanged\n"
     assert pack.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["pack.yaml"], "a temporary file was left behind"

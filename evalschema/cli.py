@@ -78,13 +78,39 @@ def _load_suite(path: Path) -> dict[str, Any]:
     loaded = list(load_path(path))
     if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
         problem = loaded[0].problem if loaded and loaded[0].problem else None
-        raise UsageError(f"--suite {path}: " + (f"{problem.code}: {problem.message}" if problem else "not one JSON object"))
+        raise UsageError(f"--suite {visible(display_path(str(path)))}: " + (f"{problem.code}: {visible(problem.message)}" if problem else "not one JSON object"))
     suite = loaded[0].document
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        cases = [d.document for d in load_path(path.parent / suite["test_cases_file"], "jsonl") if d.problem is None]
-        suite = {**suite, "test_cases": cases}
+        suite = {**suite, "test_cases": _suite_cases(path, suite["test_cases_file"])}
     return suite
+
+
+def suite_cases_path(suite: Path, name: str) -> Path | str:
+    """The suite's ``test_cases_file``, resolved relative to the suite's folder; or why it cannot be used: it must
+    stay inside that folder (no absolute path, no ``..`` out of it, no link leading out)."""
+    relative = Path(name)
+    if relative.is_absolute() or name.startswith(("/", "\\")) or ".." in relative.parts or "\x00" in name:
+        return "must be a path inside the suite's folder"
+    folder = suite.parent.resolve()
+    target = (suite.parent / relative).resolve()
+    if folder != target and folder not in target.parents:
+        return "leads out of the suite's folder"
+    return suite.parent / relative
+
+
+def _suite_cases(suite: Path, name: str) -> list[Any]:
+    where = suite_cases_path(suite, name)
+    shown = f"--suite {visible(display_path(str(suite)))}: test_cases_file {visible(shorten(name))!r}"
+    if isinstance(where, str):
+        raise UsageError(f"{shown} {where}")
+    cases = []
+    for loaded in load_path(where, "jsonl"):
+        if loaded.problem is not None:
+            at = f" (line {loaded.problem.line})" if loaded.problem.line else ""
+            raise UsageError(f"{shown}{at}: {loaded.problem.code}: {visible(loaded.problem.message)}")
+        cases.append(loaded.document)
+    return cases
 
 
 def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:

@@ -8,9 +8,12 @@
 
 import { type Finding, type Report } from "./findings.js";
 import { visible } from "./display.js";
-import { isObject } from "./json.js";
+import { get, has, isObject, type JsonObject } from "./json.js";
 import { MAX_FINDINGS, shorten } from "./limits.js";
-import { loadPath } from "./loader.js";
+import { loadPath, parseJson, readText } from "./loader.js";
+import { repr } from "./findings.js";
+import { realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
 import { VERSION } from "./generated/version.js";
@@ -136,6 +139,43 @@ function findingJson(f: Finding): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The test cases in a suite's `test_cases_file`, resolved relative to the suite's folder, or why they cannot be
+ * read (as the Python CLI says it): the file must stay inside that folder (no absolute path, no `..` out of it, no
+ * link leading out), exist, and hold one valid JSON document per non-blank line.
+ */
+function suiteCases(suitePath: string, name: string): unknown[] | string {
+  const parts = name.split(/[\\/]/);
+  if (isAbsolute(name) || name.startsWith("\\") || parts.includes("..") || name.includes("\0")) return " must be a path inside the suite's folder";
+  const folder = dirname(suitePath);
+  let target: string;
+  try {
+    const root = realpathSync(folder);
+    target = join(folder, name);
+    let real: string;
+    try {
+      real = realpathSync(target);
+    } catch {
+      real = resolve(root, name);
+    }
+    if (real !== root && !real.startsWith(root.endsWith(sep) ? root : root + sep)) return " leads out of the suite's folder";
+  } catch {
+    return " must be a path inside the suite's folder";
+  }
+  const text = readText(target);
+  if (typeof text !== "string") return `: ${text.code}: ${visible(text.message)}`;
+  const cases: unknown[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, "");
+    if (line.trim() === "") continue;
+    const loaded = parseJson(line);
+    if (loaded.problem !== undefined) return ` (line ${i + 1}): ${loaded.problem.code}: ${visible(loaded.problem.message)}`;
+    cases.push(loaded.document);
+  }
+  return cases;
+}
+
 /** At most MAX_FINDINGS findings of an entry (errors first), and how many were left out. */
 function capped(e: Entry): { errors: Finding[]; warnings: Finding[]; omitted: number } {
   const errors = e.errors.slice(0, MAX_FINDINGS);
@@ -153,6 +193,16 @@ function runValidate(args: Args): number {
       return EXIT_UNREADABLE;
     }
     suite = loaded.document;
+    const file = get(loaded.document, "test_cases_file");
+    if (typeof file === "string" && !has(loaded.document, "test_cases")) {
+      // the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
+      const cases = suiteCases(args.suite, file);
+      if (typeof cases === "string") {
+        process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: test_cases_file ${repr(visible(shorten(file)))}${cases}\n`);
+        return EXIT_UNREADABLE;
+      }
+      suite = { ...(loaded.document as JsonObject), test_cases: cases };
+    }
   }
   // each entry is written as soon as it is known: memory does not grow with the number of documents
   let files = 0;

@@ -222,7 +222,7 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
             continue
         path = _json_file(source, args.input_format)
         if path is not None:
-            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
+            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, **options)
             readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
             yield _entry(str(path), None, report), readable
             continue
@@ -233,7 +233,7 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
                 continue
             report = validate(loaded.document, args.kind, **options)
             if report.findings:
-                report = placed(report, loaded.positions())
+                report = placed(report, loaded.positions(), MAX_FINDINGS)
             yield _entry(loaded.path, loaded.line, report), True
 
 

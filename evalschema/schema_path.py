@@ -166,12 +166,22 @@ class _Walker:
         return schema
 
 
+_RULES: dict[tuple[int, str, tuple[str | int, ...]], str | None] = {}
+
+
 def _rule_of(walker: _Walker, path: Sequence[str | int]) -> str | None:
-    """The innermost ``x-rule`` on the way to the failing keyword, if any."""
+    """The innermost ``x-rule`` on the way to the failing keyword, if any (remembered per schema path: a million
+    rows failing the same way must not walk the schemas a million times)."""
+    key = (id(walker._schemas), walker._root_uri, tuple(path))
+    if key in _RULES:
+        return _RULES[key]
     rule = None
     for node, _ in walker.subschemas(path):
         if isinstance(node, dict) and isinstance(node.get("x-rule"), str):
             rule = node["x-rule"]
+    if len(_RULES) > 10_000:
+        _RULES.clear()
+    _RULES[key] = rule
     return rule
 
 

@@ -33,6 +33,9 @@ from .positions import MAX_DEPTH, Positions, json_positions
 CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
 BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call costs are shared
 BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
+# Reading member by member pays off for a result set's few members and many rows; a root with more members than
+# this is no result set worth streaming (its members would each cost a Python round trip): it is read whole
+MAX_MEMBERS = 1000
 _FIRST_WINDOW = 1 << 12
 _MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach that far ahead
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
@@ -133,13 +136,19 @@ class Rows:
     def positions(self, indices: set[int]) -> Positions:
         """Positions of every value in the items with these indices (the document's numbering)."""
         out: Positions = {}
+        for index, item in self.texts(indices).items():
+            out.update(item.positions(f"/{escape_token(self.array)}/{index}"))
+        return out
+
+    def texts(self, indices: set[int]) -> dict[int, Text]:
+        """The text of each item with these indices (the document's numbering), and where it starts."""
+        out: dict[int, Text] = {}
         offsets, ends = self.spans()
         line, column, done = self.text.line, self.text.column, 0
         for k in sorted(i - self.start for i in indices):
             line, column = _advance(self.text.raw[done : offsets[k]], line, column)
             done = offsets[k]
-            item = Text(self.text.raw[offsets[k] : ends[k]], line, column)
-            out.update(item.positions(f"/{escape_token(self.array)}/{self.start + k}"))
+            out[self.start + k] = Text(self.text.raw[offsets[k] : ends[k]], line, column)
         return out
 
 
@@ -348,7 +357,8 @@ class _Reader:
 
 def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
     """The pieces of a JSON document: ``Opened``, then ``Member``s, and the ``Array`` named ``array`` followed by
-    its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before yielding anything, if the root is not an object."""
+    its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before
+    yielding anything, if the root is not an object, or later if it has more than ``MAX_MEMBERS`` members."""
     reader = _Reader(handle)
     try:
         for piece in _pieces(reader, array):
@@ -392,6 +402,8 @@ def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
         if name in seen and repeated is None:
             repeated = (name, line, column + 1)
         seen.add(name)
+        if len(seen) > MAX_MEMBERS:
+            raise NotStreamable("too many members to be a result set read in pieces")
         if reader.skip_space() != ord(":"):
             yield reader.syntax(reader.pos, '{"k"')
             return

@@ -41,8 +41,45 @@ def place(finding: Finding, positions: Positions) -> Finding:
     return finding if where is None else replace(finding, line=where[0], column=where[1])
 
 
-def placed(report: Report, positions: Positions) -> Report:
-    return Report(report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings))
+def placed(report: Report, positions: Positions, limit: int | None = None) -> Report:
+    """The report with its findings placed; with ``limit``, only the first ``limit`` errors and warnings."""
+    errors, warnings = report.errors, report.warnings
+    if limit is not None:
+        errors = tuple(place(f, positions) for f in errors[:limit]) + errors[limit:]
+        warnings = tuple(place(f, positions) for f in warnings[:limit]) + warnings[limit:]
+        return Report(report.kind, errors, warnings)
+    return Report(report.kind, tuple(place(f, positions) for f in errors), tuple(place(f, positions) for f in warnings))
+
+
+class _FirstRows:
+    """The texts of the rows whose findings can be among the first ``limit`` errors or warnings of the report:
+    the ``limit`` rows with findings of each severity that come first in report order (findings are sorted by
+    pointer, and ``/results/1/…`` < ``/results/10…``: rows sort as the text of their index followed by ``/``)."""
+
+    def __init__(self, limit: int, strict: bool) -> None:
+        self.limit, self.strict = limit, strict
+        self.keys: dict[str, dict[str, int]] = {"error": {}, "warning": {}}
+        self.texts: dict[int, stream.Text] = {}
+
+    def add(self, found: list[Finding], texts: dict[int, stream.Text]) -> None:
+        for finding in found:
+            severity = "error" if self.strict else finding.severity
+            row = _row(finding.pointer)
+            self.keys[severity][f"{row}/"] = row
+        for keys in self.keys.values():
+            if len(keys) > 2 * self.limit:  # trimmed now and then: amortised, memory stays within 2 × limit rows
+                for key in sorted(keys)[self.limit :]:
+                    del keys[key]
+        wanted = {row for keys in self.keys.values() for row in keys.values()}
+        self.texts.update({row: text for row, text in texts.items() if row in wanted})
+        for row in [r for r in self.texts if r not in wanted]:
+            del self.texts[row]
+
+    def positions(self) -> Positions:
+        out: Positions = {}
+        for row, text in self.texts.items():
+            out.update(text.positions(f"/{ARRAY}/{row}"))
+        return out
 
 
 def validate_file(
@@ -55,8 +92,13 @@ def validate_file(
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
     stream_rows: bool | None = None,
+    place_limit: int | None = None,
 ) -> Report:
     """Read one JSON file and validate it; every finding carries its line and column.
+
+    ``place_limit``: only the findings among the first ``place_limit`` errors and the first ``place_limit`` warnings
+    (in report order) need a line and column — a caller that shows no more than that many saves placing the
+    rest (over a million findings, most of the time and memory). ``None``: every finding is placed.
 
     A result set is read in pieces (``stream_rows``: ``None`` from ``STREAM_THRESHOLD`` bytes on, ``True`` always,
     ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
@@ -67,7 +109,7 @@ def validate_file(
     handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
     if handle is not None:
         with paused_gc(), handle:
-            report = validate_stream(handle, kind, **options)
+            report = validate_stream(handle, kind, place_limit=place_limit, **options)
         if report is not None:
             return report
     with paused_gc():
@@ -76,7 +118,7 @@ def validate_file(
             return Report.build(kind, [loaded.problem], strict=False)
         report = validate(loaded.document, kind, **options)
         if report.findings:
-            report = placed(report, loaded.positions())
+            report = placed(report, loaded.positions(), place_limit)
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
 
@@ -147,9 +189,11 @@ def validate_stream(
     suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
+    place_limit: int | None = None,
 ) -> Report | None:
     """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
-    an object with a ``results`` array, or not a result set, or its schema judges rows together)."""
+    an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``:
+    as for :func:`validate_file`."""
     if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
         return None
     envelope: dict[str, Any] = {}
@@ -165,6 +209,7 @@ def validate_stream(
     summary: SummaryBuilder | None = None
     against = SuiteIndex(suite) if isinstance(suite, dict) else None
     messages = rule_messages()
+    first_rows = _FirstRows(place_limit, strict) if place_limit is not None else None
     origin = handle.tell() if handle.seekable() else 0
     try:
         for piece in stream.read(handle, ARRAY):
@@ -190,9 +235,13 @@ def validate_stream(
                     for item in piece.items:
                         if isinstance(item, dict):
                             summary.add(item)
-                if found or outcome.deprecated:
+                if found and first_rows is not None:
+                    first_rows.add(found, piece.texts({_row(f.pointer) for f in found}))
+                    rows_found.extend(found)  # placed at the end, if they are among the first
+                if outcome.deprecated or (found and first_rows is None):
                     where = piece.positions({_row(f.pointer) for f in found} | {_row(u.pointer) for u in outcome.deprecated})
-                    rows_found.extend(place(f, where) for f in found)
+                    if first_rows is None:
+                        rows_found.extend(place(f, where) for f in found)
                     deprecated.extend(outcome.deprecated)
                     deprecated_at.update({u.pointer: where[u.pointer] for u in outcome.deprecated if u.pointer in where})
     except stream.NotStreamable:
@@ -217,7 +266,9 @@ def validate_stream(
         findings.extend(summary_mismatches(claimed, reference))
     report = Report.build(KIND, findings, strict=strict)
     positions.update(deprecated_at)
-    return _placed_envelope(report, positions, texts)
+    if first_rows is not None:
+        positions.update(first_rows.positions())
+    return _placed_envelope(report, positions, texts, place_limit)
 
 
 def _ends_with_a_summary(handle: BinaryIO) -> bool:
@@ -257,10 +308,10 @@ def _row(pointer: str) -> int:
     return int(pointer.split("/", 3)[2])
 
 
-def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text]) -> Report:
+def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text], limit: int | None = None) -> Report:
     """Place findings in the result set's own fields, scanning only the members that have one."""
     scanned: set[str] = set()
-    for finding in report.findings:
+    for finding in report.findings if limit is None else report.errors[:limit] + report.warnings[:limit]:
         if finding.line is not None or not finding.pointer.startswith("/"):
             continue
         token = finding.pointer.split("/", 2)[1]
@@ -268,4 +319,4 @@ def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stre
         if key in texts and key not in scanned:
             scanned.add(key)
             positions.update(texts[key].positions("/" + token))
-    return placed(report, positions)
+    return placed(report, positions, limit)

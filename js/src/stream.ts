@@ -77,6 +77,12 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 /** The root is not an object: read the document whole instead (nothing was reported). */
 export class NotStreamable extends Error {}
 
+/**
+ * Reading member by member pays off for a result set's few members and many rows; a root with more members than
+ * this is no result set worth streaming: it is read whole (as in evalschema/stream.py).
+ */
+export const MAX_MEMBERS = 1000;
+
 /** One value (a member or a row) is larger than the input size limit. */
 class TooLarge extends Error {}
 
@@ -563,6 +569,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
     reader.pos = key.end;
     if (seen.has(name) && repeated === null) repeated = [name, keyAt];
     seen.add(name);
+    if (seen.size > MAX_MEMBERS) throw new NotStreamable("too many members to be a result set read in pieces");
     if (reader.skipSpace() !== COLON) {
       yield reader.syntax('{"k"');
       return;

@@ -8,6 +8,7 @@ or at least one input unreadable or unparseable (the other inputs are still chec
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -237,6 +238,37 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
             yield _entry(loaded.path, loaded.line, report), True
 
 
+class _Buffered:
+    """Output gathered into writes of about 64 KiB: one write (and flush) per document would cost more than
+    validating a small one."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size >= 1 << 16:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            _write("".join(self.parts))
+        self.parts, self.size = [], 0
+
+
+def _json_entry(entry: dict[str, Any]) -> str:
+    """One entry of the JSON report, indented to sit in its ``files`` list."""
+    import orjson
+
+    try:
+        text = orjson.dumps(entry, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except TypeError:  # a lone surrogate (a JSON text may escape one): the standard library writes it escaped
+        text = json.dumps(entry, indent=2, ensure_ascii=False)
+    return "    " + text.replace("\n", "\n    ")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.spec_version is not None:
         from . import releases
@@ -248,6 +280,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paint = _paint(_colour(sys.stdout))
     # each entry is written as soon as it is known: memory does not grow with the number of documents
     files = valid = unreadable = invalid = errors = warnings = omitted = 0
+    out = _Buffered()
     for entry, readable in _reports(args, suite):
         if not readable:
             unreadable += 1
@@ -258,15 +291,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
         warnings += len(entry["warnings"])
         omitted += entry.get("omitted", 0)
         if args.format == "json":
-            text = json.dumps(entry, indent=2, ensure_ascii=False)
-            _write(('{\n  "files": [\n' if files == 0 else ",\n") + "\n".join("    " + line for line in text.splitlines()))
+            out.add(('{\n  "files": [\n' if files == 0 else ",\n") + _json_entry(entry))
         elif args.format == "github":
-            _write(_github_entry(entry))
+            out.add(_github_entry(entry))
         else:
-            _write(_text_entry(entry, paint))
+            out.add(_text_entry(entry, paint))
         files += 1
+        if files % 10_000 == 0:  # the collector is off (see run): cycles a validation leaves are freed now and then
+            gc.collect()
         progress.tick(entry["path"])
     progress.done()
+    out.flush()
     if not files and args.only_declared:  # a commit that touches no evalschema document
         _write("no evalschema documents among the given files\n")
         return EXIT_OK

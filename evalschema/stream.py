@@ -248,9 +248,12 @@ class _Reader:
 
     def bad_byte(self) -> Problem | None:
         """The first byte from ``mark`` to the end of the file that is not UTF-8 (the bytes before ``mark`` were
-        read as text already). Consumes the rest of the file: called once, when reading has stopped."""
+        read as text already). Consumes the rest of the file, up to the input size limit (past it, reading the
+        file whole would have refused it as too large anyway): called once, when reading has stopped."""
         start, line, column = self.mark, self.line, self.column
         while True:
+            if self.offset + start > self.limit:
+                return None
             end = len(self.buf)
             if not self.eof:  # stop before the last character, which the next chunk may complete
                 end -= 1

@@ -99,7 +99,8 @@ def odd_name(folder: Path, case: dict[str, Any]) -> Built:
     """An example copied to a file whose name is ``name_hex`` (bytes: not UTF-8, newlines, commas…)."""
     name = os.fsdecode(bytes.fromhex(case["name_hex"]))
     path = folder / name
-    _write(path, (EXAMPLES / case.get("example", "grader-llm-judge.json")).read_bytes())
+    source = case.get("example", "grader-llm-judge.json")
+    _write(path, json.dumps(_grader(zz_unknown=1)) if source == "__unknown__" else (EXAMPLES / source).read_bytes())
     return {"in": str(path)}
 
 
@@ -115,7 +116,7 @@ def examples(folder: Path, case: dict[str, Any]) -> Built:
     for i in range(case.get("copies", 1)):
         for source in sorted(EXAMPLES.glob("*.json")):
             paths.append(str(_write(folder / f"{i}-{source.name}", source.read_bytes())))
-    return {"in": " ".join(paths), "list": paths}
+    return {"list": paths}
 
 
 @builder
@@ -184,14 +185,16 @@ def many_keys(folder: Path, case: dict[str, Any]) -> Built:
 
 @builder
 def many_rows(folder: Path, case: dict[str, Any]) -> Built:
-    """A result set of ``count`` small rows, each with one unknown field (``unknown``)."""
-    document = {"$schema": "https://evalschema.org/schema/1.1.0/resultset.json", "suite_id": "s", "run_id": "r", "results": []}
-    head = json.dumps(document)[: -len("[]}")]
-    extra = ', "zz": 1' if case.get("unknown", True) else ""
+    """A result set of ``count`` copies of a valid row (distinct attempts), each with one unknown field."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    row = document.pop("results")[0]
+    head = json.dumps(document)[:-1] + ', "results": '
     path = folder / "many-rows.json"
     with path.open("w", encoding="utf-8") as out:
         out.write(head + "[")
-        out.write(",".join(f'{{"test_case_id": "t{i % 97}", "attempt": {i // 97 + 1}, "status": "passed"{extra}}}' for i in range(case["count"])))
+        for start in range(0, case["count"], 1000):
+            out.write(("," if start else "") + ",".join(json.dumps(dict(row, attempt=i + 1, zz=1)) for i in range(start, min(case["count"], start + 1000))))
         out.write("]}")
     return {"in": str(path)}
 
@@ -210,15 +213,8 @@ def many_lines(folder: Path, case: dict[str, Any]) -> Built:
 @builder
 def yaml_alias_findings(folder: Path, case: dict[str, Any]) -> Built:
     """A small YAML suite whose aliases repeat the same test cases (duplicate ids) many times over."""
-    lines = ["id: s", "version: 1.0.0", "graders:", "  - {id: g, type: contains, params: {substring: x}}", "x-cases: &c"]
-    lines += [f"  - {{id: t{i}, input: x, graders: [g]}}" for i in range(50)]
-    lines.append("test_cases:")
-    lines += ["  - *c"] * 0
-    body = "\n".join(lines) + "\n"
-    # test_cases must be a list of test cases: a flow list of the same aliased case, many times
-    body += "x-one: &one {id: dup, input: x, graders: [g]}\n"
-    body = body.replace("test_cases:\n", "")
-    body += "test_cases: [" + ", ".join(["*one"] * case["count"]) + "]\n"
+    body = "id: s\nversion: 1.0.0\ngraders:\n  - {id: g, type: contains, params: {substring: x}}\ntest_cases:\n"
+    body += "  - &one {id: dup, input: x, graders: [g]}\n" + "  - *one\n" * (case["count"] - 1)
     return {"in": str(_write(folder / "suite.yaml", body))}
 
 

@@ -725,7 +725,10 @@ function place(fd: number, raw: Raw, chunkBytes: number): Finding {
     finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${offset})`, at[0], at[1]);
   const chunk = Buffer.allocUnsafe(Math.max(chunkBytes, 1 << 16));
   let position = 0;
+  // up to the input size limit: past it, reading the file whole would have refused it as too large anyway
+  const limit = Math.max(maxInputBytes(), target ?? 0);
   for (;;) {
+    if (position > limit) break;
     const n = readSync(fd, chunk, 0, chunk.length, position);
     if (n === 0) break;
     for (let i = 0; i < n; i++) {

@@ -1125,3 +1125,31 @@ def test_layout_cannot_escape_through_config(tmp_path: Path, capsys: pytest.Capt
     assert status == 2
     assert "escapes" in capsys.readouterr().err
     assert not (tmp_path.parent / "escaped").exists() and not (tmp_path / "out").exists()
+
+
+def test_migrate_says_exactly_which_packs_it_rewrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two packs, the second cannot be written (as a read-only folder would, even for root): the first is rewritten
+    and said to be; the second is unchanged and said to be; nothing claims that "nothing was changed"."""
+    import evalschema.migrate as migrate_module
+    from evalschema import migrate
+
+    first, second = tmp_path / "a" / "pack.json", tmp_path / "b" / "pack.json"
+    for pack in (first, second):
+        pack.parent.mkdir()
+        shutil.copyfile(EXAMPLES / "pack-legacy-fail-on-violation.json", pack)
+    original = second.read_bytes()
+    real = migrate_module.write_atomic
+
+    def refuse_b(path: Path, data: bytes) -> None:
+        if path.parent.name == "b":
+            raise PermissionError(13, "Permission denied")
+        real(path, data)
+
+    monkeypatch.setattr(migrate_module, "write_atomic", refuse_b)
+    said: list[str] = []
+    assert migrate.run([first, second], check=False, write=said.append) == 2
+    assert first.read_bytes() != (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes()
+    assert second.read_bytes() == original
+    assert f"evalschema migrate: {second}: cannot write: Permission denied; the file is unchanged\n" in said
+    assert said[-1] == f"evalschema migrate: rewritten: {first}; every other file is unchanged\n"
+    assert not any("nothing was changed" in line for line in said)

@@ -49,7 +49,7 @@ class Loaded:
 
 class DuplicateKeyError(ValueError):
     def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {key!r}")
+        super().__init__(f"duplicate key {shorten(key)!r}")
         self.key = key
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 from .extras import require
 from .findings import Finding, pointer
+from .limits import shorten
 from .positions import MAX_DEPTH
 from .registry import SchemaSet, load
 
@@ -193,9 +194,9 @@ def _brief(message: str, limit: int = 240) -> str:
 def _keyword_findings(failure: Failure, code: str) -> list[Finding]:
     where = failure.instance_path
     if failure.missing:
-        return [Finding(pointer(*where, n), code, "error", f"missing required property {n!r}") for n in failure.missing]
+        return [Finding(pointer(*where, n), code, "error", f"missing required property {shorten(n)!r}") for n in failure.missing]
     if failure.unexpected:
-        return [Finding(pointer(*where, n), code, "error", f"unknown property {n!r}") for n in failure.unexpected]
+        return [Finding(pointer(*where, n), code, "error", f"unknown property {shorten(n)!r}") for n in failure.unexpected]
     return [Finding(pointer(*where), code, "error", _brief(failure.message))]
 
 

@@ -15,6 +15,7 @@ import type { ErrorObject } from "ajv";
 import * as codes from "./generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
+import { shorten } from "./limits.js";
 import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
 
 export const KEYWORD_CODES: Readonly<Record<string, string>> = {
@@ -178,12 +179,12 @@ function keywordFinding(error: ErrorObject, code: string, detail?: string): Find
   const params = error.params as Record<string, unknown>;
   if (keyword === "required" || keyword === "dependentRequired") {
     const name = String(params["missingProperty"]);
-    const message = `missing required property '${name}'`;
+    const message = `missing required property '${shorten(name)}'`;
     return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
   }
   if (keyword === "additionalProperties") {
     const name = String(params["additionalProperty"]);
-    const message = `unknown property '${name}'`;
+    const message = `unknown property '${shorten(name)}'`;
     return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
   }
   if (detail !== undefined) {

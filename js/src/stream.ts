@@ -19,7 +19,7 @@
  */
 
 import { readSync } from "node:fs";
-import { maxInputBytes, tooLargeMessage } from "./limits.js";
+import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
 import { finding, repr, type Finding } from "./findings.js";
 import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
@@ -595,7 +595,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
   if (repeated !== null) {
     // the parser finds it as the root closes, before it looks for more text
     const [name, at] = repeated;
-    const problem = readProblem(new JsonError(`duplicate key ${repr(name)}`, 0, codes.DUPLICATE_KEY));
+    const problem = readProblem(new JsonError(`duplicate key ${repr(shorten(name))}`, 0, codes.DUPLICATE_KEY));
     yield new Raw(problem.code, problem.message, at);
     return;
   }

@@ -11,6 +11,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -91,7 +92,8 @@ def suite_cases_path(suite: Path, name: str) -> Path | str:
     """The suite's ``test_cases_file``, resolved relative to the suite's folder; or why it cannot be used: it must
     stay inside that folder (no absolute path, no ``..`` out of it, no link leading out)."""
     relative = Path(name)
-    if relative.is_absolute() or name.startswith(("/", "\\")) or ".." in relative.parts or "\x00" in name:
+    # a backslash separates too: a suite written on Windows must not reach out of its folder on Windows
+    if relative.is_absolute() or name.startswith(("/", "\\")) or ".." in re.split(r"[\\/]", name) or "\x00" in name:
         return "must be a path inside the suite's folder"
     folder = suite.parent.resolve()
     target = (suite.parent / relative).resolve()
@@ -333,7 +335,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         status = EXIT_UNREADABLE
 
     if args.html is not None:
-        _check_output(args.html)
+        _check_output(args.html, [s for s in expand(args.paths) if isinstance(s, Path)])
     for source in expand(args.paths):
         bad_name = name_problem(str(source))
         if bad_name is not None:
@@ -365,10 +367,17 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     return status
 
 
-def _check_output(path: Path) -> None:
+def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
     """An output goes to a regular file or a new path, nothing else: replacing a device (``/dev/null``), a FIFO,
-    a socket or a folder with a regular file would break whatever relied on it."""
+    a socket or a folder with a regular file would break whatever relied on it; replacing an input loses it."""
     import stat
+
+    for source in inputs:
+        try:
+            if path.exists() and source.exists() and path.samefile(source):
+                raise UsageError(f"{visible(str(path))}: is an input; the report would replace it")
+        except OSError:
+            continue
 
     try:
         mode = path.lstat().st_mode

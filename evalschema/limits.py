@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 MAX_INPUT_BYTES = 128 << 20
+MAX_INPUT_BYTES_CEILING = 1 << 30  # the variable can raise the limit this far, no further
 MAX_FINDINGS = 1000
 MAX_VALUE_CHARS = 200
 # A YAML document (Python only: the TypeScript SDK reads JSON) may have at most this many nodes, as written and as
@@ -24,9 +25,11 @@ INPUT_BYTES_VARIABLE = "EVALSCHEMA_MAX_INPUT_BYTES"
 
 def max_input_bytes() -> int:
     """``MAX_INPUT_BYTES``, or the positive whole number in ``EVALSCHEMA_MAX_INPUT_BYTES`` (anything else in it is
-    ignored: a limit is never lifted by a typo)."""
+    ignored: a limit is never lifted by a typo), at most ``MAX_INPUT_BYTES_CEILING``."""
     text = os.environ.get(INPUT_BYTES_VARIABLE, "").strip()
-    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 15 and int(text) > 0 else MAX_INPUT_BYTES
+    if text.isascii() and text.isdigit() and 0 < len(text) <= 15 and int(text) > 0:
+        return min(int(text), MAX_INPUT_BYTES_CEILING)
+    return MAX_INPUT_BYTES
 
 
 def too_large_message(limit: int) -> str:

@@ -27,7 +27,7 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
-from .limits import YAML_NODE_LIMIT, max_input_bytes, shorten, too_large_message
+from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, shorten, too_large_message
 from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
@@ -369,6 +369,9 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc.problem}", *where))]
     except yaml.YAMLError as exc:
         return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc}"))]
+    # one constructor for every document (it is given nodes, not text: a new one per document re-read the whole
+    # stream each time, which for 20,000 small documents took gigabytes)
+    constructor = _SafeLoader("")
     for node in nodes:
         if node is None:
             continue
@@ -382,10 +385,9 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
             out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", *at)))
             continue
-        loader = _SafeLoader(text)
         try:
             with _deep_stack():
-                document = loader.construct_document(node)
+                document = constructor.construct_document(node)
         except DuplicateKeyError as exc:
             key, _, where = str(exc.key).rpartition("@")
             line, column = (int(x) for x in where.split(":"))
@@ -399,8 +401,6 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             where_at = (mark.line + 1, mark.column + 1) if mark else (None, None)
             out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where_at)))
             continue
-        finally:
-            loader.dispose()
         out.append(Loaded(path, _json_compatible(document), _locate=_yaml_locator(node)))
     return out or [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "empty YAML document"))]
 
@@ -486,14 +486,18 @@ def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
     limit = max_input_bytes() if limit is None else limit
     chunks: list[bytes] = []
     total = 0
-    while True:
-        chunk = handle.read(min(1 << 22, limit + 1 - total))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            return Finding("", codes.FILE_UNREADABLE, "error", too_large_message(limit))
+    try:
+        while True:
+            chunk = handle.read(min(1 << 22, limit + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return Finding("", codes.FILE_UNREADABLE, "error", too_large_message(limit))
+    except MemoryError:  # a limit set above the memory there is
+        chunks.clear()
+        return Finding("", codes.FILE_UNREADABLE, "error", f"not enough memory to read {total:,} bytes; lower {INPUT_BYTES_VARIABLE}")
 
 
 def irregular_file(path: Path) -> Finding | None:
@@ -676,9 +680,14 @@ def expand(arguments: list[str]) -> Iterator[Path | str]:
             yield "-"
             continue
         path = Path(argument)
-        if path.is_dir():
+        try:
+            is_dir, exists = path.is_dir(), path.exists()
+        except OSError:  # a name too long, say: the reader says so, for this path alone
+            yield path
+            continue
+        if is_dir:
             yield from sorted(p for p in _walk(path) if p.suffix.lower() in SUFFIXES and p.is_file())
-        elif not path.exists() and _MAGIC.search(argument):
+        elif not exists and _MAGIC.search(argument):
             matches = _glob(argument)
             if not matches:
                 yield path  # reported as unreadable: a pattern that matches nothing is a mistake

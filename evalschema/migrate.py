@@ -16,6 +16,7 @@ import copy
 import difflib
 import io
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -296,7 +297,8 @@ def run(paths: list[Path], *, check: bool, write: Callable[[str], None]) -> int:
             status = max(status, EXIT_NEEDED)
         else:
             try:
-                write_atomic(path, migrated.encode("utf-8"))
+                # through a link, the file it names is replaced (the link stays a link)
+                write_atomic(Path(os.path.realpath(path)), migrated.encode("utf-8"))
             except OSError as exc:
                 write(f"evalschema migrate: {shown}: cannot write: {exc.strerror or exc}; the file is unchanged\n")
                 status = EXIT_UNREADABLE

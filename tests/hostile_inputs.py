@@ -378,3 +378,76 @@ def suite_cases(folder: Path, case: dict[str, Any]) -> Built:
     _write(home / "suite.json", json.dumps(suite))
     results = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
     return {"suite": str(home / "suite.json"), "in": str(results)}
+
+
+# --- the adversarial pass of issue 15: inputs no earlier row tried ----------------------------------------------
+
+
+@builder
+def self_link(folder: Path, case: dict[str, Any]) -> Built:
+    path = folder / "loop.json"
+    path.symlink_to(path.name)
+    return {"in": str(path)}
+
+
+@builder
+def long_name(folder: Path, case: dict[str, Any]) -> Built:
+    return {"in": str(folder / ("n" * case["length"] + ".json"))}
+
+
+@builder
+def under_a_file(folder: Path, case: dict[str, Any]) -> Built:
+    _write(folder / "file.json", "{}")
+    return {"in": str(folder / "file.json" / "inner.json")}
+
+
+@builder
+def suite_special(folder: Path, case: dict[str, Any]) -> Built:
+    """A --suite that is a FIFO, a link to /dev/zero, a sparse file; or whose test_cases_file is ``name`` (with
+    ``kind``: a FIFO, a sparse file or a folder created under that name)."""
+    results = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
+    suite_path = folder / "suite.json"
+    kind = case["suite"]
+    if kind == "fifo":
+        os.mkfifo(suite_path)
+    elif kind == "dev_zero":
+        suite_path.symlink_to("/dev/zero")
+    elif kind == "sparse":
+        _write(suite_path, "")
+        os.truncate(suite_path, 10 << 30)
+    else:
+        suite = example("suite-qa-basic.json")
+        suite.pop("test_cases")
+        suite["test_cases_file"] = case["name_in_suite"]
+        _write(suite_path, json.dumps(suite))
+        target = folder / case["name_in_suite"] if case["name_in_suite"] and "\x00" not in case["name_in_suite"] else None
+        if kind == "cases_fifo" and target is not None:
+            os.mkfifo(target)
+        elif kind == "cases_sparse" and target is not None:
+            _write(target, "")
+            os.truncate(target, 10 << 30)
+        elif kind == "cases_folder" and target is not None:
+            target.mkdir()
+    return {"suite": str(suite_path), "in": str(results)}
+
+
+@builder
+def pack_link(folder: Path, case: dict[str, Any]) -> Built:
+    """A legacy pack in ``real/``, and a symbolic link to it: migrate must keep the link a link."""
+    (folder / "real").mkdir()
+    real = _write(folder / "real" / "pack.json", (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes())
+    link_path = folder / "pack.json"
+    link_path.symlink_to(real)
+    return {"in": str(link_path), "real": str(real)}
+
+
+@builder
+def html_over_input(folder: Path, case: dict[str, Any]) -> Built:
+    source = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
+    return {"in": str(source), "out": str(source)}
+
+
+@builder
+def yaml_many_documents(folder: Path, case: dict[str, Any]) -> Built:
+    body = "".join("---\nid: g\ntype: contains\nparams: {substring: x}\n" for _ in range(case["count"]))
+    return {"in": str(_write(folder / "many.yaml", body))}

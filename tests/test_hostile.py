@@ -677,6 +677,9 @@ def _after(check: str, names: dict[str, Any]) -> None:
         assert Path(names["out"]).read_text(encoding="utf-8").startswith("<!doctype html>")
     elif check == "dev_null_is_device":
         assert os.stat("/dev/null").st_mode == names["dev_null"] and stat.S_ISCHR(names["dev_null"])
+    elif check == "link_kept":
+        assert Path(names["in"]).is_symlink(), "the link was replaced by a regular file"
+        assert Path(names["real"]).read_bytes() != (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes(), "not migrated"
     elif check == "no_missing_folder":
         assert not Path(names["out"]).parent.exists()
     else:

@@ -16,7 +16,7 @@ from evalschema import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 TS = (ROOT / "js" / "src" / "limits.ts").read_text(encoding="utf-8")
-SHARED = ("MAX_INPUT_BYTES", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE")
+SHARED = ("MAX_INPUT_BYTES", "MAX_INPUT_BYTES_CEILING", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE")
 
 
 def _ts_constant(name: str) -> object:
@@ -42,7 +42,8 @@ def test_stream_member_limit_is_shared() -> None:
 
 @pytest.mark.parametrize("value,expected", [("", limits.MAX_INPUT_BYTES), ("1000", 1000), (" 77 ", 77), ("0", limits.MAX_INPUT_BYTES),
                                             ("-5", limits.MAX_INPUT_BYTES), ("1e9", limits.MAX_INPUT_BYTES), ("lots", limits.MAX_INPUT_BYTES),
-                                            ("9" * 16, limits.MAX_INPUT_BYTES), ("١٢٣", limits.MAX_INPUT_BYTES)])
+                                            ("9" * 16, limits.MAX_INPUT_BYTES), ("١٢٣", limits.MAX_INPUT_BYTES),
+                                            ("9" * 15, limits.MAX_INPUT_BYTES_CEILING), (str(1 << 30), 1 << 30), (str((1 << 30) + 1), 1 << 30)])
 def test_the_variable_is_read_the_same_way(value: str, expected: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(limits.INPUT_BYTES_VARIABLE, value)
     assert limits.max_input_bytes() == expected

@@ -188,7 +188,8 @@ function runValidate(args: Args): number {
   if (args.suite !== null) {
     const loaded = loadPath(args.suite);
     if (loaded.problem !== undefined || !isObject(loaded.document)) {
-      const message = loaded.problem ? loaded.problem.message : "not a JSON object";
+      // as the Python CLI says it: the finding's code, then its message
+      const message = loaded.problem ? `${loaded.problem.code}: ${loaded.problem.message}` : "not one JSON object";
       process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${visible(message)}\n`);
       return EXIT_UNREADABLE;
     }

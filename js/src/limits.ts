@@ -10,14 +10,16 @@
  */
 
 export const MAX_INPUT_BYTES = 128 * 2 ** 20;
+/** The variable can raise the limit this far, no further. */
+export const MAX_INPUT_BYTES_CEILING = 2 ** 30;
 export const MAX_FINDINGS = 1000;
 export const MAX_VALUE_CHARS = 200;
 export const INPUT_BYTES_VARIABLE = "EVALSCHEMA_MAX_INPUT_BYTES";
 
-/** `MAX_INPUT_BYTES`, or the positive whole number in `EVALSCHEMA_MAX_INPUT_BYTES` (anything else is ignored). */
+/** `MAX_INPUT_BYTES`, or the positive whole number in `EVALSCHEMA_MAX_INPUT_BYTES` (anything else is ignored), at most `MAX_INPUT_BYTES_CEILING`. */
 export function maxInputBytes(): number {
   const text = (process.env[INPUT_BYTES_VARIABLE] ?? "").trim();
-  return /^[0-9]{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : MAX_INPUT_BYTES;
+  return /^[0-9]{1,15}$/.test(text) && Number(text) > 0 ? Math.min(Number(text), MAX_INPUT_BYTES_CEILING) : MAX_INPUT_BYTES;
 }
 
 export function tooLargeMessage(limit: number): string {

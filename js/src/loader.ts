@@ -351,7 +351,12 @@ export function readText(path: string): string | Finding {
     const lastNewline = chars.lastIndexOf("\n");
     return finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line, chars.length - lastNewline);
   }
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+  try {
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+  } catch {
+    // larger than a JavaScript string can be (about 512 MiB): the limit was raised past it
+    return finding("", codes.FILE_UNREADABLE, "error", `too large to read as text (${data.length.toLocaleString("en-US")} bytes)`);
+  }
 }
 
 export function loadPath(path: string): Loaded {

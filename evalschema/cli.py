@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import diffcmd, schemacmd
+from .display import display_path, finite, visible
 from .extras import MissingExtra
 from .findings import Finding, Report
-from .display import display_path, finite, visible
 from .limits import MAX_FINDINGS, shorten
 from .loader import SUFFIXES, expand, load_path, load_stdin, name_problem
 from .registry import KINDS, spec_version
@@ -161,7 +161,8 @@ def _text_summary(totals: dict[str, int], errors: int, warnings: int, paint: Any
         f"{totals['unreadable']} unreadable; {errors} error(s), {warnings} warning(s)"
         + (f", {omitted:,} more not shown" if omitted else "")
     )
-    return paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31") + "\n"
+    painted: str = paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31")
+    return painted + "\n"
 
 
 def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO) -> str:

@@ -23,6 +23,7 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 def visible(text: str) -> str:
     """``text`` with every control, line-separating or bidirectional-override character escaped (``\\n``,
     ``\\x1b``, ``\\u202e``): printed, it is one line that cannot act on the terminal."""
+
     def escape(match: re.Match[str]) -> str:
         ch = match.group()
         return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")

@@ -286,9 +286,9 @@ def _shape(node: Any) -> tuple[int, int]:
 
 if getattr(yaml, "__with_libyaml__", False):
 
-    from yaml.cyaml import CParser
+    from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
-    class _CComposer(CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
+    class _CComposer(CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """libyaml's scanner, parser and composer (only ``compose`` is used; construction is _SafeLoader's)."""
 
         def __init__(self, stream: str) -> None:
@@ -376,7 +376,7 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         if node is None:
             continue
         at = (node.start_mark.line + 1, node.start_mark.column + 1)
-        distinct, depth = _shape(node)
+        _, depth = _shape(node)
         if depth > MAX_DEPTH:
             out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep", *at)))
             continue
@@ -389,8 +389,8 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             with _deep_stack():
                 document = constructor.construct_document(node)
         except DuplicateKeyError as exc:
-            key, _, where = str(exc.key).rpartition("@")
-            line, column = (int(x) for x in where.split(":"))
+            key, _, key_at = str(exc.key).rpartition("@")
+            line, column = (int(x) for x in key_at.split(":"))
             out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {shorten(key)!r}: the document's meaning would depend on the parser", line, column)))
             continue
         except RecursionError:

@@ -200,15 +200,16 @@ def _readable(path: Path, form: str) -> tuple[str | None, str | None]:
     return text, None
 
 
-class _AnchoredMatcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
+class _AnchoredMatcher(difflib.SequenceMatcher[str]):
     """difflib's matcher between anchors: lines found exactly once in each text, in the same order (as patience
     diff does). A migrated pack repeats the same lines in every prompt, which makes difflib's own search quadratic;
     between anchors it only ever sees one prompt's worth of lines."""
 
-    def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:
-        if self.opcodes is not None:
-            return self.opcodes
-        a, b = self.a, self.b
+    def get_opcodes(self) -> Any:
+        done = getattr(self, "opcodes", None)
+        if done is not None:
+            return done
+        a, b = getattr(self, "a"), getattr(self, "b")  # set by SequenceMatcher, not declared by its stubs
         once_a: dict[str, int] = {}
         for i, line in enumerate(a):
             once_a[line] = -1 if line in once_a else i

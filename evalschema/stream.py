@@ -306,7 +306,7 @@ class _Reader:
                     return orjson.loads(memoryview(self.buf)[self.pos : stop]), stop
                 if exc.msg.startswith(_CUT_SHORT) and not final:
                     if end - self.pos > self.limit:  # the value goes on past the limit
-                        raise _TooLarge
+                        raise _TooLarge from None
                     window *= 2
                     continue
                 return self.exact(end, final, max_depth)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
@@ -36,7 +37,13 @@ def _write(path: Path, data: bytes | str) -> Path:
 
 
 def _grader(**extra: Any) -> dict[str, Any]:
-    return {"$schema": "https://evalschema.org/schema/1.1.0/grader.json", "id": "g", "type": "contains", "params": {"substring": "x"}, **extra}
+    return {
+        "$schema": "https://evalschema.org/schema/1.1.0/grader.json",
+        "id": "g",
+        "type": "contains",
+        "params": {"substring": "x"},
+        **extra,
+    }
 
 
 # --- files and devices -------------------------------------------------------------------------------------
@@ -194,7 +201,10 @@ def many_rows(folder: Path, case: dict[str, Any]) -> Built:
     with path.open("w", encoding="utf-8") as out:
         out.write(head + "[")
         for start in range(0, case["count"], 1000):
-            out.write(("," if start else "") + ",".join(json.dumps(dict(row, attempt=i + 1, zz=1)) for i in range(start, min(case["count"], start + 1000))))
+            out.write(
+                ("," if start else "")
+                + ",".join(json.dumps(dict(row, attempt=i + 1, zz=1)) for i in range(start, min(case["count"], start + 1000)))
+            )
         out.write("]}")
     return {"in": str(path)}
 
@@ -228,7 +238,12 @@ def yaml_text(folder: Path, case: dict[str, Any]) -> Built:
 @builder
 def nested_yaml(folder: Path, case: dict[str, Any]) -> Built:
     depth = case["depth"]
-    body = "id: t\ninput: x\ngraders: [{id: g, type: contains, params: {substring: x}}]\nmetadata:\n  deep: " + "[" * depth + "]" * depth + "\n"
+    body = (
+        "id: t\ninput: x\ngraders: [{id: g, type: contains, params: {substring: x}}]\nmetadata:\n  deep: "
+        + "[" * depth
+        + "]" * depth
+        + "\n"
+    )
     return {"in": str(_write(folder / "nested.yaml", body))}
 
 

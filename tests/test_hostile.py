@@ -21,9 +21,9 @@ import random
 import re
 import resource
 import shlex
-import stat
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -589,6 +589,7 @@ def _run_built(case: dict[str, Any], root: Path, site: Path, js: bool) -> tuple[
         return names, None
     argv = _command_line(case, names)
     if js:
+        assert NODE is not None
         command = [NODE, "--require", str(site / "no-network.cjs"), "--max-old-space-size=1400", str(JS_CLI), *argv]
     else:
         command = [str(SCRIPT), *argv]
@@ -1135,13 +1136,13 @@ def test_migrate_says_exactly_which_packs_it_rewrote(tmp_path: Path, monkeypatch
     and said to be; the second is unchanged and said to be; nothing claims that "nothing was changed"."""
     import evalschema.migrate as migrate_module
     from evalschema import migrate
+    from evalschema.atomic import write_atomic as real
 
     first, second = tmp_path / "a" / "pack.json", tmp_path / "b" / "pack.json"
     for pack in (first, second):
         pack.parent.mkdir()
         shutil.copyfile(EXAMPLES / "pack-legacy-fail-on-violation.json", pack)
     original = second.read_bytes()
-    real = migrate_module.write_atomic
 
     def refuse_b(path: Path, data: bytes) -> None:
         if path.parent.name == "b":

@@ -25,7 +25,7 @@ def _ts_constant(name: str) -> object:
     node = ast.parse(match.group(1), mode="eval")
     allowed = (ast.Expression, ast.BinOp, ast.Constant, ast.Mult, ast.Pow, ast.Add, ast.LShift)
     assert all(isinstance(n, allowed) for n in ast.walk(node)), match.group(1)  # arithmetic on literals only
-    return eval(compile(node, "limits.ts", "eval"))  # noqa: S307 - checked above: literals and arithmetic
+    return eval(compile(node, "limits.ts", "eval"))  # checked above: literals and arithmetic only
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -40,10 +40,23 @@ def test_stream_member_limit_is_shared() -> None:
     assert re.search(rf"^export const MAX_MEMBERS = {stream.MAX_MEMBERS};$", source, re.MULTILINE)
 
 
-@pytest.mark.parametrize("value,expected", [("", limits.MAX_INPUT_BYTES), ("1000", 1000), (" 77 ", 77), ("0", limits.MAX_INPUT_BYTES),
-                                            ("-5", limits.MAX_INPUT_BYTES), ("1e9", limits.MAX_INPUT_BYTES), ("lots", limits.MAX_INPUT_BYTES),
-                                            ("9" * 16, limits.MAX_INPUT_BYTES), ("١٢٣", limits.MAX_INPUT_BYTES),
-                                            ("9" * 15, limits.MAX_INPUT_BYTES_CEILING), (str(1 << 30), 1 << 30), (str((1 << 30) + 1), 1 << 30)])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("", limits.MAX_INPUT_BYTES),
+        ("1000", 1000),
+        (" 77 ", 77),
+        ("0", limits.MAX_INPUT_BYTES),
+        ("-5", limits.MAX_INPUT_BYTES),
+        ("1e9", limits.MAX_INPUT_BYTES),
+        ("lots", limits.MAX_INPUT_BYTES),
+        ("9" * 16, limits.MAX_INPUT_BYTES),
+        ("١٢٣", limits.MAX_INPUT_BYTES),
+        ("9" * 15, limits.MAX_INPUT_BYTES_CEILING),
+        (str(1 << 30), 1 << 30),
+        (str((1 << 30) + 1), 1 << 30),
+    ],
+)
 def test_the_variable_is_read_the_same_way(value: str, expected: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(limits.INPUT_BYTES_VARIABLE, value)
     assert limits.max_input_bytes() == expected
@@ -51,7 +64,9 @@ def test_the_variable_is_read_the_same_way(value: str, expected: int, monkeypatc
     if node is None or not built.exists():
         pytest.skip("the TypeScript SDK is not built")
     script = f"import('{built.as_uri()}').then(m => console.log(JSON.stringify(m.maxInputBytes())))"
-    out = subprocess.run([node, "-e", script], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", limits.INPUT_BYTES_VARIABLE: value}, check=True)
+    out = subprocess.run(
+        [node, "-e", script], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", limits.INPUT_BYTES_VARIABLE: value}, check=True
+    )
     assert json.loads(out.stdout) == expected
 
 

@@ -62,7 +62,10 @@ def _unreadable(folder: Path) -> list[str]:
         for loaded in load_path(path, "json"):
             if loaded.problem is not None:
                 where = f":{loaded.problem.line}:{loaded.problem.column}" if loaded.problem.line else ""
-                problems.append(f"{visible(display_path(str(path)))}{where}: {loaded.problem.code}: {visible(loaded.problem.message)}")
+                problems.append(
+                    f"{visible(display_path(path.name))}{where}: {loaded.problem.code}: {visible(loaded.problem.message)} "
+                    f"(in {visible(display_path(str(folder)))})"
+                )
     return problems
 
 

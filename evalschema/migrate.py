@@ -209,7 +209,7 @@ class _AnchoredMatcher(difflib.SequenceMatcher[str]):
         done = getattr(self, "opcodes", None)
         if done is not None:
             return done
-        a, b = getattr(self, "a"), getattr(self, "b")  # set by SequenceMatcher, not declared by its stubs
+        a, b = self.__dict__["a"], self.__dict__["b"]  # set by SequenceMatcher, not declared by its stubs
         once_a: dict[str, int] = {}
         for i, line in enumerate(a):
             once_a[line] = -1 if line in once_a else i

@@ -413,6 +413,7 @@ def test_corpus_is_large_enough() -> None:
         assert set(case.get("js_codes", [])) <= LEDGER, case["name"]
         if "argv" in case:
             assert case["build"] in BUILDERS, case["name"]
+            continue
         if "file" in case["input"]:
             assert (HOSTILE / case["input"]["file"]).is_file(), case["name"]
     committed = {p.relative_to(HOSTILE).as_posix() for p in (HOSTILE / "files").iterdir()}

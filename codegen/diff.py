@@ -23,6 +23,13 @@ when nothing differs.
 
 A folder may hold a ``manifest.json`` next to its schema files (a published release): it is not a schema and
 is skipped.
+
+Where the classification is stricter than the truth — a regular expression rewritten to accept exactly the same
+strings, a rule that now enforces what the prose already required — the new folder says so with an
+``x-compatibility: {"bump": "patch" | "minor", "reason": …}`` annotation on the changed node (or an ancestor).
+Every finding at or below it becomes ``info`` with that bump and the reason appended, in a diff whose old folder
+does not carry the same annotation there (so it speaks for one step only). The annotation is checked by
+codegen's annotation meta-schema and is never silent: the reason is printed with each finding it reclassifies.
 """
 
 from __future__ import annotations
@@ -517,7 +524,71 @@ def diff_irs(old: IR, new: IR, today: _dt.date | None = None) -> DiffReport:
 
 
 def diff_sets(old: SchemaSet, new: SchemaSet, today: _dt.date | None = None) -> DiffReport:
-    return diff_irs(build(old), build(new), today)
+    return accept(diff_irs(build(old), build(new), today), old, new)
+
+
+def accept(report: DiffReport, old: SchemaSet, new: SchemaSet) -> DiffReport:
+    """The report with every finding that a new ``x-compatibility`` annotation covers classified as it says."""
+    return DiffReport(tuple(_accepted(finding, old, new) for finding in report.findings))
+
+
+def _tokens(pointer: str) -> list[str]:
+    return [] if pointer in ("", "/") else [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+def _child(node: Any, key: str) -> tuple[bool, Any]:
+    if isinstance(node, dict) and key in node:
+        return True, node[key]
+    if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        return True, node[int(key)]
+    return False, None
+
+
+def _compatibility(contents: Any, pointer: str) -> tuple[str, Any] | None:
+    """The innermost ``x-compatibility`` on the path to ``pointer``, with the pointer where it stands."""
+    found: tuple[str, Any] | None = None
+    node, here = contents, ""
+    for key in [*_tokens(pointer), None]:
+        if isinstance(node, dict) and "x-compatibility" in node:
+            found = (here, node["x-compatibility"])
+        if key is None:
+            break
+        present, node = _child(node, key)
+        if not present:
+            break
+        here += "/" + key.replace("~", "~0").replace("/", "~1")
+    return found
+
+
+def _node(contents: Any, pointer: str) -> Any:
+    node = contents
+    for key in _tokens(pointer):
+        present, node = _child(node, key)
+        if not present:
+            return None
+    return node
+
+
+def _accepted(finding: Finding, old: SchemaSet, new: SchemaSet) -> Finding:
+    """The finding as the new folder's ``x-compatibility`` classifies it, if an annotation new in this step covers it."""
+    file, _, pointer = finding.location.partition("#")
+    new_file = next((f for f in new.files if f.name == file), None)
+    found = _compatibility(new_file.contents, pointer) if new_file is not None else None
+    if found is None:
+        return finding
+    where, annotation = found
+    old_file = next((f for f in old.files if f.name == file), None)
+    old_node = _node(old_file.contents, where) if old_file is not None else None
+    if isinstance(old_node, dict) and old_node.get("x-compatibility") == annotation:
+        return finding  # the annotation speaks for the step that introduced it, not for later ones
+    return Finding(
+        finding.rule,
+        "info",
+        finding.direction,
+        finding.location,
+        f"{finding.message} (classified {annotation['bump']} by x-compatibility at {file}#{where}: {annotation['reason']})",
+        annotation["bump"],
+    )
 
 
 def diff(old: Path | str, new: Path | str, today: _dt.date | None = None) -> DiffReport:

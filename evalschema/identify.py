@@ -17,7 +17,9 @@ _EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kin
 _PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json\Z")
 _SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?\Z")
 # the version segment of one of our $schema URIs: a whole semantic version, nothing else (no "v", no "..")
-_URI_VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?\Z")
+_URI_VERSION = re.compile(
+    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?\Z"
+)
 
 
 @dataclass(frozen=True)
@@ -86,13 +88,14 @@ def identify(document: Any, kind: str | None) -> Identity:
                     pointer("$schema"),
                     codes.UNKNOWN_SCHEMA,
                     "error",
-                    f"$schema {declared[:200]!r} is not a schema of this specification or a compatible format; "
-                    "it was not fetched",
+                    f"$schema {declared[:200]!r} is not a schema of this specification or a compatible format; it was not fetched",
                 )
             )
     resolved = kind or schema_kind or kind_from_shape(document)
     if resolved is None:
-        findings.append(Finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly"))
+        findings.append(
+            Finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly")
+        )
     version, where = schema_version, pointer("$schema")
     if resolved in ("suite", "resultset") and isinstance(document.get("version"), str):
         parsed = parse_version(document["version"])

@@ -12,6 +12,7 @@ validating the whole document gives; the test suite checks that it is.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -41,45 +42,69 @@ def place(finding: Finding, positions: Positions) -> Finding:
     return finding if where is None else replace(finding, line=where[0], column=where[1])
 
 
-def placed(report: Report, positions: Positions, limit: int | None = None) -> Report:
-    """The report with its findings placed; with ``limit``, only the first ``limit`` errors and warnings."""
-    errors, warnings = report.errors, report.warnings
-    if limit is not None:
-        errors = tuple(place(f, positions) for f in errors[:limit]) + errors[limit:]
-        warnings = tuple(place(f, positions) for f in warnings[:limit]) + warnings[limit:]
-        return Report(report.kind, errors, warnings)
-    return Report(report.kind, tuple(place(f, positions) for f in errors), tuple(place(f, positions) for f in warnings))
+def placed(report: Report, positions: Positions) -> Report:
+    """The report with every finding placed, in reading order (line, column, then pointer)."""
+    return Report(
+        report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings)
+    ).ordered()
 
 
 class _FirstRows:
-    """The texts of the rows whose findings can be among the first ``limit`` errors or warnings of the report:
-    the ``limit`` rows with findings of each severity that come first in report order (findings are sorted by
-    pointer, and ``/results/1/…`` < ``/results/10…``: rows sort as the text of their index followed by ``/``)."""
+    """The texts of the rows whose findings can be among the first ``limit`` errors or warnings in reading order:
+    the ``limit`` rows with findings of each severity that come first. Rows are read in the order they are written,
+    so the first rows are those with the smallest indices; only their texts are kept (memory stays within
+    2 × limit rows per severity), and only their findings are placed."""
 
     def __init__(self, limit: int, strict: bool) -> None:
         self.limit, self.strict = limit, strict
-        self.keys: dict[str, dict[str, int]] = {"error": {}, "warning": {}}
+        self.rows: dict[str, set[int]] = {"error": set(), "warning": set()}
         self.texts: dict[int, stream.Text] = {}
 
     def add(self, found: list[Finding], texts: dict[int, stream.Text]) -> None:
         for finding in found:
-            severity = "error" if self.strict else finding.severity
-            row = _row(finding.pointer)
-            self.keys[severity][f"{row}/"] = row
-        for keys in self.keys.values():
-            if len(keys) > 2 * self.limit:  # trimmed now and then: amortised, memory stays within 2 × limit rows
-                for key in sorted(keys)[self.limit :]:
-                    del keys[key]
-        wanted = {row for keys in self.keys.values() for row in keys.values()}
+            self.rows["error" if self.strict else finding.severity].add(_row(finding.pointer))
+        for severity, rows in self.rows.items():
+            if len(rows) > 2 * self.limit:  # trimmed now and then: amortised
+                self.rows[severity] = set(sorted(rows)[: self.limit])
+        wanted = self.kept()
         self.texts.update({row: text for row, text in texts.items() if row in wanted})
         for row in [r for r in self.texts if r not in wanted]:
             del self.texts[row]
+
+    def kept(self) -> set[int]:
+        return self.rows["error"] | self.rows["warning"]
 
     def positions(self) -> Positions:
         out: Positions = {}
         for row, text in self.texts.items():
             out.update(text.positions(f"/{ARRAY}/{row}"))
         return out
+
+
+def _placed_first(report: Report, positions: Positions, kept: set[int]) -> Report:
+    """The report in reading order with the findings of the ``kept`` rows and of the result set's own fields placed;
+    the other rows' findings stay without a position, in row order where their rows are (after the kept rows')."""
+    rows_at = positions.get("/" + ARRAY)
+    prefix = f"/{ARRAY}/"
+
+    def put(finding: Finding) -> Finding:
+        if finding.pointer.startswith(prefix) and _row(finding.pointer) not in kept:
+            return finding
+        return place(finding, positions)
+
+    def order(finding: Finding) -> tuple[int, int, int, int, str, str]:
+        line, column = finding.line or 0, finding.column or 0
+        if finding.pointer.startswith(prefix):
+            return (1, _row(finding.pointer), line, column, finding.pointer, finding.code)
+        if finding.line is None:
+            return (3, 0, 0, 0, finding.pointer, finding.code)
+        # the result set's own members are written before the rows or after them, never among them
+        after = rows_at is not None and (line, column) > rows_at
+        return (2 if after else 0, 0, line, column, finding.pointer, finding.code)
+
+    errors = sorted((put(f) for f in report.errors), key=order)
+    warnings = sorted((put(f) for f in report.warnings), key=order)
+    return Report(report.kind, tuple(errors), tuple(warnings))
 
 
 def validate_file(
@@ -97,8 +122,9 @@ def validate_file(
     """Read one JSON file and validate it; every finding carries its line and column.
 
     ``place_limit``: only the findings among the first ``place_limit`` errors and the first ``place_limit`` warnings
-    (in report order) need a line and column — a caller that shows no more than that many saves placing the
-    rest (over a million findings, most of the time and memory). ``None``: every finding is placed.
+    in reading order need a line and column — a caller that shows no more than that many saves keeping and
+    placing the rest of a streamed result set's rows (over a million findings, most of the time and memory); the
+    others keep no position and follow in row order. ``None``: every finding is placed.
 
     A result set is read in pieces (``stream_rows``: ``None`` from ``STREAM_THRESHOLD`` bytes on, ``True`` always,
     ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
@@ -118,7 +144,7 @@ def validate_file(
             return Report.build(kind, [loaded.problem], strict=False)
         report = validate(loaded.document, kind, **options)
         if report.findings:
-            report = placed(report, loaded.positions(), place_limit)
+            report = placed(report, loaded.positions())
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
 
@@ -134,9 +160,12 @@ def wants_stream(file: Path, stream_rows: bool | None) -> bool:
         return False
 
 
-def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = None) -> tuple[dict[str, Any], Summary] | Finding:
+def summarize_file(
+    path: str | os.PathLike[str], *, stream_rows: bool | None = None, each_row: Callable[[Any], None] | None = None
+) -> tuple[dict[str, Any], Summary] | Finding:
     """The reference summary of the result set in a JSON file, and the result set's own fields (without its
-    rows); or the finding that says why the file cannot be read. Large files are read in pieces."""
+    rows); or the finding that says why the file cannot be read. Large files are read in pieces. ``each_row``, if
+    given, sees every row once (the HTML report's case lists)."""
     file = Path(path)
     with paused_gc():
         handle = _open(file) if wants_stream(file, stream_rows) else None
@@ -154,6 +183,8 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
                             for item in piece.items:
                                 if isinstance(item, dict):
                                     builder.add(item)
+                                if each_row is not None:
+                                    each_row(item)
                     if ARRAY in envelope:  # "results" was there but not an array: it has no rows
                         return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
                     return envelope, builder.build()
@@ -165,6 +196,9 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
         if not isinstance(loaded.document, dict):
             return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
         document = loaded.document
+        if each_row is not None and isinstance(document.get(ARRAY), list):
+            for item in document[ARRAY]:
+                each_row(item)
         return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
 
 
@@ -258,6 +292,8 @@ def validate_stream(
     findings = list(identity.findings)
     findings.extend(schema_findings(combined, identity, allow_unknown, spec_version))
     findings.extend(resultset_document_rules(envelope))
+    if against is not None:
+        findings.extend(against.finish(envelope))
     claimed = envelope.get("summary")
     if isinstance(claimed, dict):
         reference = summary.build() if summary is not None else _summary_again(handle, origin)
@@ -266,9 +302,10 @@ def validate_stream(
         findings.extend(summary_mismatches(claimed, reference))
     report = Report.build(KIND, findings, strict=strict)
     positions.update(deprecated_at)
-    if first_rows is not None:
-        positions.update(first_rows.positions())
-    return _placed_envelope(report, positions, texts, place_limit)
+    if first_rows is None:
+        return _placed_envelope(report, positions, texts)
+    positions.update(first_rows.positions())
+    return _placed_envelope(report, positions, texts, first_rows.kept())
 
 
 def _ends_with_a_summary(handle: BinaryIO) -> bool:
@@ -308,15 +345,16 @@ def _row(pointer: str) -> int:
     return int(pointer.split("/", 3)[2])
 
 
-def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text], limit: int | None = None) -> Report:
-    """Place findings in the result set's own fields, scanning only the members that have one."""
+def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text], kept: set[int] | None = None) -> Report:
+    """Place findings in the result set's own fields, scanning only the members that have one. ``kept``: the rows
+    whose findings are placed (their positions are in ``positions``); ``None``: every row's findings were placed."""
     scanned: set[str] = set()
-    for finding in report.findings if limit is None else report.errors[:limit] + report.warnings[:limit]:
-        if finding.line is not None or not finding.pointer.startswith("/"):
+    for finding in report.findings:
+        if finding.line is not None or not finding.pointer.startswith("/") or finding.pointer.startswith(f"/{ARRAY}/"):
             continue
         token = finding.pointer.split("/", 2)[1]
         key = token.replace("~1", "/").replace("~0", "~")
         if key in texts and key not in scanned:
             scanned.add(key)
             positions.update(texts[key].positions("/" + token))
-    return placed(report, positions, limit)
+    return placed(report, positions) if kept is None else _placed_first(report, positions, kept)

@@ -6,17 +6,17 @@
  * 2 usage error, or at least one input unreadable or unparseable (the others are still checked).
  */
 
-import { type Finding, type Report } from "./findings.js";
+import * as codes from "./generated/rules.js";
+import { follow } from "./casesFile.js";
 import { visible } from "./display.js";
-import { get, has, isObject, type JsonObject } from "./json.js";
+import { buildReport, type Finding, type Report } from "./findings.js";
+import { has, isObject } from "./json.js";
 import { MAX_FINDINGS, shorten } from "./limits.js";
-import { loadPath, parseJson, readText } from "./loader.js";
-import { repr } from "./findings.js";
-import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
 import { VERSION } from "./generated/version.js";
+import { validate } from "./validate.js";
 import type { Summary } from "./summary.js";
 
 const EXIT_OK = 0;
@@ -33,6 +33,7 @@ interface Args {
   suite: string | null;
   strict: boolean;
   allowUnknown: boolean;
+  force: boolean;
   format: "text" | "json";
   stream: "auto" | "always" | "never";
 }
@@ -40,7 +41,7 @@ interface Args {
 const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
 
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] [--stream {auto,always,never}] PATH [PATH ...]
-       ${PROG} summarize [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
+       ${PROG} summarize [--force] [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
 /** `str(pathlib.Path(p))`: collapse repeated slashes, drop `.` parts and a trailing slash. */
@@ -58,9 +59,9 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   if (command === "--version") return "version";
   if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
   const options =
-    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--format", "--stream", "--help"];
+    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--force", "--format", "--stream", "--help"];
   const takesValue = new Set(["--kind", "--suite", "--format", "--stream"]);
-  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, format: "text", stream: "auto" };
+  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, force: false, format: "text", stream: "auto" };
   let onlyPaths = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -98,6 +99,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       args.stream = value;
     } else if (name === "--strict") args.strict = true;
     else if (name === "--allow-unknown") args.allowUnknown = true;
+    else if (name === "--force") args.force = true;
   }
   if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
   return args;
@@ -126,10 +128,20 @@ function quietStreams(): void {
   }
 }
 
-type Entry = { path: string; unreadable: boolean } & Report;
+type Entry = { path: string; unreadable: boolean; line?: number } & Report;
 
 function entry(path: string, report: Report, unreadable: boolean): Entry {
   return { path: displayPath(path), unreadable, ...report };
+}
+
+/** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
+ * line of that file (mirrors Python's `_suite_entries`). */
+function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }): Entry[] {
+  const cases = follow(suite, path, options);
+  const own = cases.problem === null ? report : buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict);
+  const out: Entry[] = [entry(path, own, false)];
+  for (const { line, report: lineReport, unreadable } of cases.lines) out.push({ ...entry(cases.path!, lineReport, unreadable), line });
+  return out;
 }
 
 function findingJson(f: Finding): Record<string, unknown> {
@@ -137,43 +149,6 @@ function findingJson(f: Finding): Record<string, unknown> {
   if (f.line !== undefined) out["line"] = f.line;
   if (f.column !== undefined) out["column"] = f.column;
   return out;
-}
-
-/**
- * The test cases in a suite's `test_cases_file`, resolved relative to the suite's folder, or why they cannot be
- * read (as the Python CLI says it): the file must stay inside that folder (no absolute path, no `..` out of it, no
- * link leading out), exist, and hold one valid JSON document per non-blank line.
- */
-function suiteCases(suitePath: string, name: string): unknown[] | string {
-  const parts = name.split(/[\\/]/);
-  if (isAbsolute(name) || name.startsWith("\\") || parts.includes("..") || name.includes("\0")) return " must be a path inside the suite's folder";
-  const folder = dirname(suitePath);
-  let target: string;
-  try {
-    const root = realpathSync(folder);
-    target = join(folder, name);
-    let real: string;
-    try {
-      real = realpathSync(target);
-    } catch {
-      real = resolve(root, name);
-    }
-    if (real !== root && !real.startsWith(root.endsWith(sep) ? root : root + sep)) return " leads out of the suite's folder";
-  } catch {
-    return " must be a path inside the suite's folder";
-  }
-  const text = readText(target);
-  if (typeof text !== "string") return `: ${text.code}: ${visible(text.message)}`;
-  const cases: unknown[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.replace(/\r$/, "");
-    if (line.trim() === "") continue;
-    const loaded = parseJson(line);
-    if (loaded.problem !== undefined) return ` (line ${i + 1}): ${loaded.problem.code}: ${visible(loaded.problem.message)}`;
-    cases.push(loaded.document);
-  }
-  return cases;
 }
 
 /** At most MAX_FINDINGS findings of an entry (errors first), and how many were left out. */
@@ -194,32 +169,20 @@ function runValidate(args: Args): number {
       return EXIT_UNREADABLE;
     }
     suite = loaded.document;
-    const file = get(loaded.document, "test_cases_file");
-    if (typeof file === "string" && !has(loaded.document, "test_cases")) {
-      // the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-      const cases = suiteCases(args.suite, file);
-      if (typeof cases === "string") {
-        process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: test_cases_file ${repr(visible(shorten(file)))}${cases}\n`);
-        return EXIT_UNREADABLE;
-      }
-      suite = { ...(loaded.document as JsonObject), test_cases: cases };
-    }
   }
+  const checked = { strict: args.strict, allowUnknown: args.allowUnknown };
   // each entry is written as soon as it is known: memory does not grow with the number of documents
   let files = 0;
   let unreadable = 0;
   let invalid = 0;
-  for (const path of args.paths) {
-    // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
-    const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
-    const checked = checkFile(path, options);
-    const e = entry(path, checked.report, checked.unreadable);
+  const report = (e: Entry): void => {
     if (e.unreadable) unreadable++;
     else if (!e.valid) invalid++;
     const { errors, warnings, omitted } = capped(e);
     if (args.format === "json") {
       const file: Record<string, unknown> = {
         path: e.path,
+        ...(e.line !== undefined ? { line: e.line } : {}),
         unreadable: e.unreadable,
         kind: e.kind,
         valid: e.valid,
@@ -231,14 +194,34 @@ function runValidate(args: Args): number {
       write((files === 0 ? '{\n  "files": [\n' : ",\n") + text);
     } else {
       const lines: string[] = [];
+      const path = visible(e.path) + (e.line !== undefined ? ` (line ${e.line})` : "");
       for (const f of [...errors, ...warnings]) {
-        const where = visible(e.path) + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${visible(shorten(f.pointer)) || "/"}: ${visible(f.message)}\n`);
+        const where = path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}\n`);
       }
-      if (omitted) lines.push(`${visible(e.path)}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown\n`);
+      if (omitted) lines.push(`${path}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown\n`);
       write(lines.join(""));
     }
     files++;
+  };
+  if (args.suite !== null && isObject(suite)) {
+    // the suite's own findings and its test cases file's are reported too: results checked against a broken
+    // suite mislead (unless the suite is among the paths, and so reported anyway)
+    const given = new Set(args.paths.map(displayPath));
+    const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
+    if (!given.has(displayPath(args.suite))) suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0).forEach(report);
+    const cases = follow(suite, args.suite, checked);
+    if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
+  }
+  for (const path of args.paths) {
+    // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
+    const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
+    const checkedFile = checkFile(path, options);
+    if (!checkedFile.unreadable && checkedFile.report.kind === "suite") {
+      suiteWithCases(path, loadPath(path).document, checkedFile.report, checked).forEach(report);
+      continue;
+    }
+    report(entry(path, checkedFile.report, checkedFile.unreadable));
   }
   const valid = files - invalid - unreadable;
   if (args.format === "json") write('\n  ],\n  "summary": ' + JSON.stringify({ files, valid, invalid, unreadable }) + "\n}\n");
@@ -251,28 +234,59 @@ function percent(rate: number): string {
   return `${(rate * 100).toFixed(1)}%`;
 }
 
+/**
+ * The reference summary of each result set. One that is not a valid result set is refused: its findings are
+ * printed and the exit status is 1 (its numbers could be ones the specification makes impossible); `--force`
+ * prints them anyway, under a warning (mirrors the Python command).
+ */
 function runSummarize(args: Args): number {
-  const out: { path: string; summary: Summary }[] = [];
+  const out: { path: string; valid: boolean; summary?: Summary; errors?: ReturnType<typeof findingJson>[] }[] = [];
   let status = EXIT_OK;
+  const lines: string[] = [];
   for (const path of args.paths) {
-    const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
-    if (!("summary" in summarized)) {
-      process.stderr.write(`${PROG}: ${visible(displayPath(path))}: ${summarized.code}: ${visible(summarized.message)}\n`);
+    const shown = visible(displayPath(path));
+    const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
+    // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
+    const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
+    const problem = checked.unreadable ? checked.report.errors[0] : notObject;
+    if (problem !== undefined) {
+      process.stderr.write(`${PROG}: ${shown}: ${problem.code}: ${visible(problem.message)}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
-    out.push({ path: displayPath(path), summary: summarized.summary });
+    if (!checked.report.valid) {
+      status = Math.max(status, EXIT_INVALID);
+      const { errors, omitted } = capped(entry(path, checked.report, false));
+      for (const f of errors) {
+        const where = shown + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}`);
+      }
+      if (omitted) lines.push(`${shown}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown`);
+      if (!args.force) {
+        out.push({ path: displayPath(path), valid: false, errors: errors.map(findingJson) });
+        lines.push(`${shown}: not a valid result set (${checked.report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
+        continue;
+      }
+    }
+    const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
+    if (!("summary" in summarized)) {
+      process.stderr.write(`${PROG}: ${shown}: ${summarized.code}: ${visible(summarized.message)}\n`);
+      status = EXIT_UNREADABLE;
+      continue;
+    }
+    out.push({ path: displayPath(path), valid: checked.report.valid, summary: summarized.summary });
+    const s = summarized.summary;
+    const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
+    if (!checked.report.valid) {
+      lines.push(`WARNING: not a valid result set (${checked.report.errors.length} error(s)); these numbers may be ones the specification makes impossible`);
+    }
+    lines.push(
+      `${shown}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+        `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
+    );
   }
   if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
-  else {
-    for (const { path, summary: s } of out) {
-      const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
-      write(
-        `${visible(path)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
-          `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}\n`,
-      );
-    }
-  }
+  else if (lines.length) write(lines.join("\n") + "\n");
   return status;
 }
 

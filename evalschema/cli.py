@@ -17,8 +17,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from evalschema_models import rules as codes
+
 from . import diffcmd, schemacmd
-from .casesfile import follow
+from .casesfile import CasesFile, follow
 from .display import display_path, finite, visible
 from .extras import MissingExtra
 from .findings import Finding, Report
@@ -94,22 +96,42 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     report = validate(suite, "suite", **checked)
     if report.findings:
         report = placed(report, loaded[0].positions())
-    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions()))
+    cases = follow(suite, path, **checked)
+    incomplete = _incomplete_cases(suite, cases)
+    if incomplete is not None:  # results checked against a suite without its test cases would all be "unknown"
+        raise UsageError(f"--suite {visible(display_path(str(path)))}: {codes.TEST_CASES_FILE_UNREADABLE}: {visible(incomplete)}")
+    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions(), cases))
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        suite = {**suite, "test_cases": follow(suite, path, **checked).cases}
+        suite = {**suite, "test_cases": cases.cases}
     return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
 
 
+def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
+    """Why the test cases a suite keeps in its ``test_cases_file`` are not all in hand, or ``None``."""
+    if "test_cases_file" not in suite or "test_cases" in suite:
+        return None
+    if cases.path is None and cases.problem is None:
+        return "test_cases_file names no file"
+    if cases.problem is not None:
+        return cases.problem.message
+    for line, report, readable in cases.lines:
+        if not readable:
+            problem = report.errors[0]
+            return f"line {line} of the test cases file {shorten(str(suite['test_cases_file']))!r}: {problem.code}: {problem.message}"
+    return None
+
+
 def _suite_entries(
-    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions
+    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions, cases: CasesFile | None = None
 ) -> Iterator[tuple[dict[str, Any], bool]]:
-    """A suite's entry, with TEST_CASES_FILE_UNREADABLE if its ``test_cases_file`` cannot be read, then an entry
-    per line of that file."""
-    cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+    """A suite's entry, then an entry per line of its ``test_cases_file``. A file that cannot be read is
+    TEST_CASES_FILE_UNREADABLE on the suite's entry, which then counts as unreadable (SPEC §3.4: exit 2)."""
+    if cases is None:
+        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
     if cases.problem is not None:
         report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
-    yield _entry(str(path), None, report), True
+    yield _entry(str(path), None, report), cases.problem is None
     for line, case_report, readable in cases.lines:
         yield _entry(str(cases.path), line, case_report), readable
 
@@ -152,7 +174,8 @@ def _text_entry(entry: dict[str, Any], paint: Any, verbosity: int = 0) -> str:
     kind = f"  [{entry['kind']}]" if entry["kind"] else ""
     if not findings:
         if verbosity > 0:
-            return where + kind + "  " + paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31") + "\n"
+            verdict: str = paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31")
+            return where + kind + "  " + verdict + "\n"
         return ""
     lines = [paint(where, "1") + kind]
     for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):

@@ -118,11 +118,15 @@ def stdin_data(folder: Path, case: dict[str, Any]) -> Built:
 
 @builder
 def examples(folder: Path, case: dict[str, Any]) -> Built:
-    """``copies`` copies of every example (many findings: output that outlives a closed pipe)."""
+    """``copies`` copies of every example (many findings: output that outlives a closed pipe), each copy in a
+    folder of its own beside the test cases files the example suites name."""
     paths = []
     for i in range(case.get("copies", 1)):
+        (folder / str(i)).mkdir()
+        for source in sorted(EXAMPLES.glob("*.jsonl")):
+            _write(folder / str(i) / source.name, source.read_bytes())
         for source in sorted(EXAMPLES.glob("*.json")):
-            paths.append(str(_write(folder / f"{i}-{source.name}", source.read_bytes())))
+            paths.append(str(_write(folder / str(i) / source.name, source.read_bytes())))
     return {"list": paths}
 
 

@@ -7,10 +7,10 @@
  */
 
 import * as codes from "./generated/rules.js";
-import { follow } from "./casesFile.js";
+import { follow, type CasesFile } from "./casesFile.js";
 import { visible } from "./display.js";
-import { buildReport, type Finding, type Report } from "./findings.js";
-import { has, isObject } from "./json.js";
+import { buildReport, repr, type Finding, type Report } from "./findings.js";
+import { get, has, isObject, type JsonObject } from "./json.js";
 import { MAX_FINDINGS, shorten } from "./limits.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
@@ -139,7 +139,8 @@ function entry(path: string, report: Report, unreadable: boolean): Entry {
 function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }): Entry[] {
   const cases = follow(suite, path, options);
   const own = cases.problem === null ? report : buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict);
-  const out: Entry[] = [entry(path, own, false)];
+  // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2)
+  const out: Entry[] = [entry(path, own, cases.problem !== null)];
   for (const { line, report: lineReport, unreadable } of cases.lines) out.push({ ...entry(cases.path!, lineReport, unreadable), line });
   return out;
 }
@@ -156,6 +157,18 @@ function capped(e: Entry): { errors: Finding[]; warnings: Finding[]; omitted: nu
   const errors = e.errors.slice(0, MAX_FINDINGS);
   const warnings = e.warnings.slice(0, MAX_FINDINGS - errors.length);
   return { errors, warnings, omitted: e.errors.length + e.warnings.length - errors.length - warnings.length };
+}
+
+/** Why the test cases a suite keeps in its `test_cases_file` are not all in hand, or null (mirrors Python's
+ * `_incomplete_cases`). */
+function incompleteCases(suite: JsonObject, cases: CasesFile): string | null {
+  if (!has(suite, "test_cases_file") || has(suite, "test_cases")) return null;
+  if (cases.path === null && cases.problem === null) return "test_cases_file names no file";
+  if (cases.problem !== null) return cases.problem.message;
+  const bad = cases.lines.find((line) => line.unreadable);
+  if (bad === undefined) return null;
+  const problem = bad.report.errors[0]!;
+  return `line ${bad.line} of the test cases file ${repr(shorten(String(get(suite, "test_cases_file"))))}: ${problem.code}: ${problem.message}`;
 }
 
 function runValidate(args: Args): number {
@@ -208,9 +221,15 @@ function runValidate(args: Args): number {
     // the suite's own findings and its test cases file's are reported too: results checked against a broken
     // suite mislead (unless the suite is among the paths, and so reported anyway)
     const given = new Set(args.paths.map(displayPath));
+    const cases = follow(suite, args.suite, checked);
+    const incomplete = incompleteCases(suite, cases);
+    if (incomplete !== null) {
+      // results checked against a suite without its test cases would all be "unknown": a usage error instead
+      process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${codes.TEST_CASES_FILE_UNREADABLE}: ${visible(incomplete)}\n`);
+      return EXIT_UNREADABLE;
+    }
     const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
     if (!given.has(displayPath(args.suite))) suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0).forEach(report);
-    const cases = follow(suite, args.suite, checked);
     if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
   }
   for (const path of args.paths) {

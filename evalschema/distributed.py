@@ -96,10 +96,11 @@ def _local(url: str) -> Path | None:
     return Path(path) if _protocol(fs) in ("file", "local") else None
 
 
-def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], bool]], int, SummaryBuilder]:
+def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], bool]], int, bool, SummaryBuilder]:
     """A task's report entries (lines numbered within its range; each with whether it is the task's own, to be
-    moved, rather than a suite's test cases file's), its number of lines and its summary state: the rows of its
-    valid result sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
+    moved, rather than a suite's test cases file's), its number of lines, whether it was read to its end (a line
+    over the input size limit stops the reading of a file) and its summary state: the rows of its valid result
+    sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
     from . import parallel
     from .cli import source_reports
     from .loader import load_path, paused_gc
@@ -131,7 +132,7 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
             start, end = 0, (-1 if task.end < 0 else task.end - task.start)
         else:
             start, end = task.start, task.end
-        lines = 0
+        lines, finished = 0, True
         with paused_gc():  # parsed documents hold no cycles: the collector would only walk them
             if end < 0 and SUFFIXES.get(path.suffix.lower(), "json") == "json" and wants_stream(path, None):
                 # a large JSON file, as the CLI reads it: validated in pieces, then its rows read again for the summary
@@ -141,18 +142,18 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
                     for loaded in load_path(path):
                         count(loaded.document, entries[0])
             else:  # each document parsed once, for its report (as the CLI gives it) and the summary
-                if end < 0:
-                    documents: Iterator[Loaded] = load_path(path)
-                else:
-                    documents, lines = parallel.range_documents(path, start, end)
+                part = None if end < 0 else parallel.LineRange(path, start, end)
+                documents: Iterator[Loaded] = load_path(path) if part is None else part.documents()
                 for loaded, reports in parallel.document_reports(path, documents, args, None):
                     out += [(entry, index == 0) for index, (entry, _) in enumerate(reports)]
                     if reports and loaded.problem is None:
                         count(loaded.document, reports[0][0])
+                if part is not None:
+                    lines, finished = part.lines, part.finished
     for entry, own in out:
         if own and entry["path"] == str(path):
             entry["path"] = task.url
-    return out, lines, state
+    return out, lines, finished, state
 
 
 @dataclass
@@ -188,13 +189,20 @@ def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
     results = client.gather(futures)
     entries: list[dict[str, Any]] = []
     offsets: dict[str, int] = {}
-    for task, (task_entries, lines, _) in zip(tasks, results, strict=True):
+    stopped: set[str] = set()
+    states: list[SummaryBuilder] = []
+    for task, (task_entries, lines, finished, state) in zip(tasks, results, strict=True):
+        if task.url in stopped:  # after a line over the input size limit, the file is not read on (as the CLI)
+            continue
         base = 0
         if task.end >= 0:
             base = offsets.get(task.url, 0)
             offsets[task.url] = base + lines
+            if not finished:
+                stopped.add(task.url)
         entries += [_shift(e, base) if own and base else e for e, own in task_entries]
-    return Outcome(entries, merge((state for _, _, state in results), compact=True))
+        states.append(state)
+    return Outcome(entries, merge(states, compact=True))
 
 
 def validate_and_summarize(client: Any, sources: list[str], *, strict: bool = False, force: bool = False, **plan_options: int) -> Outcome:

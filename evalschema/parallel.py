@@ -15,10 +15,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from .cli import Summarizing
-from .loader import SUFFIXES, Loaded, expand, parse_json_bytes
+from .loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
 # range's bytes at a time) and there are at least four per process, so that uneven lines still even out.
@@ -58,18 +58,34 @@ def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
     return list(pairwise(bounds))
 
 
-def range_documents(path: Path, start: int, end: int) -> tuple[Iterator[Loaded], int]:
-    """The documents of the lines in ``[start, end)``, numbered from 1 as if the range were the file, each parsed
-    when it is reached (memory: the range's bytes and one document, as ``-j 1`` reading line by line), and the
-    number of lines the range holds (what a JSON Lines file read whole gives for these lines, less the earlier)."""
-    with path.open("rb") as handle:
-        handle.seek(start)
-        lines = handle.read(end - start).split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the range ends with a newline: no line after it
-    name = str(path)
-    documents = (parse_json_bytes(raw.rstrip(b"\r\n"), name, number) for number, raw in enumerate(lines, 1) if raw.strip())
-    return documents, len(lines)
+class LineRange:
+    """The lines of the bytes ``[start, end)`` of a JSON Lines file, read as ``-j 1`` reads the whole file (the
+    loader's ``_jsonl_lines``: a line at a time; a line longer than the input size limit is refused, and the reading
+    stops there), numbered from 1 as if the range were the file. After ``documents`` is read through: ``lines``,
+    the lines the range holds, and ``finished``, whether it was read to its end."""
+
+    def __init__(self, path: Path, start: int, end: int) -> None:
+        self.path, self.start, self.end = path, start, end
+        self.lines = 0
+        self.finished = False
+        self._handle: BinaryIO | None = None
+
+    def readline(self, size: int = -1) -> bytes:
+        assert self._handle is not None
+        left = self.end - self._handle.tell()
+        if left <= 0:
+            return b""
+        line = self._handle.readline(left if size < 0 else min(size, left))
+        self.lines += bool(line)
+        return line
+
+    def documents(self) -> Iterator[Loaded]:
+        with self.path.open("rb") as handle:
+            handle.seek(self.start)
+            self._handle = handle
+            yield from _jsonl_lines(self, str(self.path))
+            self.finished = handle.tell() >= self.end
+            self._handle = None
 
 
 def plan(args: argparse.Namespace) -> list[Task]:
@@ -81,7 +97,8 @@ def plan(args: argparse.Namespace) -> list[Task]:
         if skipped(source, args):
             continue
         form = args.input_format or (SUFFIXES.get(source.suffix.lower(), "json") if isinstance(source, Path) else None)
-        if isinstance(source, Path) and form == "jsonl" and source.is_file():
+        # a file whose name is not UTF-8 is reported whole, as -j 1 reports it
+        if isinstance(source, Path) and form == "jsonl" and source.is_file() and name_problem(str(source)) is None:
             try:
                 size = source.stat().st_size
                 ranges = line_ranges(source, max(args.jobs * RANGES_PER_JOB, -(-size // RANGE_MAX))) if size >= SPLIT_MIN else None
@@ -111,57 +128,70 @@ def document_reports(
         yield loaded, list(source_reports(source, args, suite, iter([loaded])))
 
 
-def _validate_task(task: Task) -> tuple[list[tuple[Entry, bool]], int]:
-    """The entries of a task, each with whether its lines are the range's (to be moved), and the range's lines."""
+# a task's result: its items, each with whether its lines are the range's (to be moved); the lines of the range;
+# whether the range was read to its end (a line over the input size limit stops the reading of the whole file)
+Done = tuple[list[tuple[T, bool]], int, bool]
+
+
+def _validate_task(task: Task) -> Done[Entry]:
     from .cli import source_reports
 
     args, suite = _context["args"], _context["suite"]
     if task.end < 0:
-        return [(entry, False) for entry in source_reports(task.source, args, suite)], 0
+        return [(entry, False) for entry in source_reports(task.source, args, suite)], 0, True
     assert isinstance(task.source, Path)
-    documents, lines = range_documents(task.source, task.start, task.end)
+    lines = LineRange(task.source, task.start, task.end)
     out: list[tuple[Entry, bool]] = []
-    for _, entries in document_reports(task.source, documents, args, suite):
+    for _, entries in document_reports(task.source, lines.documents(), args, suite):
         out += [(entry, index == 0) for index, entry in enumerate(entries)]
-    return out, lines
+    return out, lines.lines, lines.finished
 
 
-def _summarize_task(task: Task) -> tuple[list[tuple[Summarizing, bool]], int]:
+def _summarize_task(task: Task) -> Done[Summarizing]:
     from .cli import source_summaries
 
     args = _context["args"]
     if task.end < 0:
-        return [(item, False) for item in source_summaries(task.source, args)], 0
+        return [(item, False) for item in source_summaries(task.source, args)], 0, True
     assert isinstance(task.source, Path)
-    documents, lines = range_documents(task.source, task.start, task.end)
-    return [(item, True) for item in source_summaries(task.source, args, documents)], lines
+    lines = LineRange(task.source, task.start, task.end)
+    out = [(item, True) for item in source_summaries(task.source, args, lines.documents())]
+    return out, lines.lines, lines.finished
 
 
 def _run(
-    args: argparse.Namespace,
-    suite: dict[str, Any] | None,
-    work: Callable[[Task], tuple[list[tuple[T, bool]], int]],
-    shift: Callable[[T, int], T],
+    args: argparse.Namespace, suite: dict[str, Any] | None, work: Callable[[Task], Done[T]], shift: Callable[[T, int], T]
 ) -> Iterator[T]:
-    """Every task's items in task order, an item of a range moved down by the lines of its file's earlier ranges.
-    Stdin is read here, in the parent, which holds it."""
+    """Every task's items in task order, an item of a range moved down by the lines of its file's earlier ranges
+    (none after a range that stopped the reading of its file). Stdin is read here, in the parent, which holds it."""
     tasks = plan(args)
     with ProcessPoolExecutor(max_workers=min(args.jobs, max(1, len(tasks))), initializer=_initialize, initargs=(args, suite)) as pool:
         _initialize(args, suite)
         done = iter(pool.map(work, [t for t in tasks if t.source != "-"]))
         offsets: dict[Path | str, int] = {}
+        stopped: set[Path | str] = set()
         for task in tasks:
-            items, lines = work(task) if task.source == "-" else next(done)
+            items, lines, finished = work(task) if task.source == "-" else next(done)
+            if task.source in stopped:
+                continue
             base = 0
             if task.end >= 0:
                 base = offsets.get(task.source, 0)
                 offsets[task.source] = base + lines
+                if not finished:
+                    stopped.add(task.source)
             for item, moves in items:
                 yield shift(item, base) if moves and base else item
 
 
+def _renumbered(message: str, line: int, base: int) -> str:
+    """The loader's message for a line over the input size limit names its line: moved with it."""
+    named = f"line {line} is "
+    return f"line {line + base} is " + message[len(named) :] if message.startswith(named) else message
+
+
 def _shift_findings(findings: list[dict[str, Any]], base: int) -> list[dict[str, Any]]:
-    return [{**f, "line": f["line"] + base} if "line" in f else f for f in findings]
+    return [{**f, "line": f["line"] + base, "message": _renumbered(f["message"], f["line"], base)} if "line" in f else f for f in findings]
 
 
 def _shift_entry(entry: Entry, base: int) -> Entry:
@@ -178,7 +208,7 @@ def _shift_entry(entry: Entry, base: int) -> Entry:
 def _shift_summarizing(item: Summarizing, base: int) -> Summarizing:
     problem = item.problem
     if problem is not None and problem.line is not None:
-        problem = replace(problem, line=problem.line + base)
+        problem = replace(problem, line=problem.line + base, message=_renumbered(problem.message, problem.line, base))
     return replace(
         item,
         line=None if item.line is None else item.line + base,

@@ -8,6 +8,7 @@ with a row score of 0.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -47,8 +48,22 @@ def _exact(value: float) -> int:
     return numerator << (_UNIT_BITS + 1 - denominator.bit_length())
 
 
+# A sum from this many units on is beyond the largest double: summed as doubles (as the TypeScript SDK does, and as
+# the summary did before sums were exact), it is infinite, and so is the mean. Deciding it on the exact sum keeps
+# merging associative; it agrees with a sum of doubles whenever the partial sums grow with the rows (scores of one
+# sign), and every valid result set's scores are far below it.
+_BEYOND_DOUBLES = (2**1024 - 2**970) << _UNIT_BITS
+
+
+def _mean(total: int, count: int) -> float:
+    """The mean of ``count`` (> 0) values whose exact sum is ``total``, rounded once."""
+    if abs(total) >= _BEYOND_DOUBLES:
+        return math.inf if total > 0 else -math.inf
+    return total / (count << _UNIT_BITS)
+
+
 def _exact_mean(total: int, count: int) -> float | None:
-    return total / (count << _UNIT_BITS) if count else None
+    return _mean(total, count) if count else None
 
 
 def classify(result: dict[str, Any]) -> Outcome:
@@ -204,6 +219,7 @@ class SummaryBuilder:
         self.compact = compact
         self.counts = dict.fromkeys(("passed", "failed", "invalidated", "errored", "unscored"), 0)
         self.score_sum = 0  # exact, in units of 2**-1074 (see _exact)
+        self.infinite_rows = [0, 0]  # rows whose score is infinite: +inf, -inf (see _BEYOND_DOUBLES)
         self.scored_rows = 0
         self.graders: dict[str, GraderTotals] = {}
         self.has_attempts = False
@@ -256,10 +272,13 @@ class SummaryBuilder:
             counts["unscored"] += 1
             return "unscored"
         else:
-            outcome, score = ("passed" if result.get("passed") is True else "failed"), sum(scores) / (len(scores) << _UNIT_BITS)
+            outcome, score = ("passed" if result.get("passed") is True else "failed"), _mean(sum(scores), len(scores))
         counts[outcome] += 1
         if score:
-            self.score_sum += _exact(score)
+            if math.isinf(score):
+                self.infinite_rows[score < 0] += 1
+            else:
+                self.score_sum += _exact(score)
         self.scored_rows += 1
         case = result.get("test_case_id")
         if isinstance(case, str):
@@ -311,6 +330,7 @@ class SummaryBuilder:
         for outcome, count in later.counts.items():
             self.counts[outcome] += count
         self.score_sum += later.score_sum
+        self.infinite_rows = [mine + theirs for mine, theirs in zip(self.infinite_rows, later.infinite_rows, strict=True)]
         self.scored_rows += later.scored_rows
         for grader_id, theirs in later.graders.items():
             self.graders.setdefault(grader_id, GraderTotals()).absorb(theirs)
@@ -344,6 +364,17 @@ class SummaryBuilder:
                 else:
                     mine.absorb(record)
 
+    def _average(self) -> float | None:
+        """The mean row score: exact, unless a row's score or the sum is beyond doubles (then as a sum of doubles
+        gives it: infinite, or NaN when both infinities are there)."""
+        average = _exact_mean(self.score_sum, self.scored_rows)
+        up, down = self.infinite_rows
+        if up:
+            average = (average or 0.0) + math.inf
+        if down:
+            average = (average or 0.0) - math.inf
+        return average
+
     def build(self) -> Summary:
         counts = self.counts
         skipped = counts["errored"] + counts["unscored"]
@@ -368,7 +399,7 @@ class SummaryBuilder:
             invalidated=counts["invalidated"],
             unscored=counts["unscored"],
             pass_rate=_rate(counts["passed"], counts["passed"] + failed),
-            avg_score=_exact_mean(self.score_sum, self.scored_rows),
+            avg_score=self._average(),
             by_grader={grader_id: self.graders[grader_id].to_dict() for grader_id in sorted(self.graders)},
             attempts=attempts,
         )

@@ -102,3 +102,23 @@ def test_means_are_the_exact_mean_rounded_once() -> None:
         summary = summarize({"results": ordering}).to_dict()
         assert summary["avg_score"] == exact
         assert summary["by_grader"]["g"]["avg_score"] == exact
+
+
+def test_a_sum_beyond_doubles_is_infinite_in_any_partition() -> None:
+    """Scores whose sum passes the largest double give an infinite mean, as a sum of doubles (and the TypeScript
+    SDK) gives it, however the rows are split; rows of opposite infinite scores give NaN."""
+    rows = [
+        {"test_case_id": str(i), "passed": True, "grader_results": [{"grader_id": "g", "score": 1e308, "passed": True}] * 2}
+        for i in range(3)
+    ]
+    one_pass = summarize({"results": rows}).to_dict()
+    assert one_pass["avg_score"] == float("inf") and one_pass["by_grader"]["g"]["avg_score"] == float("inf")
+    for cut in range(len(rows) + 1):
+        merged = merge([_state(rows[:cut], False), _state(rows[cut:], True)]).build().to_dict()
+        assert merged == one_pass
+    single = [{**rows[0], "grader_results": [{"grader_id": "g", "score": 1e308, "passed": True}]}]
+    assert summarize({"results": single}).to_dict()["avg_score"] == 1e308
+    assert summarize({"results": single * 2}).to_dict()["avg_score"] == float("inf")  # the sum passes doubles, as 1e308 + 1e308
+    negative = [{**rows[0], "grader_results": [{"grader_id": "h", "score": -1e308, "passed": True}] * 2}]
+    mixed = summarize({"results": rows + negative}).to_dict()["avg_score"]
+    assert mixed != mixed  # NaN

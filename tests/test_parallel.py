@@ -121,7 +121,26 @@ def test_ranges_end_at_line_boundaries(tmp_path: Path) -> None:
         assert ranges[0][0] == 0 and ranges[-1][1] == len(content)
         assert all(a[1] == b[0] for a, b in pairwise(ranges))
         assert all(content[end - 1 : end] == b"\n" for _, end in ranges[:-1])
-        assert sum(parallel.range_documents(path, start, end)[1] for start, end in ranges) == 501
+        parts = [parallel.LineRange(path, start, end) for start, end in ranges]
+        assert all(sum(1 for _ in part.documents()) >= 0 and part.finished for part in parts)
+        assert sum(part.lines for part in parts) == 501
+
+
+def test_a_line_over_the_input_limit_stops_the_file_as_with_one_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "SPLIT_MIN", 0)
+    monkeypatch.setenv("EVALSCHEMA_MAX_INPUT_BYTES", "8000")
+    document = json.dumps(json.loads((ROOT / "spec/examples/resultset-multi-attempt.json").read_text("utf-8")))
+    assert len(document) < 8000
+    lines = [document] * 40 + ['{"version": "' + "x" * 9000 + '"}'] + [document, "{not json"] * 20
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    for command in ("validate", "summarize"):
+        one = _run(capsys, command, "--format", "json", str(path))
+        assert "line 41 is larger than the input size limit" in one[1] + one[2]
+        assert "INVALID_JSON" not in one[1] + one[2]  # nothing after it was read
+        assert _run(capsys, command, "--format", "json", "-j", "3", str(path)) == one
 
 
 def test_jobs_must_be_a_positive_number(capsys: pytest.CaptureFixture[str]) -> None:

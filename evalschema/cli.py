@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import diffcmd, schemacmd
+from . import comparecmd, diffcmd, schemacmd
 from .extras import MissingExtra
 from .findings import Finding, Report
 from .loader import SUFFIXES, expand, load_path, load_stdin
@@ -321,6 +321,7 @@ def _parser() -> argparse.ArgumentParser:
 
     diffcmd.add_parser(commands)
     schemacmd.add_parser(commands)
+    comparecmd.add_parser(commands)
     return parser
 
 

@@ -83,6 +83,14 @@ export const INVALID_JSON = "INVALID_JSON" as const;
 export const INVALID_YAML = "INVALID_YAML" as const;
 /** An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid. */
 export const DUPLICATE_KEY = "DUPLICATE_KEY" as const;
+/** Two result sets compared SHOULD be runs of the same suite (`suite_id`); compare reports a difference as not comparable. */
+export const COMPARE_SUITE_MISMATCH = "COMPARE_SUITE_MISMATCH" as const;
+/** Two result sets compared SHOULD carry the same `suite_digest`, and the digest of the suite given to compare; a difference means the test cases themselves changed. */
+export const COMPARE_SUITE_DIGEST_MISMATCH = "COMPARE_SUITE_DIGEST_MISMATCH" as const;
+/** A grader of two result sets compared SHOULD keep its `type`, `version` and `judge_model`, and be present in both; a changed grader makes its scores incomparable. */
+export const COMPARE_GRADER_CHANGED = "COMPARE_GRADER_CHANGED" as const;
+/** Two result sets compared SHOULD hold the same (test case, attempt) pairs; the rows present on one side only are left out of the comparison and counted. */
+export const COMPARE_TEST_CASES_DIFFER = "COMPARE_TEST_CASES_DIFFER" as const;
 
 /** Every id of the catalog. */
 export type RulesKey =
@@ -126,7 +134,11 @@ export type RulesKey =
   | typeof FILE_UNREADABLE
   | typeof INVALID_JSON
   | typeof INVALID_YAML
-  | typeof DUPLICATE_KEY;
+  | typeof DUPLICATE_KEY
+  | typeof COMPARE_SUITE_MISMATCH
+  | typeof COMPARE_SUITE_DIGEST_MISMATCH
+  | typeof COMPARE_GRADER_CHANGED
+  | typeof COMPARE_TEST_CASES_DIFFER;
 
 export const RULES = {
   TYPE_MISMATCH: {"id": "TYPE_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every value MUST have the JSON type its schema declares.", "enforced_by": "schema", "schema_keywords": ["type"], "since": "1.0.0", "models": "partial"},
@@ -170,4 +182,8 @@ export const RULES = {
   INVALID_JSON: {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   INVALID_YAML: {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   DUPLICATE_KEY: {"id": "DUPLICATE_KEY", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
+  COMPARE_SUITE_MISMATCH: {"id": "COMPARE_SUITE_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD be runs of the same suite (`suite_id`); compare reports a difference as not comparable.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+  COMPARE_SUITE_DIGEST_MISMATCH: {"id": "COMPARE_SUITE_DIGEST_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD carry the same `suite_digest`, and the digest of the suite given to compare; a difference means the test cases themselves changed.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+  COMPARE_GRADER_CHANGED: {"id": "COMPARE_GRADER_CHANGED", "kinds": ["resultset"], "severity": "warning", "statement": "A grader of two result sets compared SHOULD keep its `type`, `version` and `judge_model`, and be present in both; a changed grader makes its scores incomparable.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+  COMPARE_TEST_CASES_DIFFER: {"id": "COMPARE_TEST_CASES_DIFFER", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD hold the same (test case, attempt) pairs; the rows present on one side only are left out of the comparison and counted.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
 } as const;

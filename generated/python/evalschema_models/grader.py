@@ -34,6 +34,10 @@ class Grader(BaseModel):
     """
     The grader type. Open: runners define their own types; a type outside the well-known list is a custom grader and needs `params.handler`.
     """
+    version: Annotated[str | MISSING, Field(examples=["1.0.0", "2026-11-30"])] = MISSING
+    """
+    The grader's own version label: change it whenever its behaviour changes, so that compare can tell runs scored by different graders apart.
+    """
     params: dict[str, Any] | MISSING = MISSING
     """
     Extension point: type-specific parameters. The well-known types' required parameters are checked by this schema.

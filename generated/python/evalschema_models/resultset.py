@@ -28,6 +28,28 @@ class Runner(BaseModel):
     """
 
 
+class GraderProvenance(BaseModel):
+    """
+    What identifies a grader's behaviour in a run.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[str | MISSING, Field(min_length=1)] = MISSING
+    """
+    The grader's `type`.
+    """
+    version: str | MISSING = MISSING
+    """
+    The grader's `version` (or the version of the code that implements it).
+    """
+    judge_model: str | MISSING = MISSING
+    """
+    For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version.
+    """
+
+
 class Group(BaseModel):
     """
     Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
@@ -336,6 +358,16 @@ class ResultSet(BaseModel):
     """
     The suite's own version label, if it has one.
     """
+    suite_digest: Annotated[
+        str | MISSING,
+        Field(
+            examples=["sha256:9f2b5c0e8e6b7d1c4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b"],
+            pattern="^sha256:[0-9a-f]{64}$",
+        ),
+    ] = MISSING
+    """
+    SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.
+    """
     run_id: common.Identifier
     """
     Identifier of this run; SHOULD be globally unique.
@@ -350,6 +382,10 @@ class ResultSet(BaseModel):
     """
     provider: common.Provider | MISSING = MISSING
     runner: Runner | MISSING = MISSING
+    graders: dict[str, GraderProvenance] | MISSING = MISSING
+    """
+    Provenance of the graders that ran, keyed by grader id: what makes one grader's scores comparable with another run's.
+    """
     isolation: Annotated[str | MISSING, Field(examples=["fresh", "shared"])] = MISSING
     """
     How attempts were isolated from each other. Open: `fresh` and `shared` are conventional.

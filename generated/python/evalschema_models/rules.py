@@ -87,6 +87,14 @@ INVALID_YAML: Final = "INVALID_YAML"
 """A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size."""
 DUPLICATE_KEY: Final = "DUPLICATE_KEY"
 """An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid."""
+COMPARE_SUITE_MISMATCH: Final = "COMPARE_SUITE_MISMATCH"
+"""Two result sets compared SHOULD be runs of the same suite (`suite_id`); compare reports a difference as not comparable."""
+COMPARE_SUITE_DIGEST_MISMATCH: Final = "COMPARE_SUITE_DIGEST_MISMATCH"
+"""Two result sets compared SHOULD carry the same `suite_digest`, and the digest of the suite given to compare; a difference means the test cases themselves changed."""
+COMPARE_GRADER_CHANGED: Final = "COMPARE_GRADER_CHANGED"
+"""A grader of two result sets compared SHOULD keep its `type`, `version` and `judge_model`, and be present in both; a changed grader makes its scores incomparable."""
+COMPARE_TEST_CASES_DIFFER: Final = "COMPARE_TEST_CASES_DIFFER"
+"""Two result sets compared SHOULD hold the same (test case, attempt) pairs; the rows present on one side only are left out of the comparison and counted."""
 
 RULES: Final[dict[str, dict[str, Any]]] = {
     "TYPE_MISMATCH": {"id": "TYPE_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every value MUST have the JSON type its schema declares.", "enforced_by": "schema", "schema_keywords": ["type"], "since": "1.0.0", "models": "partial"},
@@ -130,4 +138,8 @@ RULES: Final[dict[str, dict[str, Any]]] = {
     "INVALID_JSON": {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "INVALID_YAML": {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
     "DUPLICATE_KEY": {"id": "DUPLICATE_KEY", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
+    "COMPARE_SUITE_MISMATCH": {"id": "COMPARE_SUITE_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD be runs of the same suite (`suite_id`); compare reports a difference as not comparable.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+    "COMPARE_SUITE_DIGEST_MISMATCH": {"id": "COMPARE_SUITE_DIGEST_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD carry the same `suite_digest`, and the digest of the suite given to compare; a difference means the test cases themselves changed.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+    "COMPARE_GRADER_CHANGED": {"id": "COMPARE_GRADER_CHANGED", "kinds": ["resultset"], "severity": "warning", "statement": "A grader of two result sets compared SHOULD keep its `type`, `version` and `judge_model`, and be present in both; a changed grader makes its scores incomparable.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+    "COMPARE_TEST_CASES_DIFFER": {"id": "COMPARE_TEST_CASES_DIFFER", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD hold the same (test case, attempt) pairs; the rows present on one side only are left out of the comparison and counted.", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
 }

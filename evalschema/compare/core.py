@@ -1,0 +1,410 @@
+"""Pairing two result sets and computing their comparison (SPEC.md §12).
+
+Memory holds compact per-key tables, never two parsed documents: the base run's rows go into a ``KeyTable``
+keyed by (attempt, test case id) with a few machine-array columns per row; the new run's rows are then streamed
+past it, each pair folded into per-test-case accumulators at once. The comparison document is built from those
+tables by ``Comparer.finish``; ``compare`` (two documents) and ``compare_files`` (two files, read in pieces) are
+the two ways to feed one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from evalschema_models import comparison as model
+
+from ..compact import KeyTable
+from ..summary import attempt_number
+from . import stats
+
+# a row's outcome (SPEC §4.2, or the --grader verdict), stored in one byte
+PASSED, FAILED, INVALIDATED, ERRORED, UNSCORED = 0, 1, 2, 3, 4
+OUTCOME_NAMES = tuple(outcome.value for outcome in model.RowOutcome)  # in the codes' order, as the schema lists them
+# a grader result's state in one byte
+G_ABSENT, G_FAILED, G_PASSED, G_NULL = 0, 1, 2, 3
+CHANGE_ORDER = tuple(model.Changes.model_fields)  # every change, as the schema's `Changes` lists them
+FLIP_ORDER = tuple(change.value for change in model.FlipChange)  # the changes that are flips, in reporting order
+FLIPS = frozenset(FLIP_ORDER)
+MAX_K = 20
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``compare`` is asked (the command's flags)."""
+
+    alpha: float = 0.05
+    seed: int = stats.DEFAULT_SEED
+    resamples: int = stats.DEFAULT_RESAMPLES
+    grader: str | None = None
+    max_drop: float | None = None
+    suite_digest: str | None = None  # the digest of the suite given with --suite
+    strict: bool = False  # non-comparability findings are errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "seed": self.seed, "resamples": self.resamples, "grader": self.grader, "max_drop": self.max_drop}
+
+
+def _objects(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, list):
+        yield from (item for item in value if isinstance(item, dict))
+
+
+def _score(grader_result: dict[str, Any]) -> float | None:
+    score = grader_result.get("score")
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return None
+    return float(score)
+
+
+def row_outcome(row: dict[str, Any], grader: str | None) -> int:
+    """The outcome of a row under the outcome model's precedence; with ``grader``, that grader's verdict stands
+    for the row's ``passed`` (an errored row stays errored, an invalidated one fails, a missing or null result of
+    that grader leaves the row unscored)."""
+    if "error" in row:
+        return ERRORED
+    if any(v.get("invalidates_result") is True for v in _objects(row.get("constraint_violations"))):
+        return INVALIDATED
+    results = list(_objects(row.get("grader_results")))
+    if grader is not None:
+        results = [g for g in results if g.get("grader_id") == grader]
+        if not results or _score(results[0]) is None:
+            return UNSCORED
+        return PASSED if results[0].get("passed") is True else FAILED
+    if not any(_score(g) is not None for g in results):
+        return UNSCORED
+    return PASSED if row.get("passed") is True else FAILED
+
+
+def _key(case: bytes, attempt: int) -> bytes:
+    return struct.pack("<q", attempt) + case
+
+
+def change_of(base: int, new: int) -> str:
+    """What happened to one pair (SPEC §12.2): the first matching test wins."""
+    if new == ERRORED:
+        return "excluded" if base == ERRORED else "newly_errored"
+    if base == ERRORED:
+        return "no_longer_errored"
+    if base == UNSCORED or new == UNSCORED:
+        return "excluded"
+    if new == INVALIDATED and base != INVALIDATED:
+        return "newly_invalidated"
+    if base == PASSED and new != PASSED:
+        return "regression"
+    if base != PASSED and new == PASSED:
+        return "improvement"
+    return "unchanged"
+
+
+class _Growing:
+    """Per-grader columns, one slot per row or test case, grown on demand."""
+
+    def __init__(self, typecode: str, fill: float) -> None:
+        self.typecode, self.fill = typecode, fill
+        self.columns: dict[str, array[Any]] = {}
+
+    def column(self, grader_id: str, size: int) -> array[Any]:
+        column = self.columns.get(grader_id)
+        if column is None:
+            column = self.columns[grader_id] = array(self.typecode)
+        if len(column) < size:
+            column.extend([self.fill] * (size - len(column)))
+        return column
+
+
+class _Attempts:
+    """Per test case: scored attempts and passes, packed in one integer (n << 32 | c)."""
+
+    def __init__(self) -> None:
+        self.cases = KeyTable()
+
+    def add(self, case: bytes, outcome: int) -> None:
+        if outcome in (ERRORED, UNSCORED):
+            return
+        add = (1 << 32) | (1 if outcome == PASSED else 0)
+        value, added = self.cases.setdefault(case, add)
+        if not added:
+            self.cases.replace(case, value + add)
+
+    def to_dict(self) -> dict[str, Any]:
+        counts: dict[tuple[int, int], int] = {}
+        for packed in self.cases.values():
+            pair = (packed >> 32, packed & 0xFFFFFFFF)
+            counts[pair] = counts.get(pair, 0) + 1
+        return attempt_stats(counts)
+
+
+def attempt_stats(counts: dict[tuple[int, int], int]) -> dict[str, Any]:
+    """pass@k, pass^k and the flip rate (SPEC §12.5) from how many test cases had n scored attempts of which c
+    passed."""
+    cases = sum(counts.values())
+    multi = sum(m for (n, _), m in counts.items() if n >= 2)
+    flipped = sum(m for (n, c), m in counts.items() if n >= 2 and 0 < c < n)
+    top = min(MAX_K, max((n for n, _ in counts), default=0))
+    by_k = []
+    for k in range(1, top + 1):
+        eligible = [(n, c, m) for (n, c), m in sorted(counts.items()) if n >= k]
+        total = sum(m for _, _, m in eligible)
+        by_k.append(
+            {
+                "k": k,
+                "test_cases": total,
+                "pass_at_k": math.fsum(m * stats.pass_at_k(n, c, k) for n, c, m in eligible) / total,
+                "pass_hat_k": math.fsum(m * stats.pass_hat_k(n, c, k) for n, c, m in eligible) / total,
+            }
+        )
+    return {"test_cases": cases, "multi_attempt_cases": multi, "flip_rate": flipped / multi if multi else None, "by_k": by_k}
+
+
+PROVENANCE = ("run_id", "suite_id", "suite_version", "suite_digest", "started_at", "runner", "provider", "graders")
+
+
+class Comparer:
+    """Feed the base run's rows, then the new run's; ``finish`` gives the comparison document."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.grader = options.grader
+        # base rows
+        self.base_keys = KeyTable()  # (attempt, case) -> row index
+        self.base_outcome = array("b")
+        self.base_matched = bytearray()
+        self.base_states = _Growing("b", G_ABSENT)
+        self.base_scores = _Growing("d", math.nan)
+        self.base_rows = self.new_rows = self.ignored = self.duplicates = 0
+        self.new_only = KeyTable()
+        self.grader_types: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        self.attempts = (_Attempts(), _Attempts())
+        # pairs, folded per test case (in order of first pairing)
+        self.cases = KeyTable()  # case -> index
+        self.case_pass_sum = array("q")  # Σ (new passed − base passed) over the case's comparable pairs
+        self.case_pairs = array("q")
+        self.grader_sums = _Growing("d", 0.0)
+        self.grader_counts = _Growing("q", 0)
+        self.grader_base = _Growing("d", 0.0)  # Σ base score, Σ new score: the grader's two means
+        self.grader_new = _Growing("d", 0.0)
+        self.table = [0, 0, 0, 0]  # a: both passed, b: base only, c: new only, d: neither
+        self.changes = dict.fromkeys(CHANGE_ORDER, 0)
+        self.excluded = {"errored": 0, "unscored": 0}
+        self.flips: list[dict[str, Any]] = []
+        self.envelopes: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+        self.labels: list[str | None] = [None, None]  # the files' paths, when read from files
+
+    # --- reading ---------------------------------------------------------------------------------------------
+
+    def _row_key(self, row: Any, side: int) -> tuple[bytes, bytes, int] | None:
+        if not isinstance(row, dict) or not isinstance(row.get("test_case_id"), str):
+            self.ignored += 1
+            return None
+        case = row["test_case_id"].encode("utf-8", "surrogatepass")
+        attempt = attempt_number(row)
+        for g in _objects(row.get("grader_results")):
+            grader_id, kind = g.get("grader_id"), g.get("type")
+            if isinstance(grader_id, str) and isinstance(kind, str):
+                self.grader_types[side].setdefault(grader_id, kind)
+        return case, _key(case, attempt), attempt
+
+    def add_base(self, row: Any) -> None:
+        keyed = self._row_key(row, 0)
+        if keyed is None:
+            return
+        case, key, _ = keyed
+        index, added = self.base_keys.setdefault(key, self.base_rows)
+        if not added:
+            self.duplicates += 1
+            return
+        self.base_rows += 1
+        outcome = row_outcome(row, self.grader)
+        self.base_outcome.append(outcome)
+        self.base_matched.append(0)
+        self.attempts[0].add(case, outcome)
+        for g in _objects(row.get("grader_results")):
+            grader_id = g.get("grader_id")
+            if isinstance(grader_id, str):
+                states = self.base_states.column(grader_id, index + 1)
+                if states[index] != G_ABSENT:
+                    continue  # the first result of a grader in a row counts
+                score = _score(g)
+                states[index] = G_NULL if score is None else G_PASSED if g.get("passed") is True else G_FAILED
+                if score is not None:
+                    self.base_scores.column(grader_id, index + 1)[index] = score
+
+    def add_new(self, row: Any) -> None:
+        keyed = self._row_key(row, 1)
+        if keyed is None:
+            return
+        case, key, attempt = keyed
+        outcome = row_outcome(row, self.grader)
+        index = self._lookup(key)
+        if index < 0:
+            _, added = self.new_only.setdefault(key, 0)
+            if not added:
+                self.duplicates += 1
+                return
+            self.new_rows += 1
+            self.attempts[1].add(case, outcome)
+            return
+        if self.base_matched[index]:
+            self.duplicates += 1
+            return
+        self.base_matched[index] = 1
+        self.new_rows += 1
+        self.attempts[1].add(case, outcome)
+        self._pair(row, case, attempt, index, outcome)
+
+    def _lookup(self, key: bytes) -> int:
+        value = self.base_keys.get(key)
+        return -1 if value is None else value
+
+    def _pair(self, row: dict[str, Any], case: bytes, attempt: int, index: int, new: int) -> None:
+        base = self.base_outcome[index]
+        change = change_of(base, new)
+        self.changes[change] += 1
+        if ERRORED in (base, new):
+            self.excluded["errored"] += 1
+        elif UNSCORED in (base, new):
+            self.excluded["unscored"] += 1
+        slot, added = self.cases.setdefault(case, len(self.case_pairs))
+        if added:
+            self.case_pass_sum.append(0)
+            self.case_pairs.append(0)
+        if change not in ("excluded", "newly_errored", "no_longer_errored"):
+            base_passed, new_passed = base == PASSED, new == PASSED
+            self.table[(0 if base_passed else 2) + (0 if new_passed else 1)] += 1
+            self.case_pass_sum[slot] += new_passed - base_passed
+            self.case_pairs[slot] += 1
+        changed: list[str] = []
+        seen: set[str] = set()
+        for g in _objects(row.get("grader_results")):
+            grader_id = g.get("grader_id")
+            if not isinstance(grader_id, str) or grader_id in seen:
+                continue
+            seen.add(grader_id)
+            column = self.base_states.columns.get(grader_id)
+            state = column[index] if column is not None and index < len(column) else G_ABSENT
+            score = _score(g)
+            new_state = G_NULL if score is None else G_PASSED if g.get("passed") is True else G_FAILED
+            if state != new_state:
+                changed.append(grader_id)
+            if score is None or state in (G_ABSENT, G_NULL) or ERRORED in (base, new):
+                continue
+            base_score = self.base_scores.columns[grader_id][index]
+            size = slot + 1
+            self.grader_sums.column(grader_id, size)[slot] += score - base_score
+            self.grader_counts.column(grader_id, size)[slot] += 1
+            self.grader_base.column(grader_id, size)[slot] += base_score
+            self.grader_new.column(grader_id, size)[slot] += score
+        for grader_id, column in self.base_states.columns.items():
+            if grader_id not in seen and index < len(column) and column[index] != G_ABSENT:
+                changed.append(grader_id)
+        if change in FLIPS:
+            flip: dict[str, Any] = {
+                "test_case_id": case.decode("utf-8", "surrogatepass"),
+                "attempt": attempt,
+                "change": change,
+                "base": OUTCOME_NAMES[base],
+                "new": OUTCOME_NAMES[new],
+                "graders_changed": sorted(changed),
+            }
+            if new == INVALIDATED:
+                flip["constraint_ids"] = sorted(
+                    {str(v.get("id")) for v in _objects(row.get("constraint_violations")) if v.get("invalidates_result") is True}
+                )
+            if new == ERRORED:
+                error = row.get("error")
+                kind = error.get("type") if isinstance(error, dict) else None
+                flip["error_type"] = kind if isinstance(kind, str) else None
+            self.flips.append(flip)
+
+    # --- the result ------------------------------------------------------------------------------------------
+
+    def finish(self) -> dict[str, Any]:
+        from .document import build  # the document's shape lives beside its renderers
+
+        return build(self)
+
+
+def _pieces(document: Any) -> tuple[dict[str, Any], Iterable[Any]]:
+    if not isinstance(document, dict):
+        raise TypeError("a result set is a JSON object")
+    rows = document.get("results")
+    return {k: v for k, v in document.items() if k != "results"}, rows if isinstance(rows, list) else []
+
+
+def compare(base: dict[str, Any], new: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
+    """The comparison document of two result sets held in memory (SPEC §12); its schema is
+    ``schemas/comparison.json``."""
+    comparer = Comparer(options or Options())
+    envelope, rows = _pieces(base)
+    comparer.envelopes[0].update(envelope)
+    for row in rows:
+        comparer.add_base(row)
+    envelope, rows = _pieces(new)
+    comparer.envelopes[1].update(envelope)
+    for row in rows:
+        comparer.add_new(row)
+    return comparer.finish()
+
+
+def _canonical(value: Any) -> str:
+    """RFC 8785 (JCS) text of a JSON value: keys sorted by UTF-16 code units, no whitespace, ECMAScript numbers."""
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda item: item[0].encode("utf-16-be", "surrogatepass"))
+        return "{" + ",".join(_canonical(k) + ":" + _canonical(v) for k, v in items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return _es_number(value)
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _es_number(value: float | int) -> str:
+    """ECMAScript's Number::toString of a finite double (what JSON.stringify writes)."""
+    number = float(value)
+    if number == 0:
+        return "0"
+    if not math.isfinite(number):
+        raise ValueError("JSON has no non-finite numbers")
+    sign = "-" if number < 0 else ""
+    digits, exponent = _shortest(abs(number))
+    n = exponent + len(digits)  # the decimal point sits after n digits
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return sign + mantissa + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+
+
+def _shortest(number: float) -> tuple[str, int]:
+    """The shortest round-tripping decimal digits of a positive double and their exponent: number = digits × 10^e."""
+    mantissa, _, exp = repr(number).partition("e")  # '1.5e-07', '123.0', '1e+22', '0.001'
+    whole, _, fraction = mantissa.partition(".")
+    if fraction == "0":
+        fraction = ""
+    digits = (whole + fraction).lstrip("0")
+    stripped = digits.rstrip("0")
+    return stripped, int(exp or 0) - len(fraction) + len(digits) - len(stripped)
+
+
+def suite_digest(suite: Any) -> str:
+    """The suite digest (SPEC §12.6): ``sha256:`` and the hex SHA-256 of the suite document's RFC 8785 text."""
+    return "sha256:" + hashlib.sha256(_canonical(suite).encode("utf-8", "surrogatepass")).hexdigest()

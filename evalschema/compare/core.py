@@ -314,7 +314,11 @@ class Comparer:
             }
             if new == INVALIDATED:
                 flip["constraint_ids"] = sorted(
-                    {str(v.get("id")) for v in _objects(row.get("constraint_violations")) if v.get("invalidates_result") is True}
+                    {
+                        v["id"]
+                        for v in _objects(row.get("constraint_violations"))
+                        if v.get("invalidates_result") is True and isinstance(v.get("id"), str)
+                    }
                 )
             if new == ERRORED:
                 error = row.get("error")

@@ -105,9 +105,9 @@ def build(comparer: Comparer) -> dict[str, Any]:
         ([float(comparer.case_pass_sum[i]) for i in order], [comparer.case_pairs[i] for i in order])
     ]
     for grader_id in grader_ids:
-        sums = comparer.grader_sums.column(grader_id, n_cases)
-        counts = comparer.grader_counts.column(grader_id, n_cases)
-        metrics.append(([sums[i] for i in order], [counts[i] for i in order]))
+        sum_column = comparer.grader_sums.column(grader_id, n_cases)
+        count_column = comparer.grader_counts.column(grader_id, n_cases)
+        metrics.append(([sum_column[i] for i in order], [count_column[i] for i in order]))
     if bootstrap:
         intervals = stats.cluster_bootstrap(metrics, n_cases, options.resamples, options.seed, options.alpha)
         interval_method = "paired_bootstrap"

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.special import comb
-from scipy.stats import binomtest, norm
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import proportion_confint
+from scipy.special import comb  # type: ignore[import-untyped]
+from scipy.stats import binomtest, norm  # type: ignore[import-untyped]
+from statsmodels.stats.contingency_tables import mcnemar  # type: ignore[import-untyped]
+from statsmodels.stats.proportion import proportion_confint  # type: ignore[import-untyped]
 
 OUT = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "compare"
 GRADERS = ("exact", "judge")
@@ -95,11 +95,11 @@ def oracle_pass_at_k(n: int, c: int, k: int) -> float:
     exact = 1.0 - comb(n - c, k, exact=True) / comb(n, k, exact=True)
     stable = 1.0 if n - c < k else 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
     assert abs(exact - stable) < 1e-12
-    return exact
+    return float(exact)
 
 
 def oracle_pass_hat_k(n: int, c: int, k: int) -> float:
-    return comb(c, k, exact=True) / comb(n, k, exact=True)
+    return float(comb(c, k, exact=True) / comb(n, k, exact=True))
 
 
 class NumpyXoshiro:
@@ -166,7 +166,8 @@ def build(name: str, spec: dict[str, Any]) -> dict[str, Any]:
     kinds = [(kind, count) for kind, count in spec["pairs"].items()]
     plan: list[tuple[str, str]] = []  # (base outcome, new outcome) per pair
     for kind, count in kinds:
-        plan += [tuple(kind.split(">"))] * count  # type: ignore[list-item]
+        before, after = kind.split(">")
+        plan += [(before, after)] * count
     rng.shuffle(plan)
     base_rows, new_rows = [], []
     per_case: dict[str, list[tuple[float, int]]] = {}
@@ -245,7 +246,7 @@ def cases() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     rng = random.Random(19)
     # the exact branch: every discordant total from 0 to 24, at two confidence levels
-    for m in range(0, 25):
+    for m in range(25):
         b = rng.randint(0, m)
         alpha = 0.05 if m % 2 else 0.1
         out[f"exact__discordant_{m:02d}"] = {

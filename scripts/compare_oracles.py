@@ -28,6 +28,15 @@ from scipy.stats import binomtest, norm  # type: ignore[import-untyped]
 from statsmodels.stats.contingency_tables import mcnemar  # type: ignore[import-untyped]
 from statsmodels.stats.proportion import proportion_confint  # type: ignore[import-untyped]
 
+# what each kind of pair is, as the table of SPEC §12.2 names it (written out, not computed)
+CHANGE = {
+    "passed>passed": "unchanged", "failed>failed": "unchanged", "invalidated>failed": "unchanged",
+    "passed>failed": "regression", "failed>passed": "improvement", "invalidated>passed": "improvement",
+    "passed>invalidated": "newly_invalidated", "passed>errored": "newly_errored", "errored>passed": "no_longer_errored",
+    "errored>errored": "excluded", "unscored>passed": "excluded", "passed>unscored": "excluded", "unscored>failed": "excluded",
+}  # fmt: skip
+EXCLUDED = {"errored>errored": "errored", "passed>errored": "errored", "errored>passed": "errored",
+            "unscored>passed": "unscored", "passed>unscored": "unscored", "unscored>failed": "unscored"}  # fmt: skip
 OUT = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "compare"
 GRADERS = ("exact", "judge")
 
@@ -190,7 +199,23 @@ def build(name: str, spec: dict[str, Any]) -> dict[str, Any]:
     d = len(comparable) - a - b - c
     n = a + b + c + d
     z = float(norm.isf(alpha / 2))
+    changes = dict.fromkeys(
+        ("regression", "newly_invalidated", "newly_errored", "improvement", "no_longer_errored", "unchanged", "excluded"), 0
+    )
+    for kind, count in kinds:
+        changes[CHANGE[kind]] += count
+    excluded = {"errored": 0, "unscored": 0}
+    for kind, count in kinds:
+        if kind in EXCLUDED:
+            excluded[EXCLUDED[kind]] += count
     expect: dict[str, Any] = {
+        "changes": changes,
+        "pairs": {
+            "paired": len(plan),
+            "comparable": len(plan) - sum(excluded.values()),
+            "excluded_errored": excluded["errored"],
+            "excluded_unscored": excluded["unscored"],
+        },
         "mcnemar": {"both_passed": a, "base_only": b, "new_only": c, "neither": d, **oracle_mcnemar(b, c)},
         "pass_rate": {
             "base": {"passed": a + b, "scored": n, "interval": oracle_wilson(a + b, n, alpha)},

@@ -63,6 +63,8 @@ def _against_oracle(document: dict[str, Any], expect: dict[str, Any]) -> list[st
         "interval": rate["interval"],
     }
     problems += _close(got, expect["pass_rate"], "/pass_rate")
+    problems += _close(document["changes"], expect["changes"], "/changes")
+    problems += _close({k: document["pairs"][k] for k in expect["pairs"]}, expect["pairs"], "/pairs")
     if "attempts_base" in expect:
         problems += _close(document["attempts"]["base"], expect["attempts_base"], "/attempts/base")
     if "judge_bootstrap" in expect:

@@ -250,11 +250,12 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         from .atomic import write_atomic
 
         write_atomic(args.html, render_html(results).encode("utf-8"))
+    attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
     if args.format == "json":
-        payload = [{"path": label, "summary": summary.to_dict()} for label, _, summary in results]
+        payload = [{"path": label, "summary": summary.to_dict(), **({"attempt_statistics": attempts[label]} if label in attempts else {})} for label, _, summary in results]
         _write(json.dumps(payload, indent=2) + "\n")
     else:
-        _write(render_text(results, colour=_colour(sys.stdout)))
+        _write(render_text(results, colour=_colour(sys.stdout)) + comparecmd.attempt_text(attempts))
     return status
 
 

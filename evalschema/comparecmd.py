@@ -122,3 +122,31 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML comparison report")
     p.set_defaults(handler=run)
     return p
+
+
+# --- pass@k, pass^k and the flip rate in ``evalschema summarize`` (SPEC §12.5) ------------------------------
+
+
+def attempt_statistics_of(results: list[tuple[str, dict[str, Any], Any]]) -> dict[str, dict[str, Any]]:
+    """For each summarized result set whose rows carry ``attempt``: its pass@k, pass^k and flip rate, by label. A
+    result set summarized in pieces (its rows not held) is read again, in pieces."""
+    from .compare import attempt_statistics
+
+    out: dict[str, dict[str, Any]] = {}
+    for label, document, summary in results:
+        if summary.attempts is None:
+            continue
+        found = attempt_statistics(document if "results" in document else Path(label))
+        if found is not None:
+            out[label] = found
+    return out
+
+
+def attempt_text(statistics: dict[str, dict[str, Any]]) -> str:
+    """One line per result set: the flip rate and pass@k / pass^k for the first k."""
+    lines = []
+    for label, found in statistics.items():
+        flip = "n/a" if found["flip_rate"] is None else f"{100 * found['flip_rate']:.1f} %"
+        ks = ", ".join(f"pass@{e['k']} {100 * e['pass_at_k']:.1f} % pass^{e['k']} {100 * e['pass_hat_k']:.1f} %" for e in found["by_k"][:5])
+        lines.append(f"{label}: attempts: flip rate {flip} over {found['multi_attempt_cases']} test case(s); {ks}\n")
+    return "".join(lines)

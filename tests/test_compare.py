@@ -494,3 +494,32 @@ def test_html_report_in_headless_chromium(tmp_path: Path) -> None:
     assert len(colours) > 20, "the screenshot is blank"
     assert bytes((0xFF, 0xF3, 0xE0)) in colours, "the differing provenance row is not highlighted"
     assert bytes((0x15, 0x65, 0xC0)) in colours, "the grader difference bars were not drawn"
+
+
+def test_summarize_shows_attempt_statistics(tmp_path: Path) -> None:
+    """The multi-attempt example: three test cases of three attempts passing 2, 2 and 3 times (by hand: pass@2 of
+    2 of 3 is 1 − C(1, 2)/C(3, 2) = 1; pass^2 is C(2, 2)/C(3, 2) = 1/3, of 3 of 3 it is 1)."""
+    example = ROOT / "spec" / "examples" / "resultset-multi-attempt.json"
+    expected = {
+        "test_cases": 3,
+        "multi_attempt_cases": 3,
+        "flip_rate": 2 / 3,
+        "by_k": [
+            {"k": 1, "test_cases": 3, "pass_at_k": 7 / 9, "pass_hat_k": 7 / 9},
+            {"k": 2, "test_cases": 3, "pass_at_k": 1.0, "pass_hat_k": 5 / 9},
+            {"k": 3, "test_cases": 3, "pass_at_k": 1.0, "pass_hat_k": 1 / 3},
+        ],
+    }
+    for stream in ("always", "never"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "evalschema", "summarize", "--format", "json", "--stream", stream, str(example)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert _close(json.loads(proc.stdout)[0]["attempt_statistics"], expected) == []
+    text = subprocess.run(
+        [sys.executable, "-m", "evalschema", "summarize", str(example)], capture_output=True, text=True, check=False
+    ).stdout
+    assert "attempts: flip rate 66.7 % over 3 test case(s); pass@1 77.8 % pass^1 77.8 %, pass@2 100.0 % pass^2 55.6 %" in text

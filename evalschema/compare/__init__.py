@@ -8,6 +8,6 @@ result set's ``suite_digest`` records.
 from __future__ import annotations
 
 from .core import Comparer, Options, compare, suite_digest
-from .files import Unreadable, compare_files
+from .files import Unreadable, attempt_statistics, compare_files
 
-__all__ = ["Comparer", "Options", "Unreadable", "compare", "compare_files", "suite_digest"]
+__all__ = ["Comparer", "Options", "Unreadable", "attempt_statistics", "compare", "compare_files", "suite_digest"]

@@ -3,15 +3,18 @@ compact tables and one batch of rows; YAML and other forms are read whole."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evalschema_models import rules as codes
 
 from .. import stream
+from ..compact import KeyTable
 from ..findings import Finding
 from ..loader import load_path, paused_gc
-from .core import Comparer, Options
+from ..summary import attempt_number
+from .core import Comparer, Options, _Attempts, _key, row_outcome
 
 ARRAY = "results"
 
@@ -24,20 +27,12 @@ class Unreadable(Exception):
         self.path, self.finding = path, finding
 
 
-def _feed(comparer: Comparer, side: int, envelope: dict[str, Any], rows: Any) -> None:
-    comparer.envelopes[side].update(envelope)
-    add = comparer.add_base if side == 0 else comparer.add_new
-    for row in rows if isinstance(rows, list) else ():
-        add(row)
-
-
-def read_into(comparer: Comparer, path: Path, side: int) -> None:
-    """Read one result set into ``comparer`` (side 0: base, 1: new); raise ``Unreadable`` when it cannot be read."""
-    comparer.labels[side] = str(path)
+def read_rows(path: Path, add: Callable[[Any], None]) -> dict[str, Any]:
+    """Hand every row of the result set at ``path`` to ``add`` and return its other members; raise ``Unreadable``
+    when it cannot be read. JSON is read in pieces, other forms whole."""
     if path.suffix.lower() in (".json", "") and path.is_file():
         with path.open("rb") as handle:
             envelope: dict[str, Any] = {}
-            add = comparer.add_base if side == 0 else comparer.add_new
             try:
                 for piece in stream.read(handle, ARRAY):
                     if isinstance(piece, stream.Problem):
@@ -47,8 +42,7 @@ def read_into(comparer: Comparer, path: Path, side: int) -> None:
                     elif isinstance(piece, stream.Rows):
                         for item in piece.items:
                             add(item)
-                comparer.envelopes[side].update({k: v for k, v in envelope.items() if k != ARRAY})
-                return
+                return {k: v for k, v in envelope.items() if k != ARRAY}
             except stream.NotStreamable:
                 pass
     loaded = next(iter(load_path(path)))
@@ -57,7 +51,17 @@ def read_into(comparer: Comparer, path: Path, side: int) -> None:
     document = loaded.document
     if not isinstance(document, dict):
         raise Unreadable(str(path), Finding("", codes.TYPE_MISMATCH, "error", "a result set is a JSON object"))
-    _feed(comparer, side, {k: v for k, v in document.items() if k != ARRAY}, document.get(ARRAY))
+    rows = document.get(ARRAY)
+    for row in rows if isinstance(rows, list) else ():
+        add(row)
+    return {k: v for k, v in document.items() if k != ARRAY}
+
+
+def read_into(comparer: Comparer, path: Path, side: int) -> None:
+    """Read one result set into ``comparer`` (side 0: base, 1: new); raise ``Unreadable`` when it cannot be read."""
+    comparer.labels[side] = str(path)
+    envelope = read_rows(path, comparer.add_base if side == 0 else comparer.add_new)
+    comparer.envelopes[side].update(envelope)
 
 
 def compare_files(base: Path, new: Path, options: Options | None = None) -> dict[str, Any]:
@@ -67,3 +71,27 @@ def compare_files(base: Path, new: Path, options: Options | None = None) -> dict
         read_into(comparer, base, 0)
         read_into(comparer, new, 1)
         return comparer.finish()
+
+
+def attempt_statistics(source: Path | dict[str, Any]) -> dict[str, Any] | None:
+    """pass@k, pass^k and the flip rate of one result set (SPEC §12.5), for ``summarize``: from a document, or a
+    file read again (JSON in pieces); ``None`` when the file cannot be read."""
+    tally, seen = _Attempts(), KeyTable()
+
+    def add(row: Any) -> None:
+        if isinstance(row, dict) and isinstance(row.get("test_case_id"), str):
+            case = row["test_case_id"].encode("utf-8", "surrogatepass")
+            if seen.setdefault(_key(case, attempt_number(row)), 0)[1]:  # a repeated (test case, attempt): the first counts
+                tally.add(case, row_outcome(row, None))
+
+    if isinstance(source, dict):
+        rows = source.get(ARRAY)
+        for row in rows if isinstance(rows, list) else ():
+            add(row)
+        return tally.to_dict()
+    try:
+        with paused_gc():
+            read_rows(source, add)
+    except Unreadable:
+        return None
+    return tally.to_dict()

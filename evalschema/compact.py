@@ -87,3 +87,11 @@ class KeyTable:
         """The value of ``key``, or None."""
         slot = self._slot(key)
         return None if self._offsets[slot] == _EMPTY else self._values[slot]
+
+    def add(self, key: bytes, delta: int) -> None:
+        """Add ``delta`` to the value of ``key`` (a missing key starts at 0), in one lookup."""
+        slot = self._slot(key)
+        if self._offsets[slot] != _EMPTY:
+            self._values[slot] += delta
+            return
+        self.setdefault(key, delta)

@@ -103,18 +103,19 @@ def change_of(base: int, new: int) -> str:
 
 
 class _Growing:
-    """Per-grader columns, one slot per row or test case, grown on demand."""
+    """Per-grader columns, one slot per row or test case, grown by doubling."""
 
     def __init__(self, typecode: str, fill: float) -> None:
         self.typecode, self.fill = typecode, fill
         self.columns: dict[str, array[Any]] = {}
 
     def column(self, grader_id: str, size: int) -> array[Any]:
+        """The grader's column, at least ``size`` long (slots beyond the ones written hold the fill value)."""
         column = self.columns.get(grader_id)
         if column is None:
             column = self.columns[grader_id] = array(self.typecode)
         if len(column) < size:
-            column.extend([self.fill] * (size - len(column)))
+            column.extend([self.fill] * max(size - len(column), len(column)))
         return column
 
 
@@ -127,10 +128,7 @@ class _Attempts:
     def add(self, case: bytes, outcome: int) -> None:
         if outcome in (ERRORED, UNSCORED):
             return
-        add = (1 << 32) | (1 if outcome == PASSED else 0)
-        value, added = self.cases.setdefault(case, add)
-        if not added:
-            self.cases.replace(case, value + add)
+        self.cases.add(case, (1 << 32) | (1 if outcome == PASSED else 0))
 
     def to_dict(self) -> dict[str, Any]:
         counts: dict[tuple[int, int], int] = {}
@@ -198,51 +196,89 @@ class Comparer:
 
     # --- reading ---------------------------------------------------------------------------------------------
 
-    def _row_key(self, row: Any, side: int) -> tuple[bytes, bytes, int] | None:
-        if not isinstance(row, dict) or not isinstance(row.get("test_case_id"), str):
+    def _scan(self, row: Any, side: int) -> tuple[bytes, int, int, list[tuple[str, int, float]]] | None:
+        """One pass over a row: its test case, attempt, outcome, and each grader's first result as (grader id,
+        state, score); ``None`` (counted as ignored) when it has no string ``test_case_id``."""
+        if type(row) is not dict:
             self.ignored += 1
             return None
-        case = row["test_case_id"].encode("utf-8", "surrogatepass")
-        attempt = attempt_number(row)
-        for g in _objects(row.get("grader_results")):
-            grader_id, kind = g.get("grader_id"), g.get("type")
-            if isinstance(grader_id, str) and isinstance(kind, str):
-                self.grader_types[side].setdefault(grader_id, kind)
-        return case, _key(case, attempt), attempt
+        case = row.get("test_case_id")
+        if type(case) is not str:
+            self.ignored += 1
+            return None
+        attempt = row.get("attempt", 1)
+        if type(attempt) is not int:
+            attempt = attempt_number(row)
+        graders: list[tuple[str, int, float]] = []
+        scored = False
+        results = row.get("grader_results")
+        if type(results) is list:
+            types = self.grader_types[side]
+            seen: set[str] = set()
+            for g in results:
+                if type(g) is not dict:
+                    continue
+                score = g.get("score")
+                if type(score) is not float:
+                    score = _score(g)
+                if score is not None:
+                    scored = True
+                grader_id = g.get("grader_id")
+                if type(grader_id) is not str or grader_id in seen:
+                    continue
+                seen.add(grader_id)
+                if grader_id not in types and isinstance(g.get("type"), str):
+                    types[grader_id] = g["type"]
+                if score is None:
+                    graders.append((grader_id, G_NULL, math.nan))
+                else:
+                    graders.append((grader_id, G_PASSED if g.get("passed") is True else G_FAILED, score))
+        if "error" in row:
+            outcome = ERRORED
+        elif (violations := row.get("constraint_violations")) and any(v.get("invalidates_result") is True for v in _objects(violations)):
+            outcome = INVALIDATED
+        elif self.grader is not None:
+            state = next((state for grader_id, state, _ in graders if grader_id == self.grader), G_ABSENT)
+            outcome = PASSED if state == G_PASSED else FAILED if state == G_FAILED else UNSCORED
+        elif not scored:
+            outcome = UNSCORED
+        else:
+            outcome = PASSED if row.get("passed") is True else FAILED
+        return case.encode("utf-8", "surrogatepass"), attempt, outcome, graders
 
     def add_base(self, row: Any) -> None:
-        keyed = self._row_key(row, 0)
-        if keyed is None:
+        scanned = self._scan(row, 0)
+        if scanned is None:
             return
-        case, key, _ = keyed
-        index, added = self.base_keys.setdefault(key, self.base_rows)
+        case, attempt, outcome, graders = scanned
+        index, added = self.base_keys.setdefault(_key(case, attempt), self.base_rows)
         if not added:
             self.duplicates += 1
             return
         self.base_rows += 1
-        outcome = row_outcome(row, self.grader)
         self.base_outcome.append(outcome)
         self.base_matched.append(0)
         self.attempts[0].add(case, outcome)
-        for g in _objects(row.get("grader_results")):
-            grader_id = g.get("grader_id")
-            if isinstance(grader_id, str):
-                states = self.base_states.column(grader_id, index + 1)
-                if states[index] != G_ABSENT:
-                    continue  # the first result of a grader in a row counts
-                score = _score(g)
-                states[index] = G_NULL if score is None else G_PASSED if g.get("passed") is True else G_FAILED
-                if score is not None:
-                    self.base_scores.column(grader_id, index + 1)[index] = score
+        states, scores = self.base_states.columns, self.base_scores.columns
+        for grader_id, state, score in graders:
+            column = states.get(grader_id)
+            if column is None or len(column) <= index:
+                column = self.base_states.column(grader_id, index + 1)
+            column[index] = state
+            if state != G_NULL:
+                column = scores.get(grader_id)
+                if column is None or len(column) <= index:
+                    column = self.base_scores.column(grader_id, index + 1)
+                column[index] = score
 
     def add_new(self, row: Any) -> None:
-        keyed = self._row_key(row, 1)
-        if keyed is None:
+        scanned = self._scan(row, 1)
+        if scanned is None:
             return
-        case, key, attempt = keyed
-        outcome = row_outcome(row, self.grader)
-        index = self._lookup(key)
-        if index < 0:
+        case, attempt, outcome, graders = scanned
+        key = _key(case, attempt)
+        index = self.base_keys.get(key)
+        if index is None:
             _, added = self.new_only.setdefault(key, 0)
             if not added:
                 self.duplicates += 1
@@ -256,19 +292,16 @@ class Comparer:
         self.base_matched[index] = 1
         self.new_rows += 1
         self.attempts[1].add(case, outcome)
-        self._pair(row, case, attempt, index, outcome)
+        self._pair(row, case, attempt, index, outcome, graders)
 
-    def _lookup(self, key: bytes) -> int:
-        value = self.base_keys.get(key)
-        return -1 if value is None else value
-
-    def _pair(self, row: dict[str, Any], case: bytes, attempt: int, index: int, new: int) -> None:
+    def _pair(self, row: dict[str, Any], case: bytes, attempt: int, index: int, new: int, graders: list[tuple[str, int, float]]) -> None:
         base = self.base_outcome[index]
         change = change_of(base, new)
         self.changes[change] += 1
-        if ERRORED in (base, new):
+        errored = base == ERRORED or new == ERRORED
+        if errored:
             self.excluded["errored"] += 1
-        elif UNSCORED in (base, new):
+        elif base == UNSCORED or new == UNSCORED:
             self.excluded["unscored"] += 1
         slot, added = self.cases.setdefault(case, len(self.case_pairs))
         if added:
@@ -279,52 +312,52 @@ class Comparer:
             self.table[(0 if base_passed else 2) + (0 if new_passed else 1)] += 1
             self.case_pass_sum[slot] += new_passed - base_passed
             self.case_pairs[slot] += 1
+        flip = change in FLIPS
         changed: list[str] = []
-        seen: set[str] = set()
-        for g in _objects(row.get("grader_results")):
-            grader_id = g.get("grader_id")
-            if not isinstance(grader_id, str) or grader_id in seen:
-                continue
-            seen.add(grader_id)
-            column = self.base_states.columns.get(grader_id)
+        states = self.base_states.columns
+        size = slot + 1
+        for grader_id, new_state, score in graders:
+            column = states.get(grader_id)
             state = column[index] if column is not None and index < len(column) else G_ABSENT
-            score = _score(g)
-            new_state = G_NULL if score is None else G_PASSED if g.get("passed") is True else G_FAILED
-            if state != new_state:
+            if flip and state != new_state:
                 changed.append(grader_id)
-            if score is None or state in (G_ABSENT, G_NULL) or ERRORED in (base, new):
+            if new_state == G_NULL or state in (G_ABSENT, G_NULL) or errored:
                 continue
             base_score = self.base_scores.columns[grader_id][index]
-            size = slot + 1
-            self.grader_sums.column(grader_id, size)[slot] += score - base_score
-            self.grader_counts.column(grader_id, size)[slot] += 1
-            self.grader_base.column(grader_id, size)[slot] += base_score
-            self.grader_new.column(grader_id, size)[slot] += score
-        for grader_id, column in self.base_states.columns.items():
-            if grader_id not in seen and index < len(column) and column[index] != G_ABSENT:
+            sums = self.grader_sums.columns.get(grader_id)
+            if sums is None or len(sums) <= slot:
+                sums = self.grader_sums.column(grader_id, size)
+                self.grader_counts.column(grader_id, size)
+                self.grader_base.column(grader_id, size)
+                self.grader_new.column(grader_id, size)
+            sums[slot] += score - base_score
+            self.grader_counts.columns[grader_id][slot] += 1
+            self.grader_base.columns[grader_id][slot] += base_score
+            self.grader_new.columns[grader_id][slot] += score
+        if not flip:
+            return
+        present = {grader_id for grader_id, _, _ in graders}
+        for grader_id, column in states.items():
+            if grader_id not in present and index < len(column) and column[index] != G_ABSENT:
                 changed.append(grader_id)
-        if change in FLIPS:
-            flip: dict[str, Any] = {
-                "test_case_id": case.decode("utf-8", "surrogatepass"),
-                "attempt": attempt,
-                "change": change,
-                "base": OUTCOME_NAMES[base],
-                "new": OUTCOME_NAMES[new],
-                "graders_changed": sorted(changed),
-            }
-            if new == INVALIDATED:
-                flip["constraint_ids"] = sorted(
-                    {
-                        v["id"]
-                        for v in _objects(row.get("constraint_violations"))
-                        if v.get("invalidates_result") is True and isinstance(v.get("id"), str)
-                    }
-                )
-            if new == ERRORED:
-                error = row.get("error")
-                kind = error.get("type") if isinstance(error, dict) else None
-                flip["error_type"] = kind if isinstance(kind, str) else None
-            self.flips.append(flip)
+        record: dict[str, Any] = {
+            "test_case_id": case.decode("utf-8", "surrogatepass"),
+            "attempt": attempt,
+            "change": change,
+            "base": OUTCOME_NAMES[base],
+            "new": OUTCOME_NAMES[new],
+            "graders_changed": sorted(changed),
+        }
+        if new == INVALIDATED:
+            violations = _objects(row.get("constraint_violations"))
+            record["constraint_ids"] = sorted(
+                {v["id"] for v in violations if v.get("invalidates_result") is True and isinstance(v.get("id"), str)}
+            )
+        if new == ERRORED:
+            error = row.get("error")
+            kind = error.get("type") if isinstance(error, dict) else None
+            record["error_type"] = kind if isinstance(kind, str) else None
+        self.flips.append(record)
 
     # --- the result ------------------------------------------------------------------------------------------
 

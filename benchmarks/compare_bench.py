@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import synthetic  # noqa: E402
-from validation_bench import CLI, peak_rss_mib  # noqa: E402
+import synthetic
+from validation_bench import CLI, peak_rss_mib
 
 
 def write_pair(base: Path, new: Path, rows: int, attempts: int = 3) -> None:

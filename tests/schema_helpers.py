@@ -21,7 +21,7 @@ EXAMPLES_DIR = ROOT / "spec" / "examples"
 LEDGER_PATH = ROOT / "spec" / "ledger.json"
 ANNOTATIONS_METASCHEMA_PATH = ROOT / "codegen" / "metaschema" / "annotations.json"
 
-SPEC_VERSION = "1.1.0"
+SPEC_VERSION = json.loads((SCHEMAS_DIR / "common.json").read_text())["$id"].split("/")[-2]  # the working schemas' version
 BASE_URI = f"https://evalschema.org/schema/{SPEC_VERSION}/"
 KINDS = ("testcase", "grader", "suite", "resultset", "pack")
 

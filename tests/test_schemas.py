@@ -70,7 +70,7 @@ def describe(errors: list[Any]) -> str:
 def test_registry_holds_every_schema_and_refuses_everything_else(
     registry: referencing.Registry[Any], schemas: dict[str, Any]
 ) -> None:
-    assert SCHEMA_FILES == ["common.json", "grader.json", "pack.json", "resultset.json", "suite.json", "testcase.json"]
+    assert SCHEMA_FILES == ["common.json", "comparison.json", "grader.json", "pack.json", "resultset.json", "suite.json", "testcase.json"]
     for name, schema in schemas.items():
         assert registry.contents(schema["$id"]) is schema
     local: list[str] = []

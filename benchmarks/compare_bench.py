@@ -54,15 +54,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, help="write the files here and keep them")
+    parser.add_argument("--reuse", action="store_true", help="with --keep: use the files already there (same --rows)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         base, new = folder / "base.json", folder / "new.json"
         start = time.perf_counter()
-        write_pair(base, new, args.rows)
+        if not (args.reuse and base.exists() and new.exists()):
+            write_pair(base, new, args.rows)
         size = (base.stat().st_size + new.stat().st_size) / 2**20
-        print(f"wrote 2 x {args.rows:,} rows ({size:,.0f} MiB) in {time.perf_counter() - start:.0f} s")
+        print(f"2 x {args.rows:,} rows ({size:,.0f} MiB), written in {time.perf_counter() - start:.0f} s")
         validate_s, validate_mib, status = timed([str(CLI), "validate", "--stream", "always", "--format", "json", str(base), str(new)])
         print(f"validate BASE NEW   {validate_s:8.1f} s  peak {validate_mib:6.0f} MiB  (exit {status})")
         compare_s, compare_mib, status = timed([str(CLI), "compare", "--format", "json", str(base), str(new)])

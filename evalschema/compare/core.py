@@ -103,7 +103,7 @@ def change_of(base: int, new: int) -> str:
 
 
 class _Growing:
-    """Per-grader columns, one slot per row or test case, grown by doubling."""
+    """Per-grader columns, one slot per test case, grown by a quarter at a time (memory over speed)."""
 
     def __init__(self, typecode: str, fill: float) -> None:
         self.typecode, self.fill = typecode, fill
@@ -115,7 +115,7 @@ class _Growing:
         if column is None:
             column = self.columns[grader_id] = array(self.typecode)
         if len(column) < size:
-            column.extend([self.fill] * max(size - len(column), len(column)))
+            column.extend([self.fill] * max(size - len(column), len(column) // 4, 64))
         return column
 
 
@@ -173,20 +173,24 @@ class Comparer:
         self.base_keys = KeyTable()  # (attempt, case) -> row index
         self.base_outcome = array("b")
         self.base_matched = bytearray()
-        self.base_states = _Growing("b", G_ABSENT)
-        self.base_scores = _Growing("d", math.nan)
+        # each base row's grader results, flattened: row i's are entries base_start[i] … base_start[i + 1] − 1
+        self.grader_index: dict[str, int] = {}
+        self.grader_names: list[str] = []
+        self.base_start = array("Q", [0])
+        self.base_grader = array("H")  # index into grader_names
+        self.base_state = array("B")
+        self.base_score = array("d")
         self.base_rows = self.new_rows = self.ignored = self.duplicates = 0
         self.new_only = KeyTable()
         self.grader_types: tuple[dict[str, str], dict[str, str]] = ({}, {})
         self.attempts = (_Attempts(), _Attempts())
         # pairs, folded per test case (in order of first pairing)
         self.cases = KeyTable()  # case -> index
-        self.case_pass_sum = array("q")  # Σ (new passed − base passed) over the case's comparable pairs
-        self.case_pairs = array("q")
+        self.case_pass_sum = array("i")  # Σ (new passed − base passed) over the case's comparable pairs
+        self.case_pairs = array("i")
         self.grader_sums = _Growing("d", 0.0)
-        self.grader_counts = _Growing("q", 0)
-        self.grader_base = _Growing("d", 0.0)  # Σ base score, Σ new score: the grader's two means
-        self.grader_new = _Growing("d", 0.0)
+        self.grader_counts = _Growing("i", 0)
+        self.grader_totals: dict[str, list[float]] = {}  # Σ base score, Σ new score: the grader's two means
         self.table = [0, 0, 0, 0]  # a: both passed, b: base only, c: new only, d: neither
         self.changes = dict.fromkeys(CHANGE_ORDER, 0)
         self.excluded = {"errored": 0, "unscored": 0}
@@ -259,17 +263,16 @@ class Comparer:
         self.base_outcome.append(outcome)
         self.base_matched.append(0)
         self.attempts[0].add(case, outcome)
-        states, scores = self.base_states.columns, self.base_scores.columns
+        numbers = self.grader_index
         for grader_id, state, score in graders:
-            column = states.get(grader_id)
-            if column is None or len(column) <= index:
-                column = self.base_states.column(grader_id, index + 1)
-            column[index] = state
-            if state != G_NULL:
-                column = scores.get(grader_id)
-                if column is None or len(column) <= index:
-                    column = self.base_scores.column(grader_id, index + 1)
-                column[index] = score
+            number = numbers.get(grader_id)
+            if number is None:
+                number = numbers[grader_id] = len(self.grader_names)
+                self.grader_names.append(grader_id)
+            self.base_grader.append(number)
+            self.base_state.append(state)
+            self.base_score.append(score)
+        self.base_start.append(len(self.base_state))
 
     def add_new(self, row: Any) -> None:
         scanned = self._scan(row, 1)
@@ -314,32 +317,32 @@ class Comparer:
             self.case_pairs[slot] += 1
         flip = change in FLIPS
         changed: list[str] = []
-        states = self.base_states.columns
+        start, end = self.base_start[index], self.base_start[index + 1]
+        names = self.grader_names
+        before = {
+            names[number]: (state, score)
+            for number, state, score in zip(self.base_grader[start:end], self.base_state[start:end], self.base_score[start:end])
+        }
         size = slot + 1
         for grader_id, new_state, score in graders:
-            column = states.get(grader_id)
-            state = column[index] if column is not None and index < len(column) else G_ABSENT
+            state, base_score = before.pop(grader_id, (G_ABSENT, math.nan))
             if flip and state != new_state:
                 changed.append(grader_id)
             if new_state == G_NULL or state in (G_ABSENT, G_NULL) or errored:
                 continue
-            base_score = self.base_scores.columns[grader_id][index]
             sums = self.grader_sums.columns.get(grader_id)
             if sums is None or len(sums) <= slot:
                 sums = self.grader_sums.column(grader_id, size)
                 self.grader_counts.column(grader_id, size)
-                self.grader_base.column(grader_id, size)
-                self.grader_new.column(grader_id, size)
+                self.grader_totals.setdefault(grader_id, [0.0, 0.0])
             sums[slot] += score - base_score
             self.grader_counts.columns[grader_id][slot] += 1
-            self.grader_base.columns[grader_id][slot] += base_score
-            self.grader_new.columns[grader_id][slot] += score
+            totals = self.grader_totals[grader_id]
+            totals[0] += base_score
+            totals[1] += score
         if not flip:
             return
-        present = {grader_id for grader_id, _, _ in graders}
-        for grader_id, column in states.items():
-            if grader_id not in present and index < len(column) and column[index] != G_ABSENT:
-                changed.append(grader_id)
+        changed += before  # graders of the base row only (every entry is a result: none is absent)
         record: dict[str, Any] = {
             "test_case_id": case.decode("utf-8", "surrogatepass"),
             "attempt": attempt,

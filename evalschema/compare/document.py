@@ -118,8 +118,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
     graders = []
     for grader_id, (differences, counts), interval in zip(grader_ids, metrics[1:], intervals[1:]):
         pairs = sum(counts)
-        base_total = math.fsum(comparer.grader_base.column(grader_id, n_cases)[:n_cases])
-        new_total = math.fsum(comparer.grader_new.column(grader_id, n_cases)[:n_cases])
+        base_total, new_total = comparer.grader_totals[grader_id]
         graders.append(
             {
                 "grader_id": grader_id,

@@ -255,7 +255,7 @@ class Comparer:
         if scanned is None:
             return
         case, attempt, outcome, graders = scanned
-        index, added = self.base_keys.setdefault(_key(case, attempt), self.base_rows)
+        _, added = self.base_keys.setdefault(_key(case, attempt), self.base_rows)
         if not added:
             self.duplicates += 1
             return

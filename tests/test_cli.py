@@ -37,7 +37,8 @@ def test_console_script_is_installed() -> None:
 def test_version_names_package_and_spec() -> None:
     proc = run("--version")
     assert proc.returncode == 0
-    assert proc.stdout.strip() == "evalschema 1.1.0 (specification 1.1.0)"
+    version = json.loads((ROOT / "schemas" / "common.json").read_text())["$id"].split("/")[-2]  # the one version
+    assert proc.stdout.strip() == f"evalschema {version} (specification {version})"
 
 
 def test_folder_mixing_kinds_in_json_and_yaml() -> None:

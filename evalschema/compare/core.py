@@ -17,19 +17,29 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from evalschema_models import comparison as model
-
 from ..compact import KeyTable
+from ..registry import _schema_dir
 from ..summary import attempt_number
 from . import stats
 
 # a row's outcome (SPEC §4.2, or the --grader verdict), stored in one byte
 PASSED, FAILED, INVALIDATED, ERRORED, UNSCORED = 0, 1, 2, 3, 4
-OUTCOME_NAMES = tuple(outcome.value for outcome in model.RowOutcome)  # in the codes' order, as the schema lists them
+
+
+def _comparison_schema() -> dict[str, Any]:
+    """schemas/comparison.json, read as JSON (the generated models would import pydantic: 13 MiB for three lists)."""
+    import json
+
+    schema: dict[str, Any] = json.loads((_schema_dir() / "comparison.json").read_text(encoding="utf-8"))
+    return schema["$defs"]  # type: ignore[no-any-return]
+
+
+_DEFS = _comparison_schema()
+OUTCOME_NAMES: tuple[str, ...] = tuple(_DEFS["RowOutcome"]["enum"])  # in the codes' order, as the schema lists them
 # a grader result's state in one byte
 G_ABSENT, G_FAILED, G_PASSED, G_NULL = 0, 1, 2, 3
-CHANGE_ORDER = tuple(model.Changes.model_fields)  # every change, as the schema's `Changes` lists them
-FLIP_ORDER = tuple(change.value for change in model.FlipChange)  # the changes that are flips, in reporting order
+CHANGE_ORDER: tuple[str, ...] = tuple(_DEFS["Changes"]["properties"])  # every change, as the schema's `Changes` lists them
+FLIP_ORDER: tuple[str, ...] = tuple(_DEFS["FlipChange"]["enum"])  # the changes that are flips, in reporting order
 FLIPS = frozenset(FLIP_ORDER)
 MAX_K = 20
 
@@ -176,16 +186,17 @@ class Comparer:
         # each base row's grader results, flattened: row i's are entries base_start[i] … base_start[i + 1] − 1
         self.grader_index: dict[str, int] = {}
         self.grader_names: list[str] = []
-        self.base_start = array("Q", [0])
+        self.base_start = array("I", [0])
         self.base_grader = array("H")  # index into grader_names
         self.base_state = array("B")
         self.base_score = array("d")
         self.base_rows = self.new_rows = self.ignored = self.duplicates = 0
         self.new_only = KeyTable()
         self.grader_types: tuple[dict[str, str], dict[str, str]] = ({}, {})
-        self.attempts = (_Attempts(), _Attempts())
-        # pairs, folded per test case (in order of first pairing)
-        self.cases = KeyTable()  # case -> index
+        # per test case of either run (in order of first sight): its attempt tallies, and its pairs folded
+        self.cases = KeyTable()  # case -> slot
+        self.case_tally = (array("Q"), array("Q"))  # per run: scored attempts << 32 | passed attempts
+        self.case_paired = bytearray()  # 1: the case has a pair (a bootstrap unit)
         self.case_pass_sum = array("i")  # Σ (new passed − base passed) over the case's comparable pairs
         self.case_pairs = array("i")
         self.grader_sums = _Growing("d", 0.0)
@@ -262,7 +273,7 @@ class Comparer:
         self.base_rows += 1
         self.base_outcome.append(outcome)
         self.base_matched.append(0)
-        self.attempts[0].add(case, outcome)
+        self._tally(case, 0, outcome)
         numbers = self.grader_index
         for grader_id, state, score in graders:
             number = numbers.get(grader_id)
@@ -287,17 +298,40 @@ class Comparer:
                 self.duplicates += 1
                 return
             self.new_rows += 1
-            self.attempts[1].add(case, outcome)
+            self._tally(case, 1, outcome)
             return
         if self.base_matched[index]:
             self.duplicates += 1
             return
         self.base_matched[index] = 1
         self.new_rows += 1
-        self.attempts[1].add(case, outcome)
-        self._pair(row, case, attempt, index, outcome, graders)
+        slot = self._tally(case, 1, outcome)
+        self._pair(slot, row, case, attempt, index, outcome, graders)
 
-    def _pair(self, row: dict[str, Any], case: bytes, attempt: int, index: int, new: int, graders: list[tuple[str, int, float]]) -> None:
+    def _tally(self, case: bytes, side: int, outcome: int) -> int:
+        """Count a scored attempt of ``case`` on one side (errored and unscored rows do not count); its slot."""
+        slot, added = self.cases.setdefault(case, len(self.case_pairs))
+        if added:
+            for tally in self.case_tally:
+                tally.append(0)
+            self.case_paired.append(0)
+            self.case_pass_sum.append(0)
+            self.case_pairs.append(0)
+        if outcome != ERRORED and outcome != UNSCORED:
+            self.case_tally[side][slot] += (1 << 32) | (outcome == PASSED)
+        return slot
+
+    def attempt_statistics(self, side: int) -> dict[str, Any]:
+        counts: dict[tuple[int, int], int] = {}
+        for packed in self.case_tally[side]:
+            if packed:
+                pair = (packed >> 32, packed & 0xFFFFFFFF)
+                counts[pair] = counts.get(pair, 0) + 1
+        return attempt_stats(counts)
+
+    def _pair(
+        self, slot: int, row: dict[str, Any], case: bytes, attempt: int, index: int, new: int, graders: list[tuple[str, int, float]]
+    ) -> None:
         base = self.base_outcome[index]
         change = change_of(base, new)
         self.changes[change] += 1
@@ -306,10 +340,7 @@ class Comparer:
             self.excluded["errored"] += 1
         elif base == UNSCORED or new == UNSCORED:
             self.excluded["unscored"] += 1
-        slot, added = self.cases.setdefault(case, len(self.case_pairs))
-        if added:
-            self.case_pass_sum.append(0)
-            self.case_pairs.append(0)
+        self.case_paired[slot] = 1
         if change not in ("excluded", "newly_errored", "no_longer_errored"):
             base_passed, new_passed = base == PASSED, new == PASSED
             self.table[(0 if base_passed else 2) + (0 if new_passed else 1)] += 1

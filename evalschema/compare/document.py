@@ -80,9 +80,13 @@ def _rate(x: int, n: int, z: float) -> dict[str, Any]:
     return {"passed": x, "scored": n, "rate": x / n if n else None, "interval": list(interval) if interval else None}
 
 
-def _canonical_slots(comparer: Comparer) -> list[int]:
-    """The test cases' slots in the canonical order: their ids' UTF-8 bytes, ascending."""
-    return [slot for _, slot in sorted(comparer.cases.items())]
+def _units(comparer: Comparer, canonical: bool) -> list[int]:
+    """The slots of the test cases with a pair (the bootstrap's units); in the canonical order (their ids' UTF-8
+    bytes, ascending) when ``canonical``."""
+    paired = comparer.case_paired
+    if not canonical:
+        return [slot for slot, flag in enumerate(paired) if flag]
+    return [slot for key, slot in sorted(comparer.cases.items()) if paired[slot]]
 
 
 def build(comparer: Comparer) -> dict[str, Any]:
@@ -95,18 +99,18 @@ def build(comparer: Comparer) -> dict[str, Any]:
     paired = stats.newcombe_paired(a, b, c, d, z)
 
     # per-test-case metrics: the pass difference, then each grader's score difference
-    n_cases = len(comparer.case_pairs)
+    n_cases = sum(comparer.case_paired)
     grader_ids = sorted(comparer.grader_counts.columns)
     if options.grader is not None:
         grader_ids = [g for g in grader_ids if g == options.grader]
     bootstrap = options.resamples > 0 and n_cases * options.resamples <= stats.DRAW_BUDGET and n_cases > 0
-    order = _canonical_slots(comparer) if bootstrap else list(range(n_cases))
+    order = _units(comparer, canonical=bootstrap)
     metrics: list[tuple[list[float], list[int]]] = [
         ([float(comparer.case_pass_sum[i]) for i in order], [comparer.case_pairs[i] for i in order])
     ]
     for grader_id in grader_ids:
-        sum_column = comparer.grader_sums.column(grader_id, n_cases)
-        count_column = comparer.grader_counts.column(grader_id, n_cases)
+        sum_column = comparer.grader_sums.column(grader_id, len(comparer.case_pairs))
+        count_column = comparer.grader_counts.column(grader_id, len(comparer.case_pairs))
         metrics.append(([sum_column[i] for i in order], [count_column[i] for i in order]))
     if bootstrap:
         intervals = stats.cluster_bootstrap(metrics, n_cases, options.resamples, options.seed, options.alpha)
@@ -191,7 +195,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
             "p_value": p_value,
         },
         "graders": graders,
-        "attempts": {"base": comparer.attempts[0].to_dict(), "new": comparer.attempts[1].to_dict()},
+        "attempts": {"base": comparer.attempt_statistics(0), "new": comparer.attempt_statistics(1)},
         "verdict": {"outcome": outcome, "significant": significant, "gate_failed": bool(reasons), "gate_reasons": reasons},
         "flips": flips,
     }

@@ -89,8 +89,14 @@ def cold(session: nox.Session) -> None:
     empty = {name: root / name for name in ("home", "pip-cache", "npm-cache", "xdg-cache")}
     for folder in empty.values():
         folder.mkdir()
-    env = {"HOME": str(empty["home"]), "PIP_CACHE_DIR": str(empty["pip-cache"]), "npm_config_cache": str(empty["npm-cache"]),
-           "XDG_CACHE_HOME": str(empty["xdg-cache"]), "VIRTUAL_ENV": "", "PYTHONPATH": ""}
+    env = {
+        "HOME": str(empty["home"]),
+        "PIP_CACHE_DIR": str(empty["pip-cache"]),
+        "npm_config_cache": str(empty["npm-cache"]),
+        "XDG_CACHE_HOME": str(empty["xdg-cache"]),
+        "VIRTUAL_ENV": "",
+        "PYTHONPATH": "",
+    }
     with session.chdir(clone):
         # noxw must build its environment with the machine's python, not the one running this session
         session.run("env", "-u", "VIRTUAL_ENV", "./noxw", "-s", "generate", external=True, env=env)
@@ -156,10 +162,20 @@ def fuzz(session: nox.Session) -> None:
     import os
 
     examples = os.environ.get("EVALSCHEMA_FUZZ_EXAMPLES", "10000")
-    session.run(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "--hypothesis-show-statistics", "tests/test_fuzz.py",
-                "tests/test_stream.py::test_broken_text_reports_like_whole",
-                *session.posargs,
-                env={"EVALSCHEMA_FUZZ_EXAMPLES": examples})
+    session.run(
+        PYTHON,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--durations=0",
+        "--hypothesis-show-statistics",
+        "tests/test_fuzz.py",
+        "tests/test_stream.py::test_broken_text_reports_like_whole",
+        *session.posargs,
+        env={"EVALSCHEMA_FUZZ_EXAMPLES": examples},
+    )
 
 
 @nox.session

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codegen.ir import build  # noqa: E402
-from codegen.load import load  # noqa: E402
-from codegen.targets.python import dcg_input, dcg_options  # noqa: E402
-from codegen.write import render_all, write_tree  # noqa: E402
+from codegen.ir import build
+from codegen.load import load
+from codegen.targets.python import dcg_input, dcg_options
+from codegen.write import render_all, write_tree
 
 
 def full_generate(schemas_dir: Path) -> None:

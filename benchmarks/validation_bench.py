@@ -1,15 +1,21 @@
-"""Validation speed and memory, as ratios to ``json.loads`` of the same bytes measured in the same run.
+"""Validation speed and memory, as ratios to parsing the same bytes, measured in the same run.
 
 Not a test: run ``./noxw -s bench`` (or this script with ``--sizes``/``--jsonl-mb``/``--large-mb`` to scale it
 down). It generates seeded synthetic result sets of 1k, 10k and 100k results, a JSON Lines file of at least
 1 GB and one result set document of at least 1 GB in a temporary folder, then prints, per size:
 
 - full validation through the API (parse + schema + every hand-rolled rule, all findings collected), whole
-  (``validate_json``) and read in pieces (``validate_file(..., stream_rows=True)``), as ratios to ``json.loads``
-  as it runs by default, and to ``json.loads`` with the garbage collector paused (as our API runs it);
+  (``validate_json``) and read in pieces (``validate_file(..., stream_rows=True)``), as ratios to the parse the
+  API itself does — orjson with the garbage collector paused, the practical limit — and, for reference, to
+  ``json.loads`` as it runs by default and with the collector paused;
+- the reference engine through the same API (``validate_json(..., engine="reference")``: the same parser, the same
+  paused collector), so "x faster than reference" compares the engines alone;
 - the whole ``evalschema validate`` process, reading whole and in pieces, against a process that only reads and
-  ``json.loads`` the file, with the peak resident memory of each;
-- the reference engine, ``check-jsonschema``, and the TypeScript SDK against ``JSON.parse``;
+  ``json.loads`` the file, with the peak resident memory of each; ``check-jsonschema`` as a process against the
+  same; every exit status is asserted (each generated document is valid: 0);
+- the TypeScript SDK against ``JSON.parse``.
+
+Every comparison takes the same number of samples on both sides (``--repeats``) and compares medians.
 
 and the peak resident memory of ``evalschema validate`` on the JSON Lines stream and on the 1 GB document (and of
 the TypeScript SDK's ``validateFile`` on that document).
@@ -29,10 +35,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import synthetic  # noqa: E402
+import orjson
 
-from evalschema import validate, validate_file, validate_json  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))
+import synthetic
+
+from evalschema import validate_file, validate_json
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).with_name("evalschema")
@@ -48,13 +56,14 @@ def median_seconds(action: Callable[[], object], repeats: int) -> float:
 
 
 def process_seconds(command: list[str], repeats: int) -> tuple[float, int]:
-    """Median wall time of a whole process, and the exit status of the last run."""
-    times, status = [], 0
+    """Median wall time of a whole process, and its exit status (the same on every run, or this fails)."""
+    times, statuses = [], set()
     for _ in range(repeats):
         start = time.perf_counter()
-        status = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        statuses.add(subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode)
         times.append(time.perf_counter() - start)
-    return statistics.median(times), status
+    assert len(statuses) == 1, f"{command[:3]}: exit statuses {statuses} across runs"
+    return statistics.median(times), statuses.pop()
 
 
 def peak_rss_mib(command: list[str]) -> tuple[float, int]:
@@ -87,11 +96,13 @@ def paused(action: Callable[[], object]) -> Callable[[], object]:
     return run
 
 
-def bench_document(path: Path, repeats: int, slow_repeats: int) -> dict[str, object]:
+def bench_document(path: Path, repeats: int, slow: bool) -> dict[str, object]:
     data = path.read_bytes()
     base = median_seconds(lambda: json.loads(data), repeats)
     base_paused = median_seconds(paused(lambda: json.loads(data)), repeats)
+    base_orjson = median_seconds(paused(lambda: orjson.loads(data)), repeats)  # what validate_json parses with
     report = validate_json(data)
+    assert report.valid, "the generated document must be valid"
     streamed_report, whole_report = validate_file(path, stream_rows=True), validate_file(path, stream_rows=False)
     assert streamed_report.to_dict() == whole_report.to_dict(), "streamed and whole reports differ"
     api = median_seconds(lambda: validate_json(data), repeats)
@@ -101,30 +112,37 @@ def bench_document(path: Path, repeats: int, slow_repeats: int) -> dict[str, obj
         "MB": round(len(data) / 1e6, 1),
         "json.loads s": round(base, 3),
         "json.loads gc-paused s": round(base_paused, 3),
-        "api": round(api / base, 2),
-        "api vs gc-paused": round(api / base_paused, 2),
-        "api streamed": round(streamed / base, 2),
-        "api streamed vs gc-paused": round(streamed / base_paused, 2),
+        "orjson gc-paused s": round(base_orjson, 3),
+        "api vs orjson gc-paused": round(api / base_orjson, 2),
+        "api vs json.loads": round(api / base, 2),
+        "api vs json.loads gc-paused": round(api / base_paused, 2),
+        "api streamed vs orjson gc-paused": round(streamed / base_orjson, 2),
+        "api streamed vs json.loads": round(streamed / base, 2),
         "valid": report.valid,
     }
-    reference = median_seconds(lambda: validate(json.loads(data), engine="reference"), slow_repeats) if slow_repeats else None
-    if reference is not None:
-        row["reference"] = round(reference / base, 2)
+    reference = None
+    if slow:
+        assert validate_json(data, engine="reference").to_dict() == report.to_dict(), "the engines disagree"
+        reference = median_seconds(lambda: validate_json(data, engine="reference"), repeats)
+        row["reference vs orjson gc-paused"] = round(reference / base_orjson, 2)
     loads_only = [sys.executable, "-c", "import json,sys; json.loads(open(sys.argv[1],'rb').read())", str(path)]
-    base_process, _ = process_seconds(loads_only, repeats)
+    base_process, loads_status = process_seconds(loads_only, repeats)
+    assert loads_status == 0, loads_status
     whole_command = [str(CLI), "validate", "--format", "json", "--stream", "never", str(path)]
     streamed_command = [str(CLI), "validate", "--format", "json", "--stream", "always", str(path)]
     cli, status = process_seconds(whole_command, repeats)
-    cli_streamed, _ = process_seconds(streamed_command, repeats)
+    cli_streamed, streamed_status = process_seconds(streamed_command, repeats)
+    assert status == streamed_status == 0, (status, streamed_status)
     row["cli process"] = round(cli / base_process, 2)
     row["cli process streamed"] = round(cli_streamed / base_process, 2)
     row["cli exit"] = status
     row["cli peak RSS MiB"] = round(peak_rss_mib(whole_command)[0])
     row["cli streamed peak RSS MiB"] = round(peak_rss_mib(streamed_command)[0])
     checker = shutil.which("check-jsonschema") or str(Path(sys.executable).with_name("check-jsonschema"))
-    if Path(checker).exists() and slow_repeats:
+    if slow:
         schema = ROOT / "schemas" / "resultset.json"
-        seconds, _ = process_seconds([checker, "--schemafile", str(schema), "--base-uri", schema.as_uri(), str(path)], slow_repeats)
+        seconds, checker_status = process_seconds([checker, "--schemafile", str(schema), "--base-uri", schema.as_uri(), str(path)], repeats)
+        assert checker_status == 0, f"check-jsonschema exited {checker_status} on a valid document"
         row["check-jsonschema process"] = round(seconds / base_process, 2)
         row["x faster than check-jsonschema"] = round(seconds / cli, 1)
     if reference is not None:
@@ -132,8 +150,8 @@ def bench_document(path: Path, repeats: int, slow_repeats: int) -> dict[str, obj
     node, ts = shutil.which("node"), ROOT / "js" / "dist" / "index.js"
     if node and ts.exists():
         out = subprocess.run([node, str(ROOT / "benchmarks" / "ts_bench.mjs"), str(path), str(repeats)], capture_output=True, text=True)
-        if out.returncode == 0:
-            row["typescript vs JSON.parse"] = round(json.loads(out.stdout)["ratio"], 2)
+        assert out.returncode == 0, out.stderr[-2000:]
+        row["typescript vs JSON.parse"] = round(json.loads(out.stdout)["ratio"], 2)
     return row
 
 
@@ -143,14 +161,16 @@ def main() -> None:
     parser.add_argument("--jsonl-mb", type=int, default=1024, help="size of the JSON Lines stream (0 to skip)")
     parser.add_argument("--large-mb", type=int, default=1024, help="size of the single large result set (0 to skip)")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--slow-repeats", type=int, default=1, help="repeats for the reference engine and check-jsonschema (0: skip them)")
+    parser.add_argument("--skip-slow", action="store_true", help="leave out the reference engine and check-jsonschema")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="evalschema-bench-") as tmp:
         folder = Path(tmp)
-        print(f"# ratios to json.loads of the same bytes, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})")
+        print(
+            f"# ratios to parsing the same bytes, medians of {args.repeats} samples each, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})"
+        )
         for size in args.sizes:
             path = synthetic.write_resultset(folder / f"results-{size}.json", size)
-            print(json.dumps(bench_document(path, args.repeats, args.slow_repeats)), flush=True)
+            print(json.dumps(bench_document(path, args.repeats, not args.skip_slow)), flush=True)
             path.unlink()
         if args.jsonl_mb:
             stream = folder / "stream.jsonl"
@@ -161,6 +181,7 @@ def main() -> None:
             start = time.perf_counter()
             peak, status = peak_rss_mib([str(CLI), "validate", "--format", "json", str(stream)])
             seconds = time.perf_counter() - start
+            assert status == 0, f"evalschema validate exited {status} on the valid JSON Lines stream"
             print(json.dumps({"jsonl MB": round(size_mb), "peak RSS MiB": round(peak), "seconds": round(seconds, 1), "exit": status}))
             stream.unlink()
         if args.large_mb:
@@ -171,15 +192,23 @@ def main() -> None:
             peak, status = peak_rss_mib([str(CLI), "validate", "--format", "json", str(large)])
             seconds = time.perf_counter() - start
             loads_only = [sys.executable, "-c", "import json,sys; json.loads(open(sys.argv[1],'rb').read())", str(large)]
-            loads_peak, _ = peak_rss_mib(loads_only)
-            row = {"one result set MB": round(size_mb), "rows": rows, "peak RSS MiB": round(peak), "seconds": round(seconds, 1),
-                   "exit": status, "json.loads process peak RSS MiB": round(loads_peak)}
+            assert status == 0, f"evalschema validate exited {status} on the valid large result set"
+            loads_peak, loads_status = peak_rss_mib(loads_only)
+            assert loads_status == 0, loads_status
+            row = {
+                "one result set MB": round(size_mb),
+                "rows": rows,
+                "peak RSS MiB": round(peak),
+                "seconds": round(seconds, 1),
+                "exit": status,
+                "json.loads process peak RSS MiB": round(loads_peak),
+            }
             node, ts = shutil.which("node"), ROOT / "js" / "dist" / "index.js"
             if node and ts.exists():
                 out = subprocess.run([node, str(ROOT / "benchmarks" / "ts_stream_bench.mjs"), str(large)], capture_output=True, text=True)
-                if out.returncode == 0:
-                    measured = json.loads(out.stdout)
-                    row.update({"typescript peak RSS MiB": round(measured["max_rss_mib"]), "typescript seconds": round(measured["seconds"], 1)})
+                assert out.returncode == 0, out.stderr[-2000:]
+                measured = json.loads(out.stdout)
+                row.update({"typescript peak RSS MiB": round(measured["max_rss_mib"]), "typescript seconds": round(measured["seconds"], 1)})
             print(json.dumps(row))
 
 

@@ -8,6 +8,7 @@ or at least one input unreadable or unparseable (the other inputs are still chec
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -16,9 +17,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import comparecmd, diffcmd, schemacmd
+from .casesfile import follow
 from .extras import MissingExtra
 from .findings import Finding, Report
+from .interop import cli as interopcmd
 from .loader import SUFFIXES, expand, load_path, load_stdin
+from .positions import Positions
 from .registry import KINDS, spec_version
 from .selection import declared
 from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
@@ -68,17 +72,36 @@ class Progress:
 # --- validate -------------------------------------------------------------------------------------------
 
 
-def _load_suite(path: Path) -> dict[str, Any]:
+def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]:
+    """The suite given with ``--suite`` (its ``test_cases_file`` followed), and the entries of its own findings
+    and its test cases file's, to report with the rest: results checked against a broken suite mislead."""
     loaded = list(load_path(path))
     if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
         problem = loaded[0].problem if loaded and loaded[0].problem else None
         raise UsageError(f"--suite {path}: " + (f"{problem.code}: {problem.message}" if problem else "not one JSON object"))
     suite = loaded[0].document
+    checked = {k: v for k, v in options.items() if k != "suite"}
+    report = validate(suite, "suite", **checked)
+    if report.findings:
+        report = placed(report, loaded[0].positions())
+    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions()))
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        cases = [d.document for d in load_path(path.parent / suite["test_cases_file"], "jsonl") if d.problem is None]
-        suite = {**suite, "test_cases": cases}
-    return suite
+        suite = {**suite, "test_cases": follow(suite, path, **checked).cases}
+    return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
+
+
+def _suite_entries(
+    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions
+) -> Iterator[tuple[dict[str, Any], bool]]:
+    """A suite's entry, with TEST_CASES_FILE_UNREADABLE if its ``test_cases_file`` cannot be read, then an entry
+    per line of that file."""
+    cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+    if cases.problem is not None:
+        report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
+    yield _entry(str(path), None, report), True
+    for line, case_report, readable in cases.lines:
+        yield _entry(str(cases.path), line, case_report), readable
 
 
 def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
@@ -95,7 +118,16 @@ def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
     return entry
 
 
-def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO) -> str:
+ROOT_LABEL = "(root)"  # how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
+
+
+def _where(pointer: str) -> str:
+    return pointer if pointer else ROOT_LABEL
+
+
+def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
+    """Files with findings and their findings, in reading order, then a one-line summary. ``verbosity``: ``-1``
+    (``--quiet``) errors only and no summary; ``1`` (``-v``) also a line per valid file."""
     colour = _colour(stream)
 
     def paint(text: str, code: str) -> str:
@@ -103,22 +135,26 @@ def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: 
 
     lines: list[str] = []
     for entry in entries:
-        findings = entry["errors"] + entry["warnings"]
-        if not findings:
-            continue
+        findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
         where = entry["path"] + (f" (line {entry['line']})" if "line" in entry else "")
-        lines.append(paint(where, "1") + (f"  [{entry['kind']}]" if entry["kind"] else ""))
-        for f in findings:
+        kind = f"  [{entry['kind']}]" if entry["kind"] else ""
+        if not findings:
+            if verbosity > 0:
+                lines.append(where + kind + "  " + paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31"))
+            continue
+        lines.append(paint(where, "1") + kind)
+        for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
             position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
             severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {f['pointer'] or '/'}  {f['message']}")
-    summary = (
-        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
-        f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
-        f"{sum(len(e['warnings']) for e in entries)} warning(s)"
-    )
-    lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
-    return "\n".join(lines) + "\n"
+            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {_where(f['pointer'])}  {f['message']}")
+    if verbosity >= 0:
+        summary = (
+            f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
+            f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
+            f"{sum(len(e['warnings']) for e in entries)} warning(s)"
+        )
+        lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def _escape_data(text: str) -> str:
@@ -138,7 +174,7 @@ def _render_github(entries: list[dict[str, Any]]) -> str:
                 props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
             props.append(f"title={_escape_property(f['code'])}")
             level = "error" if f["severity"] == "error" else "warning"
-            lines.append(f"::{level} {','.join(props)}::{_escape_data((f['pointer'] or '/') + ': ' + f['message'])}")
+            lines.append(f"::{level} {','.join(props)}::{_escape_data(_where(f['pointer']) + ': ' + f['message'])}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -168,6 +204,10 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
         if path is not None:
             report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
             readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
+            if readable and report.kind == "suite":  # its test_cases_file, followed
+                (loaded,) = load_path(path, "json")
+                yield from _suite_entries(loaded.document, path, report, options, loaded.positions())
+                continue
             yield _entry(str(path), None, report), readable
             continue
         loaded_documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
@@ -178,6 +218,9 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
             report = validate(loaded.document, args.kind, **options)
             if report.findings:
                 report = placed(report, loaded.positions())
+            if report.kind == "suite" and source != "-":
+                yield from _suite_entries(loaded.document, Path(source), report, options, loaded.positions())
+                continue
             yield _entry(loaded.path, loaded.line, report), True
 
 
@@ -187,11 +230,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
-    suite = _load_suite(args.suite) if args.suite is not None else None
+    options = {"strict": args.strict, "allow_unknown": args.allow_unknown, "engine": args.engine, "spec_version": args.spec_version}
+    suite, suite_entries = _load_suite(args.suite, options) if args.suite is not None else (None, [])
+    given = {str(p) for p in expand(args.paths) if isinstance(p, Path)}
     entries: list[dict[str, Any]] = []
     progress = Progress()
     unreadable = invalid = 0
-    for entry, readable in _reports(args, suite):
+    suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
+    for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
             unreadable += 1
         else:
@@ -210,7 +256,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     elif args.format == "github":
         _write(_render_github(entries))
     else:
-        _write(_render_text(entries, totals, sys.stdout))
+        _write(_render_text(entries, totals, sys.stdout, verbosity=-1 if args.quiet else args.verbose))
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_INVALID if invalid else EXIT_OK
@@ -220,10 +266,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from .report import Summarized, render_html, render_text
+    """The reference summary of each result set; one that is not a valid result set is refused (its findings are
+    printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
+    anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1)."""
+    from .report import CaseLists, Summarized, case_lists, render_html, render_text
     from .summary import summarize
 
     results: list[Summarized] = []
+    refused: list[dict[str, Any]] = []
+    invalid_labels: dict[str, int] = {}
+    lists: dict[str, CaseLists] = {}
     status = EXIT_OK
 
     def unreadable(path: str, problem: Finding) -> None:
@@ -231,10 +283,31 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
         status = EXIT_UNREADABLE
 
+    def admitted(label: str, line: int | None, report: Report) -> bool:
+        """Whether to summarize: a valid result set, or an invalid one under --force (recorded either way)."""
+        nonlocal status
+        if report.valid:
+            return True
+        status = max(status, EXIT_INVALID)
+        refused.append(_entry(label, line, report))
+        invalid_labels[label + (f":{line}" if line else "")] = len(report.errors)
+        return bool(args.force)
+
     for source in expand(args.paths):
         path = _json_file(source, args.input_format)
-        if path is not None:  # large files are summarized in pieces
-            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream])
+        if path is not None:  # large files are validated and summarized in pieces
+            report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream])
+            # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
+            problem = next(
+                (f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None
+            )
+            if problem is not None:
+                unreadable(str(path), problem)
+                continue
+            if not admitted(str(path), None, report):
+                continue
+            lists[str(path)] = CaseLists()
+            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream], each_row=lists[str(path)].add if args.html else None)
             if isinstance(summarized, Finding):
                 unreadable(str(path), summarized)
             else:
@@ -244,18 +317,38 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             if loaded.problem is not None or not isinstance(loaded.document, dict):
                 unreadable(loaded.path, loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object"))
                 continue
+            report = validate(loaded.document, "resultset")
+            if report.findings:
+                report = placed(report, loaded.positions())
+            if not admitted(loaded.path, loaded.line, report):
+                continue
             label = loaded.path + (f":{loaded.line}" if loaded.line else "")
             results.append((label, loaded.document, summarize(loaded.document)))
-    if args.html is not None:
+            lists[label] = case_lists(loaded.document)
+    if args.html is not None and (results or not refused):
         from .atomic import write_atomic
 
-        write_atomic(args.html, render_html(results).encode("utf-8"))
+        write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
     attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
     if args.format == "json":
-        payload = [{"path": label, "summary": summary.to_dict(), **({"attempt_statistics": attempts[label]} if label in attempts else {})} for label, _, summary in results]
+        payload: list[dict[str, Any]] = [
+            {
+                "path": label,
+                "valid": label not in invalid_labels,
+                "summary": summary.to_dict(),
+                **({"attempt_statistics": attempts[label]} if label in attempts else {}),
+            }
+            for label, _, summary in results
+        ]
+        payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
         _write(json.dumps(payload, indent=2) + "\n")
     else:
-        _write(render_text(results, colour=_colour(sys.stdout)) + comparecmd.attempt_text(attempts))
+        if refused:
+            totals = {"files": len(refused), "valid": 0, "invalid": len(refused), "unreadable": 0}
+            verdict = "summarized anyway (--force)" if args.force else "not summarized (use --force to see the numbers anyway)"
+            _write(_render_text(refused, totals, sys.stdout, verbosity=-1))
+            _write(f"{len(refused)} invalid result set(s): {verdict}\n\n")
+        _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels) + comparecmd.attempt_text(attempts))
     return status
 
 
@@ -294,15 +387,25 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="report warnings as errors")
     check.add_argument("--allow-unknown", action="store_true", help="unknown fields in a newer minor version are warnings")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    loudness = check.add_mutually_exclusive_group()
+    loudness.add_argument("-v", "--verbose", action="count", default=0, help="text output: also a line per valid document")
+    loudness.add_argument("-q", "--quiet", action="store_true", help="text output: errors only (no warnings, no summary line)")
     check.add_argument("--input-format", choices=FORMS, help="how to parse inputs (default: by file extension; stdin: JSON or JSON Lines)")
-    check.add_argument("--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas")
     check.add_argument(
-        "--only-declared", action="store_true",
+        "--spec-version", metavar="VERSION", help="validate against a published release (e.g. 1.0.0) instead of the current schemas"
+    )
+    check.add_argument(
+        "--only-declared",
+        action="store_true",
         help="skip files that do not declare themselves evalschema documents, by name (*.resultset.json, *.pack.yaml, …) or by $schema",
     )
-    check.add_argument("--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)")
     check.add_argument(
-        "--stream", choices=tuple(STREAM_CHOICES), default="auto",
+        "--engine", choices=("fast", "reference"), default="fast", help="JSON Schema engine (same findings; reference is slower)"
+    )
+    check.add_argument(
+        "--stream",
+        choices=tuple(STREAM_CHOICES),
+        default="auto",
         help=f"read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more; the report is the same)",
     )
     check.set_defaults(handler=cmd_validate)
@@ -311,8 +414,14 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("paths", nargs="+", metavar="RESULTSET")
     summary.add_argument("--format", choices=("text", "json"), default="text")
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
+    summary.add_argument("--force", action="store_true", help="summarize invalid result sets too, under a warning (exit status still 1)")
     summary.add_argument("--input-format", choices=FORMS)
-    summary.add_argument("--stream", choices=tuple(STREAM_CHOICES), default="auto", help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)")
+    summary.add_argument(
+        "--stream",
+        choices=tuple(STREAM_CHOICES),
+        default="auto",
+        help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)",
+    )
     summary.set_defaults(handler=cmd_summarize)
 
     migrate = commands.add_parser("migrate", help="migrate packs off fail_on_violation (validators always enforce)")
@@ -323,6 +432,7 @@ def _parser() -> argparse.ArgumentParser:
     diffcmd.add_parser(commands)
     schemacmd.add_parser(commands)
     comparecmd.add_parser(commands)
+    interopcmd.add_parsers(commands)
     return parser
 
 

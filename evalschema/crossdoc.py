@@ -7,6 +7,7 @@ from typing import Any
 
 from evalschema_models import rules as codes
 
+from . import messages
 from .findings import Finding, pointer
 from .rules import indexed_objects
 
@@ -18,17 +19,30 @@ def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[s
     if isinstance(refs, list):
         for ref in refs:
             if isinstance(ref, str):
-                graders[ref] = shared.get(ref)
+                if ref in shared:  # a dangling reference is the suite's own DANGLING_REFERENCE, not a missing result
+                    graders[ref] = shared[ref]
             elif isinstance(ref, dict) and isinstance(ref.get("id"), str):
                 kind = ref.get("type")
                 graders[ref["id"]] = kind if isinstance(kind, str) else None
     return graders
 
 
+PARTIAL_KEY = "evalschema.partial"  # metadata key by which a result set declares that it ran part of its suite
+MISSING_SHOWN = 5  # test case ids named in a TEST_CASE_NOT_RUN message
+
+
+def is_partial(resultset: dict[str, Any]) -> bool:
+    metadata = resultset.get("metadata")
+    return isinstance(metadata, dict) and metadata.get(PARTIAL_KEY) is True
+
+
 class SuiteIndex:
-    """A suite's test cases and their graders, indexed once, to check result rows against (in any batches)."""
+    """A suite's test cases and their graders, indexed once, to check result rows against (in any batches), then
+    the result set's own fields and the test cases no row was seen for (:meth:`finish`)."""
 
     def __init__(self, suite: dict[str, Any]) -> None:
+        self.suite_id = suite.get("id")
+        self.run: set[str] = set()
         shared: dict[str, str | None] = {}
         for _, grader in indexed_objects(suite.get("graders")):
             if isinstance(grader.get("id"), str):
@@ -49,7 +63,9 @@ class SuiteIndex:
         case_id = result.get("test_case_id")
         if not isinstance(case_id, str):
             return
-        if case_id not in self.cases:
+        if case_id in self.cases:
+            self.run.add(case_id)
+        else:
             yield Finding(
                 pointer("results", index, "test_case_id"),
                 codes.UNKNOWN_TEST_CASE,
@@ -86,11 +102,41 @@ class SuiteIndex:
                 pointer("results", index, "grader_results"),
                 codes.GRADER_RESULT_MISSING,
                 "error",
-                "no grader result for " + ", ".join(repr(g) for g in missing) + " (report a skipped grader with a null score and metadata[\"evalschema.skip_reason\"])",
+                "no grader result for "
+                + ", ".join(repr(g) for g in missing)
+                + ' (report a skipped grader with a null score and metadata["evalschema.skip_reason"])',
+            )
+
+    def finish(self, resultset: dict[str, Any]) -> Iterator[Finding]:
+        """The result set's own fields against the suite (``resultset`` may lack its rows), once every row was
+        checked: the suite it names, and the suite's test cases that have no result."""
+        claimed = resultset.get("suite_id")
+        if isinstance(claimed, str) and isinstance(self.suite_id, str) and claimed != self.suite_id:
+            yield Finding(
+                pointer("suite_id"),
+                codes.SUITE_ID_MISMATCH,
+                "error",
+                f"the result set is for suite {messages.show(claimed)}, but the suite given is {messages.show(self.suite_id)}",
+            )
+            return  # a run of another suite: which of this suite's cases it lacks means nothing
+        if not isinstance(resultset.get("results"), list) or is_partial(resultset):
+            return
+        missing = [case for case in self.cases if case not in self.run]
+        if missing:
+            shown = ", ".join(messages.show(case) for case in missing[:MISSING_SHOWN])
+            more = f" and {len(missing) - MISSING_SHOWN} more" if len(missing) > MISSING_SHOWN else ""
+            yield Finding(
+                pointer("results"),
+                codes.TEST_CASE_NOT_RUN,
+                "error",
+                f"no result for {len(missing)} test case(s) of the suite: {shown}{more} "
+                f'(a partial run says so with metadata["{PARTIAL_KEY}"]: true)',
             )
 
 
 def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:
+    index = SuiteIndex(suite)
     results = resultset.get("results")
     if isinstance(results, list):
-        yield from SuiteIndex(suite).check(results)
+        yield from index.check(results)
+    yield from index.finish(resultset)

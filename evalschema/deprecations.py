@@ -42,8 +42,7 @@ def warnings_for(uses: list[DeprecatedUse], kind: str) -> Iterator[Finding]:
                 "warning",
                 "this validator has fail_on_violation: false, so it was meant to observe, but validators always "
                 "enforce now: move it to an eval on the same prompt (same type and params, a trigger, a metric "
-                "and a threshold) and delete the validator. "
-                + describe(use),
+                "and a threshold) and delete the validator. " + describe(use),
             )
         else:
             yield Finding(use.pointer, codes.DEPRECATED_FIELD, "warning", describe(use))

@@ -46,6 +46,12 @@ class Finding:
         return out
 
 
+def reading_order(finding: Finding) -> tuple[int, int, int, str, str]:
+    """Where a reader meets a finding: placed ones by line and column, the rest after them; then pointer and code."""
+    placed = finding.line is not None
+    return (0 if placed else 1, finding.line or 0, finding.column or 0, finding.pointer, finding.code)
+
+
 @dataclass(frozen=True)
 class Report:
     """The outcome of validating one document."""
@@ -70,15 +76,20 @@ class Report:
             "warnings": [f.to_dict() for f in self.warnings],
         }
 
+    def ordered(self) -> Report:
+        """The same findings in reading order: by line and column where placed, then by pointer and code."""
+        return Report(self.kind, tuple(sorted(self.errors, key=reading_order)), tuple(sorted(self.warnings, key=reading_order)))
+
     @classmethod
     def build(cls, kind: str | None, findings: list[Finding], *, strict: bool) -> Report:
-        """Deduplicate by (code, pointer, severity), apply strict mode, and order by pointer then code."""
+        """Deduplicate by (code, pointer, severity), apply strict mode, and order by position (line, column), then
+        pointer, then code; findings without a position (a document given as data) come by pointer."""
         unique: dict[tuple[str, str, str], Finding] = {}
         for finding in findings:
             if strict and finding.severity == "warning":
                 finding = finding.as_error()
             unique.setdefault((finding.pointer, finding.code, finding.severity), finding)
-        ordered = sorted(unique.values())
+        ordered = sorted(unique.values(), key=reading_order)
         return cls(
             kind=kind,
             errors=tuple(f for f in ordered if f.severity == "error"),

@@ -84,13 +84,14 @@ def identify(document: Any, kind: str | None) -> Identity:
                     pointer("$schema"),
                     codes.UNKNOWN_SCHEMA,
                     "error",
-                    f"$schema {declared[:200]!r} is not a schema of this specification or a compatible format; "
-                    "it was not fetched",
+                    f"$schema {declared[:200]!r} is not a schema of this specification or a compatible format; it was not fetched",
                 )
             )
     resolved = kind or schema_kind or kind_from_shape(document)
     if resolved is None:
-        findings.append(Finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly"))
+        findings.append(
+            Finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly")
+        )
     version, where = schema_version, pointer("$schema")
     if resolved in ("suite", "resultset") and isinstance(document.get("version"), str):
         parsed = parse_version(document["version"])

@@ -13,11 +13,11 @@ import glob
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import yaml
@@ -176,7 +176,9 @@ def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False)
     except json.JSONDecodeError as exc:
         raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno), exc.pos) from None
     except DuplicateKeyError as exc:
-        raise ReadProblem(codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)) from None
+        raise ReadProblem(
+            codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)
+        ) from None
     except RecursionError:
         raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth)) from None
     except ValueError as exc:  # NaN, Infinity; integers too long to convert
@@ -218,8 +220,13 @@ def _depth(value: Any) -> int:
 
 
 class _SafeLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing duplicate keys (safe_load silently keeps the last one) and the non-finite
-    numbers (.nan, .inf) that JSON cannot hold."""
+    """PyYAML's safe loader with the YAML 1.2 core schema's plain scalars (SPEC 2.4), refusing duplicate keys
+    (safe_load silently keeps the last one) and the non-finite numbers (.nan, .inf) that JSON cannot hold.
+
+    PyYAML resolves plain scalars by YAML 1.1's rules, where ``yes``, ``no``, ``on``, ``off``, ``y`` and ``n`` are
+    booleans, ``012`` is octal, ``1_000`` and ``1:20`` are integers and ``2026-11-30`` is a date. The JSON-compatible
+    core schema of YAML 1.2 has none of that: those stay strings (a ``required: yes`` is then a TYPE_MISMATCH, not
+    a silent ``true``), ``012`` is twelve."""
 
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         value = super().construct_yaml_float(node)
@@ -228,8 +235,12 @@ class _SafeLoader(yaml.SafeLoader):
         return value
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        text = str(self.construct_scalar(node))
+        if _CORE_INT.fullmatch(text) is None:  # an explicit !!int tag on YAML 1.1 syntax (0b11, 1_000, 1:20)
+            raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a YAML 1.2 integer", node.start_mark)
         try:
-            value: int = super().construct_yaml_int(node)
+            base = 8 if text.startswith("0o") else 16 if text.startswith("0x") else 10
+            value = int(text[2:] if base != 10 else text, base)
             float(value)
         except (ValueError, OverflowError) as exc:  # too large for a double, as for JSON (or for Python to convert)
             raise yaml.constructor.ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark) from exc
@@ -251,6 +262,22 @@ def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(None, None, f"{node.tag} has no JSON equivalent", node.start_mark)
 
 
+# The YAML 1.2 core schema's resolution of plain scalars (YAML 1.2.2, section 10.3.2), in place of PyYAML's 1.1 set.
+_CORE_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_CORE_RESOLVERS = (
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", "~nN"),
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("tag:yaml.org,2002:int", _CORE_INT.pattern, "-+0123456789"),
+    (
+        "tag:yaml.org,2002:float",
+        r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN",
+        "-+0123456789.",
+    ),
+)
+_SafeLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    _SafeLoader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), [*_first, *([""] if _tag.endswith("null") else [])])
+
 # PyYAML looks constructors up in a per-class table, not by method: register the strict ones, and refuse the
 # safe tags whose values JSON cannot hold (bytes, sets, ordered pairs)
 _SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
@@ -267,8 +294,10 @@ def _expanded_size(node: Any, limit: int) -> int:
         current, children_done = stack.pop()
         if id(current) in sizes:
             continue
-        children = [v for pair in current.value for v in pair] if isinstance(current, yaml.MappingNode) else (
-            list(current.value) if isinstance(current, yaml.SequenceNode) else []
+        children = (
+            [v for pair in current.value for v in pair]
+            if isinstance(current, yaml.MappingNode)
+            else (list(current.value) if isinstance(current, yaml.SequenceNode) else [])
         )
         if not children_done and children:
             stack.append((current, True))
@@ -284,7 +313,11 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     try:
         nodes = list(yaml.compose_all(text, Loader=_SafeLoader))
     except RecursionError:
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)"))]
+        return [
+            Loaded(
+                path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)")
+            )
+        ]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
@@ -295,7 +328,19 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         if node is None:
             continue
         if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", node.start_mark.line + 1, node.start_mark.column + 1)))
+            out.append(
+                Loaded(
+                    path,
+                    problem=Finding(
+                        "",
+                        codes.INVALID_YAML,
+                        "error",
+                        f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes",
+                        node.start_mark.line + 1,
+                        node.start_mark.column + 1,
+                    ),
+                )
+            )
             continue
         loader = _SafeLoader(text)
         try:
@@ -303,15 +348,38 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         except DuplicateKeyError as exc:
             key, _, at = str(exc.key).rpartition("@")
             line, column = (int(x) for x in at.split(":"))
-            out.append(Loaded(path, problem=Finding("", codes.DUPLICATE_KEY, "error", f"duplicate key {key!r}: the document's meaning would depend on the parser", line, column)))
+            out.append(
+                Loaded(
+                    path,
+                    problem=Finding(
+                        "",
+                        codes.DUPLICATE_KEY,
+                        "error",
+                        f"duplicate key {key!r}: the document's meaning would depend on the parser",
+                        line,
+                        column,
+                    ),
+                )
+            )
             continue
         except RecursionError:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1)))
+            out.append(
+                Loaded(
+                    path,
+                    problem=Finding(
+                        "", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1
+                    ),
+                )
+            )
             continue
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
             where = (mark.line + 1, mark.column + 1) if mark else (None, None)
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)))
+            out.append(
+                Loaded(
+                    path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)
+                )
+            )
             continue
         finally:
             loader.dispose()

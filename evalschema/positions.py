@@ -149,7 +149,9 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
         pointer = pointer[: pointer.rfind("/")]
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL)
+_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL
+)
 MAX_DEPTH = 1000  # containers nested deeper than this are refused, by every SDK
 _DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits
 

@@ -63,10 +63,7 @@ def manifest(version: str) -> dict[str, Any]:
 def schemas(version: str) -> dict[str, dict[str, Any]]:
     """The schema documents of a release, by file name."""
     where = folder(version)
-    return {
-        name: json.loads((where / name).read_text(encoding="utf-8"))
-        for name in sorted(manifest(version)["files"])
-    }
+    return {name: json.loads((where / name).read_text(encoding="utf-8")) for name in sorted(manifest(version)["files"])}
 
 
 def registry(version: str) -> Registry[Any]:

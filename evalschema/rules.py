@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import regress
 
 from evalschema_models import rules as codes
 
+from . import messages
 from .compact import KeyTable
 from .findings import Finding, pointer
+from .registry import load
 
 
 def _text(value: Any) -> str | None:
@@ -57,12 +60,44 @@ def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
     return None
 
 
+@cache
+def declared_params() -> dict[str, tuple[str, ...]]:
+    """Each well-known grader type's parameter names, read from the grader schema: the per-type branches of its
+    GRADER_PARAMS_INVALID subschema (``if`` type is X ``then`` params has these properties)."""
+    out: dict[str, tuple[str, ...]] = {}
+    root = load(None).roots["grader"]
+    for rule in root.get("allOf", ()):
+        if not isinstance(rule, dict) or rule.get("x-rule") != codes.GRADER_PARAMS_INVALID:
+            continue
+        for branch in rule.get("allOf", ()):
+            kind = branch.get("if", {}).get("properties", {}).get("type", {})
+            names = tuple(branch.get("then", {}).get("properties", {}).get("params", {}).get("properties", {}))
+            for type_name in [kind["const"]] if "const" in kind else kind.get("enum", []):
+                out[type_name] = names
+    return out
+
+
 def _grader_regex(grader: dict[str, Any], where: tuple[str | int, ...]) -> Iterator[Finding]:
+    """The checks of one grader object a schema cannot make: its regex compiles, and a well-known type's params
+    carry only the names its schema declares (UNKNOWN_GRADER_PARAM, a warning until the schema closes them)."""
     params = grader.get("params")
     if grader.get("type") == "regex" and isinstance(params, dict):
         finding = _regex_finding((*where, "params", "pattern"), params.get("pattern"))
         if finding:
             yield finding
+    kind = grader.get("type")
+    declared = declared_params().get(kind) if isinstance(kind, str) else None
+    if declared is not None and isinstance(params, dict):
+        for name in params:
+            if name not in declared:
+                yield Finding(
+                    pointer(*where, "params", name),
+                    codes.UNKNOWN_GRADER_PARAM,
+                    "warning",
+                    f"{messages.unknown_property(name, declared)} (the {kind} grader's parameters are "
+                    + (", ".join(messages.show(d) for d in declared) or "none")
+                    + ")",
+                )
 
 
 def grader_rules(document: dict[str, Any]) -> Iterator[Finding]:
@@ -183,8 +218,36 @@ def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
         yield from ResultRows().check(results)
 
 
+MIGRATION_KEY = "evalschema.migration"  # the extensions key by which ``evalschema migrate`` marks its placeholders
+
+
+def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
+    """Evals whose placeholders ``evalschema migrate`` left for a person to decide (MIGRATION_PLACEHOLDER)."""
+    places: list[tuple[tuple[str | int, ...], Any]] = [(("evals",), document.get("evals"))]
+    prompts = document.get("prompts")
+    if isinstance(prompts, dict):
+        places += [
+            (("prompts", name, "evals"), prompt.get("evals")) for name, prompt in sorted(prompts.items()) if isinstance(prompt, dict)
+        ]
+    for where, evals in places:
+        for index, entry in indexed_objects(evals):
+            extensions = entry.get("extensions")
+            if isinstance(extensions, dict) and MIGRATION_KEY in extensions:
+                marker = extensions[MIGRATION_KEY]
+                decide = marker.get("decide") if isinstance(marker, dict) else None
+                what = ", ".join(str(d) for d in decide) if isinstance(decide, list) and decide else "its placeholders"
+                yield Finding(
+                    pointer(*where, index, "extensions", MIGRATION_KEY),
+                    codes.MIGRATION_PLACEHOLDER,
+                    "warning",
+                    f"evalschema migrate left placeholders here: decide {what}, then remove extensions[{messages.show(MIGRATION_KEY)}]",
+                )
+
+
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    yield from _duplicates(((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id")
+    yield from _duplicates(
+        ((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id"
+    )
     prompts = document.get("prompts")
     validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
     if isinstance(prompts, dict):
@@ -193,6 +256,13 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
         for name, prompt in sorted(prompts.items(), key=lambda item: item[0].encode("utf-16-be", "surrogatepass")):
             if not isinstance(prompt, dict):
                 continue
+            if isinstance(prompt.get("id"), str) and prompt["id"] != name:
+                yield Finding(
+                    pointer("prompts", name, "id"),
+                    codes.PROMPT_ID_MISMATCH,
+                    "error",
+                    f"the prompt's id {messages.show(prompt['id'])} differs from its key {messages.show(name)} in prompts (the key is its identity)",
+                )
             yield from _duplicates(
                 ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(prompt.get("evals"))),
                 codes.DUPLICATE_EVAL_ID,
@@ -200,6 +270,7 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
             )
             validators.extend((("prompts", name, "validators", i), v) for i, v in indexed_objects(prompt.get("validators")))
     yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID, "validator id")
+    yield from _placeholders(document)
     for where, validator in validators:
         params = validator.get("params")
         if validator.get("type") == "regex_match" and isinstance(params, dict):

@@ -29,6 +29,7 @@ from evalschema_models import rules as codes
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
+from . import messages, rfc3339
 from .extras import require
 from .findings import Finding, pointer
 from .positions import MAX_DEPTH
@@ -180,12 +181,50 @@ def _brief(message: str, limit: int = 240) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
-def _keyword_findings(failure: Failure, code: str) -> list[Finding]:
+def _node_at(walker: _Walker, path: Sequence[str | int]) -> tuple[bool, Any, Resolver[Any] | None]:
+    """The subschema at ``path`` (whether the walk got there, the node, its resolver)."""
+    visited = list(walker.subschemas(path))
+    explicit_refs = sum(1 for step in path if step == "$ref")
+    node, resolver = visited[-1]
+    return len(visited) >= len(path) + 1 - explicit_refs, node, resolver
+
+
+def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
+    """The property names a closed object's subschema declares (its ``properties``, through ``$ref`` and
+    ``allOf``), for suggestions: ``path`` is the schema path of its ``additionalProperties`` keyword."""
+    reached, node, resolver = _node_at(walker, path[:-1])
+    if not reached or resolver is None:
+        return []
+    names: list[str] = []
+    stack = [walker.resolve(node, resolver)]
+    for _ in range(64):
+        if not stack:
+            break
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        names.extend(k for k in current.get("properties", {}) if isinstance(k, str))
+        stack.extend(walker.resolve(branch, resolver) for branch in current.get("allOf", ()))
+    return names
+
+
+def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[Finding]:
     where = failure.instance_path
     if failure.missing:
         return [Finding(pointer(*where, n), code, "error", f"missing required property {n!r}") for n in failure.missing]
     if failure.unexpected:
-        return [Finding(pointer(*where, n), code, "error", f"unknown property {n!r}") for n in failure.unexpected]
+        declared = _declared_names(walker, failure.schema_path)
+        return [Finding(pointer(*where, n), code, "error", messages.unknown_property(n, declared)) for n in failure.unexpected]
+    if failure.keyword in ("enum", "pattern"):
+        reached, allowed, _ = _node_at(walker, failure.schema_path)
+        if reached and failure.keyword == "enum" and isinstance(allowed, list):
+            return [Finding(pointer(*where), code, "error", messages.one_of(failure.instance, allowed))]
+        if reached and isinstance(allowed, str):
+            return [
+                Finding(
+                    pointer(*where), code, "error", f"{messages.show(failure.instance)} does not match the pattern {messages.show(allowed)}"
+                )
+            ]
     return [Finding(pointer(*where), code, "error", _brief(failure.message))]
 
 
@@ -194,10 +233,11 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
     if rule is not None:
         detail = rule_messages.get(rule, rule)
         if failure.missing or failure.unexpected:
-            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule)]
-        if failure.keyword == "const":  # "false was expected" adds nothing to the rule's own sentence
+            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule, walker)]
+        if failure.keyword == "const" or isinstance(failure.instance, (dict, list)):
+            # "false was expected" adds nothing to the rule's own sentence, and a whole object is no help
             return [Finding(pointer(*failure.instance_path), rule, "error", detail)]
-        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} ({_brief(failure.message)})")]
+        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} (got {messages.show(failure.instance)})")]
     if failure.keyword in ("oneOf", "anyOf") and failure.branches is not None:
         *_, (node, resolver) = walker.subschemas(failure.schema_path)
         alternatives = walker.resolve(node, resolver)
@@ -208,52 +248,39 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
                 mapped = [f for inner in failure.branches.get(accepting[0], ()) for f in _map(inner, walker, rule_messages)]
                 if mapped:
                     return mapped
-    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH))
+    excluded = _excluded_pattern(failure, walker)
+    if excluded is not None:
+        return [
+            Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", f"{failure.instance!r} must not match {excluded!r}")
+        ]
+    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH), walker)
+
+
+def _excluded_pattern(failure: Failure, walker: _Walker) -> str | None:
+    """The pattern of a failed ``not: {pattern: …}``: how the schemas say "only these characters" in a way every
+    regular-expression dialect reads alike (SPEC §3.1), so a pattern failure like any other."""
+    if failure.keyword != "not":
+        return None
+    *_, (node, _) = walker.subschemas(failure.schema_path)
+    if isinstance(node, dict) and set(node) == {"pattern"} and isinstance(node["pattern"], str):
+        return node["pattern"]
+    return None
 
 
 # --- the reference engine: python-jsonschema (imported only when selected) ---------------------------------
 
 
-def _ecma_dollar(pattern: str) -> str:
-    """Translate ECMA-262's ``$`` (end of input only) to Python's ``\\Z``: Python's ``$`` also matches before a
-    final newline, so ``"1.1.0\\n"`` would pass a ``^…$`` pattern that every other implementation rejects."""
-    out, escaped, in_class = [], False, False
-    for char in pattern:
-        if escaped:
-            out.append(char)
-            escaped = False
-        elif char == "\\":
-            out.append(char)
-            escaped = True
-        elif char == "[":
-            in_class = True
-            out.append(char)
-        elif char == "]":
-            in_class = False
-            out.append(char)
-        else:
-            out.append("\\Z" if char == "$" and not in_class else char)
-    return "".join(out)
-
-
 @cache
 def _reference_class() -> tuple[Any, Any]:
-    """python-jsonschema's 2020-12 validator with ECMA-262 ``$`` in patterns, and strict date/date-time checks."""
+    """python-jsonschema's 2020-12 validator as published, with this specification's ``date``/``date-time``
+    (:mod:`evalschema.rfc3339`) in its format checker: the schemas' patterns mean the same in every dialect."""
     require("jsonschema", "reference", "the reference engine")
-    from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
-
-    def pattern(validator: Any, regex: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
-        if isinstance(instance, str) and not re.search(_ecma_dollar(regex), instance):
-            yield ValidationError(f"{instance!r} does not match {regex!r}")
+    from jsonschema import Draft202012Validator, FormatChecker
 
     formats = FormatChecker()
-    for name in ("date-time", "date"):
-        # rfc3339-validator's own "$" lets a trailing newline through
-        def check(value: object, name: str = name) -> bool:
-            return not isinstance(value, str) or (not value.endswith("\n") and Draft202012Validator.FORMAT_CHECKER.conforms(value, name))
-
-        formats.checks(name, raises=ValueError)(check)
-    return validators.extend(Draft202012Validator, {"pattern": pattern}), formats  # type: ignore[no-untyped-call]
+    for name, check in rfc3339.FORMATS.items():
+        formats.checks(name)(check)
+    return Draft202012Validator, formats
 
 
 def _schema_at(schemas: SchemaSet, kind: str, at: tuple[str, ...]) -> Any:
@@ -313,7 +340,9 @@ def _fast_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) ->
     registry = jsonschema_rs.Registry(
         [(uri, schemas.registry.contents(uri)) for uri in sorted(schemas.resources)], retriever=_refuse_remote
     )
-    return jsonschema_rs.validator_for(_schema_at(schemas, kind, at), registry=registry, validate_formats=True, retriever=_refuse_remote)
+    return jsonschema_rs.validator_for(
+        _schema_at(schemas, kind, at), registry=registry, validate_formats=True, formats=rfc3339.FORMATS, retriever=_refuse_remote
+    )
 
 
 def _from_fast(error: Any) -> Failure:
@@ -425,7 +454,9 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
             target = resolver.lookup(schema["$ref"])
             stack.append((value, target.contents, target.resolver, where))
         if schema.get("deprecated") is True and where:
-            found.append(DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", "")))
+            found.append(
+                DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", ""))
+            )
         for keyword in ("allOf", "oneOf", "anyOf"):
             for branch in schema.get(keyword, ()):
                 if keyword == "allOf" or _accepts_type(walker.resolve(branch, resolver), json_type(value)):
@@ -466,9 +497,7 @@ def _has_deprecations(kind: str, version: str | None) -> bool:
     return False
 
 
-def check(
-    document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None
-) -> SchemaOutcome:
+def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None) -> SchemaOutcome:
     """Validate ``document`` as ``kind`` against the schema alone (the working schemas, or release ``version``)."""
     schemas = load(version)
     walker = _Walker(schemas, schemas.uri(kind))
@@ -488,7 +517,10 @@ def check_rows(
     schemas = load(version)
     at = ("properties", array)
     walker = _Walker(schemas, schemas.uri(kind))
-    relocated = (_relocated(f, at, engine == "fast" or f.schema_path[:1] == ("$ref",), (array, start)) for f in _failures(rows, kind, engine, version, at))
+    relocated = (
+        _relocated(f, at, engine == "fast" or f.schema_path[:1] == ("$ref",), (array, start))
+        for f in _failures(rows, kind, engine, version, at)
+    )
     findings = [f for failure in relocated for f in _map(failure, walker, rule_messages)]
     deprecated: list[DeprecatedUse] = []
     if _has_deprecations(kind, version):
@@ -500,7 +532,9 @@ def check_rows(
 # Keywords that only name or describe: an array subschema made of these and ``items`` judges each item alone.
 _ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"})
 # Root keywords that can see a property's value other than through ``properties`` (the rest look only at names).
-_WHOLE_VALUE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"})
+_WHOLE_VALUE = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"}
+)
 
 
 @cache

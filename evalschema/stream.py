@@ -509,9 +509,7 @@ class _Batch:
     closed: bool  # the array ended with this batch
 
 
-def _rows_one_by_one(
-    reader: _Reader, array: str, start: int, context: str, limit: int
-) -> Generator[Rows | Problem, None, _Batch | None]:
+def _rows_one_by_one(reader: _Reader, array: str, start: int, context: str, limit: int) -> Generator[Rows | Problem, None, _Batch | None]:
     """Up to ``limit`` rows read one at a time, yielded as one batch; ``None`` if the text is broken."""
     reader.keep = reader.pos
     line, column = reader.where(reader.pos)

@@ -12,6 +12,7 @@ validating the whole document gives; the test suite checks that it is.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -42,7 +43,10 @@ def place(finding: Finding, positions: Positions) -> Finding:
 
 
 def placed(report: Report, positions: Positions) -> Report:
-    return Report(report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings))
+    """The report with every finding placed, in reading order (line, column, then pointer)."""
+    return Report(
+        report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings)
+    ).ordered()
 
 
 def validate_file(
@@ -92,9 +96,12 @@ def wants_stream(file: Path, stream_rows: bool | None) -> bool:
         return False
 
 
-def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = None) -> tuple[dict[str, Any], Summary] | Finding:
+def summarize_file(
+    path: str | os.PathLike[str], *, stream_rows: bool | None = None, each_row: Callable[[Any], None] | None = None
+) -> tuple[dict[str, Any], Summary] | Finding:
     """The reference summary of the result set in a JSON file, and the result set's own fields (without its
-    rows); or the finding that says why the file cannot be read. Large files are read in pieces."""
+    rows); or the finding that says why the file cannot be read. Large files are read in pieces. ``each_row``, if
+    given, sees every row once (the HTML report's case lists)."""
     file = Path(path)
     with paused_gc():
         handle = _open(file) if wants_stream(file, stream_rows) else None
@@ -112,6 +119,8 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
                             for item in piece.items:
                                 if isinstance(item, dict):
                                     builder.add(item)
+                                if each_row is not None:
+                                    each_row(item)
                     if ARRAY in envelope:  # "results" was there but not an array: it has no rows
                         return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
                     return envelope, builder.build()
@@ -123,6 +132,9 @@ def summarize_file(path: str | os.PathLike[str], *, stream_rows: bool | None = N
         if not isinstance(loaded.document, dict):
             return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
         document = loaded.document
+        if each_row is not None and isinstance(document.get(ARRAY), list):
+            for item in document[ARRAY]:
+                each_row(item)
         return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
 
 
@@ -209,6 +221,8 @@ def validate_stream(
     findings = list(identity.findings)
     findings.extend(schema_findings(combined, identity, allow_unknown, spec_version))
     findings.extend(resultset_document_rules(envelope))
+    if against is not None:
+        findings.extend(against.finish(envelope))
     claimed = envelope.get("summary")
     if isinstance(claimed, dict):
         reference = summary.build() if summary is not None else _summary_again(handle, origin)

@@ -168,7 +168,7 @@ class SummaryBuilder:
         # ``compact`` (for rows that are streamed, not held): per-test-case state in a KeyTable, packed into one
         # integer per case, a third of the memory of a dict of objects and a few times slower
         self.compact = compact
-        self.counts = {outcome: 0 for outcome in ("passed", "failed", "invalidated", "errored", "unscored")}
+        self.counts = dict.fromkeys(("passed", "failed", "invalidated", "errored", "unscored"), 0)
         self.score_sum = 0.0
         self.scored_rows = 0
         self.graders: dict[str, GraderTotals] = {}

@@ -89,7 +89,9 @@ def identified(document: Any, kind: str | None, spec_version: str | None, strict
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     if not isinstance(document, dict):
         code = codes.UNKNOWN_KIND if kind is None else codes.TYPE_MISMATCH
-        return Identity(kind, None, "", ()), Report.build(kind, [Finding("", code, "error", "a document must be a JSON object")], strict=strict)
+        return Identity(kind, None, "", ()), Report.build(
+            kind, [Finding("", code, "error", "a document must be a JSON object")], strict=strict
+        )
     identity = identify(document, kind)
     if identity.kind is None:
         return identity, Report.build(None, list(identity.findings), strict=strict)
@@ -107,7 +109,9 @@ def identified(document: Any, kind: str | None, spec_version: str | None, strict
     return identity, None
 
 
-def schema_findings(outcome: schema_path.SchemaOutcome, identity: Identity, allow_unknown: bool, spec_version: str | None) -> Iterator[Finding]:
+def schema_findings(
+    outcome: schema_path.SchemaOutcome, identity: Identity, allow_unknown: bool, spec_version: str | None
+) -> Iterator[Finding]:
     """The schema path's findings (unknown fields allowed as warnings in a newer minor version), then deprecations."""
     assert identity.kind is not None
     newer_minor = identity.version is not None and identity.version[:2] > _supported(spec_version)[:2]
@@ -116,6 +120,15 @@ def schema_findings(outcome: schema_path.SchemaOutcome, identity: Identity, allo
             finding = replace(finding, severity="warning", message=finding.message + " (allowed: newer minor version)")
         yield finding
     yield from deprecations.warnings_for(outcome.deprecated, identity.kind)
+
+
+def as_document(value: Any) -> Any:
+    """A generated model (any pydantic model) as the document it holds (``model_dump(mode="json")``: by alias, the
+    fields it was given); anything else as it is."""
+    dump = getattr(type(value), "model_dump", None)
+    if dump is not None and hasattr(type(value), "model_fields"):
+        return dump(value, mode="json")
+    return value
 
 
 def validate(
@@ -130,12 +143,14 @@ def validate(
 ) -> Report:
     """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
 
-    ``kind`` is detected from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
+    ``document`` is a parsed JSON value or a generated model instance (``evalschema_models``). ``kind`` is detected
+    from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
     ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
     ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
     both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
     working schemas.
     """
+    document, suite = as_document(document), as_document(suite)
     identity, decided = identified(document, kind, spec_version, strict)
     if decided is not None:
         return decided

@@ -41,8 +41,11 @@ def build_python(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     before = set(out.iterdir())
     for project in PROJECTS:
-        subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out.resolve()), str(project)],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out.resolve()), str(project)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return sorted(set(out.iterdir()) - before)
 
 

@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import referencing
 from jsonschema import Draft202012Validator
-
 from schema_helpers import build_registry, load_schemas, make_validator
+from tools import missing_tool
+
+ROOT = Path(__file__).resolve().parents[1]
+JS = ROOT / "js"
+
+
+def _js_stale() -> bool:
+    cli = JS / "dist" / "cli.js"
+    if not cli.exists():
+        return True
+    built = cli.stat().st_mtime
+    sources = [
+        *JS.glob("src/*.ts"),
+        *JS.glob("test/*.ts"),
+        *(ROOT / "generated" / "typescript").glob("*.ts"),
+        *(ROOT / "schemas").glob("*.json"),
+    ]
+    return any(p.stat().st_mtime > built for p in sources)
+
+
+@pytest.fixture(scope="session")
+def built_js() -> Path:
+    """``js/dist/cli.js``, built (``npm run build``) when missing or older than its sources; node is required."""
+    if shutil.which("node") is None:
+        missing_tool("node is not installed: the TypeScript SDK and the JavaScript oracles cannot run")
+    if _js_stale():
+        if shutil.which("npm") is None or not (JS / "node_modules").is_dir():
+            missing_tool("js/dist is missing or stale and cannot be built: run `npm ci --prefix js`")
+        build = subprocess.run(["npm", "run", "build"], cwd=JS, capture_output=True, text=True, check=False)
+        assert build.returncode == 0, f"npm run build failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
+    return JS / "dist" / "cli.js"
 
 
 @pytest.fixture(scope="session")

@@ -21,15 +21,29 @@ EXAMPLES_DIR = ROOT / "spec" / "examples"
 LEDGER_PATH = ROOT / "spec" / "ledger.json"
 ANNOTATIONS_METASCHEMA_PATH = ROOT / "codegen" / "metaschema" / "annotations.json"
 
-SPEC_VERSION = json.loads((SCHEMAS_DIR / "common.json").read_text())["$id"].split("/")[-2]  # the working schemas' version
+# the working schemas' version, from their $id (the one place it is written)
+SPEC_VERSION = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "common.json").read_text(encoding="utf-8"))["$id"].split(
+    "/"
+)[-2]
 BASE_URI = f"https://evalschema.org/schema/{SPEC_VERSION}/"
 KINDS = ("testcase", "grader", "suite", "resultset", "pack")
 
 # Draft 2020-12 keywords whose value is a subschema, a map of subschemas, or a list of subschemas.
-SUBSCHEMA_KEYWORDS = frozenset({
-    "additionalProperties", "items", "contains", "propertyNames", "if", "then", "else", "not",
-    "unevaluatedItems", "unevaluatedProperties", "contentSchema",
-})
+SUBSCHEMA_KEYWORDS = frozenset(
+    {
+        "additionalProperties",
+        "items",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "not",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
+)
 SUBSCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
@@ -48,9 +62,7 @@ def load_schemas() -> dict[str, dict[str, Any]]:
     return {p.name: load_json(p) for p in sorted(SCHEMAS_DIR.glob("*.json"))}
 
 
-def build_registry(
-    schemas: dict[str, dict[str, Any]], fetched: list[str] | None = None
-) -> referencing.Registry[Any]:
+def build_registry(schemas: dict[str, dict[str, Any]], fetched: list[str] | None = None) -> referencing.Registry[Any]:
     """A registry holding every schema by its ``$id``; any other URI is recorded in ``fetched`` and refused."""
 
     def retrieve(uri: str) -> referencing.Resource[Any]:
@@ -58,10 +70,7 @@ def build_registry(
             fetched.append(uri)
         raise FetchRefused(f"schema tests never fetch; {uri!r} is not a file of schemas/")
 
-    resources = [
-        (s["$id"], referencing.Resource.from_contents(s, default_specification=DRAFT202012))
-        for s in schemas.values()
-    ]
+    resources = [(s["$id"], referencing.Resource.from_contents(s, default_specification=DRAFT202012)) for s in schemas.values()]
     return referencing.Registry(retrieve=retrieve).with_resources(resources)  # type: ignore[call-arg]
 
 
@@ -71,18 +80,14 @@ def schema_uri(kind: str) -> str:
 
 def make_validator(kind: str, registry: referencing.Registry[Any]) -> Draft202012Validator:
     schema = registry.contents(schema_uri(kind))
-    return Draft202012Validator(
-        schema, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
+    return Draft202012Validator(schema, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Walking schemas
 
 
-def iter_subschemas(
-    schema: Any, path: tuple[str | int, ...] = ()
-) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+def iter_subschemas(schema: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
     """Yield ``(path, subschema)`` for every object in a schema position (not ``examples``, ``const``, …)."""
     if not isinstance(schema, dict):
         return
@@ -112,9 +117,7 @@ def resolve_pointer(doc: Any, ptr: str) -> Any:
     return node
 
 
-def rules_along_path(
-    registry: referencing.Registry[Any], root_uri: str, schema_path: Any
-) -> set[str]:
+def rules_along_path(registry: referencing.Registry[Any], root_uri: str, schema_path: Any) -> set[str]:
     """The ``x-rule`` ids of every subschema an error's ``absolute_schema_path`` passes through.
 
     jsonschema's schema paths do not record ``$ref`` hops: when a token is not a member of the current

@@ -31,7 +31,9 @@ def test_key_table_is_a_dict(operations: list[tuple[bytes, int]]) -> None:
     assert sorted(table.values()) == sorted(reference.values())
 
 
-ATTEMPTS = st.one_of(st.integers(-5, 6), st.sampled_from([2**59 - 1, 2**59, 2**60, 2**70, -(2**59), -(2**59) - 1, -(2**60) - 1, 2.0, 3.5, True, "2", None]))
+ATTEMPTS = st.one_of(
+    st.integers(-5, 6), st.sampled_from([2**59 - 1, 2**59, 2**60, 2**70, -(2**59), -(2**59) - 1, -(2**60) - 1, 2.0, 3.5, True, "2", None])
+)
 ROWS = st.lists(
     st.fixed_dictionaries(
         {"test_case_id": st.sampled_from(["a", "b", "", "\x00", "\ud800", "c" * 30]), "passed": st.booleans()},

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import evalschema
 from evalschema import loader
+from evalschema.findings import Finding
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
@@ -53,10 +54,57 @@ assert all(BY_KIND.values()), "every kind has an example"
 _LONE = ["\ud800", "\\ud800"]
 _LONG_DIGITS = "9" * 5000
 _KEY_MIN = 0
-INSERTIONS = ["{", "}", "[", "]", '"', ":", ",", "\\", "\\u0000", "\x00", "\ufeff", *_LONE, "1e400", "-1e400", "NaN", "Infinity",
-              _LONG_DIGITS, "1" * 20, "true", "null", "\n", "\t", " ", '"a": 1, "a": 2', '\\"', "/*", "é", "\x7f"]
-YAML_INSERTIONS = ["&a ", "*a", "!!python/object:os.system ", "!!binary ", "<<: ", "? ", "- ", ": ", "'", "|", ">", "#", "---\n", "...\n",
-                   ".nan", ".inf", "0x1F", "2026-11-30", "\t"]
+INSERTIONS = [
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    ":",
+    ",",
+    "\\",
+    "\\u0000",
+    "\x00",
+    "\ufeff",
+    *_LONE,
+    "1e400",
+    "-1e400",
+    "NaN",
+    "Infinity",
+    _LONG_DIGITS,
+    "1" * 20,
+    "true",
+    "null",
+    "\n",
+    "\t",
+    " ",
+    '"a": 1, "a": 2',
+    '\\"',
+    "/*",
+    "é",
+    "\x7f",
+]
+YAML_INSERTIONS = [
+    "&a ",
+    "*a",
+    "!!python/object:os.system ",
+    "!!binary ",
+    "<<: ",
+    "? ",
+    "- ",
+    ": ",
+    "'",
+    "|",
+    ">",
+    "#",
+    "---\n",
+    "...\n",
+    ".nan",
+    ".inf",
+    "0x1F",
+    "2026-11-30",
+    "\t",
+]
 
 
 # --- the loaders -------------------------------------------------------------------------------------------
@@ -106,14 +154,14 @@ def mutated_text(draw: st.DrawFn, yaml: bool = False) -> str:
         if operation == "insert":
             text = text[:at] + draw(st.sampled_from(pool) | st.text(max_size=4)) + text[at:]
         elif operation == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 16)):]
+            text = text[:at] + text[at + draw(st.integers(1, 16)) :]
         elif operation == "truncate":
             text = text[:at]
         elif operation == "flip" and at < len(text):
-            text = text[:at] + chr(ord(text[at]) ^ (1 << draw(st.integers(0, 6)))) + text[at + 1:]
+            text = text[:at] + chr(ord(text[at]) ^ (1 << draw(st.integers(0, 6)))) + text[at + 1 :]
         elif operation == "swap" and text:
             other = draw(st.integers(0, len(text) - 1))
-            text = text[:at] + text[other:other + 1] + text[at + 1:]
+            text = text[:at] + text[other : other + 1] + text[at + 1 :]
     return text
 
 
@@ -179,13 +227,10 @@ def _same_reading(fast: loader.Loaded, exact: loader.Loaded) -> None:
 @given(mutated_bytes())
 def test_parse_json_bytes_agrees_with_the_exact_path(data: bytes) -> None:
     """The fast (orjson) path reads every byte string exactly as the strict standard-library path does."""
-    parse_bytes = getattr(loader, "parse_json_bytes", None)
-    if parse_bytes is None:
-        pytest.skip("no parse_json_bytes fast path")
-    fast = parse_bytes(data, "fuzz.json")
+    fast = loader.parse_json_bytes(data, "fuzz.json")
     _check_loaded(fast, FILE_SCOPE)
     text = loader.decode(data)
-    if isinstance(text, loader.Finding):
+    if isinstance(text, Finding):
         assert fast.problem is not None and fast.problem.code == "FILE_UNREADABLE"
         return
     _same_reading(fast, loader.parse_json(text, "fuzz.json"))
@@ -198,10 +243,33 @@ JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(min_size=_KEY_MIN, max_size=8), inner, max_size=4),
     max_leaves=8,
 )
-INTERESTING_STRINGS = st.sampled_from(["", " ", "x" * 300, "\x00", *_LONE[:1], "a/b~c", "~1", "1.1.0", "2.0.0", "v1.0.0", "not a date",
-                                       "2026-11-30T00:00:00Z", "(a+)+$", "[", "(?<n>x)\\k<n>", "{output}", "contains", "regex",
-                                       "custom", "llm_judge", "https://example.com/x.json",
-                                       "https://evalschema.org/schema/1.1.0/suite.json", "https://evalschema.org/schema/2.0.0/pack.json"])
+INTERESTING_STRINGS = st.sampled_from(
+    [
+        "",
+        " ",
+        "x" * 300,
+        "\x00",
+        *_LONE[:1],
+        "a/b~c",
+        "~1",
+        "1.1.0",
+        "2.0.0",
+        "v1.0.0",
+        "not a date",
+        "2026-11-30T00:00:00Z",
+        "(a+)+$",
+        "[",
+        "(?<n>x)\\k<n>",
+        "{output}",
+        "contains",
+        "regex",
+        "custom",
+        "llm_judge",
+        "https://example.com/x.json",
+        "https://evalschema.org/schema/1.1.0/suite.json",
+        "https://evalschema.org/schema/2.0.0/pack.json",
+    ]
+)
 VALUES = JSON_VALUES | INTERESTING_STRINGS
 
 
@@ -241,7 +309,12 @@ def mutated_document(draw: st.DrawFn, kind: str) -> tuple[str, Any]:
             parent = _get(document, path[:-1])
             del parent[path[-1]]
         elif operation == "add" and isinstance(target, dict):
-            target[draw(st.text(min_size=_KEY_MIN, max_size=10) | st.sampled_from(["$schema", "$ref", "id", "type", "passed", "score", "attempt"]))] = draw(VALUES)
+            target[
+                draw(
+                    st.text(min_size=_KEY_MIN, max_size=10)
+                    | st.sampled_from(["$schema", "$ref", "id", "type", "passed", "score", "attempt"])
+                )
+            ] = draw(VALUES)
         elif operation == "add" and isinstance(target, list):
             target.insert(draw(st.integers(0, len(target))), draw(VALUES))
         elif operation == "duplicate" and isinstance(target, list) and target:
@@ -251,8 +324,14 @@ def mutated_document(draw: st.DrawFn, kind: str) -> tuple[str, Any]:
 
 _TOKEN = re.compile(r"^(?:[^~]|~[01])*$")
 # codes whose pointer names a property that is absent from the document (the place it is required)
-MISSING_OK = {"REQUIRED_FIELD", "GRADER_PARAMS_INVALID", "CUSTOM_GRADER_HANDLER", "SUITE_TEST_CASES_SOURCE", "GRADER_RESULT_MISSING",
-              "JUDGE_PROMPT_PLACEHOLDER"}
+MISSING_OK = {
+    "REQUIRED_FIELD",
+    "GRADER_PARAMS_INVALID",
+    "CUSTOM_GRADER_HANDLER",
+    "SUITE_TEST_CASES_SOURCE",
+    "GRADER_RESULT_MISSING",
+    "JUDGE_PROMPT_PLACEHOLDER",
+}
 
 
 def _resolves(document: Any, pointer: str) -> tuple[bool, bool]:
@@ -310,7 +389,7 @@ def test_validate_mutated_texts(kind: str, data: st.DataObject) -> None:
     text = TEXTS[name]
     for _ in range(data.draw(st.integers(1, 3))):
         at = data.draw(st.integers(0, len(text)))
-        text = text[:at] + data.draw(st.sampled_from(INSERTIONS) | st.text(max_size=3)) + text[at + data.draw(st.integers(0, 3)):]
+        text = text[:at] + data.draw(st.sampled_from(INSERTIONS) | st.text(max_size=3)) + text[at + data.draw(st.integers(0, 3)) :]
     loaded = loader.parse_json(text, name)
     _check_loaded(loaded, {"INVALID_JSON", "DUPLICATE_KEY"})
     if loaded.problem is None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tools import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
@@ -48,7 +49,7 @@ DEFAULT_SECONDS = 60
 CASES: list[dict[str, Any]] = json.loads((HOSTILE / "cases.json").read_text(encoding="utf-8"))["cases"]
 BY_NAME = {case["name"]: case for case in CASES}
 
-SITECUSTOMIZE = '''
+SITECUSTOMIZE = """
 import os, socket
 _LOG = os.environ.get("EVALSCHEMA_NET_LOG")
 
@@ -64,9 +65,9 @@ socket.socket.connect = _refuse("socket.connect")
 socket.socket.connect_ex = _refuse("socket.connect_ex")
 socket.create_connection = _refuse("create_connection")
 socket.getaddrinfo = _refuse("getaddrinfo")
-'''
+"""
 
-NODE_NO_NETWORK = '''
+NODE_NO_NETWORK = """
 const fs = require("fs"), net = require("net"), dns = require("dns");
 const log = process.env.EVALSCHEMA_NET_LOG;
 function refuse(what) {
@@ -79,14 +80,15 @@ net.Socket.prototype.connect = refuse("net.connect");
 dns.lookup = refuse("dns.lookup");
 dns.resolve = refuse("dns.resolve");
 if (globalThis.fetch) globalThis.fetch = refuse("fetch");
-'''
+"""
 
 
 # --- inputs --------------------------------------------------------------------------------------------
 
 
 def _example(name: str) -> dict[str, Any]:
-    return json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    return document
 
 
 def _nested(depth: int, leaf: str = "1", kind: str = "[") -> str:
@@ -252,8 +254,16 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
-def run_measured(command: list[str], *, cwd: Path, work: Path, stdin: bytes | None = None, seconds: float = DEFAULT_SECONDS,
-                 env: dict[str, str] | None = None, limit_address_space: bool = True) -> Run:
+def run_measured(
+    command: list[str],
+    *,
+    cwd: Path,
+    work: Path,
+    stdin: bytes | None = None,
+    seconds: float = DEFAULT_SECONDS,
+    env: dict[str, str] | None = None,
+    limit_address_space: bool = True,
+) -> Run:
     """Run ``command`` in its own process group with a timeout; measure wall time and peak RSS."""
     work.mkdir(parents=True, exist_ok=True)
     memory_file, net_log = work / "peak-rss", work / "network.log"
@@ -263,8 +273,13 @@ def run_measured(command: list[str], *, cwd: Path, work: Path, stdin: bytes | No
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
     process = subprocess.Popen(
-        [*prefix, *command], cwd=cwd, env=full_env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        [*prefix, *command],
+        cwd=cwd,
+        env=full_env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
         preexec_fn=_limit_memory if limit_address_space else None,
     )
     try:
@@ -300,8 +315,14 @@ def _python(case: dict[str, Any], root: Path, site: Path) -> tuple[Prepared, Run
         return prepared, None
     command = [str(SCRIPT), "validate", "--format", "json", *prepared.args, *prepared.paths]
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))}
-    run = run_measured(command, cwd=prepared.cwd, work=root / case["name"] / "py", stdin=prepared.stdin,
-                       seconds=case.get("seconds", DEFAULT_SECONDS), env=env)
+    run = run_measured(
+        command,
+        cwd=prepared.cwd,
+        work=root / case["name"] / "py",
+        stdin=prepared.stdin,
+        seconds=case.get("seconds", DEFAULT_SECONDS),
+        env=env,
+    )
     return prepared, run
 
 
@@ -321,7 +342,8 @@ def python_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -
 
 def _report(run: Run) -> dict[str, Any]:
     try:
-        return json.loads(run.stdout)
+        report: dict[str, Any] = json.loads(run.stdout)
+        return report
     except json.JSONDecodeError:
         pytest.fail(f"no JSON report on stdout (status {run.status}); stderr:\n{run.stderr[-2000:]}")
 
@@ -442,7 +464,9 @@ def streamed_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path)
             return prepared, None
         command = [str(SCRIPT), "validate", "--format", "json", "--stream", "always", *prepared.args, *prepared.paths]
         env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(sitecustomize), os.environ.get("PYTHONPATH", "")]))}
-        return prepared, run_measured(command, cwd=prepared.cwd, work=root / case["name"] / "py", seconds=case.get("seconds", DEFAULT_SECONDS), env=env)
+        return prepared, run_measured(
+            command, cwd=prepared.cwd, work=root / case["name"] / "py", seconds=case.get("seconds", DEFAULT_SECONDS), env=env
+        )
 
     with ThreadPoolExecutor(max(2, min(4, os.cpu_count() or 2))) as pool:
         futures = {case["name"]: pool.submit(one, case) for case in STREAMABLE}
@@ -472,16 +496,23 @@ def test_python_cli_streamed_reports_the_same(
 # --- the same corpus through the TypeScript CLI ----------------------------------------------------------
 
 # Rows whose bug is in the Python implementation only: the TypeScript CLI already behaves.
-PYTHON_ONLY_BUGS = {"lone-surrogate-key", "deep-metadata-990-valid", "deep-metadata-500-valid", "deep-metadata-500-invalid",
-                    "version-huge-major", "schema-uri-huge-version", "empty-property-name"}
+PYTHON_ONLY_BUGS = {
+    "lone-surrogate-key",
+    "deep-metadata-990-valid",
+    "deep-metadata-500-valid",
+    "deep-metadata-500-invalid",
+    "version-huge-major",
+    "schema-uri-huge-version",
+    "empty-property-name",
+}
 
 
 def _js_applies(case: dict[str, Any]) -> bool:
     spec = case["input"]
-    if case.get("js") is False or case.get("args") or "special" in spec and spec["special"] not in ("missing", "chmod000"):
+    if case.get("js") is False or case.get("args") or ("special" in spec and spec["special"] not in ("missing", "chmod000")):
         return False
     if "file" in spec:
-        return spec["file"].endswith(".json")
+        return str(spec["file"]).endswith(".json")
     if "generate" in spec:
         return spec["generate"] not in ("bigint_yaml", "deep_yaml")
     return True
@@ -493,7 +524,7 @@ JS_CASES = [c for c in CASES if _js_applies(c)]
 @pytest.fixture(scope="module")
 def js_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -> dict[str, tuple[Prepared, Run | None]]:
     if NODE is None or not JS_CLI.exists():
-        pytest.skip("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
+        missing_tool("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
     root = tmp_path_factory.mktemp("hostile-js")
     out: dict[str, tuple[Prepared, Run | None]] = {}
     for case in JS_CASES:
@@ -501,10 +532,27 @@ def js_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -> di
         if prepared.skip:
             out[case["name"]] = (prepared, None)
             continue
-        command = [NODE, "--require", str(sitecustomize / "no-network.cjs"), "--max-old-space-size=1400", str(JS_CLI),
-                   "validate", "--format", "json", *prepared.paths]
-        out[case["name"]] = (prepared, run_measured(command, cwd=prepared.cwd, work=root / case["name"] / "js",
-                                                     seconds=case.get("seconds", DEFAULT_SECONDS), limit_address_space=False))
+        command = [
+            NODE,
+            "--require",
+            str(sitecustomize / "no-network.cjs"),
+            "--max-old-space-size=1400",
+            str(JS_CLI),
+            "validate",
+            "--format",
+            "json",
+            *prepared.paths,
+        ]
+        out[case["name"]] = (
+            prepared,
+            run_measured(
+                command,
+                cwd=prepared.cwd,
+                work=root / case["name"] / "js",
+                seconds=case.get("seconds", DEFAULT_SECONDS),
+                limit_address_space=False,
+            ),
+        )
     return out
 
 
@@ -522,8 +570,11 @@ def test_typescript_cli(name: str, js_runs: dict[str, tuple[Prepared, Run | None
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
-    [_param(c, None if c["name"] in PYTHON_ONLY_BUGS else c.get("bug") or c.get("position_bug"))
-     for c in JS_CASES if "line" in c and set(c["codes"]) <= FILE_SCOPE],
+    [
+        _param(c, None if c["name"] in PYTHON_ONLY_BUGS else c.get("bug") or c.get("position_bug"))
+        for c in JS_CASES
+        if "line" in c and set(c["codes"]) <= FILE_SCOPE
+    ],
 )
 def test_typescript_cli_position(name: str, js_runs: dict[str, tuple[Prepared, Run | None]]) -> None:
     case = BY_NAME[name]
@@ -546,7 +597,8 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}[type(value)]
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names[type(value)]
 
 
 def _one_nested(value: Any, where: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -622,7 +674,9 @@ def test_wrong_types_python(wrong_types: tuple[Path, list[tuple[str, str, str, A
     folder, variants = wrong_types
     assert len(variants) > 100
     env = {"PYTHONPATH": str(sitecustomize)}
-    run = run_measured([str(SCRIPT), "validate", "--format", "json", str(folder)], cwd=folder, work=folder.parent / "wt-py", env=env, seconds=120)
+    run = run_measured(
+        [str(SCRIPT), "validate", "--format", "json", str(folder)], cwd=folder, work=folder.parent / "wt-py", env=env, seconds=120
+    )
     _check_bounded({"name": "wrong-types"}, run)
     assert run.status in (0, 1), run.stderr[-3000:]
     report = _report(run)
@@ -646,13 +700,23 @@ def test_wrong_types_python(wrong_types: tuple[Path, list[tuple[str, str, str, A
 @pytest.mark.slow
 def test_wrong_types_typescript_agrees(wrong_types: tuple[Path, list[tuple[str, str, str, Any]]], sitecustomize: Path) -> None:
     if NODE is None or not JS_CLI.exists():
-        pytest.skip("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
+        missing_tool("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
     folder, variants = wrong_types
     paths = [str(folder / name) for name, *_ in variants]
-    py = run_measured([str(SCRIPT), "validate", "--format", "json", *paths], cwd=folder, work=folder.parent / "wt-py2",
-                      env={"PYTHONPATH": str(sitecustomize)}, seconds=120)
-    js = run_measured([NODE, "--require", str(sitecustomize / "no-network.cjs"), str(JS_CLI), "validate", "--format", "json", *paths],
-                      cwd=folder, work=folder.parent / "wt-js", seconds=120, limit_address_space=False)
+    py = run_measured(
+        [str(SCRIPT), "validate", "--format", "json", *paths],
+        cwd=folder,
+        work=folder.parent / "wt-py2",
+        env={"PYTHONPATH": str(sitecustomize)},
+        seconds=120,
+    )
+    js = run_measured(
+        [NODE, "--require", str(sitecustomize / "no-network.cjs"), str(JS_CLI), "validate", "--format", "json", *paths],
+        cwd=folder,
+        work=folder.parent / "wt-js",
+        seconds=120,
+        limit_address_space=False,
+    )
     _check_bounded({"name": "wrong-types-js"}, js)
     assert js.status == py.status
     python_files = {Path(f["path"]).name: f for f in _report(py)["files"]}
@@ -671,8 +735,10 @@ def test_wrong_types_typescript_agrees(wrong_types: tuple[Path, list[tuple[str, 
 
 def test_the_subprocess_network_recorder_works(sitecustomize: Path, tmp_path: Path) -> None:
     """The sitecustomize the corpus runs under really records and refuses a lookup and a connection."""
-    code = "import socket\nfor f in (lambda: socket.getaddrinfo('example.com', 443), lambda: socket.create_connection(('127.0.0.1', 9))):\n" \
-           "    try: f()\n    except OSError: pass\n"
+    code = (
+        "import socket\nfor f in (lambda: socket.getaddrinfo('example.com', 443), lambda: socket.create_connection(('127.0.0.1', 9))):\n"
+        "    try: f()\n    except OSError: pass\n"
+    )
     run = run_measured([sys.executable, "-c", code], cwd=tmp_path, work=tmp_path / "w", env={"PYTHONPATH": str(sitecustomize)})
     assert run.status == 0, run.stderr
     assert len(run.network) == 2, run.network
@@ -789,8 +855,9 @@ def test_codegen_killed_mid_generate_is_old_or_new_never_mixed(delay: float, tmp
     new = reference_tree
     out = tmp_path / "out"
     old = _previous_tree(out, reference_tree)
-    process = subprocess.Popen([sys.executable, "-m", "codegen", "generate", "--out", str(out)], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "codegen", "generate", "--out", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     time.sleep(delay)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=60)
@@ -834,7 +901,6 @@ def _pack(tmp_path: Path) -> Path:
 
 
 def test_migrate_failing_replace_leaves_the_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import evalschema.atomic
     from evalschema import migrate
 
     pack = _pack(tmp_path)
@@ -843,7 +909,7 @@ def test_migrate_failing_replace_leaves_the_pack(tmp_path: Path, monkeypatch: py
     def failing(*args: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(evalschema.atomic.os, "replace", failing)
+    monkeypatch.setattr(os, "replace", failing)
     try:
         status = migrate.run([pack], check=False, write=lambda text: None)
     except OSError:
@@ -853,7 +919,6 @@ def test_migrate_failing_replace_leaves_the_pack(tmp_path: Path, monkeypatch: py
 
 
 def test_migrate_failing_write_leaves_the_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import evalschema.atomic
     from evalschema import migrate
 
     pack = _pack(tmp_path)
@@ -862,7 +927,7 @@ def test_migrate_failing_write_leaves_the_pack(tmp_path: Path, monkeypatch: pyte
     def failing(fd: int) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(evalschema.atomic.os, "fsync", failing)
+    monkeypatch.setattr(os, "fsync", failing)
     try:
         migrate.run([pack], check=False, write=lambda text: None)
     except OSError:
@@ -894,13 +959,12 @@ def test_codegen_check_never_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert main(["check", "--out", str(out)]) == 1
     assert _snapshot(tmp_path) == before and sorted(p.name for p in tmp_path.iterdir()) == listing
     repo_before = _snapshot(ROOT / "generated")
-    assert main(["check"]) in (0, 1)
+    assert main(["check"]) == 0  # generated/ is up to date (the tests session checks it first)
     assert _snapshot(ROOT / "generated") == repo_before
     capsys.readouterr()
 
 
 def test_diff_never_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("codegen.diff")
     from codegen.diff import diff
 
     old, new = tmp_path / "old", tmp_path / "new"
@@ -914,21 +978,19 @@ def test_diff_never_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caps
     monkeypatch.chdir(tmp_path)
     diff(old, new)
     import codegen.__main__ as entry
+    from evalschema.cli import main as evalschema_main
 
-    if "diff" in getattr(entry, "RELEASE_COMMANDS", ()):
-        assert entry.main(["diff", str(old), str(new), "--format", "json"]) in (0, 1)
-    try:
-        from evalschema.cli import main as evalschema_main
-
-        evalschema_main(["diff", str(old), str(new)])
-    except SystemExit:
-        pass
+    # a description changed: a patch, nothing breaking, so both commands exit 0
+    assert entry.main(["diff", str(old), str(new), "--format", "json"]) == 0
+    assert evalschema_main(["diff", str(old), str(new)]) == 0
     assert _snapshot(tmp_path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "old"]
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("rel", ["../x", "../../etc/passwd", "/abs/x", "/", "a/../../x", "a/..", "..", "a\\..\\x", "C:\\x", "\\x", "", ".", "a//"])
+@pytest.mark.parametrize(
+    "rel", ["../x", "../../etc/passwd", "/abs/x", "/", "a/../../x", "a/..", "..", "a\\..\\x", "C:\\x", "\\x", "", ".", "a//"]
+)
 def test_output_paths_cannot_escape(rel: str, tmp_path: Path) -> None:
     from codegen.write import UnsafePath, _safe, write_tree
 
@@ -953,7 +1015,9 @@ def test_layout_cannot_escape_through_config(tmp_path: Path, capsys: pytest.Capt
     from codegen.__main__ import main
 
     config = tmp_path / "pyproject.toml"
-    config.write_text(f'[tool.codegen]\nschemas = "{(ROOT / "schemas").as_posix()}"\nout = "out"\nlayout = {{ python = "../../escaped" }}\n')
+    config.write_text(
+        f'[tool.codegen]\nschemas = "{(ROOT / "schemas").as_posix()}"\nout = "out"\nlayout = {{ python = "../../escaped" }}\n'
+    )
     status = main(["generate", "--config", str(config)])
     assert status == 2
     assert "escapes" in capsys.readouterr().err

@@ -64,11 +64,40 @@ def _requirements() -> list[str]:
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     house = tmp_path_factory.mktemp("wheelhouse")
-    _ok([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--only-binary=:all:",
-         "-c", CONSTRAINTS, "-d", house, *_requirements()])
+    _ok(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary=:all:",
+            "-c",
+            CONSTRAINTS,
+            "-d",
+            house,
+            *_requirements(),
+        ]
+    )
     # the generator's own distribution, for `evalschema diff` (the `diff` extra names it)
-    _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
-         "--find-links", house, "-w", house, REPO / "codegen"])
+    _ok(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-index",
+            "--find-links",
+            house,
+            "-w",
+            house,
+            REPO / "codegen",
+        ]
+    )
     return house
 
 
@@ -80,8 +109,21 @@ def _venv(where: Path) -> Path:
 
 
 def _install(bin_dir: Path, wheelhouse: Path, *targets: str | Path) -> None:
-    _ok([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-index",
-         "--find-links", wheelhouse, *targets], env={**os.environ, "PIP_CONSTRAINT": ""})
+    _ok(
+        [
+            bin_dir / "python",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-index",
+            "--find-links",
+            wheelhouse,
+            *targets,
+        ],
+        env={**os.environ, "PIP_CONSTRAINT": ""},
+    )
 
 
 def _use_it(bin_dir: Path, work: Path) -> None:
@@ -93,12 +135,31 @@ def _use_it(bin_dir: Path, work: Path) -> None:
     assert not where.startswith(str(REPO)), "evalschema was imported from the checkout, not from the install"
 
     report = json.loads(_ok([evalschema, "validate", "--format", "json", *EXAMPLES], cwd=work).stdout)
-    assert report["summary"] == {"files": len(EXAMPLES), "valid": len(EXAMPLES), "invalid": 0, "unreadable": 0}
+    # a suite's test_cases_file is followed: each of its lines is a document of the report too
+    documents = len(EXAMPLES) + sum(
+        1 for p in (REPO / "spec" / "examples").glob("*.jsonl") for line in p.read_text().splitlines() if line.strip()
+    )
+    assert report["summary"] == {"files": documents, "valid": documents, "invalid": 0, "unreadable": 0}
 
     old = work / "old.json"
-    old.write_text(json.dumps({"version": "1.0.0", "suite_id": "s", "run_id": "r", "started_at": "2026-10-15T09:00:00Z", "results": [
-        {"test_case_id": "t", "passed": True, "grader_results": [{"grader_id": "g", "type": "contains", "score": 1, "passed": True}],
-         "constraint_violations": [{"id": "c", "invalidates_result": False}]}]}))
+    old.write_text(
+        json.dumps(
+            {
+                "version": "1.0.0",
+                "suite_id": "s",
+                "run_id": "r",
+                "started_at": "2026-10-15T09:00:00Z",
+                "results": [
+                    {
+                        "test_case_id": "t",
+                        "passed": True,
+                        "grader_results": [{"grader_id": "g", "type": "contains", "score": 1, "passed": True}],
+                        "constraint_violations": [{"id": "c", "invalidates_result": False}],
+                    }
+                ],
+            }
+        )
+    )
     pinned = _run([evalschema, "validate", "--format", "json", "--spec-version", "1.0.0", old], cwd=work)
     assert pinned.returncode == 1, pinned.stderr
     (entry,) = json.loads(pinned.stdout)["files"]
@@ -127,12 +188,29 @@ def test_pip_install_of_the_repository(wheelhouse: Path, tmp_path: Path) -> None
 @pytest.mark.slow
 def test_pip_wheel_and_python_m_build(wheelhouse: Path, tmp_path: Path) -> None:
     pip_wheel = tmp_path / "pip-wheel"
-    _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
-         "--find-links", wheelhouse, "-w", pip_wheel, REPO])
+    _ok(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-index",
+            "--find-links",
+            wheelhouse,
+            "-w",
+            pip_wheel,
+            REPO,
+        ]
+    )
     built = tmp_path / "build"
     # `python -m build` builds the wheel from the sdist, so a complete wheel proves the sdist complete too
-    _ok([sys.executable, "-m", "build", "--installer", "pip", "--outdir", built, REPO],
-        env={**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse), "PIP_CONSTRAINT": ""})
+    _ok(
+        [sys.executable, "-m", "build", "--installer", "pip", "--outdir", built, REPO],
+        env={**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse), "PIP_CONSTRAINT": ""},
+    )
     (sdist,) = built.glob("evalschema-*.tar.gz")
     (wheel,) = built.glob("evalschema-*.whl")
     (other,) = pip_wheel.glob("evalschema-*.whl")
@@ -204,10 +282,20 @@ def _hook_repo(where: Path) -> dict[str, Path]:
 
 
 def _try_repo(repo: Path, wheelhouse: Path, home: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse),
-           "PIP_CONSTRAINT": "", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "VIRTUALENV_NO_DOWNLOAD": "1"}
-    return _run([sys.executable, "-m", "pre_commit", "try-repo", REPO, "evalschema-validate", "--verbose",
-                 "--files", *[f.name for f in files]], cwd=repo, env=env)
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(home),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheelhouse),
+        "PIP_CONSTRAINT": "",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "VIRTUALENV_NO_DOWNLOAD": "1",
+    }
+    return _run(
+        [sys.executable, "-m", "pre_commit", "try-repo", REPO, "evalschema-validate", "--verbose", "--files", *[f.name for f in files]],
+        cwd=repo,
+        env=env,
+    )
 
 
 def _totals(output: str) -> tuple[int, int, int, int]:
@@ -246,8 +334,12 @@ def test_package_script_builds_every_artifact(tmp_path: Path) -> None:
     _ok([sys.executable, REPO / "scripts" / "package.py", "--out", tmp_path])
     version = json.loads((REPO / "schemas" / "common.json").read_text())["$id"].split("/")[-2]
     releases = sorted(p.name for p in (REPO / "spec" / "releases").iterdir() if p.is_dir())
-    expected = {f"evalschema-{version}.tar.gz", f"evalschema-{version}-py3-none-any.whl",
-                f"evalschema_codegen-{version}.tar.gz", f"evalschema_codegen-{version}-py3-none-any.whl"}
+    expected = {
+        f"evalschema-{version}.tar.gz",
+        f"evalschema-{version}-py3-none-any.whl",
+        f"evalschema_codegen-{version}.tar.gz",
+        f"evalschema_codegen-{version}-py3-none-any.whl",
+    }
     expected |= {f"evalschema-schemas-{r}.zip" for r in releases}
     assert {p.name for p in tmp_path.iterdir()} == expected
     codegen_wheel = zipfile.ZipFile(tmp_path / f"evalschema_codegen-{version}-py3-none-any.whl").namelist()
@@ -256,4 +348,7 @@ def test_package_script_builds_every_artifact(tmp_path: Path) -> None:
         names = set(zipfile.ZipFile(tmp_path / f"evalschema-schemas-{release}.zip").namelist())
         folder = REPO / "spec" / "releases" / release
         kinds = {p.name for p in folder.glob("*.json") if p.name != "manifest.json"}
-        assert names == {f"evalschema-schemas-{release}/{n}" for n in {p.name for p in folder.iterdir()} | {f"bundled/{k}" for k in kinds} | {"bundled/catalog.json"}}
+        assert names == {
+            f"evalschema-schemas-{release}/{n}"
+            for n in {p.name for p in folder.iterdir()} | {f"bundled/{k}" for k in kinds} | {"bundled/catalog.json"}
+        }

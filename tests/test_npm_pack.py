@@ -78,7 +78,9 @@ def test_the_tarball_ships_the_build_the_schemas_and_no_sources(tarball: Path) -
         names = {n.removeprefix("package/") for n in archive.getnames()}
     assert {"package.json", "dist/index.js", "dist/index.d.ts", "dist/cli.js", "dist/generated/rules.js"} <= names
     assert {f"schemas/{p.name}" for p in (ROOT / "schemas").glob("*.json")} <= names
-    assert {n for n in names if n.startswith("schemas/bundled/")} == {f"schemas/bundled/{p.name}" for p in (ROOT / "generated" / "schemas").glob("*.json")}
+    assert {n for n in names if n.startswith("schemas/bundled/")} == {
+        f"schemas/bundled/{p.name}" for p in (ROOT / "generated" / "schemas").glob("*.json")
+    }
     assert not [n for n in names if n.startswith(("src/", "test/", "dist/test/", "node_modules/", "scripts/"))], names
 
 
@@ -88,7 +90,12 @@ def test_a_consumer_installs_type_checks_and_runs(tarball: Path, tmp_path: Path)
     (project / "package.json").write_text(json.dumps({"name": "consumer", "version": "0.0.0", "private": True, "type": "module"}))
     env = {**os.environ, "npm_config_update_notifier": "false"}
     install = subprocess.run(
-        ["npm", "install", "--prefer-offline", "--no-audit", "--no-fund", str(tarball)], cwd=project, capture_output=True, text=True, env=env, check=False
+        ["npm", "install", "--prefer-offline", "--no-audit", "--no-fund", str(tarball)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert install.returncode == 0, f"install failed:\n{install.stderr[-3000:]}"
     installed = json.loads((project / "node_modules" / "evalschema" / "package.json").read_text())

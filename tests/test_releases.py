@@ -94,7 +94,9 @@ def test_working_schemas_equal_the_latest_release_while_they_carry_its_version()
     if version == latest.version:
         assert sorted(p.name for p in SCHEMAS.glob("*.json")) == sorted(json.loads((latest.path / "manifest.json").read_text())["files"])
         for path in SCHEMAS.glob("*.json"):
-            assert path.read_bytes() == (latest.path / path.name).read_bytes(), f"{path.name} differs from release {version}: bump the version"
+            assert path.read_bytes() == (latest.path / path.name).read_bytes(), (
+                f"{path.name} differs from release {version}: bump the version"
+            )
 
 
 @pytest.mark.parametrize("damage", ["edit", "extra", "missing", "manifest-extra"])
@@ -122,6 +124,9 @@ def test_verify_release_catches_any_change(tmp_path: Path, damage: str) -> None:
 def test_release_command_refuses_to_overwrite(tmp_path: Path) -> None:
     rel = tmp_path / "releases"
     shutil.copytree(RELEASES, rel)
+    version = json.loads((SCHEMAS / "common.json").read_text())["$id"].split("/")[-2]
+    if not (rel / version).is_dir():  # the working version is not released yet: release it once
+        assert _codegen("release", "--schemas", str(SCHEMAS), "--releases", str(rel), "--date", "2026-12-01").returncode == 0
     before = {p: p.read_bytes() for p in rel.rglob("*") if p.is_file()}
     run = _codegen("release", "--schemas", str(SCHEMAS), "--releases", str(rel), "--date", "2026-12-01")
     assert run.returncode == 2 and "never changes" in run.stderr
@@ -180,33 +185,100 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, str | None]] = [
     ("number-integer", obj({"a": {"type": "number"}}), obj({"a": {"type": "integer"}}), "TYPE_NARROWED", "TYPE_WIDENED"),
     ("union", obj({"a": {"type": ["string", "integer"]}}), obj({"a": S}), "TYPE_NARROWED", "TYPE_WIDENED"),
     ("enum-to-string", obj({"a": {"enum": ["x", "y"]}}), obj({"a": S}), "TYPE_WIDENED", "TYPE_NARROWED"),
-    ("array-items", obj({"a": {"type": "array", "items": {"type": "number"}}}), obj({"a": {"type": "array", "items": {"type": "integer"}}}), "TYPE_NARROWED", "TYPE_WIDENED"),
+    (
+        "array-items",
+        obj({"a": {"type": "array", "items": {"type": "number"}}}),
+        obj({"a": {"type": "array", "items": {"type": "integer"}}}),
+        "TYPE_NARROWED",
+        "TYPE_WIDENED",
+    ),
     ("nullable", obj({"a": {"type": ["string", "null"]}}), obj({"a": S}), "NULLABLE_REMOVED", "NULLABLE_ADDED"),
     ("enum", obj({"a": {"enum": ["x", "y", "z"]}}), obj({"a": {"enum": ["x", "y"]}}), "ENUM_VALUE_REMOVED", "ENUM_VALUE_ADDED"),
     ("named-enum", {"$defs": {"E": {"enum": ["x", "y"]}}}, {"$defs": {"E": {"enum": ["x"]}}}, "ENUM_VALUE_REMOVED", "ENUM_VALUE_ADDED"),
     ("const", obj({"a": {"const": "x"}}), obj({"a": {"const": "y"}}), "CONST_CHANGED", "CONST_CHANGED"),
-    ("minimum", obj({"a": {"type": "integer", "minimum": 0}}), obj({"a": {"type": "integer", "minimum": 1}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
-    ("maximum", obj({"a": {"type": "integer", "maximum": 10}}), obj({"a": {"type": "integer", "maximum": 5}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
+    (
+        "minimum",
+        obj({"a": {"type": "integer", "minimum": 0}}),
+        obj({"a": {"type": "integer", "minimum": 1}}),
+        "CONSTRAINT_TIGHTENED",
+        "CONSTRAINT_LOOSENED",
+    ),
+    (
+        "maximum",
+        obj({"a": {"type": "integer", "maximum": 10}}),
+        obj({"a": {"type": "integer", "maximum": 5}}),
+        "CONSTRAINT_TIGHTENED",
+        "CONSTRAINT_LOOSENED",
+    ),
     ("minLength-added", obj({"a": S}), obj({"a": {"type": "string", "minLength": 1}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
-    ("minItems", obj({"a": {"type": "array", "minItems": 1}}), obj({"a": {"type": "array", "minItems": 2}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
+    (
+        "minItems",
+        obj({"a": {"type": "array", "minItems": 1}}),
+        obj({"a": {"type": "array", "minItems": 2}}),
+        "CONSTRAINT_TIGHTENED",
+        "CONSTRAINT_LOOSENED",
+    ),
     ("pattern-added", obj({"a": S}), obj({"a": {"type": "string", "pattern": "^x"}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
-    ("pattern-changed", obj({"a": {"type": "string", "pattern": "^x"}}), obj({"a": {"type": "string", "pattern": "^y"}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_TIGHTENED"),
+    (
+        "pattern-changed",
+        obj({"a": {"type": "string", "pattern": "^x"}}),
+        obj({"a": {"type": "string", "pattern": "^y"}}),
+        "CONSTRAINT_TIGHTENED",
+        "CONSTRAINT_TIGHTENED",
+    ),
     ("format-added", obj({"a": S}), obj({"a": {"type": "string", "format": "date"}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
-    ("alias-constraint", {"$defs": {"Id": {"type": "string"}}}, {"$defs": {"Id": {"type": "string", "maxLength": 9}}}, "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
+    (
+        "alias-constraint",
+        {"$defs": {"Id": {"type": "string"}}},
+        {"$defs": {"Id": {"type": "string", "maxLength": 9}}},
+        "CONSTRAINT_TIGHTENED",
+        "CONSTRAINT_LOOSENED",
+    ),
     ("closed", obj({"a": S}, closed=False), obj({"a": S}), "OPEN_OBJECT_CLOSED", "CLOSED_OBJECT_OPENED"),
     ("typedef", {"$defs": {"A": S}}, {"$defs": {"A": S, "B": S}}, "TYPE_DEFINITION_ADDED", "TYPE_DEFINITION_REMOVED"),
     ("rule", obj({"a": S, "b": S}), obj({"a": S, "b": S}, allOf=[RULE]), "RULE_ADDED", "RULE_REMOVED"),
-    ("rule-changed", obj({"a": S, "b": S}, allOf=[RULE]), obj({"a": S, "b": S}, allOf=[{**RULE, "then": {"required": ["a", "b"]}}]), "RULE_CHANGED", "RULE_CHANGED"),
-    ("default", obj({"a": {"type": "boolean", "default": False}}), obj({"a": {"type": "boolean", "default": True}}), "DEFAULT_CHANGED", "DEFAULT_CHANGED"),
-    ("deprecation", obj({"a": S}), obj({"a": {"type": "string", "deprecated": True, "x-deprecation": DEP}}), "DEPRECATION_ADDED", "DEPRECATION_REMOVED"),
-    ("deprecation-changed", obj({"a": {"type": "string", "deprecated": True, "x-deprecation": DEP}}),
-     obj({"a": {"type": "string", "deprecated": True, "x-deprecation": {**DEP, "removal": "3.0.0"}}}), "DEPRECATION_CHANGED", "DEPRECATION_CHANGED"),
-    ("description", obj({"a": {"type": "string", "description": "one"}}), obj({"a": {"type": "string", "description": "two"}}), "DESCRIPTION_CHANGED", "DESCRIPTION_CHANGED"),
+    (
+        "rule-changed",
+        obj({"a": S, "b": S}, allOf=[RULE]),
+        obj({"a": S, "b": S}, allOf=[{**RULE, "then": {"required": ["a", "b"]}}]),
+        "RULE_CHANGED",
+        "RULE_CHANGED",
+    ),
+    (
+        "default",
+        obj({"a": {"type": "boolean", "default": False}}),
+        obj({"a": {"type": "boolean", "default": True}}),
+        "DEFAULT_CHANGED",
+        "DEFAULT_CHANGED",
+    ),
+    (
+        "deprecation",
+        obj({"a": S}),
+        obj({"a": {"type": "string", "deprecated": True, "x-deprecation": DEP}}),
+        "DEPRECATION_ADDED",
+        "DEPRECATION_REMOVED",
+    ),
+    (
+        "deprecation-changed",
+        obj({"a": {"type": "string", "deprecated": True, "x-deprecation": DEP}}),
+        obj({"a": {"type": "string", "deprecated": True, "x-deprecation": {**DEP, "removal": "3.0.0"}}}),
+        "DEPRECATION_CHANGED",
+        "DEPRECATION_CHANGED",
+    ),
+    (
+        "description",
+        obj({"a": {"type": "string", "description": "one"}}),
+        obj({"a": {"type": "string", "description": "two"}}),
+        "DESCRIPTION_CHANGED",
+        "DESCRIPTION_CHANGED",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "old", "new", "forward", "backward"), CASES, ids=[c[0] for c in CASES])
-def test_diff_rule_both_directions(tmp_path: Path, name: str, old: dict[str, Any], new: dict[str, Any], forward: str, backward: str | None) -> None:
+def test_diff_rule_both_directions(
+    tmp_path: Path, name: str, old: dict[str, Any], new: dict[str, Any], forward: str, backward: str | None
+) -> None:
     assert _run(tmp_path / "f", old, new).rules() == [forward]
     if backward is not None:
         assert _run(tmp_path / "b", new, old).rules() == [backward]
@@ -249,7 +321,9 @@ CLASSES = {
 
 
 @pytest.mark.parametrize(("name", "old", "new", "forward", "backward"), CASES, ids=[c[0] for c in CASES])
-def test_diff_classification(tmp_path: Path, name: str, old: dict[str, Any], new: dict[str, Any], forward: str, backward: str | None) -> None:
+def test_diff_classification(
+    tmp_path: Path, name: str, old: dict[str, Any], new: dict[str, Any], forward: str, backward: str | None
+) -> None:
     (finding,) = _run(tmp_path, old, new).findings
     assert (finding.level, finding.direction, finding.bump) == CLASSES[forward]
     assert finding.location.startswith("doc.json#")
@@ -277,12 +351,14 @@ def test_x_compatibility_reclassifies_the_findings_below_it_for_one_step(tmp_pat
     rewritten = {"type": "string", "pattern": "^[a-z]", "not": {"pattern": "[^a-z]"}}
     strict = _run(tmp_path / "strict", old, obj({"a": rewritten}))
     assert sorted((f.rule, f.level, f.bump) for f in strict.findings) == [
-        ("CONSTRAINT_TIGHTENED", "breaking", "major"), ("RULE_ADDED", "breaking", "major"),
+        ("CONSTRAINT_TIGHTENED", "breaking", "major"),
+        ("RULE_ADDED", "breaking", "major"),
     ]
     annotated = obj({"a": {**rewritten, "x-compatibility": SAME_STRINGS}})
     accepted = _run(tmp_path / "accepted", old, annotated)
     assert sorted((f.rule, f.level, f.bump) for f in accepted.findings) == [
-        ("CONSTRAINT_TIGHTENED", "info", "patch"), ("RULE_ADDED", "info", "patch"),
+        ("CONSTRAINT_TIGHTENED", "info", "patch"),
+        ("RULE_ADDED", "info", "patch"),
     ]
     assert accepted.bump == "patch"
     assert all(f"x-compatibility at doc.json#/properties/a: {SAME_STRINGS['reason']}" in f.message for f in accepted.findings)
@@ -303,7 +379,8 @@ def test_x_compatibility_is_checked_by_the_annotation_meta_schema(tmp_path: Path
 def test_rule_gated_on_a_new_property_is_a_minor_addition(tmp_path: Path) -> None:
     report = _run(tmp_path, obj({"a": S}), obj({"a": S, "b": S}, allOf=[RULE]))
     assert sorted((f.rule, f.level, f.bump) for f in report.findings) == [
-        ("PROPERTY_ADDED_OPTIONAL", "info", "minor"), ("RULE_ADDED", "info", "minor"),
+        ("PROPERTY_ADDED_OPTIONAL", "info", "minor"),
+        ("RULE_ADDED", "info", "minor"),
     ]
     assert report.bump == "minor"
 
@@ -523,7 +600,11 @@ def test_no_version_is_written_by_hand_in_the_sources() -> None:
 
 
 def _resultset(version: str, violations: bool) -> dict[str, Any]:
-    row: dict[str, Any] = {"test_case_id": "t1", "grader_results": [{"grader_id": "g", "type": "contains", "score": 1, "passed": True}], "passed": True}
+    row: dict[str, Any] = {
+        "test_case_id": "t1",
+        "grader_results": [{"grader_id": "g", "type": "contains", "score": 1, "passed": True}],
+        "passed": True,
+    }
     if violations:
         row["constraint_violations"] = [{"id": "rbac_scope", "invalidates_result": False}]
     return {"version": version, "suite_id": "s", "run_id": "r1", "started_at": "2026-10-15T09:00:00Z", "results": [row]}

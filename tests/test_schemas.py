@@ -14,7 +14,6 @@ from urllib.parse import urldefrag, urljoin
 import pytest
 import referencing
 from jsonschema import Draft202012Validator
-
 from schema_helpers import (
     ANNOTATIONS_METASCHEMA_PATH,
     BASE_URI,
@@ -35,7 +34,6 @@ from schema_helpers import (
     patched,
     pointer,
     reference_summary,
-    resolve_pointer,
     rules_of_errors,
     schema_uri,
 )
@@ -67,11 +65,9 @@ def describe(errors: list[Any]) -> str:
 # 1. The registry and format assertion
 
 
-def test_registry_holds_every_schema_and_refuses_everything_else(
-    registry: referencing.Registry[Any], schemas: dict[str, Any]
-) -> None:
+def test_registry_holds_every_schema_and_refuses_everything_else(registry: referencing.Registry[Any], schemas: dict[str, Any]) -> None:
     assert SCHEMA_FILES == ["common.json", "comparison.json", "grader.json", "pack.json", "resultset.json", "suite.json", "testcase.json"]
-    for name, schema in schemas.items():
+    for schema in schemas.values():
         assert registry.contents(schema["$id"]) is schema
     local: list[str] = []
     with pytest.raises(referencing.exceptions.Unretrievable):
@@ -102,9 +98,7 @@ def test_schema_is_valid_draft_2020_12(schemas: dict[str, Any], name: str) -> No
 def test_schema_passes_annotation_metaschema(schemas: dict[str, Any], name: str) -> None:
     meta = load_json(ANNOTATIONS_METASCHEMA_PATH)
     Draft202012Validator.check_schema(meta)
-    errors = list(
-        Draft202012Validator(meta, format_checker=Draft202012Validator.FORMAT_CHECKER).iter_errors(schemas[name])
-    )
+    errors = list(Draft202012Validator(meta, format_checker=Draft202012Validator.FORMAT_CHECKER).iter_errors(schemas[name]))
     assert errors == [], describe(errors)
 
 
@@ -112,9 +106,7 @@ XDEP = {"since": "1.1.0", "removal": "2.0.0", "date": "2026-11-30", "replacement
 
 
 def _annotations_validator() -> Draft202012Validator:
-    return Draft202012Validator(
-        load_json(ANNOTATIONS_METASCHEMA_PATH), format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
+    return Draft202012Validator(load_json(ANNOTATIONS_METASCHEMA_PATH), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 @pytest.mark.parametrize(
@@ -190,9 +182,7 @@ def _iter_refs(node: Any, base: str, path: tuple[str | int, ...] = ()) -> Iterat
 
 
 @pytest.mark.parametrize("name", SCHEMA_FILES)
-def test_every_ref_resolves_offline(
-    schemas: dict[str, Any], registry: referencing.Registry[Any], fetched: list[str], name: str
-) -> None:
+def test_every_ref_resolves_offline(schemas: dict[str, Any], registry: referencing.Registry[Any], fetched: list[str], name: str) -> None:
     schema = schemas[name]
     refs = list(_iter_refs(schema, schema["$id"]))
     if name != "common.json":
@@ -213,13 +203,15 @@ OPEN_PROPERTY_NAMES = frozenset({"metadata", "params", "extensions", "extra"})
 # $defs documented as open in pack.json.
 OPEN_DEFS = frozenset({("pack.json", "Opaque"), ("pack.json", "MetricDef")})
 # Objects the PromptPack format defines as open: ($def, property) in pack.json.
-OPEN_PACK_SITES = frozenset({
-    ("Eval", "when"),
-    ("Variable", "validation"),
-    ("Variable", "binding"),
-    ("Tool", "parameters"),
-    ("MiddlewareConfig", "config"),
-})
+OPEN_PACK_SITES = frozenset(
+    {
+        ("Eval", "when"),
+        ("Variable", "validation"),
+        ("Variable", "binding"),
+        ("Tool", "parameters"),
+        ("MiddlewareConfig", "config"),
+    }
+)
 # A parameter that is itself a JSON Schema (llm_judge / json_schema graders): `params.schema`.
 OPEN_PARAM_NAMES = frozenset({"schema"})
 
@@ -253,19 +245,15 @@ def _open_object_sites(schemas: dict[str, Any]) -> Iterator[tuple[str, tuple[str
             yield name, path, sub
 
 
-def _allowed_open(
-    schemas: dict[str, Any], name: str, path: tuple[str | int, ...], derived: dict[tuple[str, str], str]
-) -> str | None:
+def _allowed_open(schemas: dict[str, Any], name: str, path: tuple[str | int, ...], derived: dict[tuple[str, str], str]) -> str | None:
     """The allow-list entry that makes this open object legitimate, or None."""
     if len(path) >= 2 and path[-2] == "properties" and path[-1] in OPEN_PROPERTY_NAMES:
         return f"property:{path[-1]}"
     if len(path) == 2 and path[0] == "$defs" and (name, path[1]) in OPEN_DEFS:
         return f"def:{name}#{path[1]}"
-    if (name == "pack.json" and len(path) == 4 and path[0] == "$defs" and path[2] == "properties"
-            and (path[1], path[3]) in OPEN_PACK_SITES):
+    if name == "pack.json" and len(path) == 4 and path[0] == "$defs" and path[2] == "properties" and (path[1], path[3]) in OPEN_PACK_SITES:
         return f"pack:{path[1]}.{path[3]}"
-    if (len(path) >= 4 and path[-2] == "properties" and path[-1] in OPEN_PARAM_NAMES
-            and path[-4:-2] == ("properties", "params")):
+    if len(path) >= 4 and path[-2] == "properties" and path[-1] in OPEN_PARAM_NAMES and path[-4:-2] == ("properties", "params"):
         return f"param:{path[-1]}"
     return derived.get((name, pointer(path)))
 
@@ -273,7 +261,7 @@ def _allowed_open(
 def _derived_open_targets(schemas: dict[str, Any]) -> dict[tuple[str, str], str]:
     """$ref targets of the open properties (e.g. `metadata` -> common.json#/$defs/Metadata) are open too."""
     out: dict[tuple[str, str], str] = {}
-    for name, schema in schemas.items():
+    for schema in schemas.values():
         for path, sub in iter_subschemas(schema):
             if len(path) >= 2 and path[-2] == "properties" and path[-1] in OPEN_PROPERTY_NAMES and "$ref" in sub:
                 out[_ref_target(schema["$id"], sub["$ref"])] = f"property:{path[-1]}"
@@ -321,9 +309,7 @@ def test_deprecated_and_x_deprecation_come_together(schemas: dict[str, Any], nam
 
 
 def test_fail_on_violation_is_the_deprecated_field(schemas: dict[str, Any]) -> None:
-    found = [
-        (n, pointer(p)) for n in SCHEMA_FILES for p, s in iter_subschemas(schemas[n]) if s.get("deprecated") is True
-    ]
+    found = [(n, pointer(p)) for n in SCHEMA_FILES for p, s in iter_subschemas(schemas[n]) if s.get("deprecated") is True]
     assert found == [("pack.json", "/$defs/Validator/properties/fail_on_violation")]
 
 
@@ -339,26 +325,12 @@ def _x_rules(schemas: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-SCHEMA_POINTER_RULES = [r for r in LEDGER["rules"] if r["enforced_by"] == "schema" and "schema_pointer" in r]
-
-
 def test_ledger_ids_are_unique() -> None:
     ids = [r["id"] for r in LEDGER["rules"]]
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("rule", SCHEMA_POINTER_RULES, ids=lambda r: r["id"])
-def test_ledger_schema_pointer_names_the_rule_subschema(schemas: dict[str, Any], rule: dict[str, Any]) -> None:
-    file, _, ptr = rule["schema_pointer"].partition("#")
-    assert file in schemas, f"{rule['schema_pointer']}: no such schema file"
-    try:
-        node = resolve_pointer(schemas[file], ptr)
-    except (KeyError, IndexError, ValueError):
-        pytest.fail(f"{rule['schema_pointer']} points nowhere")
-    assert isinstance(node, dict), f"{rule['schema_pointer']} is not a subschema"
-    assert node.get("x-rule") == rule["id"], (
-        f"{rule['schema_pointer']} carries x-rule {node.get('x-rule')!r}, expected {rule['id']!r}"
-    )
+# every x-rule location is the ledger's schema_pointers, and schema_keywords are derived: tests/test_ledger.py
 
 
 def test_every_x_rule_is_a_schema_rule_of_the_ledger(schemas: dict[str, Any]) -> None:
@@ -368,17 +340,22 @@ def test_every_x_rule_is_a_schema_rule_of_the_ledger(schemas: dict[str, Any]) ->
     for rid, sites in rules.items():
         assert rid in by_id, f"x-rule {rid} at {sites} is not in the ledger"
         assert by_id[rid]["enforced_by"] == "schema", f"{rid} is in the schema but the ledger says code"
-        assert by_id[rid].get("schema_pointer") in sites, f"ledger {rid}.schema_pointer is not one of {sites}"
 
 
 # =========================================================================================================
 # 3. The examples
 
 REQUIRED_EXAMPLES = {
-    "testcase-rag-answer.json", "grader-llm-judge.json", "grader-custom-handler.json",
-    "suite-qa-basic.json", "suite-jsonl-file.json", "resultset-aobench-rbac.json",
-    "resultset-multi-attempt.json", "resultset-grouped-sweep.json",
-    "pack-support-guardrails.json", "pack-legacy-fail-on-violation.json",
+    "testcase-rag-answer.json",
+    "grader-llm-judge.json",
+    "grader-custom-handler.json",
+    "suite-qa-basic.json",
+    "suite-jsonl-file.json",
+    "resultset-aobench-rbac.json",
+    "resultset-multi-attempt.json",
+    "resultset-grouped-sweep.json",
+    "pack-support-guardrails.json",
+    "pack-legacy-fail-on-violation.json",
 }
 
 
@@ -387,7 +364,7 @@ def example(name: str) -> Any:
 
 
 def test_required_examples_exist() -> None:
-    assert REQUIRED_EXAMPLES <= set(EXAMPLE_FILES)
+    assert set(EXAMPLE_FILES) >= REQUIRED_EXAMPLES
 
 
 @pytest.mark.parametrize("name", EXAMPLE_FILES)
@@ -452,9 +429,7 @@ def test_aobench_example_shape() -> None:
     assert all(dims[d]["passed"] and dims[d]["score"] >= 0.85 for d in six)
     assert dims["governance"]["passed"] is False
     (cv,) = rbac["constraint_violations"]
-    assert (cv["id"], cv["type"], cv["invalidates_result"], cv["grader_id"]) == (
-        "rbac_scope", "authorization", True, "governance"
-    )
+    assert (cv["id"], cv["type"], cv["invalidates_result"], cv["grader_id"]) == ("rbac_scope", "authorization", True, "governance")
     assert rbac["passed"] is False
     errored = [r for r in doc["results"] if "error" in r]
     assert [(r["error"]["type"], r["grader_results"], r["passed"]) for r in errored] == [("provider_error", [], False)]
@@ -471,10 +446,16 @@ GR_OK = {"grader_id": "g1", "type": "exact_match", "score": 1.0, "passed": True}
 GR_NULL = {"grader_id": "g2", "type": "llm_judge", "score": None, "passed": False}
 ROW: dict[str, Any] = {"test_case_id": "tc1", "grader_results": [GR_OK], "passed": True}
 RESULTSET: dict[str, Any] = {
-    "version": "1.1.0", "suite_id": "s1", "run_id": "r1", "started_at": "2026-11-30T09:15:00Z", "results": [ROW],
+    "version": "1.1.0",
+    "suite_id": "s1",
+    "run_id": "r1",
+    "started_at": "2026-11-30T09:15:00Z",
+    "results": [ROW],
 }
 PACK: dict[str, Any] = {
-    "id": "support", "name": "Support", "version": "1.0.0",
+    "id": "support",
+    "name": "Support",
+    "version": "1.0.0",
     "template_engine": {"version": "v1", "syntax": "{{variable}}"},
     "prompts": {"main": {"id": "main", "name": "Main", "version": "1.0.0", "system_template": "Hello {{name}}"}},
 }
@@ -484,8 +465,7 @@ BASE = {"grader": GRADER, "testcase": TESTCASE, "suite": SUITE, "resultset": RES
 class Twin:
     """``bad`` = base with ``bad_changes``; ``good`` = base with ``good_changes`` (defaults to the base)."""
 
-    def __init__(self, tid: str, kind: str, expect: str, bad: dict[str, Any], good: dict[str, Any] | None = None,
-                 base: Any = None) -> None:
+    def __init__(self, tid: str, kind: str, expect: str, bad: dict[str, Any], good: dict[str, Any] | None = None, base: Any = None) -> None:
         self.id, self.kind, self.expect = tid, kind, expect
         root = BASE[kind] if base is None else base
         self.bad = patched(root, bad)
@@ -525,96 +505,246 @@ TWINS: list[Twin] = [
     _grader("model graded", {"model": "gpt-4.1"}, JUDGE_OK, "rule:GRADER_PARAMS_INVALID", "model-graded-needs-prompt"),
     _grader("model graded", {"prompt": "Grade {output}"}, JUDGE_OK, "rule:GRADER_PARAMS_INVALID", "model-graded-needs-model"),
     _grader("json_schema", {"schema": "object"}, {"schema": {"type": "object"}}, "rule:GRADER_PARAMS_INVALID", "json-schema-schema-object"),
-    _grader("json_path", {"path": "$.total"}, {"path": "$.total", "expected": 42}, "rule:GRADER_PARAMS_INVALID", "json-path-expected-number"),
-    _grader("json_path", {"path": "$.ok", "expected": True, "operator": "is"}, {"path": "$.ok", "expected": True, "operator": "eq"},
-            "rule:GRADER_PARAMS_INVALID", "json-path-operator-enum"),
-    _grader("code", {"language": "ruby", "source": "score = 1"}, {"language": "python", "source": "score = 1"},
-            "rule:GRADER_PARAMS_INVALID", "code-language-enum"),
-    _grader("code", {"language": "python", "source": "score = 1", "timeout_ms": 50},
-            {"language": "python", "source": "score = 1", "timeout_ms": 500}, "rule:GRADER_PARAMS_INVALID", "code-timeout-min"),
+    _grader(
+        "json_path", {"path": "$.total"}, {"path": "$.total", "expected": 42}, "rule:GRADER_PARAMS_INVALID", "json-path-expected-number"
+    ),
+    _grader(
+        "json_path",
+        {"path": "$.ok", "expected": True, "operator": "is"},
+        {"path": "$.ok", "expected": True, "operator": "eq"},
+        "rule:GRADER_PARAMS_INVALID",
+        "json-path-operator-enum",
+    ),
+    _grader(
+        "code",
+        {"language": "ruby", "source": "score = 1"},
+        {"language": "python", "source": "score = 1"},
+        "rule:GRADER_PARAMS_INVALID",
+        "code-language-enum",
+    ),
+    _grader(
+        "code",
+        {"language": "python", "source": "score = 1", "timeout_ms": 50},
+        {"language": "python", "source": "score = 1", "timeout_ms": 500},
+        "rule:GRADER_PARAMS_INVALID",
+        "code-timeout-min",
+    ),
     _grader("exact_match", {"ignore_case": "yes"}, {"ignore_case": True}, "rule:GRADER_PARAMS_INVALID", "exact-match-flag-type"),
     _grader("human", {"instructions": 5}, {"instructions": "Rate 1-5."}, "rule:GRADER_PARAMS_INVALID", "human-instructions-type"),
-    Twin("testcase-inline-grader-params", "testcase", "rule:GRADER_PARAMS_INVALID",
-         {"/graders/0": {"id": "g9", "type": "contains", "params": {}}},
-         {"/graders/0": {"id": "g9", "type": "contains", "params": {"substring": "4"}}}),
-    Twin("suite-grader-params", "suite", "rule:GRADER_PARAMS_INVALID",
-         {"/graders/0": {"id": "g1", "type": "regex"}}, {"/graders/0": {"id": "g1", "type": "regex", "params": {"pattern": "4"}}}),
+    Twin(
+        "testcase-inline-grader-params",
+        "testcase",
+        "rule:GRADER_PARAMS_INVALID",
+        {"/graders/0": {"id": "g9", "type": "contains", "params": {}}},
+        {"/graders/0": {"id": "g9", "type": "contains", "params": {"substring": "4"}}},
+    ),
+    Twin(
+        "suite-grader-params",
+        "suite",
+        "rule:GRADER_PARAMS_INVALID",
+        {"/graders/0": {"id": "g1", "type": "regex"}},
+        {"/graders/0": {"id": "g1", "type": "regex", "params": {"pattern": "4"}}},
+    ),
     # ---- JUDGE_PROMPT_PLACEHOLDER
-    _grader("llm_judge", {"model": "gpt-4.1", "prompt": "Is this grounded in {context}?"},
-            {"model": "gpt-4.1", "prompt": "Is {output} grounded in {context}?"}, "rule:JUDGE_PROMPT_PLACEHOLDER", "judge-context-only"),
-    _grader("model graded", {"model": "gpt-4.1", "prompt": "Rate the answer from 0 to 1."},
-            {"model": "gpt-4.1", "prompt": "Rate the answer {output} to {input} from 0 to 1."},
-            "rule:JUDGE_PROMPT_PLACEHOLDER", "model-graded-no-placeholder"),
-    _grader("llm_judge", {"model": "gpt-4.1", "prompt": "Compare to {expected_output}"},
-            {"model": "gpt-4.1", "prompt": "Compare to {expected}"}, "rule:JUDGE_PROMPT_PLACEHOLDER", "judge-placeholder-exact"),
+    _grader(
+        "llm_judge",
+        {"model": "gpt-4.1", "prompt": "Is this grounded in {context}?"},
+        {"model": "gpt-4.1", "prompt": "Is {output} grounded in {context}?"},
+        "rule:JUDGE_PROMPT_PLACEHOLDER",
+        "judge-context-only",
+    ),
+    _grader(
+        "model graded",
+        {"model": "gpt-4.1", "prompt": "Rate the answer from 0 to 1."},
+        {"model": "gpt-4.1", "prompt": "Rate the answer {output} to {input} from 0 to 1."},
+        "rule:JUDGE_PROMPT_PLACEHOLDER",
+        "model-graded-no-placeholder",
+    ),
+    _grader(
+        "llm_judge",
+        {"model": "gpt-4.1", "prompt": "Compare to {expected_output}"},
+        {"model": "gpt-4.1", "prompt": "Compare to {expected}"},
+        "rule:JUDGE_PROMPT_PLACEHOLDER",
+        "judge-placeholder-exact",
+    ),
     # ---- CUSTOM_GRADER_HANDLER
     _grader("custom", DELETE, {"handler": "acme.graders:score"}, "rule:CUSTOM_GRADER_HANDLER", "custom-needs-params"),
-    _grader("custom", {"threshold": 0.5}, {"threshold": 0.5, "handler": "acme.graders:score"}, "rule:CUSTOM_GRADER_HANDLER", "custom-needs-handler"),
-    _grader("trulens_feedback", DELETE, {"handler": "trulens_adapter:feedback"}, "rule:CUSTOM_GRADER_HANDLER", "unknown-type-needs-handler"),
+    _grader(
+        "custom",
+        {"threshold": 0.5},
+        {"threshold": 0.5, "handler": "acme.graders:score"},
+        "rule:CUSTOM_GRADER_HANDLER",
+        "custom-needs-handler",
+    ),
+    _grader(
+        "trulens_feedback", DELETE, {"handler": "trulens_adapter:feedback"}, "rule:CUSTOM_GRADER_HANDLER", "unknown-type-needs-handler"
+    ),
     _grader("trulens_feedback", {"handler": ""}, {"handler": "trulens_adapter:feedback"}, "rule:CUSTOM_GRADER_HANDLER", "handler-nonempty"),
     # ---- SUITE_TEST_CASES_SOURCE
-    Twin("suite-both-sources", "suite", "rule:SUITE_TEST_CASES_SOURCE",
-         {"/test_cases_file": "cases.jsonl"}, {"/test_cases_file": "cases.jsonl", "/test_cases": DELETE}),
-    Twin("suite-neither-source", "suite", "rule:SUITE_TEST_CASES_SOURCE",
-         {"/test_cases": DELETE}, {"/test_cases": DELETE, "/test_cases_file": "cases.jsonl"}),
+    Twin(
+        "suite-both-sources",
+        "suite",
+        "rule:SUITE_TEST_CASES_SOURCE",
+        {"/test_cases_file": "cases.jsonl"},
+        {"/test_cases_file": "cases.jsonl", "/test_cases": DELETE},
+    ),
+    Twin(
+        "suite-neither-source",
+        "suite",
+        "rule:SUITE_TEST_CASES_SOURCE",
+        {"/test_cases": DELETE},
+        {"/test_cases": DELETE, "/test_cases_file": "cases.jsonl"},
+    ),
     Twin("suite-test-cases-nonempty", "suite", "kw:minItems", {"/test_cases": []}),
-    Twin("suite-file-nonempty", "suite", "kw:minLength",
-         {"/test_cases": DELETE, "/test_cases_file": ""}, {"/test_cases": DELETE, "/test_cases_file": "cases.jsonl"}),
+    Twin(
+        "suite-file-nonempty",
+        "suite",
+        "kw:minLength",
+        {"/test_cases": DELETE, "/test_cases_file": ""},
+        {"/test_cases": DELETE, "/test_cases_file": "cases.jsonl"},
+    ),
     # ---- CONSTRAINT_INVALIDATES_PASS / UNSCORED_RESULT_PASSED / ERRORED_RESULT_PASSED / NULL_SCORE_PASSED
-    Twin("constraint-invalidates-pass", "resultset", "rule:CONSTRAINT_INVALIDATES_PASS",
-         *_row({"/constraint_violations": [CV_TRUE]}, {"/constraint_violations": [CV_TRUE], "/passed": False})),
-    Twin("unscored-result-passed", "resultset", "rule:UNSCORED_RESULT_PASSED",
-         *_row({"/grader_results": [GR_NULL]}, {"/grader_results": [GR_NULL], "/passed": False})),
-    Twin("errored-result-passed", "resultset", "rule:ERRORED_RESULT_PASSED",
-         *_row({"/error": ERR, "/grader_results": []}, {"/error": ERR, "/grader_results": [], "/passed": False})),
-    Twin("null-score-passed", "resultset", "rule:NULL_SCORE_PASSED",
-         *_row({"/grader_results/-": dict(GR_NULL, passed=True)}, {"/grader_results/-": GR_NULL})),
+    Twin(
+        "constraint-invalidates-pass",
+        "resultset",
+        "rule:CONSTRAINT_INVALIDATES_PASS",
+        *_row({"/constraint_violations": [CV_TRUE]}, {"/constraint_violations": [CV_TRUE], "/passed": False}),
+    ),
+    Twin(
+        "unscored-result-passed",
+        "resultset",
+        "rule:UNSCORED_RESULT_PASSED",
+        *_row({"/grader_results": [GR_NULL]}, {"/grader_results": [GR_NULL], "/passed": False}),
+    ),
+    Twin(
+        "errored-result-passed",
+        "resultset",
+        "rule:ERRORED_RESULT_PASSED",
+        *_row({"/error": ERR, "/grader_results": []}, {"/error": ERR, "/grader_results": [], "/passed": False}),
+    ),
+    Twin(
+        "null-score-passed",
+        "resultset",
+        "rule:NULL_SCORE_PASSED",
+        *_row({"/grader_results/-": dict(GR_NULL, passed=True)}, {"/grader_results/-": GR_NULL}),
+    ),
+    # ---- RESERVED_METADATA_KEY
+    Twin(
+        "reserved-metadata-key",
+        "resultset",
+        "rule:RESERVED_METADATA_KEY",
+        {"/metadata": {"evalschema.invented": True}},
+        {"/metadata": {"evalschema.skip_reason": "no handler"}},
+    ),
     # ---- constraint violation shape
-    Twin("violation-needs-invalidates", "resultset", "kw:required",
-         *_row({"/constraint_violations": [{"id": "rbac_scope"}]},
-               {"/constraint_violations": [{"id": "rbac_scope", "invalidates_result": False}]})),
-    Twin("violation-id-nonempty", "resultset", "kw:minLength",
-         *_row({"/constraint_violations": [dict(CV_FALSE, id="")]}, {"/constraint_violations": [CV_FALSE]})),
-    Twin("violation-invalidates-boolean", "resultset", "kw:type",
-         *_row({"/constraint_violations": [dict(CV_FALSE, invalidates_result="no")]}, {"/constraint_violations": [CV_FALSE]})),
+    Twin(
+        "violation-needs-invalidates",
+        "resultset",
+        "kw:required",
+        *_row(
+            {"/constraint_violations": [{"id": "rbac_scope"}]},
+            {"/constraint_violations": [{"id": "rbac_scope", "invalidates_result": False}]},
+        ),
+    ),
+    Twin(
+        "violation-id-nonempty",
+        "resultset",
+        "kw:minLength",
+        *_row({"/constraint_violations": [dict(CV_FALSE, id="")]}, {"/constraint_violations": [CV_FALSE]}),
+    ),
+    Twin(
+        "violation-invalidates-boolean",
+        "resultset",
+        "kw:type",
+        *_row({"/constraint_violations": [dict(CV_FALSE, invalidates_result="no")]}, {"/constraint_violations": [CV_FALSE]}),
+    ),
     # ---- semver version
     Twin("suite-version-semver", "suite", "rule:INVALID_VERSION", {"/version": "1.1"}),
     Twin("suite-version-leading-zero", "suite", "rule:INVALID_VERSION", {"/version": "01.1.0"}),
     Twin("resultset-version-no-v-prefix", "resultset", "rule:INVALID_VERSION", {"/version": "v1.1.0"}),
-    Twin("resultset-version-prerelease-ok", "resultset", "rule:INVALID_VERSION", {"/version": "1.1.0-rc..1"}, {"/version": "1.1.0-rc.1+build.5"}),
+    Twin(
+        "resultset-version-prerelease-ok",
+        "resultset",
+        "rule:INVALID_VERSION",
+        {"/version": "1.1.0-rc..1"},
+        {"/version": "1.1.0-rc.1+build.5"},
+    ),
     Twin("pack-version-semver", "pack", "rule:INVALID_VERSION", {"/version": "2.3"}, {"/version": "v2.3.0"}),
     Twin("prompt-version-semver", "pack", "rule:INVALID_VERSION", {"/prompts/main/version": "latest"}, {"/prompts/main/version": "v1.0.0"}),
     # ---- error.type enum
-    Twin("error-type-enum", "resultset", "kw:enum",
-         *_row({"/error": dict(ERR, type="crash"), "/passed": False}, {"/error": dict(ERR, type="runner_error"), "/passed": False})),
-    Twin("error-code-type", "resultset", "kw:type",
-         *_row({"/error": dict(ERR, code=503.5), "/passed": False}, {"/error": dict(ERR, code=503), "/passed": False})),
+    Twin(
+        "error-type-enum",
+        "resultset",
+        "kw:enum",
+        *_row({"/error": dict(ERR, type="crash"), "/passed": False}, {"/error": dict(ERR, type="runner_error"), "/passed": False}),
+    ),
+    Twin(
+        "error-code-type",
+        "resultset",
+        "kw:type",
+        *_row({"/error": dict(ERR, code=503.5), "/passed": False}, {"/error": dict(ERR, code=503), "/passed": False}),
+    ),
     # ---- score range and type
     Twin("score-above-1", "resultset", "kw:maximum", *_row({"/grader_results/0/score": 1.5}, {"/grader_results/0/score": 1})),
     Twin("score-below-0", "resultset", "kw:minimum", *_row({"/grader_results/0/score": -0.1}, {"/grader_results/0/score": 0})),
     Twin("score-boolean-true", "resultset", "kw:type", *_row({"/grader_results/0/score": True}, {"/grader_results/0/score": 1.0})),
-    Twin("score-boolean-false", "resultset", "kw:type",
-         *_row({"/grader_results/0/score": False, "/grader_results/0/passed": False},
-               {"/grader_results/0/score": 0.0, "/grader_results/0/passed": False})),
-    Twin("score-required", "resultset", "kw:required", *_row({"/grader_results/0/score": DELETE}, {"/grader_results/0/score": None, "/grader_results/0/passed": False, "/passed": False})),
+    Twin(
+        "score-boolean-false",
+        "resultset",
+        "kw:type",
+        *_row(
+            {"/grader_results/0/score": False, "/grader_results/0/passed": False},
+            {"/grader_results/0/score": 0.0, "/grader_results/0/passed": False},
+        ),
+    ),
+    Twin(
+        "score-required",
+        "resultset",
+        "kw:required",
+        *_row({"/grader_results/0/score": DELETE}, {"/grader_results/0/score": None, "/grader_results/0/passed": False, "/passed": False}),
+    ),
     Twin("summary-pass-rate-range", "resultset", "kw:maximum", {"/summary": {"pass_rate": 1.2}}, {"/summary": {"pass_rate": None}}),
     # ---- date-time / date formats
     Twin("started-at-date-only", "resultset", "kw:format", {"/started_at": "2026-01-01"}, {"/started_at": "2026-01-01T00:00:00Z"}),
     Twin("started-at-words", "resultset", "kw:format", {"/started_at": "yesterday"}),
-    Twin("started-at-no-offset", "resultset", "kw:format", {"/started_at": "2026-11-30T09:15:00"}, {"/started_at": "2026-11-30T09:15:00+01:00"}),
-    Twin("result-completed-at-format", "resultset", "kw:format",
-         *_row({"/completed_at": "2026-11-30 09:15"}, {"/completed_at": "2026-11-30T09:15:00.250Z"})),
-    Twin("tested-model-date-format", "pack", "kw:format",
-         {"/prompts/main/tested_models": [{"provider": "openai", "model": "gpt-4.1", "date": "2026-02-30"}]},
-         {"/prompts/main/tested_models": [{"provider": "openai", "model": "gpt-4.1", "date": "2026-02-28"}]}),
+    Twin(
+        "started-at-no-offset",
+        "resultset",
+        "kw:format",
+        {"/started_at": "2026-11-30T09:15:00"},
+        {"/started_at": "2026-11-30T09:15:00+01:00"},
+    ),
+    Twin(
+        "result-completed-at-format",
+        "resultset",
+        "kw:format",
+        *_row({"/completed_at": "2026-11-30 09:15"}, {"/completed_at": "2026-11-30T09:15:00.250Z"}),
+    ),
+    Twin(
+        "tested-model-date-format",
+        "pack",
+        "kw:format",
+        {"/prompts/main/tested_models": [{"provider": "openai", "model": "gpt-4.1", "date": "2026-02-30"}]},
+        {"/prompts/main/tested_models": [{"provider": "openai", "model": "gpt-4.1", "date": "2026-02-28"}]},
+    ),
     # ---- attempt, group
     Twin("attempt-zero", "resultset", "kw:minimum", *_row({"/attempt": 0}, {"/attempt": 1})),
     Twin("attempt-integer", "resultset", "kw:type", *_row({"/attempt": 1.5}, {"/attempt": 2})),
-    Twin("group-needs-group-id", "resultset", "kw:required",
-         {"/group": {"role": "baseline", "parent_group_id": "campaign-1"}},
-         {"/group": {"role": "baseline", "parent_group_id": "campaign-1", "group_id": "sweep-1"}}),
+    Twin(
+        "group-needs-group-id",
+        "resultset",
+        "kw:required",
+        {"/group": {"role": "baseline", "parent_group_id": "campaign-1"}},
+        {"/group": {"role": "baseline", "parent_group_id": "campaign-1", "group_id": "sweep-1"}},
+    ),
     Twin("group-id-nonempty", "resultset", "kw:minLength", {"/group": {"group_id": ""}}, {"/group": {"group_id": "sweep-1"}}),
-    Twin("group-sequence-min", "resultset", "kw:minimum", {"/group": {"group_id": "g", "sequence": -1}}, {"/group": {"group_id": "g", "sequence": 0}}),
+    Twin(
+        "group-sequence-min",
+        "resultset",
+        "kw:minimum",
+        {"/group": {"group_id": "g", "sequence": -1}},
+        {"/group": {"group_id": "g", "sequence": 0}},
+    ),
     # ---- optional but not nullable
     Twin("actual-output-not-null", "resultset", "kw:type", *_row({"/actual_output": None}, {"/actual_output": "4"})),
     Twin("result-completed-at-not-null", "resultset", "kw:type", *_row({"/completed_at": None}, {"/completed_at": "2026-11-30T09:15:03Z"})),
@@ -622,54 +752,106 @@ TWINS: list[Twin] = [
     Twin("constraint-violations-not-null", "resultset", "kw:type", *_row({"/constraint_violations": None}, {"/constraint_violations": []})),
     Twin("expected-output-not-null", "testcase", "kw:type", {"/expected_output": None}, {"/expected_output": "4"}),
     Twin("grader-description-not-null", "grader", "kw:type", {"/description": None}, {"/description": "Exact answer."}),
-    Twin("validator-enabled-not-null", "pack", "kw:type",
-         {"/prompts/main/validators": [{"type": "banned_words", "enabled": None}]},
-         {"/prompts/main/validators": [{"type": "banned_words", "enabled": False}]}),
+    Twin(
+        "validator-enabled-not-null",
+        "pack",
+        "kw:type",
+        {"/prompts/main/validators": [{"type": "banned_words", "enabled": None}]},
+        {"/prompts/main/validators": [{"type": "banned_words", "enabled": False}]},
+    ),
     # ---- identifiers, input, graders
     Twin("testcase-id-nonempty", "testcase", "kw:minLength", {"/id": ""}),
     Twin("input-string-nonempty", "testcase", "kw:oneOf", {"/input": ""}),
     Twin("input-list-nonempty", "testcase", "kw:oneOf", {"/input": []}, {"/input": ["system: be brief", "What is 2 + 2?"]}),
     Twin("graders-nonempty", "testcase", "kw:minItems", {"/graders": []}),
     Twin("grader-ref-nonempty", "testcase", "kw:oneOf", {"/graders/0": ""}),
-    Twin("grader-result-id-nonempty", "resultset", "kw:minLength", *_row({"/grader_results/0/grader_id": ""}, {"/grader_results/0/grader_id": "g1"})),
+    Twin(
+        "grader-result-id-nonempty",
+        "resultset",
+        "kw:minLength",
+        *_row({"/grader_results/0/grader_id": ""}, {"/grader_results/0/grader_id": "g1"}),
+    ),
     Twin("testcase-weight-min", "testcase", "kw:minimum", {"/weight": -1}, {"/weight": 0}),
     Twin("suite-parallel-min", "suite", "kw:minimum", {"/config": {"parallel": 0}}, {"/config": {"parallel": 1}}),
-    Twin("suite-retry-backoff-min", "suite", "kw:minimum", {"/config": {"retry": {"backoff_ms": 10}}}, {"/config": {"retry": {"backoff_ms": 100}}}),
+    Twin(
+        "suite-retry-backoff-min",
+        "suite",
+        "kw:minimum",
+        {"/config": {"retry": {"backoff_ms": 10}}},
+        {"/config": {"retry": {"backoff_ms": 100}}},
+    ),
     # ---- pack patterns and enums
     Twin("pack-id-pattern", "pack", "kw:pattern", {"/id": "Support_Pack"}, {"/id": "support-pack"}),
     Twin("prompt-id-pattern", "pack", "kw:pattern", {"/prompts/main/id": "Main"}),
-    Twin("variable-name-pattern", "pack", "kw:pattern",
-         {"/prompts/main/variables": [{"name": "user-name", "type": "string", "required": True}]},
-         {"/prompts/main/variables": [{"name": "user_name", "type": "string", "required": True}]}),
-    Twin("validator-id-pattern", "pack", "kw:pattern",
-         {"/prompts/main/validators": [{"id": "No-Cards", "type": "regex_match"}]},
-         {"/prompts/main/validators": [{"id": "no_cards", "type": "regex_match"}]}),
-    Twin("metric-type-enum", "pack", "kw:enum",
-         {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "m", "type": "summary"}}]},
-         {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "m", "type": "gauge"}}]}),
-    Twin("metric-name-pattern", "pack", "kw:pattern",
-         {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "support-score", "type": "gauge"}}]},
-         {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "support_score", "type": "gauge"}}]}),
-    Twin("eval-threshold-value-number", "pack", "kw:type",
-         {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "threshold": {"operator": "gte", "value": "0.9"}}]},
-         {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "threshold": {"operator": "gte", "value": 0.9}}]}),
-    Twin("eval-needs-trigger", "pack", "kw:required",
-         {"/evals": [{"id": "e1", "type": "contains"}]}, {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn"}]}),
-    Twin("tool-choice-enum", "pack", "kw:enum", {"/prompts/main/tool_policy": {"tool_choice": "always"}},
-         {"/prompts/main/tool_policy": {"tool_choice": "required"}}),
-    Twin("temperature-range", "pack", "kw:maximum", {"/prompts/main/parameters": {"temperature": 2.5}},
-         {"/prompts/main/parameters": {"temperature": 1.5}}),
+    # a character outside the alphabet fails the dialect-proof `not: {pattern: "[^…]"}` (SPEC §3.1)
+    Twin(
+        "variable-name-pattern",
+        "pack",
+        "kw:not",
+        {"/prompts/main/variables": [{"name": "user-name", "type": "string", "required": True}]},
+        {"/prompts/main/variables": [{"name": "user_name", "type": "string", "required": True}]},
+    ),
+    Twin(
+        "validator-id-pattern",
+        "pack",
+        "kw:pattern",
+        {"/prompts/main/validators": [{"id": "No-Cards", "type": "regex_match"}]},
+        {"/prompts/main/validators": [{"id": "no_cards", "type": "regex_match"}]},
+    ),
+    Twin(
+        "metric-type-enum",
+        "pack",
+        "kw:enum",
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "m", "type": "summary"}}]},
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "m", "type": "gauge"}}]},
+    ),
+    Twin(
+        "metric-name-pattern",
+        "pack",
+        "kw:not",
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "support-score", "type": "gauge"}}]},
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "metric": {"name": "support_score", "type": "gauge"}}]},
+    ),
+    Twin(
+        "eval-threshold-value-number",
+        "pack",
+        "kw:type",
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "threshold": {"operator": "gte", "value": "0.9"}}]},
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn", "threshold": {"operator": "gte", "value": 0.9}}]},
+    ),
+    Twin(
+        "eval-needs-trigger",
+        "pack",
+        "kw:required",
+        {"/evals": [{"id": "e1", "type": "contains"}]},
+        {"/evals": [{"id": "e1", "type": "contains", "trigger": "every_turn"}]},
+    ),
+    Twin(
+        "tool-choice-enum",
+        "pack",
+        "kw:enum",
+        {"/prompts/main/tool_policy": {"tool_choice": "always"}},
+        {"/prompts/main/tool_policy": {"tool_choice": "required"}},
+    ),
+    Twin(
+        "temperature-range",
+        "pack",
+        "kw:maximum",
+        {"/prompts/main/parameters": {"temperature": 2.5}},
+        {"/prompts/main/parameters": {"temperature": 1.5}},
+    ),
     Twin("template-engine-required", "pack", "kw:required", {"/template_engine": {"version": "v1"}}),
-    Twin("fail-on-violation-boolean", "pack", "kw:type",
-         {"/prompts/main/validators": [{"type": "banned_words", "fail_on_violation": "yes"}]},
-         {"/prompts/main/validators": [{"type": "banned_words", "fail_on_violation": False}]}),
+    Twin(
+        "fail-on-violation-boolean",
+        "pack",
+        "kw:type",
+        {"/prompts/main/validators": [{"type": "banned_words", "fail_on_violation": "yes"}]},
+        {"/prompts/main/validators": [{"type": "banned_words", "fail_on_violation": False}]},
+    ),
 ]
 
 # `$schema` is allowed on every kind (and must be a non-empty string).
-TWINS += [
-    Twin(f"{kind}-$schema-allowed", kind, "kw:minLength", {"/$schema": ""}, {"/$schema": schema_uri(kind)})
-    for kind in KINDS
-]
+TWINS += [Twin(f"{kind}-$schema-allowed", kind, "kw:minLength", {"/$schema": ""}, {"/$schema": schema_uri(kind)}) for kind in KINDS]
 
 # Closed objects reject an unknown property: (example file, JSON Pointer of a closed object in it).
 CLOSED_SITES = [
@@ -710,8 +892,13 @@ CLOSED_SITES = [
     ("pack-support-guardrails.json", "/prompts/order_help/model_overrides/claude-sonnet-4-5"),
 ]
 TWINS += [
-    Twin(f"closed:{file.removesuffix('.json')}{ptr or '/'}", file.split("-", 1)[0], "kw:additionalProperties",
-         {f"{ptr}/x_unknown": "surprise"}, base=example(file))
+    Twin(
+        f"closed:{file.removesuffix('.json')}{ptr or '/'}",
+        file.split("-", 1)[0],
+        "kw:additionalProperties",
+        {f"{ptr}/x_unknown": "surprise"},
+        base=example(file),
+    )
     for file, ptr in CLOSED_SITES
 ]
 
@@ -825,6 +1012,8 @@ def test_suite_source_truth_table(validator_for: Validators) -> None:
     neither = patched(SUITE, {"/test_cases": DELETE})
     file_only = patched(neither, {"/test_cases_file": "cases.jsonl"})
     inline_only = SUITE
-    verdicts = {n: validator_for("suite").is_valid(d) for n, d in
-                [("both", both), ("neither", neither), ("file_only", file_only), ("inline_only", inline_only)]}
+    verdicts = {
+        n: validator_for("suite").is_valid(d)
+        for n, d in [("both", both), ("neither", neither), ("file_only", file_only), ("inline_only", inline_only)]
+    }
     assert verdicts == {"both": False, "neither": False, "file_only": True, "inline_only": True}

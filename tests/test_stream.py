@@ -138,7 +138,15 @@ def _mutated(rng: random.Random, document: dict[str, Any]) -> dict[str, Any]:
         else:
             row["attempt"] = "two"
     if rng.random() < 0.5:
-        out["summary"] = {"total": len(rows) + 1, "passed": 0, "failed": 0, "skipped": 0, "pass_rate": 0.5, "avg_score": None, "by_grader": {}}
+        out["summary"] = {
+            "total": len(rows) + 1,
+            "passed": 0,
+            "failed": 0,
+            "skipped": 0,
+            "pass_rate": 0.5,
+            "avg_score": None,
+            "by_grader": {},
+        }
     if rng.random() < 0.3:
         out["group"] = {"group_id": "g", "parent_group_id": "g"}
     return out
@@ -160,8 +168,31 @@ def test_generated_result_sets_stream_like_whole(seed: int, sizes: tuple[int, in
 # --- broken text: the same finding, with the same line and column --------------------------------------------
 
 _BASE = json.dumps(synthetic.resultset(6, attempts=3), indent=1, ensure_ascii=False).replace("answered", "répondu").encode()
-_INSERTS = [b"{", b"}", b"[", b"]", b'"', b":", b",", b"\\", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"NaN", b"1e400", b"9" * 30,
-            b"\\ud800", b'"a":1,', b"[" * 1001, b" ", b"\n", b"x", b'"run_id": "again",', b'"passed": true,', b"\xe2\x82\xac"]
+_INSERTS = [
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b'"',
+    b":",
+    b",",
+    b"\\",
+    b"\xff",
+    b"\xc3",
+    b"\xef\xbb\xbf",
+    b"NaN",
+    b"1e400",
+    b"9" * 30,
+    b"\\ud800",
+    b'"a":1,',
+    b"[" * 1001,
+    b" ",
+    b"\n",
+    b"x",
+    b'"run_id": "again",',
+    b'"passed": true,',
+    b"\xe2\x82\xac",
+]
 
 
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -228,7 +259,9 @@ def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path
             stream.CHUNK_BYTES = previous
         assert streamed is not None
         assert streamed.to_dict() == validate_file(target, stream_rows=False).to_dict()
-        assert streamed.errors[0].code == code and streamed.errors[0].line is not None
+        # findings come in reading order: the expected one is placed, though a missing root property (at line 1)
+        # may come before it
+        assert code in [f.code for f in streamed.errors if f.line is not None]
 
 
 def test_what_cannot_be_streamed_is_read_whole(tmp_path: Path) -> None:

@@ -6,8 +6,9 @@ a target that takes options gets its table of ``[tool.codegen.options.<name>]`` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..ir import IR
 from ..load import SchemaSet

@@ -101,7 +101,9 @@ def bundle(schemas: SchemaSet, name: str) -> dict[str, Any]:
     existing = root.contents.get("$defs", {})
     clash = [other for other in others if other in existing]
     if clash:
-        raise SchemaError(name, "/$defs/" + escape_token(clash[0]), "cannot bundle: a $defs entry has the name of a schema file it references")
+        raise SchemaError(
+            name, "/$defs/" + escape_token(clash[0]), "cannot bundle: a $defs entry has the name of a schema file it references"
+        )
     local = {name: ""} | {other: "/$defs/" + escape_token(other) for other in others}
     rewritten = copy.deepcopy(root.contents)
     _rewrite(root.contents, rewritten, local, schemas, True)
@@ -130,17 +132,20 @@ def render(ir: IR, schemas: SchemaSet, options: dict[str, Any]) -> dict[str, byt
         if module.root is None:  # a file of definitions only: no document has it as its schema
             continue
         stem = module.file.removesuffix(".json")
-        entries.append({
-            "name": module.title or stem,
-            "description": module.description or f"the {stem} schema",
-            "fileMatch": [pattern.format(stem=stem) for pattern in file_match],
-            "url": "./" + quote(module.file),
-        })
+        entries.append(
+            {
+                "name": module.title or stem,
+                "description": module.description or f"the {stem} schema",
+                "fileMatch": [pattern.format(stem=stem) for pattern in file_match],
+                "url": "./" + quote(module.file),
+            }
+        )
     if entries and file_match:
-        out["catalog.json"] = _dumps({
-            "$schema": "https://json.schemastore.org/schema-catalog.json",
-            "version": 1,
-            "schemas": entries,
-        })
+        out["catalog.json"] = _dumps(
+            {
+                "$schema": "https://json.schemastore.org/schema-catalog.json",
+                "version": 1,
+                "schemas": entries,
+            }
+        )
     return dict(sorted(out.items()))
-

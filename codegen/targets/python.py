@@ -11,7 +11,13 @@ purpose (see ``codegen/README.md``):
 - ``use_missing_sentinel`` + ``strict_nullable``: an optional, non-nullable property is ``T | MISSING = MISSING``
   (explicit ``null`` is rejected, an absent key stays absent on dump); only ``"null"`` in the schema gives
   ``| None``; a default does not make a field nullable.
-- ``use_schema_description`` + ``use_field_description``: descriptions become class / attribute docstrings.
+- ``use_schema_description``: a schema's description becomes its class docstring; a property's stays in
+  ``Field(description=...)`` (no ``use_field_description``), so ``model_json_schema()`` carries it.
+- ``collapse_root_models``: a ``$ref`` to a string alias (an identifier, a version) is the plain type with its
+  constraints (``Annotated[str, Field(min_length=1)]``), not a ``RootModel`` wrapper that compares unequal to
+  the string it holds.
+- ``allow_population_by_field_name``: ``validate_by_name=True``: a model is built from aliases (documents) or
+  names (``Model(field_schema=...)``).
 - ``use_double_quotes``, ``formatters=[builtin]``: DCG's own formatter, so output does not depend on the
   installed black/isort/ruff versions.
 - ``disable_timestamp``: no time in headers (the header is replaced anyway, see below).
@@ -32,7 +38,14 @@ Post-processing (deterministic, AST-located text edits):
 - every deprecated model (``$defs`` type or root) gets a ``@typing_extensions.deprecated("<canonical message>")``
   class decorator (DCG drops the deprecation entirely). It warns when the class is instantiated, which includes
   validation of a parent model holding it; type checkers flag uses;
-- ``__init__.py`` re-exports the root model of every schema file that has one.
+- ``__init__.py`` re-exports the root model of every schema file that has one;
+- every ``BaseModel`` class derives from ``_base.Model`` instead (qualified, so a schema's own ``Model`` class
+  cannot shadow it) (written alongside, see :data:`BASE_MODULE`):
+  it dumps by alias (``$schema``, not ``field_schema``) and leaves out the fields a document did not have, so
+  ``model_dump(mode="json")`` gives the document back;
+- an optional property is ``T | None = None`` rather than ``T | MISSING = MISSING`` (a truthy sentinel): an absent
+  value is ``None`` (``if rs.summary is None``). Where the schema does not allow ``null``, the field's name is in
+  the class's ``__not_null__`` and the base model rejects an explicit ``null`` for it, as the schema does.
 """
 
 from __future__ import annotations
@@ -49,6 +62,45 @@ from ..ir import IR, Deprecation
 from ..load import Location, SchemaError, SchemaSet, escape_token, unescape_token
 
 DCG_VERSION = "0.89.0"
+
+# The base of every generated model class: generic (it knows nothing of any schema), written as _base.py.
+BASE_MODULE = '''"""The base of every generated model: dumps by alias, is built from aliases or names, leaves out on dump the
+fields a document did not have, and refuses an explicit null where the schema does not allow one."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer, model_validator
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+    __not_null__: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_null_where_the_schema_has_none(cls, data: Any) -> Any:
+        if isinstance(data, dict) and cls.__not_null__:
+            for name in cls.__not_null__:
+                field = cls.model_fields[name]
+                for key in {name, field.alias or name}:
+                    if key in data and data[key] is None:
+                        raise ValueError(f"{key}: null is not allowed here")
+        return data
+
+    @model_serializer(mode="wrap")
+    def _only_what_was_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if not isinstance(data, dict):
+            return data
+        given = self.model_fields_set
+        absent = set()
+        for name, field in type(self).model_fields.items():
+            if name not in given:
+                absent.update({name, field.serialization_alias or field.alias or name})
+        return {key: value for key, value in data.items() if key not in absent}
+'''
 
 
 def dcg_options() -> dict[str, Any]:
@@ -67,7 +119,8 @@ def dcg_options() -> dict[str, Any]:
         use_missing_sentinel=True,
         strict_nullable=True,
         use_schema_description=True,
-        use_field_description=True,
+        collapse_root_models=True,
+        allow_population_by_field_name=True,
         disable_timestamp=True,
         formatters=[Formatter.BUILTIN],
         allow_remote_refs=False,
@@ -82,10 +135,37 @@ def dcg_options() -> dict[str, Any]:
 
 # every format that datamodel-code-generator 0.89.0 maps to a type other than the plain JSON type
 _FORMATS = {
-    "string": ("binary", "byte", "date", "date-time", "date-time-local", "decimal", "duration", "email", "hostname",
-               "idn-email", "integer", "ipv4", "ipv4-network", "ipv6", "ipv6-network", "password", "path", "time",
-               "time-local", "timestamp with time zone", "ulid", "unixtime", "uri", "uuid", "uuid1", "uuid2", "uuid3",
-               "uuid4", "uuid5"),
+    "string": (
+        "binary",
+        "byte",
+        "date",
+        "date-time",
+        "date-time-local",
+        "decimal",
+        "duration",
+        "email",
+        "hostname",
+        "idn-email",
+        "integer",
+        "ipv4",
+        "ipv4-network",
+        "ipv6",
+        "ipv6-network",
+        "password",
+        "path",
+        "time",
+        "time-local",
+        "timestamp with time zone",
+        "ulid",
+        "unixtime",
+        "uri",
+        "uuid",
+        "uuid1",
+        "uuid2",
+        "uuid3",
+        "uuid4",
+        "uuid5",
+    ),
     "integer": ("date-time", "unix-time", "unixtime"),
     "number": ("date-time", "decimal", "time", "time-delta", "unixtime"),
 }
@@ -129,7 +209,8 @@ def dcg_error(exc: BaseException, schemas: SchemaSet) -> SchemaError:
     if len(text) > 400:
         text = text[:400] + " …"
     return SchemaError(
-        file, pointer,
+        file,
+        pointer,
         f"the Python target failed inside datamodel-code-generator {DCG_VERSION} ({type(exc).__name__}: {text}); "
         "this schema uses something DCG cannot turn into pydantic models, and codegen refuses rather than emit "
         "wrong models (see 'Known limitations' in codegen/README.md)",
@@ -158,9 +239,13 @@ def _copy_names(schemas: SchemaSet, ir: IR | None) -> tuple[dict[str, str], dict
     from ..ir import module_stem
 
     stems = {f.name: module_stem(f.name) for f in schemas.files}
-    renamed = {(t.location.file, t.location.pointer): t.name for m in (ir.modules if ir else ()) for t in m.types
-               if re.search(r"/(\$defs|definitions)/", t.location.pointer + "/") is not None
-               and not re.match(r"^[A-Za-z0-9_-]+$", unescape_token(t.location.pointer.rsplit("/", 1)[-1]))}
+    renamed = {
+        (t.location.file, t.location.pointer): t.name
+        for m in (ir.modules if ir else ())
+        for t in m.types
+        if re.search(r"/(\$defs|definitions)/", t.location.pointer + "/") is not None
+        and not re.match(r"^[A-Za-z0-9_-]+$", unescape_token(t.location.pointer.rsplit("/", 1)[-1]))
+    }
     return stems, renamed
 
 
@@ -322,6 +407,7 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
         for name in extra:  # DCG helper modules, if any
             result[name] = _with_header(_postprocess((out / name).read_text(encoding="utf-8"), [], ir), "(shared)").encode()
         result["__init__.py"] = _init(ir, metadata, module_of_file).encode("utf-8")
+        result["_base.py"] = (_header("(every schema: the base of the models)") + "\n" + BASE_MODULE).encode("utf-8")
         result["py.typed"] = b""  # PEP 561: the models are typed for the package's users too
     return result
 
@@ -366,22 +452,26 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
     renamed = any(cls != export for _, cls, export in named)
     for mod, cls, export in named:
         text += f"    from .{mod} import {cls}\n" if cls == export else f"    from .{mod} import {cls} as {export}\n"
-    text += "\n_EXPORTS = {\n" + "".join(f'    "{export}": "{mod}{"" if cls == export else ":" + cls}",\n' for mod, cls, export in named) + "}\n"
+    text += (
+        "\n_EXPORTS = {\n"
+        + "".join(f'    "{export}": "{mod}{"" if cls == export else ":" + cls}",\n' for mod, cls, export in named)
+        + "}\n"
+    )
     text += "\n__all__ = [\n" + "".join(f'    "{export}",\n' for export in sorted(n for _, _, n in named)) + "]\n"
     if renamed:
         text += (
             "\n\ndef __getattr__(name: str) -> Any:\n"
             "    if name in _EXPORTS:\n"
-            "        module, _, cls = _EXPORTS[name].partition(\":\")\n"
-            "        return getattr(importlib.import_module(f\".{module}\", __name__), cls or name)\n"
-            "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n"
+            '        module, _, cls = _EXPORTS[name].partition(":")\n'
+            '        return getattr(importlib.import_module(f".{module}", __name__), cls or name)\n'
+            '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
         )
         return text
     text += (
         "\n\ndef __getattr__(name: str) -> Any:\n"
         "    if name in _EXPORTS:\n"
-        "        return getattr(importlib.import_module(f\".{_EXPORTS[name]}\", __name__), name)\n"
-        "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n"
+        '        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)\n'
+        '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
     )
     return text
 
@@ -399,7 +489,7 @@ def _field_deprecation(ir: IR, model_loc: Location, name: str) -> Deprecation | 
     for loc, dep in ir.deprecations:
         if loc.file != model_loc.file or not loc.pointer.endswith(suffix) or not loc.pointer.startswith(model_loc.pointer):
             continue
-        middle = loc.pointer[len(model_loc.pointer): -len(suffix)]
+        middle = loc.pointer[len(model_loc.pointer) : -len(suffix)]
         parts = [p for p in middle.split("/") if p]
         if all(p == "allOf" or p.isdigit() for p in parts):
             return dep
@@ -461,11 +551,51 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
             for stmt in cls.body:
                 if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
                     _mark_field(edits, stmt, fdep.message)
-    text = edits.apply()
+    text = _without_missing(edits.apply())
     if needs_deprecated_import:
         text = _add_import(text, "from typing_extensions import deprecated\n")
     if edits.wrapped:  # a field without Annotated[...] was wrapped: make sure both names are imported
         text = _add_import(text, "from typing import Annotated\nfrom pydantic import Field\n")
+    return text
+
+
+def _without_missing(source: str) -> str:
+    """``T | MISSING = MISSING`` → ``T | None = None``, recording the fields whose schema has no ``null`` in the
+    class's ``__not_null__``; and ``BaseModel`` → ``Model`` (``_base``) as every model class's base."""
+    tree = ast.parse(source)
+    edits = _Edits(source)
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        bases = [b for b in cls.bases if isinstance(b, ast.Name) and b.id == "BaseModel"]
+        for base in bases:
+            edits.edits.append((*edits.span(base), "_base.Model"))  # qualified: a schema may define a Model
+        not_null: list[str] = []
+        last_config: ast.stmt | None = None
+        for stmt in cls.body:
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "model_config" for t in stmt.targets):
+                last_config = stmt
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None):
+                continue
+            if not (isinstance(stmt.value, ast.Name) and stmt.value.id == "MISSING"):
+                continue
+            start, end = edits.span(stmt.annotation)
+            annotation = source[start:end]
+            nullable = re.search(r"\|\s*None\b", annotation) is not None
+            replaced = re.sub(r"\s*\|\s*MISSING\b", "" if nullable else " | None", annotation, count=1)
+            edits.edits.append((start, end, replaced))
+            edits.edits.append((*edits.span(stmt.value), "None"))
+            if not nullable:
+                not_null.append(stmt.target.id)
+        if not_null and bases:
+            anchor = last_config or cls.body[0]
+            at = edits.offset((anchor.end_lineno or anchor.lineno) + 1, 0)
+            names = ", ".join(json.dumps(n) for n in not_null)
+            edits.edits.append((at, at, f"    __not_null__ = frozenset({{{names}}})\n"))
+    text = edits.apply()
+    if "_base.Model" in text:
+        text = _add_import(text, "from . import _base\n")
+    for name in ("MISSING", "BaseModel"):  # no longer used: out of the pydantic import
+        if len(re.findall(rf"\b{name}\b", text)) == 1:
+            text = re.sub(rf"\b{name}, |, {name}\b", "", text, count=1)
     return text
 
 
@@ -502,5 +632,5 @@ def _add_import(text: str, line: str) -> str:
     # after "from __future__ import annotations" (DCG always writes it first)
     for i, existing in enumerate(lines):
         if existing.startswith("from __future__ import"):
-            return "".join(lines[: i + 2] + [line] + lines[i + 2:])
+            return "".join([*lines[: i + 2], line, *lines[i + 2 :]])
     return line + text

@@ -27,7 +27,14 @@ from ..ir import IR, Array, Field, Literal, Map, Named, NamedType, Never, Primit
 from ..load import SchemaSet
 from ..render import environment
 
-_PRIMITIVES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
+_PRIMITIVES = {"string": "string", "integer": "Integer", "number": "number", "boolean": "boolean", "null": "null"}
+# JSON numbers carry no integer type; the schema does. A phantom optional property keeps that visible to tsc (a type
+# test can tell ``Integer`` from ``number``) while every number literal, and every ``Integer`` used as a number,
+# still type-checks. Declared in each module that uses it (identical, so interchangeable), re-exported by the index.
+INTEGER_ALIAS = (
+    "/** A JSON Schema `integer`: a number with no fractional part (JSON itself has no integer type). */\n"
+    'export type Integer = number & { readonly "json-schema-type"?: "integer" };\n'
+)
 
 
 def ts_type(expr: TypeExpr | None, current: str, aliases: dict[str, str]) -> str:
@@ -38,7 +45,9 @@ def ts_type(expr: TypeExpr | None, current: str, aliases: dict[str, str]) -> str
     if isinstance(expr, Primitive):
         return _PRIMITIVES[expr.name]
     if isinstance(expr, Literal):
-        return " | ".join(json.dumps(v, ensure_ascii=False) if not isinstance(v, (dict, list)) else "unknown" for v in expr.values) or "never"
+        return (
+            " | ".join(json.dumps(v, ensure_ascii=False) if not isinstance(v, (dict, list)) else "unknown" for v in expr.values) or "never"
+        )
     if isinstance(expr, Named):
         if expr.ref.file == current:
             return expr.ref.name
@@ -62,8 +71,14 @@ def _doc_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
 
-def jsdoc(description: str | None, constraints: tuple[tuple[str, Any], ...] = (), deprecation: Any = None,
-          default: tuple[bool, Any] = (False, None), indent: str = "", remarks: tuple[str, ...] = ()) -> str:
+def jsdoc(
+    description: str | None,
+    constraints: tuple[tuple[str, Any], ...] = (),
+    deprecation: Any = None,
+    default: tuple[bool, Any] = (False, None),
+    indent: str = "",
+    remarks: tuple[str, ...] = (),
+) -> str:
     lines: list[str] = []
     if description:
         lines.extend(description.strip().splitlines())
@@ -105,21 +120,43 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
         text = env.get_template("module.ts.j2").render(
             module=module,
             imports=[(aliases[f], stems[f]) for f in used],
+            integer_alias=INTEGER_ALIAS if _uses_integer(module.types) else "",
             ts=t,
             jsdoc=jsdoc,
             field_doc=_field_doc,
             type_doc=_type_doc,
             prop=_prop_name,
             tagged=tagged,
-            nullable=lambda expr, n: t(expr) + (" | null" if n else ""),
-            extends=lambda nt: (" extends " + ", ".join(t(Named(b)) for b in nt.bases)) if nt.bases else "",
+            # the template is rendered in this iteration, so the closures see this module's `t`
+            nullable=lambda expr, n: t(expr) + (" | null" if n else ""),  # noqa: B023
+            extends=lambda nt: (" extends " + ", ".join(t(Named(b)) for b in nt.bases)) if nt.bases else "",  # noqa: B023
         )
         out[f"{module.stem}.ts"] = text.encode("utf-8")
     roots = {m.root for m in ir.modules if m.root}
     # a module namespace named like a re-exported root type (GeoJSON.json's root GeoJSON) takes a suffix
     namespaces = {m.file: m.stem + "_module" if m.stem in roots else m.stem for m in ir.modules}
-    out["index.ts"] = env.get_template("index.ts.j2").render(modules=ir.modules, namespaces=namespaces).encode("utf-8")
+    integer_module = next((m.stem for m in ir.modules if _uses_integer(m.types)), None)
+    out["index.ts"] = (
+        env.get_template("index.ts.j2").render(modules=ir.modules, namespaces=namespaces, integer_module=integer_module).encode("utf-8")
+    )
     return out
+
+
+def _uses_integer(types: tuple[NamedType, ...]) -> bool:
+    def walk(e: TypeExpr | None) -> bool:
+        if isinstance(e, Primitive):
+            return e.name == "integer"
+        if isinstance(e, Array):
+            return walk(e.items)
+        if isinstance(e, Map):
+            return walk(e.values)
+        if isinstance(e, Tuple):
+            return any(walk(p) for p in (*e.prefix, e.rest))
+        if isinstance(e, Union_):
+            return any(walk(m) for m in e.members)
+        return False
+
+    return any(walk(e) for t in types for e in (*(f.type for f in t.fields), t.type, t.additional_type))
 
 
 def _type_doc(t: NamedType) -> str:

@@ -16,13 +16,19 @@ type Identifier string
 // An RFC 3339 date-time with a time zone offset, e.g. 2026-11-30T09:15:00Z.
 type DateTime string
 
-// Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+// Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
 type Metadata struct {
+	// Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score.
+	EvalschemaSkipReason *string `json:"evalschema.skip_reason,omitempty"`
+
+	// On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3).
+	EvalschemaPartial *bool `json:"evalschema.partial,omitempty"`
+
 	// AdditionalProperties holds the members not declared above.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var metadataDeclared = map[string]bool{}
+var metadataDeclared = map[string]bool{"evalschema.skip_reason": true, "evalschema.partial": true}
 
 // UnmarshalJSON decodes a Metadata, keeping undeclared members in AdditionalProperties.
 func (o *Metadata) UnmarshalJSON(data []byte) error {

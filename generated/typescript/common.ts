@@ -3,6 +3,9 @@
  * Definitions shared by the evalschema document schemas. Not a document kind of its own.
  */
 
+/** A JSON Schema `integer`: a number with no fractional part (JSON itself has no integer type). */
+export type Integer = number & { readonly "json-schema-type"?: "integer" };
+
 /**
  * The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.
  * @minLength 1
@@ -11,7 +14,8 @@ export type SchemaUri = string;
 
 /**
  * A SemVer 2.0.0 version of this specification (MAJOR.MINOR.PATCH, optional pre-release and build).
- * @pattern ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$
+ * @remarks Not enforced by this type: `not` at common.json#/$defs/SpecVersion/not
+ * @pattern ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])
  */
 export type SpecVersion = string;
 
@@ -27,8 +31,18 @@ export type Identifier = string;
  */
 export type DateTime = string;
 
-/** Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification; other keys SHOULD be namespaced (reverse-DNS or a tool prefix). */
+/**
+ * Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+ * @remarks Not enforced by this type: `propertyNames` at common.json#/$defs/Metadata/propertyNames
+ */
 export interface Metadata {
+  /**
+   * Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score.
+   * @minLength 1
+   */
+  "evalschema.skip_reason"?: string;
+  /** On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3). */
+  "evalschema.partial"?: boolean;
   [key: string]: unknown;
 }
 
@@ -46,7 +60,7 @@ export interface Provider {
    * Maximum number of tokens to generate.
    * @minimum 1
    */
-  max_tokens?: number;
+  max_tokens?: Integer;
   /** Extension point: provider-specific settings. */
   extra?: { [key: string]: unknown };
 }

@@ -12,3 +12,4 @@ export type * as pack from "./pack.js";
 export type * as resultset from "./resultset.js";
 export type * as suite from "./suite.js";
 export type * as testcase from "./testcase.js";
+export type { Integer } from "./common.js";

@@ -37,6 +37,8 @@ export const UNSCORED_RESULT_PASSED = "UNSCORED_RESULT_PASSED" as const;
 export const ERRORED_RESULT_PASSED = "ERRORED_RESULT_PASSED" as const;
 /** A grader result with a null score MUST have `passed: false`. */
 export const NULL_SCORE_PASSED = "NULL_SCORE_PASSED" as const;
+/** A `metadata` key starting with `evalschema.` MUST be one this specification defines (1.2.0 defines `evalschema.skip_reason` and `evalschema.partial`); producers MUST NOT invent others. */
+export const RESERVED_METADATA_KEY = "RESERVED_METADATA_KEY" as const;
 /** Test case ids MUST be unique within a suite, and grader ids MUST be unique among a suite's graders. */
 export const DUPLICATE_ID = "DUPLICATE_ID" as const;
 /** A grader referenced by id from a test case MUST be defined in the suite's `graders`. */
@@ -53,8 +55,12 @@ export const ERROR_WITH_INVALIDATING_VIOLATION = "ERROR_WITH_INVALIDATING_VIOLAT
 export const DUPLICATE_EVAL_ID = "DUPLICATE_EVAL_ID" as const;
 /** Validator ids, where declared, MUST be unique across the pack. */
 export const DUPLICATE_VALIDATOR_ID = "DUPLICATE_VALIDATOR_ID" as const;
+/** A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it. */
+export const PROMPT_ID_MISMATCH = "PROMPT_ID_MISMATCH" as const;
 /** A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect). */
 export const INVALID_REGEX = "INVALID_REGEX" as const;
+/** The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open). */
+export const UNKNOWN_GRADER_PARAM = "UNKNOWN_GRADER_PARAM" as const;
 /** A document of a newer major version than the validator supports MUST be rejected. */
 export const VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED" as const;
 /** A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched. */
@@ -65,6 +71,8 @@ export const UNKNOWN_KIND = "UNKNOWN_KIND" as const;
 export const DEPRECATED_FIELD = "DEPRECATED_FIELD" as const;
 /** A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt. */
 export const VALIDATOR_FAIL_OPEN = "VALIDATOR_FAIL_OPEN" as const;
+/** An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions["evalschema.migration"]`): a person decides its trigger, metric and threshold, then removes the marker. */
+export const MIGRATION_PLACEHOLDER = "MIGRATION_PLACEHOLDER" as const;
 /** A producer's `summary` SHOULD agree with the reference summary computed from `results`. */
 export const SUMMARY_MISMATCH = "SUMMARY_MISMATCH" as const;
 /** With its suite given, every result's `test_case_id` MUST name a test case of the suite. */
@@ -75,6 +83,12 @@ export const GRADER_TYPE_MISMATCH = "GRADER_TYPE_MISMATCH" as const;
 export const UNKNOWN_GRADER = "UNKNOWN_GRADER" as const;
 /** With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata["evalschema.skip_reason"]`). */
 export const GRADER_RESULT_MISSING = "GRADER_RESULT_MISSING" as const;
+/** With its suite given, a result set's `suite_id` MUST be the suite's `id`. */
+export const SUITE_ID_MISMATCH = "SUITE_ID_MISMATCH" as const;
+/** With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata["evalschema.partial"]: true`. */
+export const TEST_CASE_NOT_RUN = "TEST_CASE_NOT_RUN" as const;
+/** A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are. */
+export const TEST_CASES_FILE_UNREADABLE = "TEST_CASES_FILE_UNREADABLE" as const;
 /** An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked. */
 export const FILE_UNREADABLE = "FILE_UNREADABLE" as const;
 /** A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported. */
@@ -112,6 +126,7 @@ export type RulesKey =
   | typeof UNSCORED_RESULT_PASSED
   | typeof ERRORED_RESULT_PASSED
   | typeof NULL_SCORE_PASSED
+  | typeof RESERVED_METADATA_KEY
   | typeof DUPLICATE_ID
   | typeof DANGLING_REFERENCE
   | typeof DUPLICATE_ATTEMPT
@@ -120,17 +135,23 @@ export type RulesKey =
   | typeof ERROR_WITH_INVALIDATING_VIOLATION
   | typeof DUPLICATE_EVAL_ID
   | typeof DUPLICATE_VALIDATOR_ID
+  | typeof PROMPT_ID_MISMATCH
   | typeof INVALID_REGEX
+  | typeof UNKNOWN_GRADER_PARAM
   | typeof VERSION_UNSUPPORTED
   | typeof UNKNOWN_SCHEMA
   | typeof UNKNOWN_KIND
   | typeof DEPRECATED_FIELD
   | typeof VALIDATOR_FAIL_OPEN
+  | typeof MIGRATION_PLACEHOLDER
   | typeof SUMMARY_MISMATCH
   | typeof UNKNOWN_TEST_CASE
   | typeof GRADER_TYPE_MISMATCH
   | typeof UNKNOWN_GRADER
   | typeof GRADER_RESULT_MISSING
+  | typeof SUITE_ID_MISMATCH
+  | typeof TEST_CASE_NOT_RUN
+  | typeof TEST_CASES_FILE_UNREADABLE
   | typeof FILE_UNREADABLE
   | typeof INVALID_JSON
   | typeof INVALID_YAML
@@ -142,23 +163,24 @@ export type RulesKey =
 
 export const RULES = {
   TYPE_MISMATCH: {"id": "TYPE_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every value MUST have the JSON type its schema declares.", "enforced_by": "schema", "schema_keywords": ["type"], "since": "1.0.0", "models": "partial"},
-  REQUIRED_FIELD: {"id": "REQUIRED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every required property MUST be present.", "enforced_by": "schema", "schema_keywords": ["required", "dependentRequired"], "since": "1.0.0", "models": "enforced"},
-  UNKNOWN_FIELD: {"id": "UNKNOWN_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A closed object MUST NOT carry properties its schema does not declare; under the forward-compatibility mode, unknown properties in a document of a newer minor version are reported as warnings instead.", "enforced_by": "schema", "schema_keywords": ["additionalProperties", "unevaluatedProperties", "propertyNames"], "since": "1.0.0", "models": "enforced"},
-  OUT_OF_RANGE: {"id": "OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Numbers MUST lie within their declared bounds.", "enforced_by": "schema", "schema_keywords": ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"], "since": "1.0.0", "models": "enforced"},
-  LENGTH_OUT_OF_RANGE: {"id": "LENGTH_OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings, arrays and objects MUST respect their declared minimum and maximum sizes (identifiers are non-empty).", "enforced_by": "schema", "schema_keywords": ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems"], "since": "1.0.0", "models": "enforced"},
-  PATTERN_MISMATCH: {"id": "PATTERN_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings MUST match their declared pattern.", "enforced_by": "schema", "schema_keywords": ["pattern"], "since": "1.0.0", "models": "enforced"},
+  REQUIRED_FIELD: {"id": "REQUIRED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every required property MUST be present.", "enforced_by": "schema", "schema_keywords": ["required"], "since": "1.0.0", "models": "enforced"},
+  UNKNOWN_FIELD: {"id": "UNKNOWN_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A closed object MUST NOT carry properties its schema does not declare; under the forward-compatibility mode, unknown properties in a document of a newer minor version are reported as warnings instead.", "enforced_by": "schema", "schema_keywords": ["additionalProperties"], "since": "1.0.0", "models": "enforced"},
+  OUT_OF_RANGE: {"id": "OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Numbers MUST lie within their declared bounds.", "enforced_by": "schema", "schema_keywords": ["maximum", "minimum"], "since": "1.0.0", "models": "enforced"},
+  LENGTH_OUT_OF_RANGE: {"id": "LENGTH_OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings, arrays and objects MUST respect their declared minimum and maximum sizes (identifiers are non-empty).", "enforced_by": "schema", "schema_keywords": ["minItems", "minLength"], "since": "1.0.0", "models": "enforced"},
+  PATTERN_MISMATCH: {"id": "PATTERN_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings MUST match their declared pattern.", "enforced_by": "schema", "schema_keywords": ["not", "pattern"], "since": "1.0.0", "models": "partial"},
   INVALID_FORMAT: {"id": "INVALID_FORMAT", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings with a declared format (date-time, date) MUST be valid in that format (RFC 3339).", "enforced_by": "schema", "schema_keywords": ["format"], "since": "1.0.0", "models": "not_enforced"},
-  INVALID_VALUE: {"id": "INVALID_VALUE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Values restricted to an enumeration or a constant MUST be one of them (e.g. `error.type`).", "enforced_by": "schema", "schema_keywords": ["enum", "const"], "since": "1.0.0", "models": "enforced"},
-  SCHEMA_MISMATCH: {"id": "SCHEMA_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A value MUST match exactly one alternative of a `oneOf` and at least one of an `anyOf` (e.g. `input` is a non-empty string or a non-empty list).", "enforced_by": "schema", "schema_keywords": ["oneOf", "anyOf", "not", "contains"], "since": "1.0.0", "models": "enforced"},
-  INVALID_VERSION: {"id": "INVALID_VERSION", "kinds": ["suite", "resultset", "pack"], "severity": "error", "statement": "`version` MUST be a SemVer 2.0.0 version (packs and prompts MAY prefix it with `v`).", "enforced_by": "schema", "schema_pointer": "common.json#/$defs/SpecVersion", "since": "1.0.0", "models": "enforced"},
-  GRADER_PARAMS_INVALID: {"id": "GRADER_PARAMS_INVALID", "kinds": ["grader", "testcase", "suite"], "severity": "error", "statement": "A well-known grader type MUST carry its required parameters with their declared types (contains: substring; regex: pattern; semantic_similarity: threshold; llm_judge and model graded: model, prompt; json_schema: schema; json_path: path, expected; code: language, source).", "enforced_by": "schema", "schema_pointer": "grader.json#/allOf/0", "since": "1.0.0", "models": "not_enforced"},
-  JUDGE_PROMPT_PLACEHOLDER: {"id": "JUDGE_PROMPT_PLACEHOLDER", "kinds": ["grader", "testcase", "suite"], "severity": "error", "statement": "An `llm_judge` (or `model graded`) prompt MUST contain at least one of the placeholders `{output}`, `{input}`, `{expected}`.", "enforced_by": "schema", "schema_pointer": "grader.json#/allOf/1", "since": "1.0.0", "models": "not_enforced"},
-  CUSTOM_GRADER_HANDLER: {"id": "CUSTOM_GRADER_HANDLER", "kinds": ["grader", "testcase", "suite"], "severity": "error", "statement": "A grader of type `custom`, or of any type outside the well-known list, MUST name its handler in `params.handler`.", "enforced_by": "schema", "schema_pointer": "grader.json#/allOf/2", "since": "1.0.0", "models": "not_enforced"},
-  SUITE_TEST_CASES_SOURCE: {"id": "SUITE_TEST_CASES_SOURCE", "kinds": ["suite"], "severity": "error", "statement": "A suite MUST carry exactly one of `test_cases` and `test_cases_file`.", "enforced_by": "schema", "schema_pointer": "suite.json#/allOf/0", "since": "1.0.0", "models": "not_enforced"},
-  CONSTRAINT_INVALIDATES_PASS: {"id": "CONSTRAINT_INVALIDATES_PASS", "kinds": ["resultset"], "severity": "error", "statement": "A result with any constraint violation whose `invalidates_result` is true MUST have `passed: false`.", "enforced_by": "schema", "schema_pointer": "resultset.json#/$defs/Result/allOf/0", "since": "1.1.0", "models": "not_enforced"},
-  UNSCORED_RESULT_PASSED: {"id": "UNSCORED_RESULT_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A result with no scored grader result (`grader_results` empty, or every score null) MUST have `passed: false`.", "enforced_by": "schema", "schema_pointer": "resultset.json#/$defs/Result/allOf/1", "since": "1.0.0", "models": "not_enforced"},
-  ERRORED_RESULT_PASSED: {"id": "ERRORED_RESULT_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A result with an `error` MUST have `passed: false`.", "enforced_by": "schema", "schema_pointer": "resultset.json#/$defs/Result/allOf/2", "since": "1.0.0", "models": "not_enforced"},
-  NULL_SCORE_PASSED: {"id": "NULL_SCORE_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A grader result with a null score MUST have `passed: false`.", "enforced_by": "schema", "schema_pointer": "resultset.json#/$defs/GraderResult/allOf/0", "since": "1.0.0", "models": "not_enforced"},
+  INVALID_VALUE: {"id": "INVALID_VALUE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Values restricted to an enumeration or a constant MUST be one of them (e.g. `error.type`).", "enforced_by": "schema", "schema_keywords": ["enum"], "since": "1.0.0", "models": "enforced"},
+  SCHEMA_MISMATCH: {"id": "SCHEMA_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A value MUST match exactly one alternative of a `oneOf` and at least one of an `anyOf` (e.g. `input` is a non-empty string or a non-empty list).", "enforced_by": "schema", "schema_keywords": ["oneOf"], "since": "1.0.0", "models": "enforced"},
+  INVALID_VERSION: {"id": "INVALID_VERSION", "kinds": ["suite", "resultset", "pack"], "severity": "error", "statement": "`version` MUST be a SemVer 2.0.0 version (packs and prompts MAY prefix it with `v`).", "enforced_by": "schema", "schema_pointers": ["common.json#/$defs/SpecVersion", "pack.json#/$defs/PackVersion"], "since": "1.0.0", "models": "partial"},
+  GRADER_PARAMS_INVALID: {"id": "GRADER_PARAMS_INVALID", "kinds": ["grader", "testcase", "suite"], "severity": "error", "statement": "A well-known grader type MUST carry its required parameters with their declared types (contains: substring; regex: pattern; semantic_similarity: threshold; llm_judge and model graded: model, prompt; json_schema: schema; json_path: path, expected; code: language, source).", "enforced_by": "schema", "schema_pointers": ["grader.json#/allOf/0"], "since": "1.0.0", "models": "not_enforced"},
+  JUDGE_PROMPT_PLACEHOLDER: {"id": "JUDGE_PROMPT_PLACEHOLDER", "kinds": ["grader", "testcase", "suite"], "severity": "error", "statement": "An `llm_judge` (or `model graded`) prompt MUST contain at least one of the placeholders `{output}`, `{input}`, `{expected}`.", "enforced_by": "schema", "schema_pointers": ["grader.json#/allOf/1"], "since": "1.0.0", "models": "not_enforced"},
+  CUSTOM_GRADER_HANDLER: {"id": "CUSTOM_GRADER_HANDLER", "kinds": ["grader", "testcase", "suite"], "severity": "error", "statement": "A grader of type `custom`, or of any type outside the well-known list, MUST name its handler in `params.handler`.", "enforced_by": "schema", "schema_pointers": ["grader.json#/allOf/2"], "since": "1.0.0", "models": "not_enforced"},
+  SUITE_TEST_CASES_SOURCE: {"id": "SUITE_TEST_CASES_SOURCE", "kinds": ["suite"], "severity": "error", "statement": "A suite MUST carry exactly one of `test_cases` and `test_cases_file`.", "enforced_by": "schema", "schema_pointers": ["suite.json#/allOf/0"], "since": "1.0.0", "models": "not_enforced"},
+  CONSTRAINT_INVALIDATES_PASS: {"id": "CONSTRAINT_INVALIDATES_PASS", "kinds": ["resultset"], "severity": "error", "statement": "A result with any constraint violation whose `invalidates_result` is true MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/Result/allOf/0"], "since": "1.1.0", "models": "not_enforced"},
+  UNSCORED_RESULT_PASSED: {"id": "UNSCORED_RESULT_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A result with no scored grader result (`grader_results` empty, or every score null) MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/Result/allOf/1"], "since": "1.0.0", "models": "not_enforced"},
+  ERRORED_RESULT_PASSED: {"id": "ERRORED_RESULT_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A result with an `error` MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/Result/allOf/2"], "since": "1.0.0", "models": "not_enforced"},
+  NULL_SCORE_PASSED: {"id": "NULL_SCORE_PASSED", "kinds": ["resultset"], "severity": "error", "statement": "A grader result with a null score MUST have `passed: false`.", "enforced_by": "schema", "schema_pointers": ["resultset.json#/$defs/GraderResult/allOf/0"], "since": "1.0.0", "models": "not_enforced"},
+  RESERVED_METADATA_KEY: {"id": "RESERVED_METADATA_KEY", "kinds": ["testcase", "suite", "resultset", "pack"], "severity": "error", "statement": "A `metadata` key starting with `evalschema.` MUST be one this specification defines (1.2.0 defines `evalschema.skip_reason` and `evalschema.partial`); producers MUST NOT invent others.", "enforced_by": "schema", "schema_pointers": ["common.json#/$defs/Metadata/propertyNames"], "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_ID: {"id": "DUPLICATE_ID", "kinds": ["suite"], "severity": "error", "statement": "Test case ids MUST be unique within a suite, and grader ids MUST be unique among a suite's graders.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DANGLING_REFERENCE: {"id": "DANGLING_REFERENCE", "kinds": ["suite"], "severity": "error", "statement": "A grader referenced by id from a test case MUST be defined in the suite's `graders`.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_ATTEMPT: {"id": "DUPLICATE_ATTEMPT", "kinds": ["resultset"], "severity": "error", "statement": "Within a result set, (`test_case_id`, `attempt`) MUST be unique among results that carry `attempt` (the run is the result set's `run_id`).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
@@ -167,17 +189,23 @@ export const RULES = {
   ERROR_WITH_INVALIDATING_VIOLATION: {"id": "ERROR_WITH_INVALIDATING_VIOLATION", "kinds": ["resultset"], "severity": "warning", "statement": "A producer SHOULD NOT emit an invalidating constraint violation on a result that has an `error`; consumers treat such a row as errored (the error wins).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   DUPLICATE_EVAL_ID: {"id": "DUPLICATE_EVAL_ID", "kinds": ["pack"], "severity": "error", "statement": "Eval ids MUST be unique within their scope: the pack-level list, and each prompt's list.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   DUPLICATE_VALIDATOR_ID: {"id": "DUPLICATE_VALIDATOR_ID", "kinds": ["pack"], "severity": "error", "statement": "Validator ids, where declared, MUST be unique across the pack.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
-  INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
+  PROMPT_ID_MISMATCH: {"id": "PROMPT_ID_MISMATCH", "kinds": ["pack"], "severity": "error", "statement": "A prompt's `id`, when present, MUST equal its key in `prompts`: the key is the prompt's identity (every pointer into a pack uses it), and `id` only repeats it.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  INVALID_REGEX: {"id": "INVALID_REGEX", "kinds": ["grader", "testcase", "suite", "pack"], "severity": "error", "statement": "A regular expression in grader parameters (`regex.pattern`) or validator parameters (`regex_match.pattern`) MUST be a valid ECMA-262 regular expression (with the unicode flag, JSON Schema's dialect).", "enforced_by": "code", "code_because": "dialect, not expressiveness: `format: \"regex\"` states \"compiles\", but each validator compiles in its own dialect — `a++` and `(?P<n>a)` compile in Python's `re` and not in ECMA-262, `\\p{L}` the other way — so the verdict would depend on the validator. Both SDKs compile ECMA-262 with the unicode flag (regress, RegExp `u`).", "since": "1.0.0", "models": "not_enforced"},
+  UNKNOWN_GRADER_PARAM: {"id": "UNKNOWN_GRADER_PARAM", "kinds": ["grader", "testcase", "suite"], "severity": "warning", "statement": "The `params` of a grader of a well-known type SHOULD carry only the parameters the schema declares for that type (a `custom` grader's, or an unknown type's, are open).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   VERSION_UNSUPPORTED: {"id": "VERSION_UNSUPPORTED", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document of a newer major version than the validator supports MUST be rejected.", "enforced_by": "code", "since": "1.0.0", "models": "partial"},
   UNKNOWN_SCHEMA: {"id": "UNKNOWN_SCHEMA", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A `$schema` MUST name one of this specification's schemas (or a compatible format's); an unknown or remote URI is reported, never fetched.", "enforced_by": "code", "since": "1.0.0", "models": "not_enforced"},
   UNKNOWN_KIND: {"id": "UNKNOWN_KIND", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "The document kind MUST be detectable from `$schema` or shape, or be given explicitly.", "enforced_by": "code", "since": "1.0.0"},
   DEPRECATED_FIELD: {"id": "DEPRECATED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "warning", "statement": "Tooling SHOULD warn when a document uses a deprecated field, naming its replacement and removal version.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   VALIDATOR_FAIL_OPEN: {"id": "VALIDATOR_FAIL_OPEN", "kinds": ["pack"], "severity": "warning", "statement": "A validator with `fail_on_violation: false` was meant to observe without enforcing; it now enforces, and SHOULD be migrated to an eval on the same prompt.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  MIGRATION_PLACEHOLDER: {"id": "MIGRATION_PLACEHOLDER", "kinds": ["pack"], "severity": "warning", "statement": "An eval SHOULD NOT keep the placeholders `evalschema migrate` chose for it (marked by `extensions[\"evalschema.migration\"]`): a person decides its trigger, metric and threshold, then removes the marker.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   SUMMARY_MISMATCH: {"id": "SUMMARY_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "A producer's `summary` SHOULD agree with the reference summary computed from `results`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   UNKNOWN_TEST_CASE: {"id": "UNKNOWN_TEST_CASE", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every result's `test_case_id` MUST name a test case of the suite.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   GRADER_TYPE_MISMATCH: {"id": "GRADER_TYPE_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `type` MUST equal its grader's `type`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   UNKNOWN_GRADER: {"id": "UNKNOWN_GRADER", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a grader result's `grader_id` MUST name a grader of its test case.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
   GRADER_RESULT_MISSING: {"id": "GRADER_RESULT_MISSING", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every grader of a test case MUST have a grader result in each of its non-errored results (a skipped grader is reported with a null score and a reason in `metadata[\"evalschema.skip_reason\"]`).", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  SUITE_ID_MISMATCH: {"id": "SUITE_ID_MISMATCH", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, a result set's `suite_id` MUST be the suite's `id`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  TEST_CASE_NOT_RUN: {"id": "TEST_CASE_NOT_RUN", "kinds": ["resultset"], "severity": "error", "statement": "With its suite given, every test case of the suite MUST have at least one result, unless the result set declares itself partial with `metadata[\"evalschema.partial\"]: true`.", "enforced_by": "code", "since": "1.1.0", "models": "not_enforced"},
+  TEST_CASES_FILE_UNREADABLE: {"id": "TEST_CASES_FILE_UNREADABLE", "kinds": ["suite"], "severity": "error", "statement": "A suite's `test_cases_file` MUST name a readable JSON Lines file, relative to the suite file; its test cases are checked as inline ones are.", "enforced_by": "code", "scope": "file", "since": "1.1.0", "models": "not_enforced"},
   FILE_UNREADABLE: {"id": "FILE_UNREADABLE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An input that cannot be read (missing, a directory, no permission, not UTF-8) is reported with its path; the other inputs are still checked.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   INVALID_JSON: {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   INVALID_YAML: {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "enforced_by": "code", "scope": "file", "since": "1.1.0"},

@@ -3,6 +3,9 @@ import type * as common from "./common.js";
 import type * as grader from "./grader.js";
 import type * as testcase from "./testcase.js";
 
+/** A JSON Schema `integer`: a number with no fractional part (JSON itself has no integer type). */
+export type Integer = number & { readonly "json-schema-type"?: "integer" };
+
 /**
  * An evaluation suite: shared graders and the test cases, inline or in a JSON Lines file (exactly one of the two).
  * @remarks Not enforced by this type: `oneOf` at suite.json#/allOf/0/oneOf
@@ -44,7 +47,7 @@ export interface SuiteConfig {
    * How many test cases may run at once.
    * @minimum 1
    */
-  parallel?: number;
+  parallel?: Integer;
   /** Retry policy for provider failures. */
   retry?: SuiteConfigRetry;
 }
@@ -55,7 +58,7 @@ export interface SuiteConfigDefaults {
    * Default time limit per test case, in milliseconds.
    * @minimum 1
    */
-  timeout_ms?: number;
+  timeout_ms?: Integer;
   /**
    * Default test case weight.
    * @minimum 0
@@ -70,11 +73,11 @@ export interface SuiteConfigRetry {
    * @minimum 1
    * @default 3
    */
-  max_attempts?: number;
+  max_attempts?: Integer;
   /**
    * Initial back-off between attempts, in milliseconds.
    * @minimum 100
    * @default 1000
    */
-  backoff_ms?: number;
+  backoff_ms?: Integer;
 }

@@ -2,6 +2,9 @@
 import type * as common from "./common.js";
 import type * as grader from "./grader.js";
 
+/** A JSON Schema `integer`: a number with no fractional part (JSON itself has no integer type). */
+export type Integer = number & { readonly "json-schema-type"?: "integer" };
+
 /** One evaluation input with the graders that score its output. */
 export interface TestCase {
   $schema?: common.SchemaUri;
@@ -34,7 +37,7 @@ export interface TestCase {
    * Time limit for producing the output, in milliseconds.
    * @minimum 1
    */
-  timeout_ms?: number;
+  timeout_ms?: Integer;
   /**
    * Relative weight of this case in weighted aggregates.
    * @minimum 0

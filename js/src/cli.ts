@@ -6,12 +6,15 @@
  * 2 usage error, or at least one input unreadable or unparseable (the others are still checked).
  */
 
-import { type Finding, type Report } from "./findings.js";
-import { isObject } from "./json.js";
+import * as codes from "./generated/rules.js";
+import { follow } from "./casesFile.js";
+import { buildReport, type Finding, type Report } from "./findings.js";
+import { has, isObject } from "./json.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
 import { VERSION } from "./generated/version.js";
+import { validate } from "./validate.js";
 import type { Summary } from "./summary.js";
 
 const EXIT_OK = 0;
@@ -28,6 +31,7 @@ interface Args {
   suite: string | null;
   strict: boolean;
   allowUnknown: boolean;
+  force: boolean;
   format: "text" | "json";
   stream: "auto" | "always" | "never";
 }
@@ -35,7 +39,7 @@ interface Args {
 const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
 
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] [--stream {auto,always,never}] PATH [PATH ...]
-       ${PROG} summarize [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
+       ${PROG} summarize [--force] [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
 /** `str(pathlib.Path(p))`: collapse repeated slashes, drop `.` parts and a trailing slash. */
@@ -53,9 +57,9 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   if (command === "--version") return "version";
   if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
   const options =
-    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--format", "--stream", "--help"];
+    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--force", "--format", "--stream", "--help"];
   const takesValue = new Set(["--kind", "--suite", "--format", "--stream"]);
-  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, format: "text", stream: "auto" };
+  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, force: false, format: "text", stream: "auto" };
   let onlyPaths = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -93,6 +97,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       args.stream = value;
     } else if (name === "--strict") args.strict = true;
     else if (name === "--allow-unknown") args.allowUnknown = true;
+    else if (name === "--force") args.force = true;
   }
   if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
   return args;
@@ -106,10 +111,20 @@ function write(text: string): void {
   }
 }
 
-type Entry = { path: string; unreadable: boolean } & Report;
+type Entry = { path: string; unreadable: boolean; line?: number } & Report;
 
 function entry(path: string, report: Report, unreadable: boolean): Entry {
   return { path: displayPath(path), unreadable, ...report };
+}
+
+/** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
+ * line of that file (mirrors Python's `_suite_entries`). */
+function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }): Entry[] {
+  const cases = follow(suite, path, options);
+  const own = cases.problem === null ? report : buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict);
+  const out: Entry[] = [entry(path, own, false)];
+  for (const { line, report: lineReport, unreadable } of cases.lines) out.push({ ...entry(cases.path!, lineReport, unreadable), line });
+  return out;
 }
 
 function findingJson(f: Finding): Record<string, unknown> {
@@ -131,10 +146,25 @@ function runValidate(args: Args): number {
     suite = loaded.document;
   }
   const entries: Entry[] = [];
+  const checked = { strict: args.strict, allowUnknown: args.allowUnknown };
+  if (args.suite !== null && isObject(suite)) {
+    // the suite's own findings and its test cases file's are reported too: results checked against a broken
+    // suite mislead (unless the suite is among the paths, and so reported anyway)
+    const given = new Set(args.paths.map(displayPath));
+    const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
+    if (!given.has(displayPath(args.suite))) entries.push(...suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0));
+    const cases = follow(suite, args.suite, checked);
+    if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
+  }
   for (const path of args.paths) {
     // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
     const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
     const { report, unreadable } = checkFile(path, options);
+    if (!unreadable && report.kind === "suite") {
+      const loaded = loadPath(path);
+      entries.push(...suiteWithCases(path, loaded.document, report, checked));
+      continue;
+    }
     entries.push(entry(path, report, unreadable));
   }
   const unreadable = entries.filter((e) => e.unreadable).length;
@@ -142,6 +172,7 @@ function runValidate(args: Args): number {
   if (args.format === "json") {
     const files = entries.map((e) => ({
       path: e.path,
+      ...(e.line !== undefined ? { line: e.line } : {}),
       unreadable: e.unreadable,
       kind: e.kind,
       valid: e.valid,
@@ -154,8 +185,8 @@ function runValidate(args: Args): number {
     const lines: string[] = [];
     for (const e of entries) {
       for (const f of [...e.errors, ...e.warnings]) {
-        const where = e.path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "/"}: ${f.message}`);
+        const where = e.path + (e.line !== undefined ? ` (line ${e.line})` : "") + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
       }
     }
     lines.push(`${entries.length} file(s): ${entries.length - invalid - unreadable} valid, ${invalid} invalid, ${unreadable} unreadable`);
@@ -169,28 +200,56 @@ function percent(rate: number): string {
   return `${(rate * 100).toFixed(1)}%`;
 }
 
+/**
+ * The reference summary of each result set. One that is not a valid result set is refused: its findings are
+ * printed and the exit status is 1 (its numbers could be ones the specification makes impossible); `--force`
+ * prints them anyway, under a warning (mirrors the Python command).
+ */
 function runSummarize(args: Args): number {
-  const out: { path: string; summary: Summary }[] = [];
+  const out: { path: string; valid: boolean; summary?: Summary; errors?: ReturnType<typeof findingJson>[] }[] = [];
   let status = EXIT_OK;
+  const lines: string[] = [];
   for (const path of args.paths) {
+    const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
+    // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
+    const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
+    const problem = checked.unreadable ? checked.report.errors[0] : notObject;
+    if (problem !== undefined) {
+      process.stderr.write(`${PROG}: ${displayPath(path)}: ${problem.code}: ${problem.message}\n`);
+      status = EXIT_UNREADABLE;
+      continue;
+    }
+    if (!checked.report.valid) {
+      status = Math.max(status, EXIT_INVALID);
+      for (const f of checked.report.errors) {
+        const where = displayPath(path) + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
+      }
+      if (!args.force) {
+        out.push({ path: displayPath(path), valid: false, errors: checked.report.errors.map(findingJson) });
+        lines.push(`${displayPath(path)}: not a valid result set (${checked.report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
+        continue;
+      }
+    }
     const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
     if (!("summary" in summarized)) {
       process.stderr.write(`${PROG}: ${displayPath(path)}: ${summarized.code}: ${summarized.message}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
-    out.push({ path: displayPath(path), summary: summarized.summary });
+    out.push({ path: displayPath(path), valid: checked.report.valid, summary: summarized.summary });
+    const s = summarized.summary;
+    const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
+    if (!checked.report.valid) {
+      lines.push(`WARNING: not a valid result set (${checked.report.errors.length} error(s)); these numbers may be ones the specification makes impossible`);
+    }
+    lines.push(
+      `${displayPath(path)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+        `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
+    );
   }
   if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
-  else {
-    for (const { path, summary: s } of out) {
-      const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
-      write(
-        `${path}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
-          `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}\n`,
-      );
-    }
-  }
+  else if (lines.length) write(lines.join("\n") + "\n");
   return status;
 }
 

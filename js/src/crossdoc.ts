@@ -3,6 +3,7 @@
 import * as codes from "./generated/rules.js";
 import { finding, pointer, repr, type Finding } from "./findings.js";
 import { get, has, isObject, objects, type JsonObject } from "./json.js";
+import { show } from "./messages.js";
 
 /** A test case's graders as id → type (null when a reference names no suite grader). */
 function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): Map<string, string | null> {
@@ -10,7 +11,10 @@ function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): 
   const refs = get(testCase, "graders");
   if (Array.isArray(refs)) {
     for (const ref of refs as unknown[]) {
-      if (typeof ref === "string") graders.set(ref, shared.get(ref) ?? null);
+      // a dangling reference is the suite's own DANGLING_REFERENCE, not a missing result
+      if (typeof ref === "string") {
+        if (shared.has(ref)) graders.set(ref, shared.get(ref) ?? null);
+      }
       else if (isObject(ref) && typeof get(ref, "id") === "string") {
         const kind = get(ref, "type");
         graders.set(get(ref, "id") as string, typeof kind === "string" ? kind : null);
@@ -20,11 +24,25 @@ function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): 
   return graders;
 }
 
-/** A suite's test cases and their graders, indexed once, to check result rows against (in any batches). */
+/** The metadata key by which a result set declares that it ran part of its suite. */
+export const PARTIAL_KEY = "evalschema.partial";
+/** Test case ids named in a TEST_CASE_NOT_RUN message. */
+const MISSING_SHOWN = 5;
+
+export function isPartial(resultset: JsonObject): boolean {
+  const metadata = get(resultset, "metadata");
+  return isObject(metadata) && get(metadata, PARTIAL_KEY) === true;
+}
+
+/** A suite's test cases and their graders, indexed once, to check result rows against (in any batches), then the
+ * result set's own fields and the test cases no row was seen for (`finish`). */
 export class SuiteIndex {
   private readonly cases = new Map<string, Map<string, string | null>>();
+  private readonly run = new Set<string>();
+  private readonly suiteId: unknown;
 
   constructor(suite: JsonObject) {
+    this.suiteId = get(suite, "id");
     const shared = new Map<string, string | null>();
     for (const [, grader] of objects(get(suite, "graders"))) {
       const id = get(grader, "id");
@@ -51,6 +69,7 @@ export class SuiteIndex {
     const caseId = get(result, "test_case_id");
     if (typeof caseId !== "string") return;
     const expected = this.cases.get(caseId);
+    if (expected !== undefined) this.run.add(caseId);
     if (expected === undefined) {
       yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", `test case ${repr(caseId)} is not in the suite`);
       return;
@@ -92,9 +111,38 @@ export class SuiteIndex {
       );
     }
   }
+
+  /** The result set's own fields against the suite (`resultset` may lack its rows), once every row was checked:
+   * the suite it names, and the suite's test cases that have no result. */
+  *finish(resultset: JsonObject): Generator<Finding> {
+    const claimed = get(resultset, "suite_id");
+    if (typeof claimed === "string" && typeof this.suiteId === "string" && claimed !== this.suiteId) {
+      yield finding(
+        pointer("suite_id"),
+        codes.SUITE_ID_MISMATCH,
+        "error",
+        `the result set is for suite ${show(claimed)}, but the suite given is ${show(this.suiteId)}`,
+      );
+      return; // a run of another suite: which of this suite's cases it lacks means nothing
+    }
+    if (!Array.isArray(get(resultset, "results")) || isPartial(resultset)) return;
+    const missing = [...this.cases.keys()].filter((c) => !this.run.has(c));
+    if (missing.length > 0) {
+      const shown = missing.slice(0, MISSING_SHOWN).map((c) => show(c)).join(", ");
+      const more = missing.length > MISSING_SHOWN ? ` and ${missing.length - MISSING_SHOWN} more` : "";
+      yield finding(
+        pointer("results"),
+        codes.TEST_CASE_NOT_RUN,
+        "error",
+        `no result for ${missing.length} test case(s) of the suite: ${shown}${more} (a partial run says so with metadata["${PARTIAL_KEY}"]: true)`,
+      );
+    }
+  }
 }
 
 export function* resultsetAgainstSuite(resultset: JsonObject, suite: JsonObject): Generator<Finding> {
+  const index = new SuiteIndex(suite);
   const results = get(resultset, "results");
-  if (Array.isArray(results)) yield* new SuiteIndex(suite).check(results);
+  if (Array.isArray(results)) yield* index.check(results);
+  yield* index.finish(resultset);
 }

@@ -54,7 +54,22 @@ export function compareCodePoints(a: string, b: string): number {
   return left.length - right.length;
 }
 
-/** Deduplicate by (code, pointer, severity), apply strict mode, and order by pointer then code. */
+/** Reading order: placed findings by line and column, the rest after them; then pointer, code, severity. */
+export function readingOrder(a: Finding, b: Finding): number {
+  const placedA = a.line !== undefined ? 0 : 1;
+  const placedB = b.line !== undefined ? 0 : 1;
+  return (
+    placedA - placedB ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    (a.column ?? 0) - (b.column ?? 0) ||
+    compareCodePoints(a.pointer, b.pointer) ||
+    compareCodePoints(a.code, b.code) ||
+    compareCodePoints(a.severity, b.severity)
+  );
+}
+
+/** Deduplicate by (code, pointer, severity), apply strict mode, and order by position (line, column), then pointer
+ * and code; findings without a position (a document given as data) come by pointer. */
 export function buildReport(kind: string | null, findings: Iterable<Finding>, strict: boolean): Report {
   const unique = new Map<string, Finding>();
   for (let f of findings) {
@@ -62,9 +77,7 @@ export function buildReport(kind: string | null, findings: Iterable<Finding>, st
     const key = JSON.stringify([f.pointer, f.code, f.severity]);
     if (!unique.has(key)) unique.set(key, f);
   }
-  const ordered = [...unique.values()].sort(
-    (a, b) => compareCodePoints(a.pointer, b.pointer) || compareCodePoints(a.code, b.code) || compareCodePoints(a.severity, b.severity),
-  );
+  const ordered = [...unique.values()].sort(readingOrder);
   const errors = ordered.filter((f) => f.severity === "error");
   const warnings = ordered.filter((f) => f.severity === "warning");
   return { kind, valid: errors.length === 0, errors, warnings };

@@ -9,6 +9,8 @@
 import * as codes from "./generated/rules.js";
 import { finding, pointer, repr, type Finding } from "./findings.js";
 import { get, has, isInt, isObject, objects, type JsonObject } from "./json.js";
+import { show, unknownProperty } from "./messages.js";
+import { current } from "./schemas.js";
 import type { Kind } from "./schemas.js";
 
 type Where = readonly (string | number)[];
@@ -47,11 +49,49 @@ function regexFinding(where: Where, source: unknown): Finding | null {
     : finding(pointer(...where), codes.INVALID_REGEX, "error", `not a valid ECMA-262 regular expression: ${problem}`);
 }
 
+let declared: Map<string, string[]> | undefined;
+
+/** Each well-known grader type's parameter names, read from the grader schema: the per-type branches of its
+ * GRADER_PARAMS_INVALID subschema (`if` type is X `then` params has these properties). Mirrors Python. */
+export function declaredParams(): Map<string, string[]> {
+  if (declared) return declared;
+  declared = new Map();
+  const root = current().files.get("grader.json");
+  const rules = isObject(root) && Array.isArray(root["allOf"]) ? root["allOf"] : [];
+  for (const rule of rules) {
+    if (!isObject(rule) || rule["x-rule"] !== codes.GRADER_PARAMS_INVALID || !Array.isArray(rule["allOf"])) continue;
+    for (const branch of rule["allOf"]) {
+      const at = (node: unknown, ...keys: string[]): unknown => keys.reduce((n, k) => (isObject(n) ? n[k] : undefined), node);
+      const kind = at(branch, "if", "properties", "type");
+      const names = at(branch, "then", "properties", "params", "properties");
+      const types = isObject(kind) ? (has(kind, "const") ? [kind["const"]] : Array.isArray(kind["enum"]) ? kind["enum"] : []) : [];
+      for (const type of types) if (typeof type === "string") declared.set(type, isObject(names) ? Object.keys(names) : []);
+    }
+  }
+  return declared;
+}
+
+/** The checks of one grader object a schema cannot make: its regex compiles, and a well-known type's params carry
+ * only the names its schema declares (UNKNOWN_GRADER_PARAM, a warning until the schema closes them). */
 function* graderRegex(grader: JsonObject, where: Where): Generator<Finding> {
   const params = get(grader, "params");
   if (get(grader, "type") === "regex" && isObject(params)) {
     const f = regexFinding([...where, "params", "pattern"], get(params, "pattern"));
     if (f) yield f;
+  }
+  const kind = get(grader, "type");
+  const names = typeof kind === "string" ? declaredParams().get(kind) : undefined;
+  if (names !== undefined && isObject(params)) {
+    for (const name of Object.keys(params)) {
+      if (names.includes(name)) continue;
+      const listed = names.map((n) => show(n)).join(", ") || "none";
+      yield finding(
+        pointer(...where, "params", name),
+        codes.UNKNOWN_GRADER_PARAM,
+        "warning",
+        `${unknownProperty(name, names)} (the ${String(kind)} grader's parameters are ${listed})`,
+      );
+    }
   }
 }
 
@@ -195,6 +235,37 @@ export function* resultsetRules(document: JsonObject): Generator<Finding> {
   if (Array.isArray(results)) yield* new ResultRows().check(results);
 }
 
+/** The extensions key by which `evalschema migrate` marks its placeholders. */
+export const MIGRATION_KEY = "evalschema.migration";
+
+/** Evals whose placeholders `evalschema migrate` left for a person to decide (MIGRATION_PLACEHOLDER; mirrors Python). */
+function* placeholders(document: JsonObject): Generator<Finding> {
+  const places: [Where, unknown][] = [[["evals"], get(document, "evals")]];
+  const prompts = get(document, "prompts");
+  if (isObject(prompts)) {
+    const names = Object.keys(prompts).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) {
+      const prompt = prompts[name];
+      if (isObject(prompt)) places.push([["prompts", name, "evals"], get(prompt, "evals")]);
+    }
+  }
+  for (const [where, evals] of places) {
+    for (const [index, entry] of objects(evals)) {
+      const extensions = get(entry, "extensions");
+      if (!isObject(extensions) || !has(extensions, MIGRATION_KEY)) continue;
+      const marker = extensions[MIGRATION_KEY];
+      const decide = isObject(marker) ? get(marker, "decide") : undefined;
+      const what = Array.isArray(decide) && decide.length > 0 ? decide.map(String).join(", ") : "its placeholders";
+      yield finding(
+        pointer(...where, index, "extensions", MIGRATION_KEY),
+        codes.MIGRATION_PLACEHOLDER,
+        "warning",
+        `evalschema migrate left placeholders here: decide ${what}, then remove extensions[${show(MIGRATION_KEY)}]`,
+      );
+    }
+  }
+}
+
 export function* packRules(document: JsonObject): Generator<Finding> {
   yield* duplicates(
     [...objects(get(document, "evals"))].map(([i, e]): [Where, string | null] => [["evals", i, "id"], text(get(e, "id"))]),
@@ -209,6 +280,15 @@ export function* packRules(document: JsonObject): Generator<Finding> {
     const ordered = Object.entries(prompts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [name, prompt] of ordered) {
       if (!isObject(prompt)) continue;
+      const id = get(prompt, "id");
+      if (typeof id === "string" && id !== name) {
+        yield finding(
+          pointer("prompts", name, "id"),
+          codes.PROMPT_ID_MISMATCH,
+          "error",
+          `the prompt's id ${show(id)} differs from its key ${show(name)} in prompts (the key is its identity)`,
+        );
+      }
       yield* duplicates(
         [...objects(get(prompt, "evals"))].map(([i, e]): [Where, string | null] => [["prompts", name, "evals", i, "id"], text(get(e, "id"))]),
         codes.DUPLICATE_EVAL_ID,
@@ -222,6 +302,7 @@ export function* packRules(document: JsonObject): Generator<Finding> {
     codes.DUPLICATE_VALIDATOR_ID,
     "validator id",
   );
+  yield* placeholders(document);
   for (const [where, validator] of validators) {
     const params = get(validator, "params");
     if (get(validator, "type") === "regex_match" && isObject(params)) {

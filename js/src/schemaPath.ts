@@ -15,6 +15,7 @@ import type { ErrorObject } from "ajv";
 import * as codes from "./generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
+import { oneOf, show, unknownProperty } from "./messages.js";
 import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
 
 export const KEYWORD_CODES: Readonly<Record<string, string>> = {
@@ -173,7 +174,21 @@ function describe(error: ErrorObject): string {
   return brief(`${where} ${error.message ?? "is invalid"}`);
 }
 
-function keywordFinding(error: ErrorObject, code: string, detail?: string): Finding {
+/** The property names a closed object's subschema declares (its `properties`, through inlined `$ref`s and
+ * `allOf`), for suggestions: `path` is the schema path of its `additionalProperties` keyword. */
+function declaredNames(tree: unknown, path: readonly string[]): string[] {
+  const names: string[] = [];
+  const stack: unknown[] = [resolveRef(nodeAt(tree, path.slice(0, -1)))];
+  for (let budget = 64; budget > 0 && stack.length > 0; budget--) {
+    const node = stack.pop();
+    if (!isObject(node)) continue;
+    if (isObject(node["properties"])) names.push(...Object.keys(node["properties"]));
+    if (Array.isArray(node["allOf"])) stack.push(...node["allOf"].map((branch) => resolveRef(branch)));
+  }
+  return names;
+}
+
+function keywordFinding(error: ErrorObject, code: string, value: unknown, path: readonly string[], tree: unknown, detail?: string): Finding {
   const keyword = error.keyword;
   const params = error.params as Record<string, unknown>;
   if (keyword === "required" || keyword === "dependentRequired") {
@@ -183,11 +198,18 @@ function keywordFinding(error: ErrorObject, code: string, detail?: string): Find
   }
   if (keyword === "additionalProperties") {
     const name = String(params["additionalProperty"]);
-    const message = `unknown property '${name}'`;
+    const message = unknownProperty(name, declaredNames(tree, path));
     return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
   }
   if (detail !== undefined) {
-    return finding(error.instancePath, code, "error", keyword === "const" ? detail : `${detail} (${describe(error)})`);
+    const plain = keyword === "const" || (value !== null && typeof value === "object");
+    return finding(error.instancePath, code, "error", plain ? detail : `${detail} (got ${show(value)})`);
+  }
+  if (keyword === "enum" && Array.isArray(params["allowedValues"])) {
+    return finding(error.instancePath, code, "error", oneOf(value, params["allowedValues"] as unknown[]));
+  }
+  if (keyword === "pattern" && typeof params["pattern"] === "string") {
+    return finding(error.instancePath, code, "error", `${show(value)} does not match the pattern ${show(params["pattern"])}`);
   }
   return finding(error.instancePath, code, "error", describe(error));
 }
@@ -198,7 +220,7 @@ type Lookup = (instancePath: string) => unknown;
 function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Readonly<Record<string, string>>): Finding[] {
   const { error, path } = node;
   const rule = ruleOf(tree, path);
-  if (rule !== undefined) return [keywordFinding(error, rule, ruleMessages[rule] ?? rule)];
+  if (rule !== undefined) return [keywordFinding(error, rule, lookup(error.instancePath), path, tree, ruleMessages[rule] ?? rule)];
   if (error.keyword === "oneOf" || error.keyword === "anyOf") {
     const branches = nodeAt(tree, path);
     if (Array.isArray(branches)) {
@@ -212,7 +234,21 @@ function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Reado
       }
     }
   }
-  return [keywordFinding(error, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH)];
+  const excluded = error.keyword === "not" ? excludedPattern(nodeAt(tree, path)) : undefined;
+  if (excluded !== undefined) {
+    return [finding(error.instancePath, codes.PATTERN_MISMATCH, "error", brief(`${error.instancePath || "the document"} must not match pattern "${excluded}"`))];
+  }
+  return [keywordFinding(error, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH, lookup(error.instancePath), path, tree)];
+}
+
+/**
+ * The pattern of a `not: {pattern: …}`: how the schemas say "only these characters" in a way every
+ * regular-expression dialect reads alike (SPEC §3.1), so a pattern failure like any other (Python's `_excluded_pattern`).
+ */
+function excludedPattern(node: unknown): string | undefined {
+  if (!isObject(node)) return undefined;
+  const keys = Object.keys(node);
+  return keys.length === 1 && typeof node["pattern"] === "string" ? node["pattern"] : undefined;
 }
 
 /** Deprecated properties present in the document, found by walking the schema's `properties`. */

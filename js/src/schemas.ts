@@ -156,10 +156,10 @@ function inline(set: SchemaSet, file: string, node: unknown, stack: string[], ca
   return out;
 }
 
-// --- formats: exactly what the Python SDK's format checker accepts ---------------------------------------
+// --- formats: SPEC §3.1's one definition of RFC 3339 `date` and `date-time` (evalschema/rfc3339.py) --------
 
 const DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
-const DATE_TIME_RE = /^([0-9]{4})-(0[1-9]|1[0-2])-([0-9]{2})[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$/;
+const DATE_TIME_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$/;
 
 /** Days per month in a common year (a constant: `daysIn` runs for every timestamp of a document). */
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
@@ -179,22 +179,38 @@ function digits(value: string, start: number, end: number): number {
   return n;
 }
 
-/** RFC 3339 `full-date`: a real calendar day, years 0001–9999. */
-export function isDate(value: string): boolean {
-  if (!DATE_RE.test(value)) return false;
+function realDay(value: string): boolean {
   const year = digits(value, 0, 4);
   const month = digits(value, 5, 7);
   const day = digits(value, 8, 10);
-  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
 }
 
-/** RFC 3339 `date-time` with a mandatory time zone (`Z` or an offset); no leap seconds; year 0 is not a year. */
+/** RFC 3339 `full-date`: a real day of the proleptic Gregorian calendar, years 0000–9999. */
+export function isDate(value: string): boolean {
+  return DATE_RE.test(value) && realDay(value);
+}
+
+/**
+ * RFC 3339 `date-time` with a mandatory time zone (`Z` or an offset), years 0000–9999; second 60 only where the
+ * time moved to UTC is 23:59:60 (a leap second ends a UTC day).
+ */
 export function isDateTime(value: string): boolean {
-  if (!DATE_TIME_RE.test(value)) return false;
-  const year = digits(value, 0, 4);
-  const month = digits(value, 5, 7);
-  const day = digits(value, 8, 10);
-  return year >= 1 && day >= 1 && day <= daysIn(year, month);
+  if (!DATE_TIME_RE.test(value) || !realDay(value)) return false;
+  const hour = digits(value, 11, 13);
+  const minute = digits(value, 14, 16);
+  const second = digits(value, 17, 19);
+  if (hour > 23 || minute > 59 || second > 60) return false;
+  let offset = 0;
+  const last = value.charCodeAt(value.length - 1);
+  if (last !== 90 && last !== 122) {
+    // "…±hh:mm"
+    const offsetHour = digits(value, value.length - 5, value.length - 3);
+    const offsetMinute = digits(value, value.length - 2, value.length);
+    if (offsetHour > 23 || offsetMinute > 59) return false;
+    offset = (offsetHour * 60 + offsetMinute) * (value.charCodeAt(value.length - 6) === 43 ? 1 : -1);
+  }
+  return second < 60 || (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 === 23 * 60 + 59;
 }
 
 /**
@@ -242,6 +258,7 @@ function newAjv(allErrors: boolean): Ajv2020 {
   // annotations of this specification: they carry meaning for the mapping, not for validation
   ajv.addKeyword({ keyword: "x-rule", schemaType: "string" });
   ajv.addKeyword({ keyword: "x-deprecation", schemaType: "object" });
+  ajv.addKeyword({ keyword: "x-compatibility", schemaType: "object" });
   ajv.addKeyword({
     keyword: PLAIN_IF,
     schemaType: "object",
@@ -264,7 +281,7 @@ function newAjv(allErrors: boolean): Ajv2020 {
   });
   const addFormats = addFormatsModule as unknown as (a: Ajv2020, o: { mode: "full" }) => Ajv2020;
   addFormats(ajv, { mode: "full" });
-  // ajv-formats accepts a space for `T`, leap seconds and year 0; the reference implementation does not
+  // ajv-formats accepts a space for `T` and offsets without a colon (`+0100`); RFC 3339 §5.6 does not
   ajv.addFormat("date", { type: "string", validate: isDate });
   ajv.addFormat("date-time", { type: "string", validate: isDateTime });
   return ajv;

@@ -170,6 +170,7 @@ function streamReport(fd: number, options: ValidateOptions, tuning: Tuning): Fil
   append(findings, rowRules);
   append(findings, summaryMismatchesAgainst(get(envelope, "summary"), summary.build()));
   append(findings, rowCross);
+  if (against !== null) append(findings, against.finish(envelope));
   return { report: buildReport(KIND, findings, strict), unreadable: false };
 }
 

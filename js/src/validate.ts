@@ -154,12 +154,28 @@ export function* schemaFindings(outcome: SchemaOutcome, identity: Identity, allo
 }
 
 /**
+ * A model-like value as the document it holds: a class instance with `toJSON()` (what `JSON.stringify` writes) is
+ * that; any other class instance is a caller's mistake, refused with a TypeError that says what to pass. Parsed
+ * JSON (plain objects, arrays, scalars) is returned as it is. Mirrors Python's `as_document`.
+ */
+export function asDocument(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return JSON.parse(JSON.stringify(value)) as unknown;
+  const name = (value as object).constructor?.name ?? "object";
+  throw new TypeError(`validate() takes a parsed JSON document (a plain object), not a ${name} instance; pass its plain data`);
+}
+
+/**
  * Validate one document: schema rules, hand-rolled rules, deprecations, and (with `suite`) cross-document rules.
  *
  * `kind` is detected from `$schema` or shape when not given. `strict` reports warnings as errors.
  * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
  */
 export function validate(document: unknown, options: ValidateOptions = {}): Report {
+  document = asDocument(document);
   const kind = options.kind ?? null;
   const strict = options.strict ?? false;
   checkKind(kind);

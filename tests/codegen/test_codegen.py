@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from codegen_helpers import FIXTURES, REPO, run_codegen
+from tools import missing_tool
 
 from codegen import write as write_mod
 from codegen.ir import build, deprecation_message
@@ -336,7 +337,7 @@ def test_generated_python_passes_mypy_strict(generated: Path, tmp_path: Path) ->
 def _tsc() -> Path:
     tsc = REPO / "js" / "node_modules" / ".bin" / "tsc"
     if not (REPO / "js" / "node_modules").is_dir():
-        pytest.skip("js/node_modules is absent: run `npm ci` in js/ to get the pinned tsc")
+        missing_tool("js/node_modules is absent: run `npm ci` in js/ to get the pinned tsc")
     return tsc
 
 

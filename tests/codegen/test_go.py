@@ -15,11 +15,17 @@ from pathlib import Path
 
 import pytest
 from codegen_helpers import REPO
+from tools import missing_tool
 
 from evalschema.identify import identify
 
 GO = REPO / "generated" / "go"
-pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="go not installed (.ci/run installs golang-go)")
+
+
+@pytest.fixture(autouse=True)
+def _go_is_installed() -> None:
+    if shutil.which("go") is None:
+        missing_tool("go not installed (.ci/run installs golang-go)")
 
 
 def go_env(tmp_path: Path) -> dict[str, str]:

@@ -2,84 +2,72 @@
 
 from __future__ import annotations
 
+from . import _base
 from typing import Annotated, Any
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
-
-
-class SchemaUri(RootModel[str]):
-    root: Annotated[str, Field(min_length=1)]
-    """
-    The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.
-    """
-
-
-class SpecVersion(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            examples=["1.1.0", "1.0.0-rc.5"],
-            pattern="^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$",
-        ),
-    ]
-    """
-    A SemVer 2.0.0 version of this specification (MAJOR.MINOR.PATCH, optional pre-release and build).
-    """
+from pydantic import ConfigDict, Field, RootModel
 
 
 class Identifier(RootModel[str]):
-    root: Annotated[str, Field(min_length=1)]
-    """
-    A non-empty identifier.
-    """
+    root: Annotated[str, Field(description="A non-empty identifier.", min_length=1)]
 
 
-class DateTime(RootModel[str]):
-    root: str
+class Metadata(_base.Model):
     """
-    An RFC 3339 date-time with a time zone offset, e.g. 2026-11-30T09:15:00Z.
-    """
-
-
-class Metadata(BaseModel):
-    """
-    Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
+    Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
     """
 
     model_config = ConfigDict(
         extra="allow",
+        validate_by_name=True,
     )
+    __not_null__ = frozenset({"evalschema_skip_reason", "evalschema_partial"})
+    evalschema_skip_reason: Annotated[
+        str | None,
+        Field(
+            alias="evalschema.skip_reason",
+            description="Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score.",
+            min_length=1,
+        ),
+    ] = None
+    evalschema_partial: Annotated[
+        bool | None,
+        Field(
+            alias="evalschema.partial",
+            description="On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3).",
+        ),
+    ] = None
 
 
-class Provider(BaseModel):
+class Provider(_base.Model):
     """
     The model provider configuration a test case, suite or run used.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    model: str | MISSING = MISSING
-    """
-    Model identifier as the provider names it.
-    """
-    api_base: str | MISSING = MISSING
-    """
-    Base URL of the provider API.
-    """
-    api_key_env: str | MISSING = MISSING
-    """
-    Name of the environment variable holding the API key (never the key itself).
-    """
-    temperature: float | MISSING = MISSING
-    """
-    Sampling temperature.
-    """
-    max_tokens: Annotated[int | MISSING, Field(ge=1)] = MISSING
-    """
-    Maximum number of tokens to generate.
-    """
-    extra: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: provider-specific settings.
-    """
+    __not_null__ = frozenset({"model", "api_base", "api_key_env", "temperature", "max_tokens", "extra"})
+    model: Annotated[
+        str | None, Field(description="Model identifier as the provider names it.")
+    ] = None
+    api_base: Annotated[
+        str | None, Field(description="Base URL of the provider API.")
+    ] = None
+    api_key_env: Annotated[
+        str | None,
+        Field(
+            description="Name of the environment variable holding the API key (never the key itself)."
+        ),
+    ] = None
+    temperature: Annotated[
+        float | None, Field(description="Sampling temperature.")
+    ] = None
+    max_tokens: Annotated[
+        int | None, Field(description="Maximum number of tokens to generate.", ge=1)
+    ] = None
+    extra: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: provider-specific settings."),
+    ] = None

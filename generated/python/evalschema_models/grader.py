@@ -2,51 +2,58 @@
 
 from __future__ import annotations
 
+from . import _base
 from typing import Annotated, Any
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field
-
-from . import common
+from pydantic import ConfigDict, Field
 
 
-class Grader(BaseModel):
+class Grader(_base.Model):
     """
     A grader scores one output of a test case. Its `type` is an open string: the well-known types have required parameters checked here; any other type is a custom grader and must name its `params.handler`.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    field_schema: Annotated[common.SchemaUri | MISSING, Field(alias="$schema")] = (
-        MISSING
-    )
-    id: common.Identifier
-    """
-    Identifier of the grader, unique within its suite.
-    """
+    __not_null__ = frozenset({"field_schema", "params", "description"})
+    field_schema: Annotated[
+        str | None,
+        Field(
+            alias="$schema",
+            description="The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.",
+            min_length=1,
+        ),
+    ] = None
+    id: Annotated[
+        str,
+        Field(
+            description="Identifier of the grader, unique within its suite.",
+            min_length=1,
+        ),
+    ]
     type: Annotated[
         str,
         Field(
+            description="The grader type. Open: runners define their own types; a type outside the well-known list is a custom grader and needs `params.handler`.",
             examples=["exact_match", "contains", "regex", "semantic_similarity", "llm_judge", "json_schema", "json_path", "code", "human", "model graded", "custom"],
             min_length=1,
         ),
     ]
-    """
-    The grader type. Open: runners define their own types; a type outside the well-known list is a custom grader and needs `params.handler`.
-    """
-    version: Annotated[str | MISSING, Field(examples=["1.0.0", "2026-11-30"])] = MISSING
-    """
-    The grader's own version label: change it whenever its behaviour changes, so that compare can tell runs scored by different graders apart.
-    """
-    params: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: type-specific parameters. The well-known types' required parameters are checked by this schema.
-    """
-    weight: Annotated[float, Field(ge=0.0)] = 1.0
-    """
-    Relative weight of this grader in weighted aggregation.
-    """
-    description: str | MISSING = MISSING
-    """
-    Human-readable description.
-    """
+    params: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Extension point: type-specific parameters. The well-known types' required parameters are checked by this schema."
+        ),
+    ] = None
+    weight: Annotated[
+        float,
+        Field(
+            description="Relative weight of this grader in weighted aggregation.",
+            ge=0.0,
+        ),
+    ] = 1.0
+    description: Annotated[
+        str | None, Field(description="Human-readable description.")
+    ] = None

@@ -2,329 +2,303 @@
 
 from __future__ import annotations
 
+from . import _base
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from . import common
 
 
-class Opaque(BaseModel):
+class Opaque(_base.Model):
     """
     A section this version accepts without checking its contents, so that real packs validate. A later version may model it.
     """
 
     model_config = ConfigDict(
         extra="allow",
+        validate_by_name=True,
     )
 
 
-class PackVersion(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$"
-        ),
-    ]
-    """
-    A SemVer 2.0.0 version, optionally prefixed with `v`.
-    """
-
-
-class TemplateEngine(BaseModel):
+class TemplateEngine(_base.Model):
     """
     The template engine the prompts are written for.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    version: Annotated[str, Field(min_length=1)]
-    """
-    Template engine version, e.g. `v1`.
-    """
-    syntax: Annotated[str, Field(min_length=1)]
-    """
-    Variable syntax, e.g. `{{variable}}`.
-    """
+    __not_null__ = frozenset({"features"})
+    version: Annotated[
+        str, Field(description="Template engine version, e.g. `v1`.", min_length=1)
+    ]
+    syntax: Annotated[
+        str, Field(description="Variable syntax, e.g. `{{variable}}`.", min_length=1)
+    ]
     features: Annotated[
-        list[str] | MISSING,
+        list[str] | None,
         Field(
-            examples=[["basic_substitution", "fragments", "conditionals", "loops", "filters"]]
+            description="Engine features the pack relies on.",
+            examples=[["basic_substitution", "fragments", "conditionals", "loops", "filters"]],
         ),
-    ] = MISSING
-    """
-    Engine features the pack relies on.
-    """
+    ] = None
 
 
-class Variable(BaseModel):
+class Variable(_base.Model):
     """
     A template variable.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    name: Annotated[str, Field(pattern="^[a-zA-Z_][a-zA-Z0-9_]*$")]
-    """
-    Variable name as used in templates.
-    """
+    __not_null__ = frozenset({"default", "description", "example", "validation", "binding"})
+    name: Annotated[
+        str,
+        Field(description="Variable name as used in templates.", pattern="^[a-zA-Z_]"),
+    ]
     type: Annotated[
         str,
         Field(
-            examples=["string", "number", "boolean", "object", "array"], min_length=1
+            description="Value type. Open.",
+            examples=["string", "number", "boolean", "object", "array"],
+            min_length=1,
         ),
     ]
-    """
-    Value type. Open.
-    """
-    required: bool
-    """
-    Whether a value must be supplied.
-    """
-    default: Any | MISSING = MISSING
-    """
-    Default value, any JSON value.
-    """
-    description: str | MISSING = MISSING
-    """
-    Human-readable description.
-    """
-    example: Any | MISSING = MISSING
-    """
-    Example value, any JSON value.
-    """
-    validation: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: value constraints, runtime-defined.
-    """
-    binding: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: how the value is bound at run time.
-    """
+    required: Annotated[bool, Field(description="Whether a value must be supplied.")]
+    default: Annotated[
+        Any | None, Field(description="Default value, any JSON value.")
+    ] = None
+    description: Annotated[
+        str | None, Field(description="Human-readable description.")
+    ] = None
+    example: Annotated[
+        Any | None, Field(description="Example value, any JSON value.")
+    ] = None
+    validation: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: value constraints, runtime-defined."),
+    ] = None
+    binding: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: how the value is bound at run time."),
+    ] = None
 
 
-class Tool(BaseModel):
+class Tool(_base.Model):
     """
     A tool the model may call.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    name: Annotated[str, Field(pattern="^[a-zA-Z_][a-zA-Z0-9_]*$")]
-    """
-    Tool name.
-    """
-    description: Annotated[str, Field(min_length=1)]
-    """
-    What the tool does, for the model.
-    """
-    parameters: dict[str, Any] | MISSING = MISSING
-    """
-    A JSON Schema for the tool arguments.
-    """
+    __not_null__ = frozenset({"parameters"})
+    name: Annotated[str, Field(description="Tool name.", pattern="^[a-zA-Z_]")]
+    description: Annotated[
+        str, Field(description="What the tool does, for the model.", min_length=1)
+    ]
+    parameters: Annotated[
+        dict[str, Any] | None,
+        Field(description="A JSON Schema for the tool arguments."),
+    ] = None
 
 
-class MiddlewareConfig(BaseModel):
+class MiddlewareConfig(_base.Model):
     """
     One middleware of the pipeline.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    type: str
-    """
-    Middleware type.
-    """
-    config: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: middleware configuration.
-    """
+    __not_null__ = frozenset({"config"})
+    type: Annotated[str, Field(description="Middleware type.")]
+    config: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: middleware configuration."),
+    ] = None
 
 
-class Parameters(BaseModel):
+class Parameters(_base.Model):
     """
     Model sampling parameters.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    temperature: Annotated[float | MISSING, Field(ge=0.0, le=2.0)] = MISSING
-    """
-    Sampling temperature.
-    """
-    max_tokens: Annotated[int | MISSING, Field(ge=1)] = MISSING
-    """
-    Maximum tokens to generate.
-    """
-    top_p: Annotated[float | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    Nucleus sampling mass.
-    """
-    top_k: Annotated[int | None | MISSING, Field(ge=1)] = MISSING
-    """
-    Top-k sampling; null disables it.
-    """
-    frequency_penalty: Annotated[float | MISSING, Field(ge=-2.0, le=2.0)] = MISSING
-    """
-    Frequency penalty.
-    """
-    presence_penalty: Annotated[float | MISSING, Field(ge=-2.0, le=2.0)] = MISSING
-    """
-    Presence penalty.
-    """
+    __not_null__ = frozenset({"temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty"})
+    temperature: Annotated[
+        float | None, Field(description="Sampling temperature.", ge=0.0, le=2.0)
+    ] = None
+    max_tokens: Annotated[
+        int | None, Field(description="Maximum tokens to generate.", ge=1)
+    ] = None
+    top_p: Annotated[
+        float | None, Field(description="Nucleus sampling mass.", ge=0.0, le=1.0)
+    ] = None
+    top_k: Annotated[
+        int | None,
+        Field(description="Top-k sampling; null disables it.", ge=1),
+    ] = None
+    frequency_penalty: Annotated[
+        float | None, Field(description="Frequency penalty.", ge=-2.0, le=2.0)
+    ] = None
+    presence_penalty: Annotated[
+        float | None, Field(description="Presence penalty.", ge=-2.0, le=2.0)
+    ] = None
 
 
-class Validator(BaseModel):
+class Validator(_base.Model):
     """
     A guardrail. Declaring one means it enforces: a triggered validator rewrites or blocks the response. `enabled: false` is the only way to turn one off; observation without enforcement is an eval.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    id: Annotated[str | MISSING, Field(pattern="^[a-z][a-z0-9_-]*$")] = MISSING
-    """
-    Identifier, unique across the pack where declared.
-    """
+    __not_null__ = frozenset({"id", "message", "fail_on_violation", "params", "extensions"})
+    id: Annotated[
+        str | None,
+        Field(
+            description="Identifier, unique across the pack where declared.",
+            pattern="^[a-z]",
+        ),
+    ] = None
     type: Annotated[
         str,
         Field(
+            description="Validator type. Open: runtimes register their own.",
             examples=["banned_words", "max_length", "length", "max_sentences", "regex_match", "sentiment", "custom"],
             min_length=1,
         ),
     ]
-    """
-    Validator type. Open: runtimes register their own.
-    """
-    enabled: bool = True
-    """
-    false disables the validator entirely: it does not run and cannot trigger.
-    """
-    message: str | MISSING = MISSING
-    """
-    User-facing message shown when the validator blocks a response.
-    """
-    fail_on_violation: Annotated[bool | MISSING, Field(deprecated="Deprecated since 1.1.0 (2026-11-30); removed in 2.0.0, not before 2027-11-30. Use `enabled: false` to turn a validator off, or an eval on the same prompt to observe without enforcing instead. Validators always enforce and the value is ignored; `fail_on_violation: false` made a guardrail that silently did nothing.")] = MISSING
-    """
-    Deprecated and ignored: validators always enforce. To disable one use `enabled: false`; to observe without enforcing, declare an eval with the same type and params.
-    """
-    params: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: type-specific parameters.
-    """
-    extensions: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: vendor data, namespaced keys.
-    """
+    enabled: Annotated[
+        bool,
+        Field(
+            description="false disables the validator entirely: it does not run and cannot trigger."
+        ),
+    ] = True
+    message: Annotated[
+        str | None,
+        Field(
+            description="User-facing message shown when the validator blocks a response."
+        ),
+    ] = None
+    fail_on_violation: Annotated[
+        bool | None,
+        Field(
+            deprecated="Deprecated since 1.1.0 (2026-11-30); removed in 2.0.0, not before 2027-11-30. Use `enabled: false` to turn a validator off, or an eval on the same prompt to observe without enforcing instead. Validators always enforce and the value is ignored; `fail_on_violation: false` made a guardrail that silently did nothing.",
+            description="Deprecated and ignored: validators always enforce. To disable one use `enabled: false`; to observe without enforcing, declare an eval with the same type and params.",
+        ),
+    ] = None
+    params: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: type-specific parameters."),
+    ] = None
+    extensions: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: vendor data, namespaced keys."),
+    ] = None
 
 
-class Range(BaseModel):
+class Range(_base.Model):
     """
     Expected value range.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    min: float | MISSING = MISSING
-    """
-    Lowest expected value.
-    """
-    max: float | MISSING = MISSING
-    """
-    Highest expected value.
-    """
+    __not_null__ = frozenset({"min", "max"})
+    min: Annotated[float | None, Field(description="Lowest expected value.")] = (
+        None
+    )
+    max: Annotated[float | None, Field(description="Highest expected value.")] = (
+        None
+    )
 
 
-class Threshold(BaseModel):
+class Threshold(_base.Model):
     """
     The pass condition on the eval's score: `score <operator> value`.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
+    __not_null__ = frozenset({"operator", "value"})
     operator: Annotated[
-        str | MISSING, Field(examples=["gte", "lte", "gt", "lt", "eq"])
-    ] = MISSING
-    """
-    Comparison operator. Open.
-    """
-    value: float | MISSING = MISSING
-    """
-    The value compared against.
-    """
+        str | None,
+        Field(
+            description="Comparison operator. Open.",
+            examples=["gte", "lte", "gt", "lt", "eq"],
+        ),
+    ] = None
+    value: Annotated[
+        float | None, Field(description="The value compared against.")
+    ] = None
 
 
-class TestedModel(BaseModel):
+class TestedModel(_base.Model):
     """
     A model this prompt was tested with, and how it did.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    provider: str
-    """
-    Provider name.
-    """
-    model: str
-    """
-    Model name.
-    """
-    date: str
-    """
-    Date of the test (YYYY-MM-DD).
-    """
-    success_rate: Annotated[float | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    Share of successful runs.
-    """
-    avg_tokens: Annotated[float | MISSING, Field(ge=0.0)] = MISSING
-    """
-    Mean tokens per response.
-    """
-    avg_cost: Annotated[float | MISSING, Field(ge=0.0)] = MISSING
-    """
-    Mean cost per response.
-    """
-    avg_latency_ms: Annotated[float | MISSING, Field(ge=0.0)] = MISSING
-    """
-    Mean latency, in milliseconds.
-    """
-    notes: str | MISSING = MISSING
-    """
-    Free-form notes.
-    """
+    __not_null__ = frozenset({"success_rate", "avg_tokens", "avg_cost", "avg_latency_ms", "notes"})
+    provider: Annotated[str, Field(description="Provider name.")]
+    model: Annotated[str, Field(description="Model name.")]
+    date: Annotated[str, Field(description="Date of the test (YYYY-MM-DD).")]
+    success_rate: Annotated[
+        float | None, Field(description="Share of successful runs.", ge=0.0, le=1.0)
+    ] = None
+    avg_tokens: Annotated[
+        float | None, Field(description="Mean tokens per response.", ge=0.0)
+    ] = None
+    avg_cost: Annotated[
+        float | None, Field(description="Mean cost per response.", ge=0.0)
+    ] = None
+    avg_latency_ms: Annotated[
+        float | None, Field(description="Mean latency, in milliseconds.", ge=0.0)
+    ] = None
+    notes: Annotated[str | None, Field(description="Free-form notes.")] = None
 
 
-class ModelOverride(BaseModel):
+class ModelOverride(_base.Model):
     """
     Template and parameter overrides for one model.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    system_template_prefix: str | MISSING = MISSING
-    """
-    Text prepended to the system template.
-    """
-    system_template_suffix: str | MISSING = MISSING
-    """
-    Text appended to the system template.
-    """
-    system_template: str | MISSING = MISSING
-    """
-    Replacement system template.
-    """
-    parameters: Parameters | MISSING = MISSING
+    __not_null__ = frozenset({"system_template_prefix", "system_template_suffix", "system_template", "parameters"})
+    system_template_prefix: Annotated[
+        str | None, Field(description="Text prepended to the system template.")
+    ] = None
+    system_template_suffix: Annotated[
+        str | None, Field(description="Text appended to the system template.")
+    ] = None
+    system_template: Annotated[
+        str | None, Field(description="Replacement system template.")
+    ] = None
+    parameters: Parameters | None = None
 
 
 class MetricType(StrEnum):
@@ -348,265 +322,281 @@ class ToolChoice(StrEnum):
     none = "none"
 
 
-class ToolPolicy(BaseModel):
+class ToolPolicy(_base.Model):
     """
     How the model may use tools.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
+    __not_null__ = frozenset({"blocklist"})
     tool_choice: ToolChoice = ToolChoice.auto
-    max_rounds: Annotated[int, Field(ge=1)] = 5
-    """
-    Maximum tool-call rounds per turn.
-    """
-    max_tool_calls_per_turn: Annotated[int, Field(ge=1)] = 10
-    """
-    Maximum tool calls in one turn.
-    """
-    blocklist: list[str] | MISSING = MISSING
-    """
-    Tools that must never be called.
-    """
+    max_rounds: Annotated[
+        int, Field(description="Maximum tool-call rounds per turn.", ge=1)
+    ] = 5
+    max_tool_calls_per_turn: Annotated[
+        int, Field(description="Maximum tool calls in one turn.", ge=1)
+    ] = 10
+    blocklist: Annotated[
+        list[str] | None, Field(description="Tools that must never be called.")
+    ] = None
 
 
-class PipelineConfig(BaseModel):
+class PipelineConfig(_base.Model):
     """
     Processing pipeline of the prompt.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    stages: list[str]
-    """
-    Stage names, in order.
-    """
-    middleware: list[MiddlewareConfig] | MISSING = MISSING
-    """
-    Middleware, in order.
-    """
+    __not_null__ = frozenset({"middleware"})
+    stages: Annotated[list[str], Field(description="Stage names, in order.")]
+    middleware: Annotated[
+        list[MiddlewareConfig] | None, Field(description="Middleware, in order.")
+    ] = None
 
 
-class MetricDef(BaseModel):
+class MetricDef(_base.Model):
     """
     The metric an eval records. Open object: metric back-ends add their own keys (`help`, `labels`, `buckets`).
     """
 
     model_config = ConfigDict(
         extra="allow",
+        validate_by_name=True,
     )
-    name: Annotated[str, Field(pattern="^[a-zA-Z_:][a-zA-Z0-9_:]*$")]
-    """
-    Metric name (Prometheus naming).
-    """
+    __not_null__ = frozenset({"range"})
+    name: Annotated[
+        str,
+        Field(description="Metric name (Prometheus naming).", pattern="^[a-zA-Z_:]"),
+    ]
     type: MetricType
-    range: Range | MISSING = MISSING
-    """
-    Expected value range.
-    """
+    range: Annotated[Range | None, Field(description="Expected value range.")] = (
+        None
+    )
 
 
-class Eval(BaseModel):
+class Eval(_base.Model):
     """
     A measurement: records a score on the responses it is triggered on. Never blocks anything.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    id: Annotated[str, Field(min_length=1)]
-    """
-    Identifier, unique within its scope (the pack, or one prompt).
-    """
-    description: str | MISSING = MISSING
-    """
-    Human-readable description.
-    """
+    __not_null__ = frozenset({"description", "params", "metric", "threshold", "message", "when", "groups", "extensions"})
+    id: Annotated[
+        str,
+        Field(
+            description="Identifier, unique within its scope (the pack, or one prompt).",
+            min_length=1,
+        ),
+    ]
+    description: Annotated[
+        str | None, Field(description="Human-readable description.")
+    ] = None
     type: Annotated[
         str,
         Field(
+            description="Eval type. Open.",
             examples=["llm_judge", "cosine_similarity", "regex", "contains", "json_valid"],
             min_length=1,
         ),
     ]
-    """
-    Eval type. Open.
-    """
     trigger: Annotated[
         str,
         Field(
+            description="When the eval runs. Open.",
             examples=["every_turn", "on_session_complete", "on_conversation_complete", "on_workflow_step", "sample_turns", "sample_sessions"],
             min_length=1,
         ),
     ]
-    """
-    When the eval runs. Open.
-    """
-    sample_percentage: Annotated[float, Field(ge=0.0, le=100.0)] = 5
-    """
-    Percentage of turns or sessions sampled, for the `sample_*` triggers.
-    """
-    enabled: bool = True
-    """
-    false disables the eval.
-    """
-    params: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: type-specific parameters.
-    """
-    metric: MetricDef | MISSING = MISSING
-    threshold: Threshold | MISSING = MISSING
-    message: str | MISSING = MISSING
-    """
-    Message reported when the threshold is not met.
-    """
-    when: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: conditions under which the eval applies, runtime-defined.
-    """
-    groups: list[str] | MISSING = MISSING
-    """
-    Group names for selecting evals.
-    """
-    extensions: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: vendor data, namespaced keys.
-    """
+    sample_percentage: Annotated[
+        float,
+        Field(
+            description="Percentage of turns or sessions sampled, for the `sample_*` triggers.",
+            ge=0.0,
+            le=100.0,
+        ),
+    ] = 5
+    enabled: Annotated[bool, Field(description="false disables the eval.")] = True
+    params: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: type-specific parameters."),
+    ] = None
+    metric: MetricDef | None = None
+    threshold: Threshold | None = None
+    message: Annotated[
+        str | None,
+        Field(description="Message reported when the threshold is not met."),
+    ] = None
+    when: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Extension point: conditions under which the eval applies, runtime-defined."
+        ),
+    ] = None
+    groups: Annotated[
+        list[str] | None, Field(description="Group names for selecting evals.")
+    ] = None
+    extensions: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: vendor data, namespaced keys."),
+    ] = None
 
 
-class Prompt(BaseModel):
+class Prompt(_base.Model):
     """
     One prompt: its template, variables, tools, guardrails and evals.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    id: Annotated[str, Field(pattern="^[a-z][a-z0-9_-]*$")]
-    """
-    Identifier of the prompt.
-    """
-    name: Annotated[str, Field(min_length=1)]
-    """
-    Human-readable name.
-    """
-    description: str | MISSING = MISSING
-    """
-    Human-readable description.
-    """
-    version: PackVersion
-    """
-    The prompt's own version.
-    """
-    system_template: Annotated[str, Field(min_length=1)]
-    """
-    The system prompt template.
-    """
-    variables: list[Variable] | MISSING = MISSING
-    """
-    Template variables.
-    """
-    tools: list[str] | MISSING = MISSING
-    """
-    Names of the pack tools this prompt may call.
-    """
-    tool_policy: ToolPolicy | MISSING = MISSING
-    pipeline: PipelineConfig | MISSING = MISSING
-    parameters: Parameters | MISSING = MISSING
-    validators: list[Validator] | MISSING = MISSING
-    """
-    Guardrails: every enabled validator enforces.
-    """
-    evals: list[Eval] | MISSING = MISSING
-    """
-    Prompt-level evals; they override pack-level evals with the same id.
-    """
-    tested_models: list[TestedModel] | MISSING = MISSING
-    """
-    Models this prompt was tested with.
-    """
-    model_overrides: dict[str, ModelOverride] | MISSING = MISSING
-    """
-    Per-model template and parameter overrides, keyed by model.
-    """
-    media: Opaque | MISSING = MISSING
-    """
-    Opaque: multimodal configuration (not modelled by this version).
-    """
+    __not_null__ = frozenset({"description", "variables", "tools", "tool_policy", "pipeline", "parameters", "validators", "evals", "tested_models", "model_overrides", "media"})
+    id: Annotated[str, Field(description="Identifier of the prompt.", pattern="^[a-z]")]
+    name: Annotated[str, Field(description="Human-readable name.", min_length=1)]
+    description: Annotated[
+        str | None, Field(description="Human-readable description.")
+    ] = None
+    version: Annotated[
+        str,
+        Field(
+            description="The prompt's own version.",
+            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
+        ),
+    ]
+    system_template: Annotated[
+        str, Field(description="The system prompt template.", min_length=1)
+    ]
+    variables: Annotated[
+        list[Variable] | None, Field(description="Template variables.")
+    ] = None
+    tools: Annotated[
+        list[str] | None,
+        Field(description="Names of the pack tools this prompt may call."),
+    ] = None
+    tool_policy: ToolPolicy | None = None
+    pipeline: PipelineConfig | None = None
+    parameters: Parameters | None = None
+    validators: Annotated[
+        list[Validator] | None,
+        Field(description="Guardrails: every enabled validator enforces."),
+    ] = None
+    evals: Annotated[
+        list[Eval] | None,
+        Field(
+            description="Prompt-level evals; they override pack-level evals with the same id."
+        ),
+    ] = None
+    tested_models: Annotated[
+        list[TestedModel] | None,
+        Field(description="Models this prompt was tested with."),
+    ] = None
+    model_overrides: Annotated[
+        dict[str, ModelOverride] | None,
+        Field(
+            description="Per-model template and parameter overrides, keyed by model."
+        ),
+    ] = None
+    media: Annotated[
+        Opaque | None,
+        Field(
+            description="Opaque: multimodal configuration (not modelled by this version)."
+        ),
+    ] = None
 
 
-class Pack(BaseModel):
+class Pack(_base.Model):
     """
     A prompt pack (wire-compatible with the PromptPack core): prompts with their variables, tools, guardrails (validators) and evals. Sections this specification does not model yet are accepted as opaque objects.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    field_schema: Annotated[common.SchemaUri | MISSING, Field(alias="$schema")] = (
-        MISSING
-    )
-    id: Annotated[str, Field(min_length=1, pattern="^[a-z][a-z0-9-]*$")]
-    """
-    Identifier of the pack: lower case, digits and hyphens.
-    """
-    name: Annotated[str, Field(min_length=1)]
-    """
-    Human-readable name.
-    """
-    version: PackVersion
-    """
-    The pack's own version (independent of the specification version).
-    """
-    description: str | MISSING = MISSING
-    """
-    Human-readable description.
-    """
+    __not_null__ = frozenset({"field_schema", "description", "fragments", "tools", "evals", "metadata", "compilation", "workflow", "agents", "skills", "compositions", "requires", "extensions"})
+    field_schema: Annotated[
+        str | None,
+        Field(
+            alias="$schema",
+            description="The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.",
+            min_length=1,
+        ),
+    ] = None
+    id: Annotated[
+        str,
+        Field(
+            description="Identifier of the pack: lower case, digits and hyphens.",
+            min_length=1,
+            pattern="^[a-z]",
+        ),
+    ]
+    name: Annotated[str, Field(description="Human-readable name.", min_length=1)]
+    version: Annotated[
+        str,
+        Field(
+            description="The pack's own version (independent of the specification version).",
+            pattern="^v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
+        ),
+    ]
+    description: Annotated[
+        str | None, Field(description="Human-readable description.")
+    ] = None
     template_engine: TemplateEngine
-    prompts: dict[str, Prompt]
-    """
-    The prompts, keyed by task name.
-    """
-    fragments: dict[str, str] | MISSING = MISSING
-    """
-    Reusable template fragments, keyed by name.
-    """
-    tools: dict[str, Tool] | MISSING = MISSING
-    """
-    Tool definitions, keyed by name.
-    """
-    evals: list[Eval] | MISSING = MISSING
-    """
-    Pack-level evals; a prompt-level eval with the same id overrides one of these.
-    """
-    metadata: common.Metadata | MISSING = MISSING
-    compilation: Opaque | MISSING = MISSING
-    """
-    Opaque: information written by the pack compiler.
-    """
-    workflow: Opaque | MISSING = MISSING
-    """
-    Opaque: workflow definition (not modelled by this version).
-    """
-    agents: Opaque | MISSING = MISSING
-    """
-    Opaque: agent definitions (not modelled by this version).
-    """
-    skills: list[Opaque] | MISSING = MISSING
-    """
-    Opaque: skill sources (not modelled by this version).
-    """
-    compositions: Opaque | MISSING = MISSING
-    """
-    Opaque: compositions (not modelled by this version).
-    """
-    requires: Opaque | MISSING = MISSING
-    """
-    Opaque: runtime requirements (not modelled by this version).
-    """
-    extensions: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: vendor data, namespaced keys.
-    """
+    prompts: Annotated[
+        dict[str, Prompt], Field(description="The prompts, keyed by task name.")
+    ]
+    fragments: Annotated[
+        dict[str, str] | None,
+        Field(description="Reusable template fragments, keyed by name."),
+    ] = None
+    tools: Annotated[
+        dict[str, Tool] | None, Field(description="Tool definitions, keyed by name.")
+    ] = None
+    evals: Annotated[
+        list[Eval] | None,
+        Field(
+            description="Pack-level evals; a prompt-level eval with the same id overrides one of these."
+        ),
+    ] = None
+    metadata: common.Metadata | None = None
+    compilation: Annotated[
+        Opaque | None,
+        Field(description="Opaque: information written by the pack compiler."),
+    ] = None
+    workflow: Annotated[
+        Opaque | None,
+        Field(
+            description="Opaque: workflow definition (not modelled by this version)."
+        ),
+    ] = None
+    agents: Annotated[
+        Opaque | None,
+        Field(description="Opaque: agent definitions (not modelled by this version)."),
+    ] = None
+    skills: Annotated[
+        list[Opaque] | None,
+        Field(description="Opaque: skill sources (not modelled by this version)."),
+    ] = None
+    compositions: Annotated[
+        Opaque | None,
+        Field(description="Opaque: compositions (not modelled by this version)."),
+    ] = None
+    requires: Annotated[
+        Opaque | None,
+        Field(
+            description="Opaque: runtime requirements (not modelled by this version)."
+        ),
+    ] = None
+    extensions: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: vendor data, namespaced keys."),
+    ] = None

@@ -2,205 +2,217 @@
 
 from __future__ import annotations
 
+from . import _base
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from . import common
 
 
-class Runner(BaseModel):
+class Runner(_base.Model):
     """
     The tool that produced the result set.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    name: str | MISSING = MISSING
-    """
-    Name of the runner.
-    """
-    version: str | MISSING = MISSING
-    """
-    Version of the runner.
-    """
-
-
-class GraderProvenance(BaseModel):
-    """
-    What identifies a grader's behaviour in a run.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
+    __not_null__ = frozenset({"name", "version"})
+    name: Annotated[str | None, Field(description="Name of the runner.")] = None
+    version: Annotated[str | None, Field(description="Version of the runner.")] = (
+        None
     )
-    type: Annotated[str | MISSING, Field(min_length=1)] = MISSING
-    """
-    The grader's `type`.
-    """
-    version: str | MISSING = MISSING
-    """
-    The grader's `version` (or the version of the code that implements it).
-    """
-    judge_model: str | MISSING = MISSING
-    """
-    For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version.
-    """
 
 
-class Group(BaseModel):
+class Group(_base.Model):
     """
     Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    group_id: common.Identifier
-    """
-    Identifier shared by every member of the group.
-    """
-    parent_group_id: common.Identifier | MISSING = MISSING
-    """
-    The enclosing group, for nested groups. MUST differ from `group_id`.
-    """
+    __not_null__ = frozenset({"parent_group_id", "role", "label", "sequence"})
+    group_id: Annotated[
+        str,
+        Field(
+            description="Identifier shared by every member of the group.", min_length=1
+        ),
+    ]
+    parent_group_id: Annotated[
+        str | None,
+        Field(
+            description="The enclosing group, for nested groups. MUST differ from `group_id`.",
+            min_length=1,
+        ),
+    ] = None
     role: Annotated[
-        str | MISSING,
-        Field(examples=["baseline", "candidate", "killed", "survived", "errored"]),
-    ] = MISSING
-    """
-    The member's role in the group. Open: e.g. `baseline`, `candidate`, `killed`, `survived`, `errored`.
-    """
-    label: str | MISSING = MISSING
-    """
-    Human-readable label of this member.
-    """
-    sequence: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Position of this member when the group size is known up front.
-    """
+        str | None,
+        Field(
+            description="The member's role in the group. Open: e.g. `baseline`, `candidate`, `killed`, `survived`, `errored`.",
+            examples=["baseline", "candidate", "killed", "survived", "errored"],
+        ),
+    ] = None
+    label: Annotated[
+        str | None, Field(description="Human-readable label of this member.")
+    ] = None
+    sequence: Annotated[
+        int | None,
+        Field(
+            description="Position of this member when the group size is known up front.",
+            ge=0,
+        ),
+    ] = None
 
 
-class GraderResult(BaseModel):
+class GraderResult(_base.Model):
     """
     One grader's verdict on one result.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    grader_id: common.Identifier
-    """
-    The `id` of the grader.
-    """
-    type: Annotated[str, Field(min_length=1)]
-    """
-    The grader's `type`, copied from the grader.
-    """
-    score: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    Score in [0, 1], or null when the grader could not score (skipped, unsupported, errored). A null score is unscored, not a failure.
-    """
-    passed: bool
-    """
-    Whether this grader's threshold was met.
-    """
-    reason: str | MISSING = MISSING
-    """
-    Why the grader decided as it did.
-    """
-    metadata: common.Metadata | MISSING = MISSING
+    __not_null__ = frozenset({"reason", "metadata"})
+    grader_id: Annotated[
+        str, Field(description="The `id` of the grader.", min_length=1)
+    ]
+    type: Annotated[
+        str,
+        Field(description="The grader's `type`, copied from the grader.", min_length=1),
+    ]
+    score: Annotated[
+        float | None,
+        Field(
+            description="Score in [0, 1], or null when the grader could not score (skipped, unsupported, errored). A null score is unscored, not a failure.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ]
+    passed: Annotated[
+        bool, Field(description="Whether this grader's threshold was met.")
+    ]
+    reason: Annotated[
+        str | None, Field(description="Why the grader decided as it did.")
+    ] = None
+    metadata: common.Metadata | None = None
 
 
-class ConstraintViolation(BaseModel):
+class ConstraintViolation(_base.Model):
     """
     A hard constraint the result broke: categorically different from a grader result (it does not average) and from an error (a usable result was produced and scored).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    id: common.Identifier
-    """
-    Stable identifier of the constraint, e.g. `rbac_scope`, `pii_leak`. Open: constraints are domain-specific.
-    """
-    type: Annotated[
-        str | MISSING,
+    __not_null__ = frozenset({"type", "detail", "grader_id"})
+    id: Annotated[
+        str,
         Field(
-            examples=["authorization", "safety", "privacy", "licensing", "resource_policy"]
+            description="Stable identifier of the constraint, e.g. `rbac_scope`, `pii_leak`. Open: constraints are domain-specific.",
+            min_length=1,
         ),
-    ] = MISSING
-    """
-    Category of the violation. Open; RECOMMENDED.
-    """
-    detail: str | MISSING = MISSING
-    """
-    Human-readable explanation.
-    """
-    grader_id: common.Identifier | MISSING = MISSING
-    """
-    The grader result of the same row that detected the violation, so consumers do not count it twice.
-    """
-    invalidates_result: bool
-    """
-    true: the row MUST be treated as failed whatever its grader results, and MUST stay in every denominator. false: recorded for visibility only; it changes no number.
-    """
+    ]
+    type: Annotated[
+        str | None,
+        Field(
+            description="Category of the violation. Open; RECOMMENDED.",
+            examples=["authorization", "safety", "privacy", "licensing", "resource_policy"],
+        ),
+    ] = None
+    detail: Annotated[
+        str | None, Field(description="Human-readable explanation.")
+    ] = None
+    grader_id: Annotated[
+        str | None,
+        Field(
+            description="The grader result of the same row that detected the violation, so consumers do not count it twice.",
+            min_length=1,
+        ),
+    ] = None
+    invalidates_result: Annotated[
+        bool,
+        Field(
+            description="true: the row MUST be treated as failed whatever its grader results, and MUST stay in every denominator. false: recorded for visibility only; it changes no number."
+        ),
+    ]
 
 
-class GraderSummary(BaseModel):
+class GraderSummary(_base.Model):
     """
     Totals for one grader.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    passed: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Grader results that passed.
-    """
-    failed: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Scored grader results that did not pass.
-    """
-    unscored: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Grader results with a null score.
-    """
-    avg_score: Annotated[float | None | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    Mean of the non-null scores; null when there are none.
-    """
+    __not_null__ = frozenset({"passed", "failed", "unscored"})
+    passed: Annotated[
+        int | None, Field(description="Grader results that passed.", ge=0)
+    ] = None
+    failed: Annotated[
+        int | None,
+        Field(description="Scored grader results that did not pass.", ge=0),
+    ] = None
+    unscored: Annotated[
+        int | None, Field(description="Grader results with a null score.", ge=0)
+    ] = None
+    avg_score: Annotated[
+        float | None,
+        Field(
+            description="Mean of the non-null scores; null when there are none.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
 
 
-class AttemptSummary(BaseModel):
+class AttemptSummary(_base.Model):
     """
     Per-test-case rollups over attempts, when results carry `attempt`. Only scored rows count; test cases with no scored row are left out.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    test_cases: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Test cases with at least one scored row.
-    """
+    __not_null__ = frozenset({"test_cases"})
+    test_cases: Annotated[
+        int | None,
+        Field(description="Test cases with at least one scored row.", ge=0),
+    ] = None
     first_attempt_pass_rate: Annotated[
-        float | None | MISSING, Field(ge=0.0, le=1.0)
-    ] = MISSING
-    """
-    Share of those test cases whose lowest-numbered scored attempt passed.
-    """
-    any_pass_rate: Annotated[float | None | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    Share of those test cases with at least one passing attempt.
-    """
-    all_pass_rate: Annotated[float | None | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    Share of those test cases whose scored attempts all passed.
-    """
+        float | None,
+        Field(
+            description="Share of those test cases whose lowest-numbered scored attempt passed.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    any_pass_rate: Annotated[
+        float | None,
+        Field(
+            description="Share of those test cases with at least one passing attempt.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    all_pass_rate: Annotated[
+        float | None,
+        Field(
+            description="Share of those test cases whose scored attempts all passed.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
 
 
 class ErrorType(StrEnum):
@@ -213,187 +225,211 @@ class ErrorType(StrEnum):
     runner_error = "runner_error"
 
 
-class ExecutionError(BaseModel):
+class ExecutionError(_base.Model):
     """
     The test case produced no usable result. An errored row is excluded from pass-rate and score denominators; an error wins over an invalidating constraint violation.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    type: ErrorType | MISSING = MISSING
-    message: str | MISSING = MISSING
-    """
-    Human-readable message.
-    """
-    code: str | int | MISSING = MISSING
-    """
-    Provider or runner error code, e.g. an HTTP status.
-    """
-    retryable: bool | MISSING = MISSING
-    """
-    Whether retrying may succeed.
-    """
+    __not_null__ = frozenset({"type", "message", "code", "retryable"})
+    type: ErrorType | None = None
+    message: Annotated[str | None, Field(description="Human-readable message.")] = (
+        None
+    )
+    code: Annotated[
+        str | int | None,
+        Field(description="Provider or runner error code, e.g. an HTTP status."),
+    ] = None
+    retryable: Annotated[
+        bool | None, Field(description="Whether retrying may succeed.")
+    ] = None
 
 
-class Summary(BaseModel):
+class Summary(_base.Model):
     """
     Producer-computed totals. Optional; consumers SHOULD recompute them with the reference formulas, and a disagreement is reported as SUMMARY_MISMATCH.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    total: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Number of results.
-    """
-    passed: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Results that passed.
-    """
-    failed: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Scored results that did not pass (invalidated results included).
-    """
-    skipped: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Results that were not scored: errored, or every grader unscored.
-    """
-    errored: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Results with an execution error.
-    """
-    invalidated: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Results failed by an invalidating constraint violation (and not errored).
-    """
-    unscored: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Results with no error and no invalidating violation and no grader result with a score (none at all, or all null).
-    """
-    pass_rate: Annotated[float | None | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    passed / (total - skipped): invalidated rows stay in the denominator as failures; null when nothing was scored.
-    """
-    avg_score: Annotated[float | None | MISSING, Field(ge=0.0, le=1.0)] = MISSING
-    """
-    Mean row score over the scored results (errored and unscored rows excluded), where a row's score is the mean of its non-null grader scores, and 0 for an invalidated row; null when nothing was scored.
-    """
-    duration_ms: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Wall-clock duration of the run, in milliseconds.
-    """
-    by_grader: dict[str, GraderSummary] | MISSING = MISSING
-    """
-    Per-grader totals, keyed by grader id.
-    """
-    attempts: AttemptSummary | MISSING = MISSING
+    __not_null__ = frozenset({"total", "passed", "failed", "skipped", "errored", "invalidated", "unscored", "duration_ms", "by_grader", "attempts"})
+    total: Annotated[int | None, Field(description="Number of results.", ge=0)] = (
+        None
+    )
+    passed: Annotated[
+        int | None, Field(description="Results that passed.", ge=0)
+    ] = None
+    failed: Annotated[
+        int | None,
+        Field(
+            description="Scored results that did not pass (invalidated results included).",
+            ge=0,
+        ),
+    ] = None
+    skipped: Annotated[
+        int | None,
+        Field(
+            description="Results that were not scored: errored, or every grader unscored.",
+            ge=0,
+        ),
+    ] = None
+    errored: Annotated[
+        int | None, Field(description="Results with an execution error.", ge=0)
+    ] = None
+    invalidated: Annotated[
+        int | None,
+        Field(
+            description="Results failed by an invalidating constraint violation (and not errored).",
+            ge=0,
+        ),
+    ] = None
+    unscored: Annotated[
+        int | None,
+        Field(
+            description="Results with no error and no invalidating violation and no grader result with a score (none at all, or all null).",
+            ge=0,
+        ),
+    ] = None
+    pass_rate: Annotated[
+        float | None,
+        Field(
+            description="passed / (total - skipped): invalidated rows stay in the denominator as failures; null when nothing was scored.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    avg_score: Annotated[
+        float | None,
+        Field(
+            description="Mean row score over the scored results (errored and unscored rows excluded), where a row's score is the mean of its non-null grader scores, and 0 for an invalidated row; null when nothing was scored.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    duration_ms: Annotated[
+        int | None,
+        Field(description="Wall-clock duration of the run, in milliseconds.", ge=0),
+    ] = None
+    by_grader: Annotated[
+        dict[str, GraderSummary] | None,
+        Field(description="Per-grader totals, keyed by grader id."),
+    ] = None
+    attempts: AttemptSummary | None = None
 
 
-class Result(BaseModel):
+class Result(_base.Model):
     """
     The outcome of one attempt at one test case.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    test_case_id: common.Identifier
-    """
-    The `id` of the test case.
-    """
-    attempt: Annotated[int | MISSING, Field(ge=1)] = MISSING
-    """
-    1-based attempt number, ascending in observation order. Absent means a single attempt.
-    """
-    actual_output: str | MISSING = MISSING
-    """
-    The output that was graded.
-    """
-    grader_results: list[GraderResult]
-    """
-    Scored quality signals, one per grader that ran. Empty when the row errored before grading.
-    """
-    constraint_violations: list[ConstraintViolation] | MISSING = MISSING
-    """
-    Hard constraints this result broke. Unlike grader results they do not average: one with `invalidates_result: true` fails the row, which stays in every denominator. Unlike `error`, the row did produce a usable, scored result.
-    """
-    passed: bool
-    """
-    Whether the result passed.
-    """
-    duration_ms: Annotated[int | MISSING, Field(ge=0)] = MISSING
-    """
-    Time taken, in milliseconds.
-    """
-    completed_at: common.DateTime | MISSING = MISSING
-    """
-    When this result was produced; later wins when partial runs are merged.
-    """
-    error: ExecutionError | MISSING = MISSING
-    metadata: common.Metadata | MISSING = MISSING
+    __not_null__ = frozenset({"attempt", "actual_output", "constraint_violations", "duration_ms", "completed_at", "error", "metadata"})
+    test_case_id: Annotated[
+        str, Field(description="The `id` of the test case.", min_length=1)
+    ]
+    attempt: Annotated[
+        int | None,
+        Field(
+            description="1-based attempt number, ascending in observation order. Absent means a single attempt.",
+            ge=1,
+        ),
+    ] = None
+    actual_output: Annotated[
+        str | None, Field(description="The output that was graded.")
+    ] = None
+    grader_results: Annotated[
+        list[GraderResult],
+        Field(
+            description="Scored quality signals, one per grader that ran. Empty when the row errored before grading."
+        ),
+    ]
+    constraint_violations: Annotated[
+        list[ConstraintViolation] | None,
+        Field(
+            description="Hard constraints this result broke. Unlike grader results they do not average: one with `invalidates_result: true` fails the row, which stays in every denominator. Unlike `error`, the row did produce a usable, scored result."
+        ),
+    ] = None
+    passed: Annotated[bool, Field(description="Whether the result passed.")]
+    duration_ms: Annotated[
+        int | None, Field(description="Time taken, in milliseconds.", ge=0)
+    ] = None
+    completed_at: Annotated[
+        str | None,
+        Field(
+            description="When this result was produced; later wins when partial runs are merged."
+        ),
+    ] = None
+    error: ExecutionError | None = None
+    metadata: common.Metadata | None = None
 
 
-class ResultSet(BaseModel):
+class ResultSet(_base.Model):
     """
     The results of one run of a suite: one row per test case (and attempt), each with its grader results, hard-constraint violations and execution error.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    field_schema: Annotated[common.SchemaUri | MISSING, Field(alias="$schema")] = (
-        MISSING
-    )
-    version: common.SpecVersion
-    """
-    The version of this specification the result set conforms to.
-    """
-    suite_id: common.Identifier
-    """
-    The `id` of the suite that was run.
-    """
-    suite_version: str | MISSING = MISSING
-    """
-    The suite's own version label, if it has one.
-    """
-    suite_digest: Annotated[
-        str | MISSING,
+    __not_null__ = frozenset({"field_schema", "suite_version", "completed_at", "provider", "runner", "isolation", "group", "summary", "metadata"})
+    field_schema: Annotated[
+        str | None,
         Field(
-            examples=["sha256:9f2b5c0e8e6b7d1c4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b"],
-            pattern="^sha256:[0-9a-f]{64}$",
+            alias="$schema",
+            description="The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.",
+            min_length=1,
         ),
-    ] = MISSING
-    """
-    SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.
-    """
-    run_id: common.Identifier
-    """
-    Identifier of this run; SHOULD be globally unique.
-    """
-    started_at: common.DateTime
-    """
-    When the run started.
-    """
-    completed_at: common.DateTime | MISSING = MISSING
-    """
-    When the run finished.
-    """
-    provider: common.Provider | MISSING = MISSING
-    runner: Runner | MISSING = MISSING
-    graders: dict[str, GraderProvenance] | MISSING = MISSING
-    """
-    Provenance of the graders that ran, keyed by grader id: what makes one grader's scores comparable with another run's.
-    """
-    isolation: Annotated[str | MISSING, Field(examples=["fresh", "shared"])] = MISSING
-    """
-    How attempts were isolated from each other. Open: `fresh` and `shared` are conventional.
-    """
-    group: Group | MISSING = MISSING
-    results: list[Result]
-    """
-    One row per test case and attempt. May be empty (a group parent that holds no results of its own).
-    """
-    summary: Summary | MISSING = MISSING
-    metadata: common.Metadata | MISSING = MISSING
+    ] = None
+    version: Annotated[
+        str,
+        Field(
+            description="The version of this specification the result set conforms to.",
+            examples=["1.1.0", "1.0.0-rc.5"],
+            pattern="^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
+        ),
+    ]
+    suite_id: Annotated[
+        str, Field(description="The `id` of the suite that was run.", min_length=1)
+    ]
+    suite_version: Annotated[
+        str | None,
+        Field(description="The suite's own version label, if it has one."),
+    ] = None
+    run_id: Annotated[
+        str,
+        Field(
+            description="Identifier of this run; SHOULD be globally unique.",
+            min_length=1,
+        ),
+    ]
+    started_at: Annotated[str, Field(description="When the run started.")]
+    completed_at: Annotated[
+        str | None, Field(description="When the run finished.")
+    ] = None
+    provider: common.Provider | None = None
+    runner: Runner | None = None
+    isolation: Annotated[
+        str | None,
+        Field(
+            description="How attempts were isolated from each other. Open: `fresh` and `shared` are conventional.",
+            examples=["fresh", "shared"],
+        ),
+    ] = None
+    group: Group | None = None
+    results: Annotated[
+        list[Result],
+        Field(
+            description="One row per test case and attempt. May be empty (a group parent that holds no results of its own)."
+        ),
+    ]
+    summary: Summary | None = None
+    metadata: common.Metadata | None = None

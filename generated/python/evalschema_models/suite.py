@@ -2,116 +2,126 @@
 
 from __future__ import annotations
 
+from . import _base
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from . import common, grader, testcase
 
 
-class Defaults(BaseModel):
+class Defaults(_base.Model):
     """
     Defaults applied to every test case that does not set its own.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    timeout_ms: Annotated[int | MISSING, Field(ge=1)] = MISSING
-    """
-    Default time limit per test case, in milliseconds.
-    """
-    weight: Annotated[float | MISSING, Field(ge=0.0)] = MISSING
-    """
-    Default test case weight.
-    """
+    __not_null__ = frozenset({"timeout_ms", "weight"})
+    timeout_ms: Annotated[
+        int | None,
+        Field(description="Default time limit per test case, in milliseconds.", ge=1),
+    ] = None
+    weight: Annotated[
+        float | None, Field(description="Default test case weight.", ge=0.0)
+    ] = None
 
 
-class Retry(BaseModel):
+class Retry(_base.Model):
     """
     Retry policy for provider failures.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    max_attempts: Annotated[int, Field(ge=1)] = 3
-    """
-    Attempts per test case, the first included.
-    """
-    backoff_ms: Annotated[int, Field(ge=100)] = 1000
-    """
-    Initial back-off between attempts, in milliseconds.
-    """
+    max_attempts: Annotated[
+        int, Field(description="Attempts per test case, the first included.", ge=1)
+    ] = 3
+    backoff_ms: Annotated[
+        int,
+        Field(
+            description="Initial back-off between attempts, in milliseconds.", ge=100
+        ),
+    ] = 1000
 
 
-class SuiteConfig(BaseModel):
+class SuiteConfig(_base.Model):
     """
     How a runner executes the suite.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    provider: common.Provider | MISSING = MISSING
-    defaults: Defaults | MISSING = MISSING
-    """
-    Defaults applied to every test case that does not set its own.
-    """
-    parallel: Annotated[int | MISSING, Field(ge=1)] = MISSING
-    """
-    How many test cases may run at once.
-    """
-    retry: Retry | MISSING = MISSING
-    """
-    Retry policy for provider failures.
-    """
+    __not_null__ = frozenset({"provider", "defaults", "parallel", "retry"})
+    provider: common.Provider | None = None
+    defaults: Annotated[
+        Defaults | None,
+        Field(
+            description="Defaults applied to every test case that does not set its own."
+        ),
+    ] = None
+    parallel: Annotated[
+        int | None, Field(description="How many test cases may run at once.", ge=1)
+    ] = None
+    retry: Annotated[
+        Retry | None, Field(description="Retry policy for provider failures.")
+    ] = None
 
 
-class Suite(BaseModel):
+class Suite(_base.Model):
     """
     An evaluation suite: shared graders and the test cases, inline or in a JSON Lines file (exactly one of the two).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    field_schema: Annotated[common.SchemaUri | MISSING, Field(alias="$schema")] = (
-        MISSING
-    )
-    version: common.SpecVersion
-    """
-    The version of this specification the suite conforms to.
-    """
-    id: common.Identifier
-    """
-    Identifier of the suite.
-    """
-    name: str | MISSING = MISSING
-    """
-    Human-readable name.
-    """
-    description: str | MISSING = MISSING
-    """
-    Human-readable description.
-    """
-    graders: list[grader.Grader] | MISSING = MISSING
-    """
-    Graders shared by the test cases, referenced by id.
-    """
-    test_cases: Annotated[list[testcase.TestCase] | MISSING, Field(min_length=1)] = (
-        MISSING
-    )
-    """
-    The test cases, inline.
-    """
-    test_cases_file: Annotated[str | MISSING, Field(min_length=1)] = MISSING
-    """
-    Path of a JSON Lines file holding the test cases, relative to this suite file.
-    """
-    config: SuiteConfig | MISSING = MISSING
-    metadata: common.Metadata | MISSING = MISSING
-    tags: list[str] | MISSING = MISSING
-    """
-    Free-form labels for filtering.
-    """
+    __not_null__ = frozenset({"field_schema", "name", "description", "graders", "test_cases", "test_cases_file", "config", "metadata", "tags"})
+    field_schema: Annotated[
+        str | None,
+        Field(
+            alias="$schema",
+            description="The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.",
+            min_length=1,
+        ),
+    ] = None
+    version: Annotated[
+        str,
+        Field(
+            description="The version of this specification the suite conforms to.",
+            examples=["1.1.0", "1.0.0-rc.5"],
+            pattern="^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
+        ),
+    ]
+    id: Annotated[str, Field(description="Identifier of the suite.", min_length=1)]
+    name: Annotated[str | None, Field(description="Human-readable name.")] = None
+    description: Annotated[
+        str | None, Field(description="Human-readable description.")
+    ] = None
+    graders: Annotated[
+        list[grader.Grader] | None,
+        Field(description="Graders shared by the test cases, referenced by id."),
+    ] = None
+    test_cases: Annotated[
+        list[testcase.TestCase] | None,
+        Field(description="The test cases, inline.", min_length=1),
+    ] = None
+    test_cases_file: Annotated[
+        str | None,
+        Field(
+            description="Path of a JSON Lines file holding the test cases, relative to this suite file.",
+            min_length=1,
+        ),
+    ] = None
+    config: SuiteConfig | None = None
+    metadata: common.Metadata | None = None
+    tags: Annotated[
+        list[str] | None, Field(description="Free-form labels for filtering.")
+    ] = None

@@ -2,85 +2,111 @@
 
 from __future__ import annotations
 
+from . import _base
 from typing import Annotated, Any
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
 from . import common, grader
 
 
 class Input(RootModel[str]):
-    root: Annotated[str, Field(min_length=1)]
-    """
-    The input: a non-empty prompt, or a non-empty list of messages.
-    """
+    root: Annotated[
+        str,
+        Field(
+            description="The input: a non-empty prompt, or a non-empty list of messages.",
+            min_length=1,
+        ),
+    ]
 
 
 class Input1(RootModel[list[str]]):
-    root: Annotated[list[str], Field(min_length=1)]
-    """
-    The input: a non-empty prompt, or a non-empty list of messages.
-    """
+    root: Annotated[
+        list[str],
+        Field(
+            description="The input: a non-empty prompt, or a non-empty list of messages.",
+            min_length=1,
+        ),
+    ]
 
 
-class TestCase(BaseModel):
+class TestCase(_base.Model):
     """
     One evaluation input with the graders that score its output.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    field_schema: Annotated[common.SchemaUri | MISSING, Field(alias="$schema")] = (
-        MISSING
-    )
-    id: common.Identifier
-    """
-    Identifier of the test case, unique within its suite.
-    """
-    input: Input | Input1
-    """
-    The input: a non-empty prompt, or a non-empty list of messages.
-    """
-    expected_output: str | MISSING = MISSING
-    """
-    The reference output, for graders that compare against one.
-    """
-    context: list[str] | MISSING = MISSING
-    """
-    Context passages given to the system under test.
-    """
-    retrieval_context: list[str] | MISSING = MISSING
-    """
-    Passages the system retrieved, for retrieval graders.
-    """
-    tools_called: list[str] | MISSING = MISSING
-    """
-    Names of the tools the system called.
-    """
-    expected_tools: list[str] | MISSING = MISSING
-    """
-    Names of the tools the system is expected to call.
-    """
-    graders: Annotated[list[common.Identifier | grader.Grader], Field(min_length=1)]
-    """
-    Graders for this case: the id of a suite-level grader, or a grader defined inline.
-    """
-    metadata: common.Metadata | MISSING = MISSING
-    tags: list[str] | MISSING = MISSING
-    """
-    Free-form labels for filtering.
-    """
-    provider: common.Provider | MISSING = MISSING
-    params: dict[str, Any] | MISSING = MISSING
-    """
-    Extension point: runner-specific parameters for this case.
-    """
-    timeout_ms: Annotated[int | MISSING, Field(ge=1)] = MISSING
-    """
-    Time limit for producing the output, in milliseconds.
-    """
-    weight: Annotated[float, Field(ge=0.0)] = 1.0
-    """
-    Relative weight of this case in weighted aggregates.
-    """
+    __not_null__ = frozenset({"field_schema", "expected_output", "context", "retrieval_context", "tools_called", "expected_tools", "metadata", "tags", "provider", "params", "timeout_ms"})
+    field_schema: Annotated[
+        str | None,
+        Field(
+            alias="$schema",
+            description="The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.",
+            min_length=1,
+        ),
+    ] = None
+    id: Annotated[
+        str,
+        Field(
+            description="Identifier of the test case, unique within its suite.",
+            min_length=1,
+        ),
+    ]
+    input: Annotated[
+        Input | Input1,
+        Field(
+            description="The input: a non-empty prompt, or a non-empty list of messages."
+        ),
+    ]
+    expected_output: Annotated[
+        str | None,
+        Field(
+            description="The reference output, for graders that compare against one."
+        ),
+    ] = None
+    context: Annotated[
+        list[str] | None,
+        Field(description="Context passages given to the system under test."),
+    ] = None
+    retrieval_context: Annotated[
+        list[str] | None,
+        Field(description="Passages the system retrieved, for retrieval graders."),
+    ] = None
+    tools_called: Annotated[
+        list[str] | None, Field(description="Names of the tools the system called.")
+    ] = None
+    expected_tools: Annotated[
+        list[str] | None,
+        Field(description="Names of the tools the system is expected to call."),
+    ] = None
+    graders: Annotated[
+        list[common.Identifier | grader.Grader],
+        Field(
+            description="Graders for this case: the id of a suite-level grader, or a grader defined inline.",
+            min_length=1,
+        ),
+    ]
+    metadata: common.Metadata | None = None
+    tags: Annotated[
+        list[str] | None, Field(description="Free-form labels for filtering.")
+    ] = None
+    provider: common.Provider | None = None
+    params: Annotated[
+        dict[str, Any] | None,
+        Field(description="Extension point: runner-specific parameters for this case."),
+    ] = None
+    timeout_ms: Annotated[
+        int | None,
+        Field(
+            description="Time limit for producing the output, in milliseconds.", ge=1
+        ),
+    ] = None
+    weight: Annotated[
+        float,
+        Field(
+            description="Relative weight of this case in weighted aggregates.", ge=0.0
+        ),
+    ] = 1.0

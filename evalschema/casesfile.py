@@ -1,0 +1,96 @@
+"""A suite's ``test_cases_file``: followed relative to the suite file, its test cases checked as inline ones are.
+
+Each line of the JSON Lines file is a ``testcase`` document, reported as an entry of its own (the file and the
+line), with every rule an inline test case gets: the schema, ``INVALID_REGEX``, and across the file and the suite
+``DUPLICATE_ID`` (a later repeat of an id) and ``DANGLING_REFERENCE`` (a grader id the suite does not define). A
+file that cannot be read is ``TEST_CASES_FILE_UNREADABLE`` at the suite's ``/test_cases_file``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalschema_models import rules as codes
+
+from . import messages
+from .findings import Finding, Report
+from .loader import load_path
+from .rules import suite_rules
+from .streaming import placed
+from .validate import validate
+
+_CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
+# the suite rules that look across test cases: the file's cases get them as the suite's inline cases do
+_ACROSS = frozenset({codes.DUPLICATE_ID, codes.DANGLING_REFERENCE})
+
+
+@dataclass
+class CasesFile:
+    """What following a suite's ``test_cases_file`` gave: the file, its readable test cases, a finding for the
+    suite if the file cannot be read, and one report per line."""
+
+    path: Path | None = None
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    problem: Finding | None = None
+    lines: list[tuple[int | None, Report, bool]] = field(default_factory=list)  # (line, report, readable)
+
+
+def follow(
+    suite: Any,
+    suite_path: Path,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    engine: Any = "fast",
+    spec_version: str | None = None,
+) -> CasesFile:
+    """Read and check the test cases of ``suite`` (read from ``suite_path``) that live in its ``test_cases_file``."""
+    options: dict[str, Any] = {"strict": strict, "allow_unknown": allow_unknown, "engine": engine, "spec_version": spec_version}
+    name = suite.get("test_cases_file") if isinstance(suite, dict) else None
+    if not isinstance(name, str) or not name:
+        return CasesFile()
+    path = suite_path.parent / name
+    out = CasesFile(path)
+    loaded_lines = list(load_path(path, "jsonl"))
+    if len(loaded_lines) == 1 and loaded_lines[0].line is None and loaded_lines[0].problem is not None:
+        problem = loaded_lines[0].problem
+        out.problem = Finding(
+            "/test_cases_file",
+            codes.TEST_CASES_FILE_UNREADABLE,
+            "error",
+            f"cannot read the test cases file {messages.show(name)} (relative to the suite file): {problem.code}: {problem.message}",
+        )
+        return out
+    documents: list[tuple[int | None, Any]] = []
+    for loaded in loaded_lines:
+        if loaded.problem is not None:
+            out.lines.append((loaded.line, Report.build("testcase", [loaded.problem], strict=False), False))
+            continue
+        findings = list(validate(loaded.document, "testcase", **options).findings)
+        documents.append((loaded.line, loaded))
+        out.lines.append((loaded.line, Report.build("testcase", findings, strict=False), True))
+        if isinstance(loaded.document, dict):
+            out.cases.append(loaded.document)
+    # across the file: the suite's rules over its graders and these cases, mapped back to each case's line
+    readable = [(line, loaded) for line, loaded in documents if isinstance(loaded.document, dict)]
+    combined = {"graders": suite.get("graders", []), "test_cases": [loaded.document for _, loaded in readable]}
+    across: dict[int, list[Finding]] = {}
+    for finding in suite_rules(combined):
+        if finding.code not in _ACROSS or not finding.pointer.startswith("/test_cases/"):
+            continue
+        index_text, _, rest = finding.pointer[len("/test_cases/") :].partition("/")
+        # "first at /test_cases/0/id" names a line of the file instead
+        message = _CASE_POINTER.sub(lambda m: f"line {readable[int(m.group(1))][0]}", finding.message)
+        across.setdefault(int(index_text), []).append(Finding("/" + rest, finding.code, finding.severity, message))
+    by_line = {line: number for number, (line, _) in enumerate(readable)}
+    for slot, (line, report, ok) in enumerate(out.lines):
+        if not ok or line not in by_line:
+            continue
+        loaded = readable[by_line[line]][1]
+        extra = across.get(by_line[line], [])
+        merged = Report.build("testcase", [*report.findings, *extra], strict=strict)
+        out.lines[slot] = (line, placed(merged, loaded.positions()) if merged.findings else merged, True)
+    return out

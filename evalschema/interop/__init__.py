@@ -1,0 +1,120 @@
+"""Import other tools' eval results into evalschema, and export result sets to other tools — with a loss report.
+
+>>> from evalschema.interop import import_results, export_results
+>>> outcome = import_results("promptfoo", [Path("results.json")], Path("run.resultset.json"))
+>>> print(outcome.loss.text())
+
+Each converter is its own module: importers ``inspect_ai``, ``promptfoo``, ``lm_eval``, ``openai_evals``,
+``deepeval``; exporters ``eee`` (Every Eval Ever), ``otel`` (OpenTelemetry GenAI evaluation events, OTLP/JSON)
+and ``csv``. The mappings, the metadata key prefixes and the error codes are SPEC.md, Appendix A.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .base import Sink
+from .common import ERROR_CODES, ConversionError, LossReport, atomic_stream
+
+IMPORTERS: dict[str, str] = {
+    "inspect_ai": "inspect_ai",
+    "promptfoo": "promptfoo",
+    "lm_eval": "lm_eval",
+    "openai_evals": "openai_evals",
+    "deepeval": "deepeval",
+}
+EXPORTERS: dict[str, str] = {"eee": "eee", "otel": "otel", "csv": "csv_export"}
+
+__all__ = [
+    "ERROR_CODES",
+    "EXPORTERS",
+    "IMPORTERS",
+    "ConversionError",
+    "ExportOutcome",
+    "ImportOutcome",
+    "LossReport",
+    "export_results",
+    "import_results",
+    "suite_path_for",
+]
+
+
+@dataclass
+class ImportOutcome:
+    resultset_path: Path
+    suite_path: Path
+    loss: LossReport
+    summary: dict[str, Any]
+
+
+@dataclass
+class ExportOutcome:
+    path: Path
+    loss: LossReport
+    records: int
+
+
+def suite_path_for(out: Path) -> Path:
+    """The default suite path beside a result set: ``run.resultset.json`` → ``run.suite.json``."""
+    name = out.name
+    for ending in (".resultset.json", ".json"):
+        if name.endswith(ending):
+            return out.with_name(name[: -len(ending)] + ".suite.json")
+    return out.with_name(name + ".suite.json")
+
+
+def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path | None = None) -> ImportOutcome:
+    """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out``.
+
+    Both files appear atomically, or neither does. Raises :class:`ConversionError` (a code from
+    ``ERROR_CODES``) for an input that cannot be converted, and ``MissingExtra`` when the format needs an
+    optional dependency that is not installed.
+    """
+    if format not in IMPORTERS:
+        raise ValueError(f"unknown import format {format!r} (one of {', '.join(IMPORTERS)})")
+    module = importlib.import_module(f".{IMPORTERS[format]}", __name__)
+    loss = LossReport("import", format)
+    suite_out = suite_out or suite_path_for(out)
+    inputs = [Path(p) for p in inputs]
+    with atomic_stream(out) as stream:
+        sink = Sink(stream, format, loss)
+        module.read(inputs, sink, loss)
+        summary = sink.finish(", ".join(p.name for p in inputs))
+        assert sink.headers is not None
+        with atomic_stream(suite_out) as suite_stream:
+            header = dict(sink.headers.suite)
+            sink.suite.write(suite_stream, header)
+    return ImportOutcome(out, suite_out, loss, summary)
+
+
+def export_results(format: str, resultset: Path, out: Path) -> ExportOutcome:
+    """Convert the result set at ``resultset`` to ``format`` at ``out`` (written atomically).
+
+    The input must be a valid result set (our validator's verdict): otherwise ``EXPORT_INPUT_INVALID``.
+    """
+    if format not in EXPORTERS:
+        raise ValueError(f"unknown export format {format!r} (one of {', '.join(EXPORTERS)})")
+    from ..validate import validate
+
+    try:
+        document = orjson.loads(Path(resultset).read_bytes())
+    except OSError as exc:
+        raise ConversionError("EXPORT_INPUT_INVALID", f"cannot read: {exc.strerror or exc}", str(resultset)) from None
+    except orjson.JSONDecodeError as exc:
+        raise ConversionError("EXPORT_INPUT_INVALID", f"not JSON: {exc}", str(resultset)) from None
+    report = validate(document, "resultset")
+    if report.errors:
+        first = report.errors[0]
+        raise ConversionError(
+            "EXPORT_INPUT_INVALID", f"not a valid result set: {first.code}: {first.message}", str(resultset), first.pointer
+        )
+    module = importlib.import_module(f".{EXPORTERS[format]}", __name__)
+    loss = LossReport("export", format)
+    with atomic_stream(out) as stream:
+        records: int = module.write(document, stream, loss, Path(resultset).name)
+    return ExportOutcome(out, loss, records)

@@ -1,0 +1,177 @@
+"""The import pipeline every importer plugs into: a sink for graders, test cases and rows, and the mapping
+helpers the importers share (score mapping, the outcome rule for ``passed``, metadata keys).
+
+Metadata: whatever a source holds that has no field of its own in evalschema is kept under ``metadata`` with
+the key prefix ``<format>.`` (``inspect_ai.``, ``promptfoo.``, ``lm_eval.``, ``openai_evals.``, ``deepeval.``):
+a tool prefix, as the schemas recommend.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .common import ConversionError, LossReport, ResultSetWriter, SuiteWriter
+
+PASS_THRESHOLD = 1.0  # a numeric score with no threshold in the source passes only at full credit
+
+
+@dataclass
+class Headers:
+    resultset: dict[str, Any]
+    suite: dict[str, Any]
+
+
+class Sink:
+    """Receives one import: the headers first, then graders, test cases and rows in any order."""
+
+    def __init__(self, stream: IO[bytes], format: str, loss: LossReport) -> None:
+        self.stream = stream
+        self.format = format
+        self.loss = loss
+        self.suite = SuiteWriter()
+        self.writer: ResultSetWriter | None = None
+        self.headers: Headers | None = None
+        self.summary: dict[str, Any] | None = None
+        self.declared: dict[str, tuple[str, ...]] = {}
+        self.interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def start(self, resultset: dict[str, Any], suite: dict[str, Any]) -> None:
+        assert self.writer is None
+        suite.setdefault("id", resultset["suite_id"])
+        self.headers = Headers(resultset, suite)
+        self.writer = ResultSetWriter(self.stream, resultset)
+
+    def grader(self, grader: dict[str, Any]) -> None:
+        self.suite.grader(grader)
+
+    def test_case(self, case: dict[str, Any]) -> bool:
+        added = self.suite.test_case(case)
+        if added and "graders" in case:
+            self.declared[case["id"]] = self._intern(tuple(g for g in case["graders"] if isinstance(g, str)))
+        return added
+
+    def _intern(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        return self.interned.setdefault(ids, ids)
+
+    def result(self, row: dict[str, Any]) -> None:
+        """Write a row: ``passed`` decided by the outcome model; a non-errored row gets an unscored result for each
+        grader its test case lists but the source did not score (so the cross-document rules hold), and a
+        placeholder grader ``<format>:none`` when the source scored nothing at all."""
+        assert self.writer is not None, "start() first"
+        case = row["test_case_id"]
+        results = row.setdefault("grader_results", [])
+        if "error" not in row:
+            have = {g["grader_id"] for g in results}
+            for grader_id in self.declared.get(case, ()):
+                if grader_id not in have:
+                    results.append({"grader_id": grader_id, "type": self.suite.graders[grader_id]["type"], "score": None, "passed": False})
+                    self.loss.defaulted("", f"(test case {case})", "a grader of the test case has no result on a row: unscored")
+            if not results:
+                placeholder = f"{self.format}:none"
+                self.grader({"id": placeholder, "type": "custom", "params": {"handler": placeholder}})
+                results.append({"grader_id": placeholder, "type": "custom", "score": None, "passed": False})
+                self.loss.defaulted(
+                    "", "(rows)", f"the source has no score for a row: one unscored result of the placeholder grader {placeholder}"
+                )
+        seen = self.suite.case_graders.get(case, ())
+        ids = tuple(g["grader_id"] for g in results)
+        if not set(ids) <= set(seen):
+            self.suite.case_graders[case] = self._intern(tuple(sorted(set(seen) | set(ids))))
+        row["passed"] = decide_passed(row)
+        self.writer.add(row)
+
+    def finish(self, source: str) -> dict[str, Any]:
+        if self.writer is None or self.writer.rows == 0:
+            raise ConversionError("IMPORT_EMPTY", "no samples or results to import", source)
+        self.summary = self.writer.finish()
+        return self.summary
+
+
+def decide_passed(row: dict[str, Any]) -> bool:
+    """The outcome model's conventional policy (SPEC 4.1): a row passes when it has no error, no invalidating
+    violation, at least one scored grader result, and every scored grader result passed."""
+    if "error" in row:
+        return False
+    if any(v.get("invalidates_result") is True for v in row.get("constraint_violations", [])):
+        return False
+    scored = [g for g in row.get("grader_results", []) if g.get("score") is not None]
+    return bool(scored) and all(g.get("passed") is True for g in scored)
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (sources are read defensively)."""
+    return value if isinstance(value, dict) else {}
+
+
+def arr(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def finite_number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+LETTERS = {"C": (1.0, True), "I": (0.0, False), "P": (0.5, False), "N": (0.0, False)}
+
+
+def map_score(
+    value: Any, loss: LossReport, source: str, where: str, *, threshold: float | None = None, letters: bool = False
+) -> tuple[float | None, bool, dict[str, Any]]:
+    """A source score as (score in [0, 1] or None, passed, metadata to keep): the shared rules of Appendix A.
+
+    - booleans: 1 / 0, passed when true;
+    - numbers in [0, 1]: as they are, passed at ``threshold`` (or at full credit, approximated, when the source
+      has none);
+    - Inspect's letters (``letters=True``): C 1 pass, I 0, P 0.5 (partial credit does not pass), N 0 — approximated;
+    - numeric strings: as numbers (approximated);
+    - anything else (out-of-range numbers, other strings, lists, objects): unscored (``None``), the value kept
+      in metadata under ``value`` (approximated).
+    """
+    if isinstance(value, bool):
+        return (1.0 if value else 0.0), value, {}
+    if letters and isinstance(value, str) and value in LETTERS:
+        score, passed = LETTERS[value]
+        loss.approximated(
+            source, where, "Inspect letter value mapped to a number (C=1 pass, I=0, P=0.5, N=0); the letter is kept in metadata"
+        )
+        return score, passed, {"value": value}
+    number = finite_number(value)
+    if number is None and isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if number is not None and math.isfinite(number):
+            loss.approximated(source, where, "numeric string score read as a number")
+        else:
+            number = None
+    if number is not None and 0.0 <= number <= 1.0:
+        if threshold is None:
+            loss.approximated(source, where, "the source has no pass threshold: a numeric score passes only at 1.0")
+            return number, number >= PASS_THRESHOLD, {}
+        return number, number >= threshold, {}
+    loss.approximated(source, where, "score outside [0, 1] or not a number: unscored (null), the value kept in metadata")
+    return None, False, {"value": value}
+
+
+def prefixed(prefix: str, values: dict[str, Any], skip: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``values`` (minus ``skip`` and empty values) as metadata keys ``<prefix>.<key>``."""
+    return {f"{prefix}.{k}": v for k, v in values.items() if k not in skip and v not in (None, {}, [], "")}
+
+
+def text_or_default(value: Any, loss: LossReport, source: str, where: str, placeholder: str = "(empty)") -> str:
+    if isinstance(value, str) and value:
+        return value
+    loss.defaulted(source, where, f"empty or missing input: the test case input is {placeholder!r} (input must be non-empty)")
+    return placeholder
+
+
+def name_of(path: Path) -> str:
+    return path.name

@@ -1,0 +1,264 @@
+"""What every converter shares: the error with a code, the loss report, and the streaming writers.
+
+A conversion never holds a whole run in memory: importers hand rows one at a time to :class:`ResultSetWriter`
+(which keeps the reference summary as counts) and test cases to :class:`SuiteWriter` (which spools them to a
+temporary file), and both files appear atomically when the conversion finishes — or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import orjson
+
+from ..summary import SummaryBuilder
+from ..validate import validate
+
+# Conversion error codes (SPEC.md, Appendix A). Not document rules: they say why an input could not be converted.
+ERROR_CODES: dict[str, str] = {
+    "IMPORT_UNREADABLE": "the input cannot be read or parsed: missing file, bad JSON, truncated or corrupt archive",
+    "IMPORT_NOT_FORMAT": "the input parses but is not this format: a required field is missing or has the wrong type",
+    "IMPORT_VERSION_UNSUPPORTED": "the input declares a format version this importer does not read",
+    "IMPORT_EMPTY": "the input holds nothing to import (no samples, no results)",
+    "EXPORT_INPUT_INVALID": "the result set to export is unreadable or not a valid evalschema result set",
+}
+
+Category = Literal["dropped", "approximated", "defaulted"]
+CATEGORIES: tuple[Category, ...] = ("dropped", "approximated", "defaulted")
+EXAMPLES = 3  # concrete pointers kept per loss entry: the report stays small however many rows share a loss
+
+
+class ConversionError(Exception):
+    """An input that cannot be converted: a stable ``code``, a message, and where (file and pointer or line)."""
+
+    def __init__(self, code: str, message: str, source: str = "", pointer: str = "", line: int | None = None) -> None:
+        assert code in ERROR_CODES, code
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.source = source
+        self.pointer = pointer
+        self.line = line
+
+    def location(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.pointer:
+            where += f" {self.pointer}"
+        return where.strip()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "source": self.source, "pointer": self.pointer}
+        if self.line is not None:
+            out["line"] = self.line
+        return out
+
+    def __str__(self) -> str:
+        where = self.location()
+        return f"{where}: {self.code}: {self.message}" if where else f"{self.code}: {self.message}"
+
+
+def escape(token: str | int) -> str:
+    """One RFC 6901 reference token."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*tokens: str | int) -> str:
+    return "".join("/" + escape(t) for t in tokens)
+
+
+_INDEX = re.compile(r"(?<=[/:])[0-9]+(?=/|$)")
+
+
+@dataclass
+class LossEntry:
+    category: Category
+    source: str
+    pattern: str  # the pointer with array indices replaced by ``*``: one entry for a loss every row shares
+    reason: str
+    count: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "source": self.source,
+            "pointer": self.pattern,
+            "reason": self.reason,
+            "count": self.count,
+            "examples": list(self.examples),
+        }
+
+
+class LossReport:
+    """What a conversion did not carry over exactly, as source pointers with a reason.
+
+    ``dropped``: the value is in no output field and not under ``metadata`` either. ``approximated``: carried over,
+    but changed (a string score mapped to a number, a chat transcript flattened to strings). ``defaulted``: the
+    source had no value and the output needed one. Entries are grouped by (category, source, pointer pattern,
+    reason) with a count and a few concrete pointers, so the report stays small for a million rows.
+    """
+
+    def __init__(self, direction: Literal["import", "export"], format: str) -> None:
+        self.direction = direction
+        self.format = format
+        self.entries: dict[tuple[str, str, str, str], LossEntry] = {}
+
+    def add(self, category: Category, source: str, where: str, reason: str, count: int = 1) -> None:
+        pattern = _INDEX.sub("*", where)
+        key = (category, source, pattern, reason)
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = self.entries[key] = LossEntry(category, source, pattern, reason)
+        entry.count += count
+        if len(entry.examples) < EXAMPLES and where not in entry.examples:
+            entry.examples.append(where)
+
+    def dropped(self, source: str, where: str, reason: str, count: int = 1) -> None:
+        self.add("dropped", source, where, reason, count)
+
+    def approximated(self, source: str, where: str, reason: str, count: int = 1) -> None:
+        self.add("approximated", source, where, reason, count)
+
+    def defaulted(self, source: str, where: str, reason: str, count: int = 1) -> None:
+        self.add("defaulted", source, where, reason, count)
+
+    def of(self, category: Category) -> list[LossEntry]:
+        return [e for e in self.entries.values() if e.category == category]
+
+    @property
+    def has_dropped(self) -> bool:
+        return any(e.category == "dropped" for e in self.entries.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "direction": self.direction,
+            "format": self.format,
+            "counts": {c: sum(e.count for e in self.of(c)) for c in CATEGORIES},
+            **{c: [e.to_dict() for e in self.of(c)] for c in CATEGORIES},
+        }
+
+    def text(self) -> str:
+        lines = [f"loss report ({self.direction} {self.format}):"]
+        if not self.entries:
+            return lines[0] + " nothing dropped, approximated or defaulted\n"
+        for category in CATEGORIES:
+            entries = self.of(category)
+            if not entries:
+                continue
+            lines.append(f"  {category} ({sum(e.count for e in entries)}):")
+            for e in entries:
+                times = f" ×{e.count}" if e.count > 1 else ""
+                lines.append(f"    {e.source}{e.pattern}{times}: {e.reason}")
+        return "\n".join(lines) + "\n"
+
+
+def json_bytes(value: Any) -> bytes:
+    return orjson.dumps(value)
+
+
+@contextmanager
+def atomic_stream(path: Path) -> Iterator[IO[bytes]]:
+    """A binary file written beside ``path`` and renamed over it only when the block finishes without error."""
+    path = Path(path)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def schema_uri(kind: str) -> str:
+    from ..registry import current
+
+    return current().uri(kind)
+
+
+def spec_version() -> str:
+    from ..registry import spec_version as version
+
+    return version()
+
+
+class ResultSetWriter:
+    """Writes a result set row by row into an open stream; the summary is computed as rows pass and written last."""
+
+    def __init__(self, stream: IO[bytes], header: dict[str, Any]) -> None:
+        self.stream = stream
+        self.builder = SummaryBuilder(compact=True)
+        self.rows = 0
+        head = {"$schema": schema_uri("resultset"), "version": spec_version(), **header}
+        body = json_bytes(head)
+        stream.write(body[:-1] + (b',"results":[' if len(head) else b'"results":['))
+
+    def add(self, result: dict[str, Any]) -> None:
+        if self.rows:
+            self.stream.write(b",")
+        self.stream.write(json_bytes(result))
+        self.rows += 1
+        self.builder.add(result)
+
+    def finish(self) -> dict[str, Any]:
+        summary = self.builder.build().to_dict()
+        self.stream.write(b'],"summary":' + json_bytes(summary) + b"}")
+        return summary
+
+
+class SuiteWriter:
+    """Collects graders and spools test cases (first occurrence of each id wins) to a temporary file.
+
+    A test case without ``graders`` gets the graders its rows reported when the suite is written (importers learn
+    the graders as they read the rows), or every grader when its rows reported none (errored rows only).
+    """
+
+    def __init__(self) -> None:
+        self.graders: dict[str, dict[str, Any]] = {}
+        self.seen: set[str] = set()
+        self.case_graders: dict[str, tuple[str, ...]] = {}  # the graders each test case's rows reported
+        self.spool = tempfile.TemporaryFile()  # noqa: SIM115  # lives until write() closes it
+        self.count = 0
+
+    def grader(self, grader: dict[str, Any]) -> None:
+        self.graders.setdefault(grader["id"], grader)
+
+    def test_case(self, case: dict[str, Any]) -> bool:
+        if case["id"] in self.seen:
+            return False
+        self.seen.add(case["id"])
+        self.spool.write(json_bytes(case) + b"\n")
+        self.count += 1
+        return True
+
+    def write(self, stream: IO[bytes], header: dict[str, Any]) -> None:
+        head = {"$schema": schema_uri("suite"), "version": spec_version(), **header, "graders": list(self.graders.values())}
+        stream.write(json_bytes(head)[:-1] + b',"test_cases":[')
+        every = sorted(self.graders)
+        self.spool.seek(0)
+        for index, line in enumerate(self.spool):
+            case = orjson.loads(line)
+            case.setdefault("graders", list(self.case_graders.get(case["id"], ())) or every)
+            stream.write((b"," if index else b"") + json_bytes(case))
+        stream.write(b"]}")
+        self.spool.close()
+
+
+def check_written(path: Path, kind: str, suite: dict[str, Any] | None = None) -> list[str]:
+    """Findings of our own validator on a written document (used by the tests and ``--check``)."""
+    report = validate(orjson.loads(path.read_bytes()), kind, suite=suite)
+    return [f"{f.code} {f.pointer}: {f.message}" for f in report.errors]

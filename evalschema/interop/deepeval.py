@@ -1,0 +1,168 @@
+"""Import a DeepEval test run: the JSON of ``TestRun.model_dump(by_alias=True)`` that DeepEval saves locally
+(``.deepeval/.latest_run_full.json``, or ``test_run_*.json`` in ``DEEPEVAL_RESULTS_FOLDER``).
+
+One row per entry of ``testCases``; each ``metricsData`` entry is a grader result (score, threshold, success,
+reason; a metric ``error`` leaves it unscored). Conversational test cases are listed as dropped. The mapping is
+SPEC.md, Appendix A.5.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .base import Sink, finite_number, prefixed, text_or_default
+from .common import ConversionError, LossReport
+
+FORMAT = "deepeval"
+_CASE_MAPPED = {
+    "name",
+    "input",
+    "actualOutput",
+    "expectedOutput",
+    "context",
+    "retrievalContext",
+    "toolsCalled",
+    "expectedTools",
+    "metricsData",
+    "success",
+    "runDuration",
+    "tags",
+    "order",
+}
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "metric"
+
+
+def _strings(value: Any) -> list[str] | None:
+    if not isinstance(value, list):
+        return None
+    out: list[str] = []
+    for v in value:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict) and isinstance(v.get("name"), str):
+            out.append(v["name"])
+        else:
+            out.append(orjson.dumps(v).decode())
+    return out
+
+
+def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
+    if len(inputs) != 1:
+        raise ConversionError("IMPORT_NOT_FORMAT", "deepeval import takes one test run JSON file", ", ".join(map(str, inputs)))
+    path = inputs[0]
+    source = path.name
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
+    except OSError as exc:
+        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+    except orjson.JSONDecodeError as exc:
+        raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path)) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("testCases"), list):
+        raise ConversionError("IMPORT_NOT_FORMAT", "not a DeepEval test run: no 'testCases' list", source, "/testCases")
+    started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).isoformat().replace("+00:00", "Z")
+    loss.defaulted(source, "", "a DeepEval test run records no start time: started_at is the file's modification time")
+    identifier = doc.get("identifier") if isinstance(doc.get("identifier"), str) and doc["identifier"] else None
+    suite_id = f"deepeval:{doc.get('datasetAlias') or doc.get('testFile') or 'test-run'}"
+    run_id = identifier or f"deepeval-{path.stem}"
+    if identifier is None:
+        loss.defaulted(source, "/identifier", "no identifier: run_id made from the file name")
+    resultset: dict[str, Any] = {"suite_id": suite_id, "run_id": run_id, "started_at": started, "runner": {"name": "deepeval"}}
+    if isinstance(doc.get("datasetVersion"), str):
+        resultset["suite_version"] = doc["datasetVersion"]
+    resultset["metadata"] = prefixed(
+        FORMAT, {k: v for k, v in doc.items() if k not in {"testCases", "conversationalTestCases", "identifier"}}
+    )
+    sink.start(resultset, {"id": suite_id})
+    for index, case in enumerate(doc["testCases"]):
+        if not isinstance(case, dict):
+            raise ConversionError("IMPORT_NOT_FORMAT", "a test case is not an object", source, f"/testCases/{index}")
+        _case(case, index, sink, loss, source)
+    for index, _ in enumerate(doc.get("conversationalTestCases") or []):
+        loss.dropped(source, f"/conversationalTestCases/{index}", "conversational (multi-turn) test cases have no evalschema mapping yet")
+
+
+def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str) -> None:
+    base = f"/testCases/{index}"
+    name = case.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConversionError("IMPORT_NOT_FORMAT", "a test case has no name", source, base + "/name")
+    order = case.get("order")
+    case_id = f"{order if isinstance(order, int) else index}:{name}"
+    metrics = [m for m in case.get("metricsData") or [] if isinstance(m, dict)]
+    graders = []
+    for metric in metrics:
+        if not isinstance(metric.get("name"), str):
+            raise ConversionError("IMPORT_NOT_FORMAT", "a metric has no name", source, base + "/metricsData")
+        params: dict[str, Any] = {"handler": f"deepeval:{metric['name']}"}
+        if finite_number(metric.get("threshold")) is not None:
+            params["threshold"] = metric["threshold"]
+        grader = {"id": _slug(metric["name"]), "type": "custom", "params": params}
+        sink.grader(grader)
+        graders.append(grader["id"])
+    if not graders:
+        sink.grader({"id": "deepeval:no-metrics", "type": "custom", "params": {"handler": "deepeval:none"}})
+    out: dict[str, Any] = {
+        "id": case_id,
+        "input": text_or_default(case.get("input"), loss, source, base + "/input"),
+        "graders": graders or ["deepeval:no-metrics"],
+    }
+    if isinstance(case.get("expectedOutput"), str):
+        out["expected_output"] = case["expectedOutput"]
+    for field, target in (
+        ("context", "context"),
+        ("retrievalContext", "retrieval_context"),
+        ("toolsCalled", "tools_called"),
+        ("expectedTools", "expected_tools"),
+    ):
+        values = _strings(case.get(field))
+        if values is not None:
+            out[target] = values
+            if any(not isinstance(v, str) for v in case[field]):
+                loss.approximated(
+                    source, f"{base}/{field}", "tool calls reduced to their names (or JSON text); the objects are kept in metadata"
+                )
+                out.setdefault("metadata", {})[f"deepeval.{field}"] = case[field]
+    if isinstance(case.get("tags"), list):
+        out["tags"] = [str(t) for t in case["tags"]]
+    sink.test_case(out)
+    row: dict[str, Any] = {"test_case_id": case_id}
+    if isinstance(case.get("actualOutput"), str):
+        row["actual_output"] = case["actualOutput"]
+    results = []
+    for i, metric in enumerate(metrics):
+        where = f"{base}/metricsData/{i}"
+        score = finite_number(metric.get("score"))
+        kept: dict[str, Any] = {}
+        if metric.get("error"):
+            score, passed = None, False
+        elif score is None or not 0.0 <= score <= 1.0:
+            kept["score"] = metric.get("score")
+            loss.approximated(source, where + "/score", "score outside [0, 1] or missing: unscored, the value in metadata")
+            score, passed = None, False
+        else:
+            passed = metric.get("success") is True
+        result: dict[str, Any] = {"grader_id": _slug(metric["name"]), "type": "custom", "score": score, "passed": passed}
+        if isinstance(metric.get("reason"), str):
+            result["reason"] = metric["reason"]
+        meta = prefixed(FORMAT, {**kept, **{k: v for k, v in metric.items() if k not in {"name", "score", "reason", "success"}}})
+        if meta:
+            result["metadata"] = meta
+        results.append(result)
+    row["grader_results"] = results
+    duration = finite_number(case.get("runDuration"))
+    if duration is not None and duration >= 0:
+        row["duration_ms"] = round(duration * 1000)
+    meta = prefixed(FORMAT, {"success": case.get("success"), **{k: v for k, v in case.items() if k not in _CASE_MAPPED}})
+    if meta:
+        row["metadata"] = meta
+    sink.result(row)

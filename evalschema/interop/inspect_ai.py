@@ -1,0 +1,339 @@
+"""Import Inspect AI eval logs (``.eval`` archives and ``.json`` logs) through the ``inspect-ai`` package's reader.
+
+Needs the ``inspect`` extra. A ``.eval`` archive is read sample by sample (see ``_samples``): memory holds one
+sample at a time. Inspect's API has no incremental reader for ``.json`` logs, which are read whole.
+The field-by-field mapping is SPEC.md, Appendix A.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..extras import require
+from .base import Sink, map_score, prefixed, text_or_default
+from .common import ConversionError, LossReport, pointer
+
+FORMAT = "inspect_ai"
+SUFFIXES = (".eval", ".json")
+SUPPORTED_VERSIONS = (1, 2)
+
+# sample fields carried by a field of their own; everything else is metadata or listed as dropped
+_SAMPLE_MAPPED = {"id", "epoch", "input", "target", "output", "scores", "error", "total_time", "completed_at", "metadata"}
+_SAMPLE_DROPPED = {
+    "messages": "the conversation transcript has no field in a result row (the final completion is actual_output)",
+    "events": "the event transcript has no field in a result row",
+    "attachments": "attachments are content referenced by the transcript, which is dropped",
+    "events_data": "event payloads belong to the dropped transcript",
+    "timelines": "timelines belong to the dropped transcript",
+}
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(mode="json", exclude_none=True)
+    return dumped
+
+
+_ARCHIVE = re.compile(r"EOCD|zip|central directory|Bad magic|compressed", re.IGNORECASE)
+_JSON = re.compile(r"line \d+ column \d+|while parsing|JSON|unexpected character|expected ident", re.IGNORECASE)
+
+
+def _read_error(path: Path, exc: BaseException) -> ConversionError:
+    """The reader's exception as a conversion error: Inspect raises ValueError for most problems, so the message
+    tells an unreadable archive or JSON text from a log of the wrong shape (pydantic's errors, checked first)."""
+    text = str(exc)
+    first_line = text.splitlines()[0] if text else type(exc).__name__
+    if isinstance(exc, FileNotFoundError):
+        return ConversionError("IMPORT_UNREADABLE", "no such file", str(path))
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # pydantic's ValidationError: the first problem, with its location
+        try:
+            first = errors()[0]
+            return ConversionError(
+                "IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', text)}", str(path), pointer(*first.get("loc", ()))
+            )
+        except (TypeError, IndexError, KeyError):
+            pass
+    if "version" in text.lower() and "log format" in text.lower():
+        return ConversionError("IMPORT_VERSION_UNSUPPORTED", f"Inspect cannot read this log: {first_line}", str(path), "/version")
+    if isinstance(exc, (zipfile.BadZipFile, EOFError)) or (path.suffix == ".eval" and _ARCHIVE.search(text)):
+        return ConversionError("IMPORT_UNREADABLE", f"not a readable .eval archive (truncated or corrupt): {first_line}", str(path))
+    if isinstance(exc, json.JSONDecodeError) or (path.suffix == ".json" and _JSON.search(text)):
+        return ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {first_line}", str(path))
+    return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log ({type(exc).__name__}): {first_line}", str(path))
+
+
+def _samples(path: Path, header: Any) -> Iterator[Any]:
+    """The samples of a log, one at a time.
+
+    A ``.eval`` archive is opened once and its sample entries are read in the order of the header's sample ids
+    and epochs, each parsed with Inspect's own ``EvalSample`` model exactly as Inspect's ``read_eval_log_sample``
+    does (``json.loads`` of the entry, then ``EvalSample.model_validate`` with Inspect's deserialising context).
+    Inspect's ``read_eval_log_samples`` gives the same samples but reopens the archive and re-reads its directory
+    for every sample, which makes a large log quadratic (hours for 100k samples); memory is one sample either way.
+    A missing entry is skipped, as ``all_samples_required=False`` does.
+    """
+    from inspect_ai.log import EvalSample
+
+    if path.suffix != ".eval":  # a .json log was read whole with its header
+        yield from header.samples or []
+        return
+    sample_ids = header.eval.dataset.sample_ids
+    if sample_ids is None:
+        raise ConversionError(
+            "IMPORT_NOT_FORMAT",
+            "the log lists no sample ids (its samples cannot be read one by one)",
+            str(path),
+            "/eval/dataset/sample_ids",
+        )
+    with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
+        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+    try:
+        from inspect_ai._util.constants import get_deserializing_context
+
+        fresh_context: Callable[[], dict[str, Any]] = get_deserializing_context
+    except ImportError:  # a private helper: without it, pydantic's default context
+        fresh_context = dict
+    epochs = header.eval.config.epochs or 1
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        for sample_id in sample_ids:
+            for epoch in range(1, epochs + 1):
+                member = f"samples/{sample_id}_epoch_{epoch}.json"
+                if member not in names:
+                    continue
+                with archive.open(member) as entry:
+                    data = json.load(entry)
+                # a fresh context per sample, as Inspect does: it holds a message cache that would otherwise grow
+                # with every sample read
+                yield EvalSample.model_validate(data, context=fresh_context())
+
+
+def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
+    require("inspect_ai", "inspect", "evalschema import --from inspect_ai")
+    if len(inputs) != 1:
+        raise ConversionError("IMPORT_NOT_FORMAT", "Inspect import takes one log file (.eval or .json)", ", ".join(map(str, inputs)))
+    from inspect_ai.log import read_eval_log
+
+    path = inputs[0]
+    source = path.name
+    if path.suffix not in SUFFIXES:
+        raise ConversionError("IMPORT_NOT_FORMAT", f"an Inspect log ends in .eval or .json, not {path.suffix or '(none)'!r}", str(path))
+    if not path.is_file():
+        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path))
+    try:
+        if path.suffix == ".eval":
+            header = read_eval_log(str(path), header_only=True, format="eval")
+        else:  # no incremental reader for .json logs (and its header-only scan needs `version` first)
+            header = read_eval_log(str(path), format="json")
+    except ConversionError:
+        raise
+    except Exception as exc:  # the reader's own errors: mapped to a code, never a traceback
+        raise _read_error(path, exc) from None
+    head: dict[str, Any] = header.model_dump(mode="json", exclude_none=True, exclude={"samples"})
+    if head.get("version") not in SUPPORTED_VERSIONS:
+        raise ConversionError(
+            "IMPORT_VERSION_UNSUPPORTED", f"log format version {head.get('version')!r} (reads {SUPPORTED_VERSIONS})", str(path), "/version"
+        )
+    _start(head, sink, loss, source)
+    count = 0
+    try:
+        for sample in _samples(path, header):
+            _sample(_dump(sample), count, sink, loss, source)
+            count += 1
+    except ConversionError:
+        raise
+    except Exception as exc:
+        raise _read_error(path, exc) from None
+    if count and head.get("reductions"):
+        loss.dropped(source, "/reductions", "epoch reductions are recomputable from the attempt rows")
+
+
+def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str) -> None:
+    spec = head.get("eval", {})
+    stats = head.get("stats", {})
+    task = spec.get("task") or "inspect-task"
+    run_id = spec.get("eval_id") or spec.get("run_id") or spec.get("task_id") or "inspect-run"
+    started = stats.get("started_at") or spec.get("created")
+    if not started:
+        raise ConversionError(
+            "IMPORT_NOT_FORMAT", "the log has no start time (stats.started_at or eval.created)", source, "/stats/started_at"
+        )
+    provider: dict[str, Any] = {"model": spec["model"]} if spec.get("model") else {}
+    config = spec.get("model_generate_config") or {}
+    if isinstance(config.get("temperature"), (int, float)):
+        provider["temperature"] = config["temperature"]
+    if isinstance(config.get("max_tokens"), int) and config["max_tokens"] >= 1:
+        provider["max_tokens"] = config["max_tokens"]
+    if spec.get("model_base_url"):
+        provider["api_base"] = spec["model_base_url"]
+    extra = {k: v for k, v in {"model_args": spec.get("model_args"), "generate_config": config}.items() if v}
+    if extra:
+        provider["extra"] = extra
+    runner: dict[str, Any] = {"name": "inspect_ai"}
+    if (spec.get("packages") or {}).get("inspect_ai"):
+        runner["version"] = spec["packages"]["inspect_ai"]
+    metadata = prefixed(
+        FORMAT,
+        {
+            "log_version": head.get("version"),
+            "status": head.get("status"),
+            "run_id": spec.get("run_id"),
+            "eval": {k: v for k, v in spec.items() if k not in {"model_generate_config", "model_args", "model_base_url"}},
+            "plan": head.get("plan"),
+            "results": head.get("results"),
+            "stats": stats,
+            "error": head.get("error"),
+            "tags": head.get("tags"),
+            "metadata": head.get("metadata"),
+            "invalidated": head.get("invalidated") or None,
+        },
+    )
+    resultset: dict[str, Any] = {"suite_id": str(task), "run_id": str(run_id), "started_at": started}
+    if spec.get("task_version") not in (None, ""):
+        resultset["suite_version"] = str(spec["task_version"])
+    if stats.get("completed_at"):
+        resultset["completed_at"] = stats["completed_at"]
+    if provider:
+        resultset["provider"] = provider
+    resultset["runner"] = runner
+    resultset["metadata"] = metadata
+    suite: dict[str, Any] = {"id": str(task), "name": spec.get("task_display_name") or str(task)}
+    if spec.get("tags") or head.get("tags"):
+        suite["tags"] = [str(t) for t in (spec.get("tags") or head.get("tags") or [])]
+    if spec.get("model"):
+        suite["config"] = {"provider": {"model": spec["model"]}}
+    suite["metadata"] = prefixed(FORMAT, {"task_file": spec.get("task_file"), "dataset": spec.get("dataset"), "solver": spec.get("solver")})
+    sink.start(resultset, suite)
+    for scorer in spec.get("scorers") or []:
+        sink.grader(_grader(scorer["name"], scorer))
+    if not spec.get("scorers"):
+        for score in (head.get("results") or {}).get("scores") or []:
+            sink.grader(_grader(score.get("scorer") or score["name"], {}))
+
+
+def _grader(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {"handler": f"inspect_ai:{name}"}
+    if spec.get("options"):
+        params["options"] = spec["options"]
+    if spec.get("metrics"):
+        params["metrics"] = spec["metrics"]
+    return {"id": name, "type": "custom", "params": params}
+
+
+def _input(value: Any, loss: LossReport, source: str, where: str) -> str | list[str]:
+    if isinstance(value, str):
+        return text_or_default(value, loss, source, where)
+    texts: list[str] = []
+    for message in value or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text")
+        texts.append(f"{message.get('role', 'user')}: {content or ''}")
+    if not texts:
+        return text_or_default("", loss, source, where)
+    loss.approximated(source, where, "chat messages flattened to 'role: text' strings; the messages are kept in metadata inspect_ai.input")
+    return texts
+
+
+def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str) -> None:
+    sid = sample.get("id")
+    epoch = sample.get("epoch", 1)
+    base = f"/samples/{index}"  # the position in a .json log; in a .eval archive, the reading order (ids × epochs)
+    if sid is None or sid == "":
+        raise ConversionError("IMPORT_NOT_FORMAT", "a sample has no id", source, "/samples")
+    case_id = str(sid)
+    case: dict[str, Any] = {"id": case_id, "input": _input(sample.get("input"), loss, source, base + "/input")}
+    target = sample.get("target")
+    case_meta: dict[str, Any] = {}
+    if isinstance(target, str) and target:
+        case["expected_output"] = target
+    elif isinstance(target, list) and len(target) == 1 and isinstance(target[0], str):
+        case["expected_output"] = target[0]
+    elif isinstance(target, list) and target:
+        case_meta["inspect_ai.target"] = target
+        loss.approximated(
+            source,
+            base + "/target",
+            "several accepted targets: expected_output holds one reference, so all are kept in metadata inspect_ai.target",
+        )
+    if isinstance(sample.get("input"), list):
+        case_meta["inspect_ai.input"] = sample["input"]
+    case_meta.update(prefixed(FORMAT, {k: sample.get(k) for k in ("choices", "metadata", "files", "setup", "sandbox", "description")}))
+    if not isinstance(sid, str):
+        case_meta["inspect_ai.id"] = sid
+    if case_meta:
+        case["metadata"] = case_meta
+    sink.test_case(case)
+
+    row: dict[str, Any] = {"test_case_id": case_id, "attempt": int(epoch) if isinstance(epoch, int) and epoch >= 1 else 1}
+    output = sample.get("output") or {}
+    completion = output.get("completion")
+    if isinstance(completion, str) and (completion or "error" not in sample):
+        row["actual_output"] = completion
+    grader_results: list[dict[str, Any]] = []
+    for name, score in (sample.get("scores") or {}).items():
+        where = f"{base}/scores/{name}/value"
+        value = score.get("value")
+        parts = value.items() if isinstance(value, dict) else [(None, value)]
+        for key, part in parts:
+            grader_id = name if key is None else f"{name}/{key}"
+            if key is not None:
+                sink.grader(_grader(grader_id, {}))
+            else:
+                sink.grader(_grader(name, {}))
+            mapped, passed, kept = map_score(part, loss, source, where if key is None else f"{where}/{key}", letters=True)
+            result: dict[str, Any] = {"grader_id": grader_id, "type": "custom", "score": mapped, "passed": passed}
+            if isinstance(score.get("explanation"), str):
+                result["reason"] = score["explanation"]
+            meta = prefixed(
+                FORMAT, {**kept, "answer": score.get("answer"), "metadata": score.get("metadata"), "history": score.get("history")}
+            )
+            if meta:
+                result["metadata"] = meta
+            grader_results.append(result)
+    row["grader_results"] = grader_results
+    if isinstance(sample.get("total_time"), (int, float)) and sample["total_time"] >= 0:
+        row["duration_ms"] = round(sample["total_time"] * 1000)
+    if sample.get("completed_at"):
+        row["completed_at"] = sample["completed_at"]
+    error = sample.get("error")
+    if error:
+        row["error"] = {"type": "runner_error", "message": str(error.get("message", "")), "retryable": False}
+        loss.defaulted(source, base + "/error", "Inspect does not classify sample errors: error.type is runner_error, retryable false")
+        if error.get("traceback_ansi"):
+            loss.dropped(source, base + "/error/traceback_ansi", "the ANSI-coloured copy of the traceback (the plain traceback is kept)")
+    row_meta = prefixed(
+        FORMAT,
+        {
+            "uuid": sample.get("uuid"),
+            "usage": output.get("usage"),
+            "output_model": output.get("model"),
+            "stop_reason": (output.get("choices") or [{}])[0].get("stop_reason"),
+            "model_usage": sample.get("model_usage"),
+            "role_usage": sample.get("role_usage"),
+            "store": sample.get("store"),
+            "started_at": sample.get("started_at"),
+            "working_time": sample.get("working_time"),
+            "limit": sample.get("limit"),
+            "error_retries": sample.get("error_retries"),
+            "traceback": (error or {}).get("traceback"),
+            "invalidation": sample.get("invalidation"),
+            "turn_count": sample.get("turn_count"),
+            "model_fallbacks": sample.get("model_fallbacks"),
+            **{k: sample.get(k) for k in ("token_limit", "token_limit_type", "token_limit_usage", "message_limit", "time_limit")},
+        },
+    )
+    if row_meta:
+        row["metadata"] = row_meta
+    sink.result(row)
+    for field, reason in _SAMPLE_DROPPED.items():
+        if sample.get(field):
+            loss.dropped(source, f"{base}/{field}", reason)
+    if output.get("choices") and len(output["choices"]) > 1:
+        loss.dropped(source, base + "/output/choices", "alternative choices beyond the first (actual_output is the completion)")

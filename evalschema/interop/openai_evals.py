@@ -1,0 +1,182 @@
+"""Import an OpenAI Evals run log: the JSON Lines file ``oaieval`` writes (``--record_path``).
+
+Lines: one ``{"spec": …}`` (the run), events ``{"run_id", "event_id", "sample_id", "type", "data", …}`` and one
+``{"final_report": …}``, in any order (the recorder flushes in batches). Events are grouped by ``sample_id``;
+a ``match`` event is a pass/fail grader result, a ``metrics`` event with a ``score`` a numeric one, ``sampling``
+gives the prompt and the output, ``error`` an error. The mapping is SPEC.md, Appendix A.4.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
+from .common import ConversionError, LossReport
+
+FORMAT = "openai_evals"
+
+
+def _time(text: Any) -> str | None:
+    """``2023-04-17 22:08:21.904498`` (naive, UTC) or with an offset, as RFC 3339."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.isoformat()
+
+
+def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
+    if len(inputs) != 1:
+        raise ConversionError("IMPORT_NOT_FORMAT", "openai_evals import takes one run log (.jsonl)", ", ".join(map(str, inputs)))
+    path = inputs[0]
+    source = path.name
+    spec: dict[str, Any] | None = None
+    report: Any = None
+    samples: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    try:
+        stream = path.open("rb")
+    except FileNotFoundError:
+        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
+    except OSError as exc:
+        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+    with stream:
+        for number, raw in enumerate(stream, 1):
+            if not raw.strip():
+                continue
+            try:
+                line = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                raise ConversionError("IMPORT_UNREADABLE", f"not a JSON line: {exc}", source, line=number) from None
+            if not isinstance(line, dict):
+                raise ConversionError("IMPORT_NOT_FORMAT", "a run log line is a JSON object", source, line=number)
+            if "spec" in line:
+                if not isinstance(line["spec"], dict):
+                    raise ConversionError("IMPORT_NOT_FORMAT", "spec is not an object", source, "/spec", line=number)
+                spec = line["spec"]
+            elif "final_report" in line:
+                report = line["final_report"]
+            elif "type" in line and "sample_id" in line:
+                samples.setdefault(str(line["sample_id"]), []).append((number, line))
+            else:
+                raise ConversionError("IMPORT_NOT_FORMAT", "neither a spec, an event nor a final report", source, line=number)
+    if spec is None:
+        raise ConversionError("IMPORT_NOT_FORMAT", "no spec line: not an OpenAI Evals run log", source, "/spec")
+    eval_name = spec.get("eval_name")
+    if not isinstance(eval_name, str) or not eval_name:
+        raise ConversionError("IMPORT_NOT_FORMAT", "spec.eval_name is missing", source, "/spec/eval_name")
+    started = _time(spec.get("created_at"))
+    if started is None:
+        started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).isoformat()
+        loss.defaulted(source, "/spec/created_at", "no readable created_at: started_at is the file's modification time")
+    run_id = spec.get("run_id") if isinstance(spec.get("run_id"), str) and spec["run_id"] else None
+    if run_id is None:
+        run_id = f"{eval_name}-{started}"
+        loss.defaulted(source, "/spec/run_id", "no run_id: made from the eval name and the start time")
+    fns = arr(spec.get("completion_fns"))
+    resultset: dict[str, Any] = {"suite_id": eval_name, "run_id": run_id, "started_at": started, "runner": {"name": "openai_evals"}}
+    if len(fns) == 1:
+        resultset["provider"] = {"model": str(fns[0])}
+    resultset["metadata"] = prefixed(
+        FORMAT,
+        {
+            "final_report": report,
+            "completion_fns": fns if len(fns) != 1 else None,
+            **{k: v for k, v in spec.items() if k not in {"eval_name", "run_id", "created_at"}},
+        },
+    )
+    suite: dict[str, Any] = {"id": eval_name, "name": str(spec.get("base_eval") or eval_name)}
+    sink.start(resultset, suite)
+    if report is None:
+        loss.defaulted(source, "/final_report", "no final report (an interrupted run): the summary is computed from the events")
+    for sample_id, events in samples.items():
+        _sample(sample_id, events, sink, loss, source)
+
+
+def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink, loss: LossReport, source: str) -> None:
+    prompt: Any = None
+    sampled: Any = None
+    expected: Any = None
+    results: list[dict[str, Any]] = []
+    error: dict[str, Any] | None = None
+    kept: list[dict[str, Any]] = []
+    last_time: str | None = None
+    for number, event in sorted(
+        events, key=lambda item: (item[1].get("event_id", 0) if isinstance(item[1].get("event_id"), int) else 0, item[0])
+    ):
+        kind = event.get("type")
+        data = obj(event.get("data"))
+        where = f":{number}/data"
+        last_time = _time(event.get("created_at")) or last_time
+        if kind == "sampling":
+            prompt = data.get("prompt") if prompt is None else prompt
+            sampled = data.get("sampled")
+        elif kind == "match":
+            correct = data.get("correct")
+            score, passed, extra = map_score(correct, loss, source, where + "/correct", threshold=1.0)
+            expected = data.get("expected", expected)
+            meta = prefixed(
+                FORMAT, {**extra, "picked": data.get("picked"), "expected": data.get("expected"), "options": data.get("options")}
+            )
+            results.append(
+                {"grader_id": "match", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
+            )
+        elif kind == "metrics" and "score" in data:
+            score, passed, extra = map_score(data.get("score"), loss, source, where + "/score")
+            meta = prefixed(FORMAT, {**extra, **{k: v for k, v in data.items() if k != "score"}})
+            results.append(
+                {"grader_id": "metrics", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
+            )
+        elif kind == "error":
+            error = {"type": "runner_error", "message": f"{data.get('type', 'Error')}: {data.get('message', '')}"}
+            loss.defaulted(source, where, "OpenAI Evals does not classify errors: error.type is runner_error")
+        else:
+            kept.append(event)
+    for result in results:
+        sink.grader({"id": result["grader_id"], "type": "custom", "params": {"handler": f"openai_evals:{result['grader_id']}"}})
+    if not results:
+        sink.grader({"id": "match", "type": "custom", "params": {"handler": "openai_evals:match"}})
+    case: dict[str, Any] = {"id": sample_id, "input": _input(prompt, loss, source, f"/{sample_id}/sampling/prompt")}
+    if isinstance(expected, str):
+        case["expected_output"] = expected
+    elif expected is not None:
+        case["metadata"] = {"openai_evals.expected": expected}
+        loss.approximated(source, f"/{sample_id}/match/expected", "several expected answers: kept in metadata openai_evals.expected")
+    if isinstance(prompt, list):
+        case.setdefault("metadata", {})["openai_evals.prompt"] = prompt
+    sink.test_case(case)
+    row: dict[str, Any] = {"test_case_id": sample_id, "grader_results": results}
+    if isinstance(sampled, list) and sampled and isinstance(sampled[0], str):
+        row["actual_output"] = sampled[0]
+        if len(sampled) > 1:
+            loss.approximated(source, f"/{sample_id}/sampling/sampled", "several samples: actual_output is the first, all are in metadata")
+    elif isinstance(sampled, str):
+        row["actual_output"] = sampled
+    if error is not None:
+        row["error"] = error
+    if last_time:
+        row["completed_at"] = last_time
+    meta = prefixed(FORMAT, {"sampled": sampled if isinstance(sampled, list) and len(sampled) > 1 else None, "events": kept})
+    if meta:
+        row["metadata"] = meta
+    sink.result(row)
+
+
+def _input(prompt: Any, loss: LossReport, source: str, where: str) -> str | list[str]:
+    if isinstance(prompt, list) and prompt:
+        texts = [f"{m.get('role', 'user')}: {m.get('content', '')}" if isinstance(m, dict) else str(m) for m in prompt]
+        loss.approximated(
+            source, where, "chat prompt flattened to 'role: content' strings; the messages are kept in metadata openai_evals.prompt"
+        )
+        return texts
+    return text_or_default(prompt if isinstance(prompt, str) else "", loss, source, where)
+
+
+__all__ = ["finite_number", "read"]

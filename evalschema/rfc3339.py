@@ -1,0 +1,59 @@
+"""The one definition of the ``date`` and ``date-time`` formats (SPEC §3.1, "Formats"), used by every path.
+
+RFC 3339 §5.6 as written, not as a language's date type can hold it: ``full-date`` years 0000–9999 in the
+proleptic Gregorian calendar (0000 is a leap year), ``T``/``t`` between date and time, seconds 00–60, an optional
+fraction, and ``Z``/``z`` or a ``±hh:mm`` offset. Second 60 (a leap second, §5.7) is accepted only where the time,
+moved to UTC by its offset, is 23:59:60 — on any day: which days had one is a table no document validator keeps.
+Only ASCII digits count; nothing may follow the last character (no trailing newline).
+"""
+
+from __future__ import annotations
+
+import re
+
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", re.ASCII)
+_TIME = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))", re.ASCII)
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _days_in(year: int, month: int) -> int:
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return 29 if month == 2 and leap else _DAYS[month - 1]
+
+
+def is_date(value: object) -> bool:
+    """RFC 3339 ``full-date``; a non-string is not this format's business (JSON Schema: formats apply to strings)."""
+    if not isinstance(value, str):
+        return True
+    match = _DATE.fullmatch(value)
+    return match is not None and _real_day(match)
+
+
+def _real_day(match: re.Match[str]) -> bool:
+    year, month, day = (int(group) for group in match.groups())
+    return 1 <= month <= 12 and 1 <= day <= _days_in(year, month)
+
+
+def is_date_time(value: object) -> bool:
+    """RFC 3339 ``date-time`` (a time zone is required)."""
+    if not isinstance(value, str):
+        return True
+    if len(value) < 20 or value[10] not in "Tt":
+        return False
+    date, time = _DATE.fullmatch(value, 0, 10), _TIME.fullmatch(value, 11)
+    if date is None or time is None or not _real_day(date):
+        return False
+    hour, minute, second = int(time[1]), int(time[2]), int(time[3])
+    offset = 0
+    if time[4] is not None:
+        offset_hour, offset_minute = int(time[5]), int(time[6])
+        if offset_hour > 23 or offset_minute > 59:
+            return False
+        offset = (offset_hour * 60 + offset_minute) * (1 if time[4] == "+" else -1)
+    if hour > 23 or minute > 59 or second > 60:
+        return False
+    # a leap second is the last second of a UTC day
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
+
+
+FORMATS = {"date": is_date, "date-time": is_date_time}

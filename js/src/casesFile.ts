@@ -1,0 +1,86 @@
+/**
+ * A suite's `test_cases_file`: followed relative to the suite file, its test cases checked as inline ones are
+ * (mirrors evalschema/casesfile.py). Each line is a `testcase` document reported as an entry of its own (the file
+ * and the line), with the schema, `INVALID_REGEX`, and across the file and the suite `DUPLICATE_ID` and
+ * `DANGLING_REFERENCE`. A file that cannot be read is `TEST_CASES_FILE_UNREADABLE` at the suite's `/test_cases_file`.
+ */
+
+import { dirname, join } from "node:path";
+import * as codes from "./generated/rules.js";
+import { buildReport, finding, type Finding, type Report } from "./findings.js";
+import { get, isObject, type JsonObject } from "./json.js";
+import { parseJson, readText } from "./loader.js";
+import { show } from "./messages.js";
+import { suiteRules } from "./rules.js";
+import { validate } from "./validate.js";
+
+export interface CaseLine {
+  line: number;
+  report: Report;
+  unreadable: boolean;
+}
+
+export interface CasesFile {
+  path: string | null;
+  cases: JsonObject[];
+  problem: Finding | null;
+  lines: CaseLine[];
+}
+
+const ACROSS = new Set<string>([codes.DUPLICATE_ID, codes.DANGLING_REFERENCE]);
+const CASE_POINTER = /\/test_cases\/(\d+)(?:\/[^\s)]*)?/g;
+
+export function follow(suite: unknown, suitePath: string, options: { strict?: boolean; allowUnknown?: boolean } = {}): CasesFile {
+  const name = isObject(suite) ? get(suite, "test_cases_file") : undefined;
+  const out: CasesFile = { path: null, cases: [], problem: null, lines: [] };
+  if (typeof name !== "string" || name === "" || !isObject(suite)) return out;
+  const path = join(dirname(suitePath), name);
+  out.path = path;
+  const text = readText(path);
+  if (typeof text !== "string") {
+    out.problem = finding(
+      "/test_cases_file",
+      codes.TEST_CASES_FILE_UNREADABLE,
+      "error",
+      `cannot read the test cases file ${show(name)} (relative to the suite file): ${text.code}: ${text.message}`,
+    );
+    return out;
+  }
+  const readable: { line: number; document: JsonObject; slot: number }[] = [];
+  const rows = text.split("\n");
+  rows.forEach((raw, index) => {
+    const row = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (row.trim() === "") return;
+    const line = index + 1;
+    const loaded = parseJson(row);
+    if (loaded.problem !== undefined) {
+      out.lines.push({ line, report: buildReport("testcase", [{ ...loaded.problem, line }], false), unreadable: true });
+      return;
+    }
+    const report = validate(loaded.document, { kind: "testcase", strict: options.strict ?? false, allowUnknown: options.allowUnknown ?? false });
+    out.lines.push({ line, report, unreadable: false });
+    if (isObject(loaded.document)) {
+      out.cases.push(loaded.document);
+      readable.push({ line, document: loaded.document, slot: out.lines.length - 1 });
+    }
+  });
+  // across the file: the suite's rules over its graders and these cases, mapped back to each case's line
+  const combined: JsonObject = { graders: get(suite, "graders") ?? [], test_cases: readable.map((r) => r.document) };
+  const across = new Map<number, Finding[]>();
+  for (const f of suiteRules(combined)) {
+    if (!ACROSS.has(f.code) || !f.pointer.startsWith("/test_cases/")) continue;
+    const rest = f.pointer.slice("/test_cases/".length);
+    const slash = rest.indexOf("/");
+    const index = Number(slash < 0 ? rest : rest.slice(0, slash));
+    const message = f.message.replace(CASE_POINTER, (_, i: string) => `line ${readable[Number(i)]!.line}`);
+    const list = across.get(index) ?? [];
+    list.push({ ...f, pointer: slash < 0 ? "" : rest.slice(slash), message });
+    across.set(index, list);
+  }
+  for (const [index, extra] of across) {
+    const slot = readable[index]!.slot;
+    const report = out.lines[slot]!.report;
+    out.lines[slot] = { ...out.lines[slot]!, report: buildReport("testcase", [...report.errors, ...report.warnings, ...extra], options.strict ?? false) };
+  }
+  return out;
+}

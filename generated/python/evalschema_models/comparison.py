@@ -2,75 +2,72 @@
 
 from __future__ import annotations
 
+from . import _base
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
-
-from . import common
+from pydantic import ConfigDict, Field
 
 
-class Interval(RootModel[list[float] | None]):
-    """
-    [lower, upper] at confidence 1 − alpha; null when there is nothing to estimate from.
-    """
-
-    root: Annotated[list[float] | None, Field(max_length=2, min_length=2)]
-    """
-    [lower, upper] at confidence 1 − alpha; null when there is nothing to estimate from.
-    """
-
-
-class GraderProvenance(BaseModel):
+class GraderProvenance(_base.Model):
     """
     What identifies a grader's behaviour.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    type: str | MISSING = MISSING
-    """
-    The grader type.
-    """
-    version: str | MISSING = MISSING
-    """
-    The grader's version.
-    """
-    judge_model: str | MISSING = MISSING
-    """
-    The judge model of an `llm_judge` grader.
-    """
+    __not_null__ = frozenset({"type", "version", "judge_model"})
+    type: Annotated[str | None, Field(description="The grader type.")] = None
+    version: Annotated[str | None, Field(description="The grader's version.")] = (
+        None
+    )
+    judge_model: Annotated[
+        str | None, Field(description="The judge model of an `llm_judge` grader.")
+    ] = None
 
 
-class Options(BaseModel):
+class Options(_base.Model):
     """
     What the comparison was asked.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    alpha: Annotated[float, Field(gt=0.0, lt=1.0)]
-    """
-    Significance level; intervals are at confidence 1 − alpha.
-    """
-    seed: Annotated[int, Field(ge=0)]
-    """
-    Seed of the bootstrap's generator (xoshiro128** seeded by SplitMix64).
-    """
-    resamples: Annotated[int, Field(ge=0)]
-    """
-    Bootstrap resamples (0: the normal interval).
-    """
-    grader: str | None
-    """
-    With a grader id, that grader's verdict stands for each row's `passed`.
-    """
-    max_drop: Annotated[float | None, Field(ge=0.0)]
-    """
-    The gate also fails when the pass rate drops by more than this (a fraction).
-    """
+    alpha: Annotated[
+        float,
+        Field(
+            description="Significance level; intervals are at confidence 1 − alpha.",
+            gt=0.0,
+            lt=1.0,
+        ),
+    ]
+    seed: Annotated[
+        int,
+        Field(
+            description="Seed of the bootstrap's generator (xoshiro128** seeded by SplitMix64).",
+            ge=0,
+        ),
+    ]
+    resamples: Annotated[
+        int, Field(description="Bootstrap resamples (0: the normal interval).", ge=0)
+    ]
+    grader: Annotated[
+        str | None,
+        Field(
+            description="With a grader id, that grader's verdict stands for each row's `passed`."
+        ),
+    ]
+    max_drop: Annotated[
+        float | None,
+        Field(
+            description="The gate also fails when the pass rate drops by more than this (a fraction).",
+            ge=0.0,
+        ),
+    ]
 
 
 class Severity(StrEnum):
@@ -82,148 +79,130 @@ class Severity(StrEnum):
     warning = "warning"
 
 
-class Finding(BaseModel):
+class Finding(_base.Model):
     """
     One comparability finding.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    code: Annotated[str, Field(pattern="^COMPARE_[A-Z0-9_]+$")]
-    """
-    A ledger rule of scope `comparison` (spec/ledger.json).
-    """
-    severity: Severity
-    """
-    `error` under --strict, else `warning`.
-    """
-    pointer: str
-    """
-    JSON Pointer to what differs, in both result sets.
-    """
-    message: str
-    """
-    What differs, with both values.
-    """
+    code: Annotated[
+        str,
+        Field(
+            description="A ledger rule of scope `comparison` (spec/ledger.json).",
+            pattern="^COMPARE_[A-Z0-9_]+$",
+        ),
+    ]
+    severity: Annotated[
+        Severity, Field(description="`error` under --strict, else `warning`.")
+    ]
+    pointer: Annotated[
+        str, Field(description="JSON Pointer to what differs, in both result sets.")
+    ]
+    message: Annotated[str, Field(description="What differs, with both values.")]
 
 
-class Pairs(BaseModel):
+class Pairs(_base.Model):
     """
     How the rows paired up (SPEC §12.1).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    base_rows: Annotated[int, Field(ge=0)]
-    """
-    Distinct (test case, attempt) rows of the base run.
-    """
-    new_rows: Annotated[int, Field(ge=0)]
-    """
-    Distinct (test case, attempt) rows of the new run.
-    """
-    paired: Annotated[int, Field(ge=0)]
-    """
-    Rows present in both runs.
-    """
-    only_in_base: Annotated[int, Field(ge=0)]
-    """
-    Base rows with no new row.
-    """
-    only_in_new: Annotated[int, Field(ge=0)]
-    """
-    New rows with no base row.
-    """
-    duplicates: Annotated[int, Field(ge=0)]
-    """
-    Rows repeating a (test case, attempt) already read on their side: the first one counts.
-    """
-    ignored_rows: Annotated[int, Field(ge=0)]
-    """
-    Rows that are not objects with a string `test_case_id`.
-    """
-    comparable: Annotated[int, Field(ge=0)]
-    """
-    Pairs scored on both sides: the pairs of the statistics.
-    """
-    excluded_errored: Annotated[int, Field(ge=0)]
-    """
-    Pairs with an errored side.
-    """
-    excluded_unscored: Annotated[int, Field(ge=0)]
-    """
-    Pairs with an unscored side and no errored one.
-    """
-    test_cases: Annotated[int, Field(ge=0)]
-    """
-    Test cases with at least one pair: the bootstrap's units.
-    """
+    base_rows: Annotated[
+        int,
+        Field(description="Distinct (test case, attempt) rows of the base run.", ge=0),
+    ]
+    new_rows: Annotated[
+        int,
+        Field(description="Distinct (test case, attempt) rows of the new run.", ge=0),
+    ]
+    paired: Annotated[int, Field(description="Rows present in both runs.", ge=0)]
+    only_in_base: Annotated[int, Field(description="Base rows with no new row.", ge=0)]
+    only_in_new: Annotated[int, Field(description="New rows with no base row.", ge=0)]
+    duplicates: Annotated[
+        int,
+        Field(
+            description="Rows repeating a (test case, attempt) already read on their side: the first one counts.",
+            ge=0,
+        ),
+    ]
+    ignored_rows: Annotated[
+        int,
+        Field(
+            description="Rows that are not objects with a string `test_case_id`.", ge=0
+        ),
+    ]
+    comparable: Annotated[
+        int,
+        Field(
+            description="Pairs scored on both sides: the pairs of the statistics.", ge=0
+        ),
+    ]
+    excluded_errored: Annotated[
+        int, Field(description="Pairs with an errored side.", ge=0)
+    ]
+    excluded_unscored: Annotated[
+        int, Field(description="Pairs with an unscored side and no errored one.", ge=0)
+    ]
+    test_cases: Annotated[
+        int,
+        Field(
+            description="Test cases with at least one pair: the bootstrap's units.",
+            ge=0,
+        ),
+    ]
 
 
-class Changes(BaseModel):
+class Changes(_base.Model):
     """
     Pairs per outcome change (SPEC §12.2).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    regression: Annotated[int, Field(ge=0)]
-    """
-    Base passed, new failed.
-    """
-    newly_invalidated: Annotated[int, Field(ge=0)]
-    """
-    New invalidated, base not.
-    """
-    newly_errored: Annotated[int, Field(ge=0)]
-    """
-    New errored, base not.
-    """
-    improvement: Annotated[int, Field(ge=0)]
-    """
-    Base failed or invalidated, new passed.
-    """
-    no_longer_errored: Annotated[int, Field(ge=0)]
-    """
-    Base errored, new not.
-    """
-    unchanged: Annotated[int, Field(ge=0)]
-    """
-    Both scored with the same outcome.
-    """
-    excluded: Annotated[int, Field(ge=0)]
-    """
-    Both errored, or a side unscored.
-    """
+    regression: Annotated[int, Field(description="Base passed, new failed.", ge=0)]
+    newly_invalidated: Annotated[
+        int, Field(description="New invalidated, base not.", ge=0)
+    ]
+    newly_errored: Annotated[int, Field(description="New errored, base not.", ge=0)]
+    improvement: Annotated[
+        int, Field(description="Base failed or invalidated, new passed.", ge=0)
+    ]
+    no_longer_errored: Annotated[int, Field(description="Base errored, new not.", ge=0)]
+    unchanged: Annotated[
+        int, Field(description="Both scored with the same outcome.", ge=0)
+    ]
+    excluded: Annotated[
+        int, Field(description="Both errored, or a side unscored.", ge=0)
+    ]
 
 
-class RunRate(BaseModel):
+class RunRate(_base.Model):
     """
     One run's pass rate over the comparable pairs, with its Wilson score interval.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    passed: Annotated[int, Field(ge=0)]
-    """
-    Comparable pairs this run passed.
-    """
-    scored: Annotated[int, Field(ge=0)]
-    """
-    Comparable pairs.
-    """
-    rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    passed / scored; null when there are none.
-    """
-    interval: Interval | None
-    """
-    Wilson score interval.
-    """
+    passed: Annotated[int, Field(description="Comparable pairs this run passed.", ge=0)]
+    scored: Annotated[int, Field(description="Comparable pairs.", ge=0)]
+    rate: Annotated[
+        float | None,
+        Field(description="passed / scored; null when there are none.", ge=0.0, le=1.0),
+    ]
+    interval: Annotated[
+        list[float] | None,
+        Field(description="Wilson score interval.", max_length=2, min_length=2),
+    ]
 
 
 class IntervalMethod(StrEnum):
@@ -244,111 +223,104 @@ class Method(StrEnum):
     chi_square_corrected = "chi_square_corrected"
 
 
-class McNemar(BaseModel):
+class McNemar(_base.Model):
     """
     McNemar's test of the paired pass/fail table.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    both_passed: Annotated[int, Field(ge=0)]
-    """
-    a: both passed.
-    """
-    base_only: Annotated[int, Field(ge=0)]
-    """
-    b: base passed, new did not.
-    """
-    new_only: Annotated[int, Field(ge=0)]
-    """
-    c: new passed, base did not.
-    """
-    neither: Annotated[int, Field(ge=0)]
-    """
-    d: neither passed.
-    """
-    discordant: Annotated[int, Field(ge=0)]
-    """
-    b + c.
-    """
-    method: Method
-    """
-    Exact binomial while b + c < 25, else the continuity-corrected chi-square.
-    """
-    statistic: Annotated[float | None, Field(ge=0.0)]
-    """
-    (|b − c| − 1)² / (b + c) for the chi-square; null for the exact test.
-    """
-    p_value: Annotated[float, Field(ge=0.0, le=1.0)]
-    """
-    Two-sided p-value (1 when b + c = 0).
-    """
+    both_passed: Annotated[int, Field(description="a: both passed.", ge=0)]
+    base_only: Annotated[int, Field(description="b: base passed, new did not.", ge=0)]
+    new_only: Annotated[int, Field(description="c: new passed, base did not.", ge=0)]
+    neither: Annotated[int, Field(description="d: neither passed.", ge=0)]
+    discordant: Annotated[int, Field(description="b + c.", ge=0)]
+    method: Annotated[
+        Method,
+        Field(
+            description="Exact binomial while b + c < 25, else the continuity-corrected chi-square."
+        ),
+    ]
+    statistic: Annotated[
+        float | None,
+        Field(
+            description="(|b − c| − 1)² / (b + c) for the chi-square; null for the exact test.",
+            ge=0.0,
+        ),
+    ]
+    p_value: Annotated[
+        float,
+        Field(description="Two-sided p-value (1 when b + c = 0).", ge=0.0, le=1.0),
+    ]
 
 
-class GraderDelta(BaseModel):
+class GraderDelta(_base.Model):
     """
     One grader's paired score difference over the pairs where neither side errored and both scored it.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    grader_id: str
-    """
-    The grader.
-    """
-    pairs: Annotated[int, Field(ge=0)]
-    """
-    Pairs scored by this grader on both sides.
-    """
-    test_cases: Annotated[int, Field(ge=0)]
-    """
-    Test cases with such pairs.
-    """
-    base_mean: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    Mean base score over those pairs.
-    """
-    new_mean: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    Mean new score over those pairs.
-    """
-    difference: Annotated[float | None, Field(ge=-1.0, le=1.0)]
-    """
-    new_mean − base_mean.
-    """
-    interval: Interval | None
-    """
-    Interval of the difference, test cases resampled.
-    """
+    grader_id: Annotated[str, Field(description="The grader.")]
+    pairs: Annotated[
+        int, Field(description="Pairs scored by this grader on both sides.", ge=0)
+    ]
+    test_cases: Annotated[int, Field(description="Test cases with such pairs.", ge=0)]
+    base_mean: Annotated[
+        float | None,
+        Field(description="Mean base score over those pairs.", ge=0.0, le=1.0),
+    ]
+    new_mean: Annotated[
+        float | None,
+        Field(description="Mean new score over those pairs.", ge=0.0, le=1.0),
+    ]
+    difference: Annotated[
+        float | None, Field(description="new_mean − base_mean.", ge=-1.0, le=1.0)
+    ]
+    interval: Annotated[
+        list[float] | None,
+        Field(
+            description="Interval of the difference, test cases resampled.",
+            max_length=2,
+            min_length=2,
+        ),
+    ]
     method: IntervalMethod
 
 
-class PassAtK(BaseModel):
+class PassAtK(_base.Model):
     """
     pass@k and pass^k over the test cases with at least k scored attempts.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    k: Annotated[int, Field(ge=1)]
-    """
-    Attempts drawn.
-    """
-    test_cases: Annotated[int, Field(ge=0)]
-    """
-    Test cases with at least k scored attempts.
-    """
-    pass_at_k: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    Mean of 1 − C(n − c, k) / C(n, k): the chance that at least one of k attempts passes (unbiased estimator).
-    """
-    pass_hat_k: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    Mean of C(c, k) / C(n, k): the chance that all k attempts pass.
-    """
+    k: Annotated[int, Field(description="Attempts drawn.", ge=1)]
+    test_cases: Annotated[
+        int, Field(description="Test cases with at least k scored attempts.", ge=0)
+    ]
+    pass_at_k: Annotated[
+        float | None,
+        Field(
+            description="Mean of 1 − C(n − c, k) / C(n, k): the chance that at least one of k attempts passes (unbiased estimator).",
+            ge=0.0,
+            le=1.0,
+        ),
+    ]
+    pass_hat_k: Annotated[
+        float | None,
+        Field(
+            description="Mean of C(c, k) / C(n, k): the chance that all k attempts pass.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ]
 
 
 class GateReason(StrEnum):
@@ -391,218 +363,236 @@ class FlipChange(StrEnum):
     no_longer_errored = "no_longer_errored"
 
 
-class Run(BaseModel):
+class Run(_base.Model):
     """
     A run's provenance, copied from its result set.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    path: str | MISSING = MISSING
-    """
-    The file the run was read from, when it was read from a file.
-    """
-    run_id: str | MISSING = MISSING
-    """
-    The result set's `run_id`.
-    """
-    suite_id: str | MISSING = MISSING
-    """
-    The result set's `suite_id`.
-    """
-    suite_version: str | MISSING = MISSING
-    """
-    The result set's `suite_version`.
-    """
-    suite_digest: str | MISSING = MISSING
-    """
-    The result set's `suite_digest`.
-    """
-    started_at: str | MISSING = MISSING
-    """
-    The result set's `started_at`.
-    """
-    runner: dict[str, Any] | MISSING = MISSING
-    """
-    The result set's `runner`, as written.
-    """
-    provider: dict[str, Any] | MISSING = MISSING
-    """
-    The result set's `provider`, as written.
-    """
-    graders: dict[str, GraderProvenance]
-    """
-    Per grader id: its provenance from the result set's `graders`, its `type` otherwise taken from its grader results.
-    """
+    __not_null__ = frozenset({"path", "run_id", "suite_id", "suite_version", "suite_digest", "started_at", "runner", "provider"})
+    path: Annotated[
+        str | None,
+        Field(
+            description="The file the run was read from, when it was read from a file."
+        ),
+    ] = None
+    run_id: Annotated[
+        str | None, Field(description="The result set's `run_id`.")
+    ] = None
+    suite_id: Annotated[
+        str | None, Field(description="The result set's `suite_id`.")
+    ] = None
+    suite_version: Annotated[
+        str | None, Field(description="The result set's `suite_version`.")
+    ] = None
+    suite_digest: Annotated[
+        str | None, Field(description="The result set's `suite_digest`.")
+    ] = None
+    started_at: Annotated[
+        str | None, Field(description="The result set's `started_at`.")
+    ] = None
+    runner: Annotated[
+        dict[str, Any] | None,
+        Field(description="The result set's `runner`, as written."),
+    ] = None
+    provider: Annotated[
+        dict[str, Any] | None,
+        Field(description="The result set's `provider`, as written."),
+    ] = None
+    graders: Annotated[
+        dict[str, GraderProvenance],
+        Field(
+            description="Per grader id: its provenance from the result set's `graders`, its `type` otherwise taken from its grader results."
+        ),
+    ]
 
 
-class PassRate(BaseModel):
+class PassRate(_base.Model):
     """
     The pass rates and their paired difference (new − base).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
     base: RunRate
     new: RunRate
-    difference: Annotated[float | None, Field(ge=-1.0, le=1.0)]
-    """
-    new rate − base rate, over the same pairs.
-    """
-    interval: Interval | None
-    """
-    Newcombe's hybrid score interval for a paired difference (method 10).
-    """
-    interval_method: Literal["newcombe_hybrid_score"]
-    """
-    How `interval` is computed.
-    """
-    clustered_interval: Interval | None
-    """
-    The same difference's interval with the attempts of a test case kept together.
-    """
+    difference: Annotated[
+        float | None,
+        Field(
+            description="new rate − base rate, over the same pairs.", ge=-1.0, le=1.0
+        ),
+    ]
+    interval: Annotated[
+        list[float] | None,
+        Field(
+            description="Newcombe's hybrid score interval for a paired difference (method 10).",
+            max_length=2,
+            min_length=2,
+        ),
+    ]
+    interval_method: Annotated[
+        Literal["newcombe_hybrid_score"],
+        Field(description="How `interval` is computed."),
+    ]
+    clustered_interval: Annotated[
+        list[float] | None,
+        Field(
+            description="The same difference's interval with the attempts of a test case kept together.",
+            max_length=2,
+            min_length=2,
+        ),
+    ]
     clustered_method: IntervalMethod
 
 
-class AttemptStats(BaseModel):
+class AttemptStats(_base.Model):
     """
     Per test case over its scored attempts (SPEC §12.5).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    test_cases: Annotated[int, Field(ge=0)]
-    """
-    Test cases with at least one scored attempt.
-    """
-    multi_attempt_cases: Annotated[int, Field(ge=0)]
-    """
-    Test cases with two or more scored attempts.
-    """
-    flip_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    """
-    Share of the multi-attempt test cases whose attempts disagree (some passed, some did not).
-    """
-    by_k: list[PassAtK]
-    """
-    For k = 1 … min(20, largest number of scored attempts).
-    """
+    test_cases: Annotated[
+        int, Field(description="Test cases with at least one scored attempt.", ge=0)
+    ]
+    multi_attempt_cases: Annotated[
+        int, Field(description="Test cases with two or more scored attempts.", ge=0)
+    ]
+    flip_rate: Annotated[
+        float | None,
+        Field(
+            description="Share of the multi-attempt test cases whose attempts disagree (some passed, some did not).",
+            ge=0.0,
+            le=1.0,
+        ),
+    ]
+    by_k: Annotated[
+        list[PassAtK],
+        Field(description="For k = 1 … min(20, largest number of scored attempts)."),
+    ]
 
 
-class Verdict(BaseModel):
+class Verdict(_base.Model):
     """
     The answer, and what `--fail-on-regression` does with it.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
     outcome: VerdictOutcome
-    significant: bool
-    """
-    McNemar p < alpha.
-    """
-    gate_failed: bool
-    """
-    Whether `--fail-on-regression` exits 1.
-    """
-    gate_reasons: list[GateReason]
-    """
-    Why the gate fails.
-    """
+    significant: Annotated[bool, Field(description="McNemar p < alpha.")]
+    gate_failed: Annotated[
+        bool, Field(description="Whether `--fail-on-regression` exits 1.")
+    ]
+    gate_reasons: Annotated[list[GateReason], Field(description="Why the gate fails.")]
 
 
-class Flip(BaseModel):
+class Flip(_base.Model):
     """
     A pair whose outcome changed.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    test_case_id: str
-    """
-    The test case.
-    """
-    attempt: int
-    """
-    The attempt (1 when the rows carry none).
-    """
+    __not_null__ = frozenset({"constraint_ids"})
+    test_case_id: Annotated[str, Field(description="The test case.")]
+    attempt: Annotated[
+        int, Field(description="The attempt (1 when the rows carry none).")
+    ]
     change: FlipChange
     base: RowOutcome
     new: RowOutcome
-    graders_changed: list[str]
-    """
-    Graders whose verdict (passed, failed, unscored, absent) differs.
-    """
-    constraint_ids: list[str] | MISSING = MISSING
-    """
-    Newly invalidated: the new row's invalidating constraint ids.
-    """
-    error_type: str | None | MISSING = MISSING
-    """
-    Newly errored: the new row's `error.type`.
-    """
+    graders_changed: Annotated[
+        list[str],
+        Field(
+            description="Graders whose verdict (passed, failed, unscored, absent) differs."
+        ),
+    ]
+    constraint_ids: Annotated[
+        list[str] | None,
+        Field(
+            description="Newly invalidated: the new row's invalidating constraint ids."
+        ),
+    ] = None
+    error_type: Annotated[
+        str | None,
+        Field(description="Newly errored: the new row's `error.type`."),
+    ] = None
 
 
-class Attempts(BaseModel):
+class Attempts(_base.Model):
     """
     Attempt statistics of each run over all its rows (paired or not).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
     base: AttemptStats
     new: AttemptStats
 
 
-class Comparison(BaseModel):
+class Comparison(_base.Model):
     """
     What `evalschema compare BASE NEW` found: how the rows of two result sets pair up, what changed, the paired statistics, the comparability findings and the verdict (SPEC §12). Written by the compare command and the SDKs' `compare()`; never input to a run.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
     )
-    version: common.SpecVersion
-    """
-    The version of this specification the comparison follows.
-    """
-    base: Run
-    """
-    The run compared against (BASE).
-    """
-    new: Run
-    """
-    The run being judged (NEW).
-    """
+    version: Annotated[
+        str,
+        Field(
+            description="The version of this specification the comparison follows.",
+            examples=["1.1.0", "1.0.0-rc.5"],
+            pattern="^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])",
+        ),
+    ]
+    base: Annotated[Run, Field(description="The run compared against (BASE).")]
+    new: Annotated[Run, Field(description="The run being judged (NEW).")]
     options: Options
-    comparable: bool
-    """
-    true when there is no comparability finding.
-    """
-    findings: list[Finding]
-    """
-    Every difference that makes the runs not comparable (SPEC §12.6), warnings unless compare ran with --strict.
-    """
+    comparable: Annotated[
+        bool, Field(description="true when there is no comparability finding.")
+    ]
+    findings: Annotated[
+        list[Finding],
+        Field(
+            description="Every difference that makes the runs not comparable (SPEC §12.6), warnings unless compare ran with --strict."
+        ),
+    ]
     pairs: Pairs
     changes: Changes
     pass_rate: PassRate
     mcnemar: McNemar
-    graders: list[GraderDelta]
-    """
-    Per grader, the paired mean score difference, in grader id order.
-    """
-    attempts: Attempts
-    """
-    Attempt statistics of each run over all its rows (paired or not).
-    """
+    graders: Annotated[
+        list[GraderDelta],
+        Field(
+            description="Per grader, the paired mean score difference, in grader id order."
+        ),
+    ]
+    attempts: Annotated[
+        Attempts,
+        Field(
+            description="Attempt statistics of each run over all its rows (paired or not)."
+        ),
+    ]
     verdict: Verdict
-    flips: list[Flip]
-    """
-    The pairs whose outcome changed: regressions, newly invalidated, newly errored, then improvements and no longer errored; within each, by test case id (UTF-8 bytes) and attempt.
-    """
+    flips: Annotated[
+        list[Flip],
+        Field(
+            description="The pairs whose outcome changed: regressions, newly invalidated, newly errored, then improvements and no longer errored; within each, by test case id (UTF-8 bytes) and attempt."
+        ),
+    ]

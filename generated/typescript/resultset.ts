@@ -15,7 +15,8 @@ export interface ResultSet {
   suite_version?: string;
   /**
    * SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.
-   * @pattern ^sha256:[0-9a-f]{64}$
+   * @pattern ^sha256:[0-9a-f]{64}
+   * @maxLength 71
    */
   suite_digest?: string;
   /** Identifier of this run; SHOULD be globally unique. */

@@ -92,7 +92,7 @@ class Finding(_base.Model):
         str,
         Field(
             description="A ledger rule of scope `comparison` (spec/ledger.json).",
-            pattern="^COMPARE_[A-Z0-9_]+$",
+            pattern="^COMPARE_[A-Z0-9_]",
         ),
     ]
     severity: Annotated[

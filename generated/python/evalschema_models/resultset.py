@@ -436,7 +436,8 @@ class ResultSet(_base.Model):
         Field(
             description="SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.",
             examples=["sha256:9f2b5c0e8e6b7d1c4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b"],
-            pattern="^sha256:[0-9a-f]{64}$",
+            max_length=71,
+            pattern="^sha256:[0-9a-f]{64}",
         ),
     ] = None
     run_id: Annotated[

@@ -89,10 +89,10 @@ type Run struct {
 	StartedAt *string `json:"started_at,omitempty"`
 
 	// The result set's `runner`, as written.
-	Runner *map[string]json.RawMessage `json:"runner,omitempty"`
+	Runner *Runner `json:"runner,omitempty"`
 
 	// The result set's `provider`, as written.
-	Provider *map[string]json.RawMessage `json:"provider,omitempty"`
+	Provider *Provider `json:"provider,omitempty"`
 
 	// Per grader id: its provenance from the result set's `graders`, its `type` otherwise taken from its grader results.
 	Graders map[string]GraderProvenance `json:"graders"`

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from . import _base
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
+
+from . import common, resultset
 
 
 class GraderProvenance(_base.Model):
@@ -395,11 +397,11 @@ class Run(_base.Model):
         str | None, Field(description="The result set's `started_at`.")
     ] = None
     runner: Annotated[
-        dict[str, Any] | None,
+        resultset.Runner | None,
         Field(description="The result set's `runner`, as written."),
     ] = None
     provider: Annotated[
-        dict[str, Any] | None,
+        common.Provider | None,
         Field(description="The result set's `provider`, as written."),
     ] = None
     graders: Annotated[

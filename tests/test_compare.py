@@ -523,3 +523,18 @@ def test_summarize_shows_attempt_statistics(tmp_path: Path) -> None:
         [sys.executable, "-m", "evalschema", "summarize", str(example)], capture_output=True, text=True, check=False
     ).stdout
     assert "attempts: flip rate 66.7 % over 3 test case(s); pass@1 77.8 % pass^1 77.8 %, pass@2 100.0 % pass^2 55.6 %" in text
+
+
+def test_release_1_2_0_is_a_minor_release_of_1_1_0() -> None:
+    """The provenance fields and the comparison schema are compatible additions: ``evalschema diff`` says minor."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalschema", "diff", "1.1.0", "1.2.0", "--format", "json"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["bump"] == "minor" and report["breaking"] == 0
+    assert {f["location"] for f in report["findings"] if f["rule"] == "PROPERTY_ADDED_OPTIONAL"} == {
+        "grader.json#/properties/version",
+        "resultset.json#/properties/suite_digest",
+        "resultset.json#/properties/graders",
+    }

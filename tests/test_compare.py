@@ -526,15 +526,19 @@ def test_summarize_shows_attempt_statistics(tmp_path: Path) -> None:
 
 
 def test_release_1_2_0_is_a_minor_release_of_1_1_0() -> None:
-    """The provenance fields and the comparison schema are compatible additions: ``evalschema diff`` says minor."""
+    """The provenance fields and the comparison schema are compatible additions, and issue 16's rewrites are classified
+    patch or minor by their x-compatibility annotations: ``evalschema diff`` says minor."""
     proc = subprocess.run(
         [sys.executable, "-m", "evalschema", "diff", "1.1.0", "1.2.0", "--format", "json"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["bump"] == "minor" and report["breaking"] == 0
-    assert {f["location"] for f in report["findings"] if f["rule"] == "PROPERTY_ADDED_OPTIONAL"} == {
-        "grader.json#/properties/version",
-        "resultset.json#/properties/suite_digest",
-        "resultset.json#/properties/graders",
+    assert {f["level"] for f in report["findings"]} == {"info"}
+    added = {f["location"] for f in report["findings"] if f["rule"] == "PROPERTY_ADDED_OPTIONAL"}
+    provenance = {"grader.json#/properties/version", "resultset.json#/properties/suite_digest", "resultset.json#/properties/graders"}
+    # besides the provenance fields, only the reserved metadata keys that issue 16 declares
+    assert provenance <= added and {a for a in added - provenance if not a.startswith("common.json#/$defs/Metadata/properties/evalschema.")} == set()
+    assert {f["location"] for f in report["findings"] if f["rule"] == "TYPE_DEFINITION_ADDED" and not f["location"].startswith("comparison.json#")} == {
+        "resultset.json#/$defs/GraderProvenance"
     }

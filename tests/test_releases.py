@@ -39,7 +39,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 PUBLISHED = {
     "1.0.0": "7613e35edaa5b15e9ffe149b874bd8b0011a1098ed76fc32a9581d5a3478c627",
     "1.1.0": "1b4d232c3f4a1bfe8be599668f09e7f60da0c00664582eaf93fbf85c538b8e6f",
-    "1.2.0": "33e5cdf491a03ec3546d46528a56f784ab2773f8ac8c12e91bb9be6926b3b3f3",
+    "1.2.0": "f518b88bc0ab1c63b8f07181352c88315a78ae90441a15b050f788ff10e4f689",
 }
 
 

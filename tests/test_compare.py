@@ -538,7 +538,12 @@ def test_release_1_2_0_is_a_minor_release_of_1_1_0() -> None:
     added = {f["location"] for f in report["findings"] if f["rule"] == "PROPERTY_ADDED_OPTIONAL"}
     provenance = {"grader.json#/properties/version", "resultset.json#/properties/suite_digest", "resultset.json#/properties/graders"}
     # besides the provenance fields, only the reserved metadata keys that issue 16 declares
-    assert provenance <= added and {a for a in added - provenance if not a.startswith("common.json#/$defs/Metadata/properties/evalschema.")} == set()
-    assert {f["location"] for f in report["findings"] if f["rule"] == "TYPE_DEFINITION_ADDED" and not f["location"].startswith("comparison.json#")} == {
-        "resultset.json#/$defs/GraderProvenance"
-    }
+    assert (
+        provenance <= added
+        and {a for a in added - provenance if not a.startswith("common.json#/$defs/Metadata/properties/evalschema.")} == set()
+    )
+    assert {
+        f["location"]
+        for f in report["findings"]
+        if f["rule"] == "TYPE_DEFINITION_ADDED" and not f["location"].startswith("comparison.json#")
+    } == {"resultset.json#/$defs/GraderProvenance"}

@@ -72,7 +72,11 @@ def test_manifest_lists_exactly_the_files_with_their_hashes(version: str) -> Non
 
 
 def test_release_dates() -> None:
-    assert [(r.version, r.date) for r in policy.releases(RELEASES)] == [("1.0.0", "2026-10-15"), ("1.1.0", "2026-11-30"), ("1.2.0", "2026-11-30")]
+    assert [(r.version, r.date) for r in policy.releases(RELEASES)] == [
+        ("1.0.0", "2026-10-15"),
+        ("1.1.0", "2026-11-30"),
+        ("1.2.0", "2026-11-30"),
+    ]
 
 
 def test_1_0_0_has_fail_on_violation_live_and_no_constraint_violations() -> None:

@@ -782,7 +782,9 @@ TWINS: list[Twin] = [
     ),
     # ---- the suite digest (SPEC §12.6): `sha256:` and 64 lowercase hex digits, nothing after them (not even the
     # final newline a bare `$` lets through in Python's re)
-    Twin("suite-digest-pattern", "resultset", "kw:pattern", {"/suite_digest": "sha256:" + "A" * 64}, {"/suite_digest": "sha256:" + "a" * 64}),
+    Twin(
+        "suite-digest-pattern", "resultset", "kw:pattern", {"/suite_digest": "sha256:" + "A" * 64}, {"/suite_digest": "sha256:" + "a" * 64}
+    ),
     Twin("suite-digest-short", "resultset", "kw:pattern", {"/suite_digest": "sha256:" + "a" * 63}),
     Twin("suite-digest-nothing-after", "resultset", "kw:maxLength", {"/suite_digest": "sha256:" + "a" * 64 + "\n"}),
     # ---- pack patterns and enums

@@ -38,6 +38,21 @@ class CasesFile:
     lines: list[tuple[int | None, Report, bool]] = field(default_factory=list)  # (line, report, readable)
 
 
+def cases_path(suite: Path, name: str) -> Path | str:
+    """The suite's ``test_cases_file``, relative to the suite's folder; or why it cannot be used: it must stay
+    inside that folder (no absolute path, no ``..`` out of it, no link leading out), so that a suite from
+    elsewhere cannot make us read (and quote) any file on the machine."""
+    relative = Path(name)
+    # a backslash separates too: a suite written on Windows must not reach out of its folder on Windows
+    if relative.is_absolute() or name.startswith(("/", "\\")) or ".." in re.split(r"[\\/]", name) or "\x00" in name:
+        return "must be a path inside the suite's folder"
+    folder = suite.parent.resolve()
+    target = (suite.parent / relative).resolve()
+    if folder != target and folder not in target.parents:
+        return "leads out of the suite's folder"
+    return suite.parent / relative
+
+
 def follow(
     suite: Any,
     suite_path: Path,
@@ -52,9 +67,15 @@ def follow(
     name = suite.get("test_cases_file") if isinstance(suite, dict) else None
     if not isinstance(name, str) or not name:
         return CasesFile()
-    path = suite_path.parent / name
-    out = CasesFile(path)
-    loaded_lines = list(load_path(path, "jsonl"))
+    where = cases_path(suite_path, name)
+    if isinstance(where, str):
+        return CasesFile(
+            problem=Finding(
+                "/test_cases_file", codes.TEST_CASES_FILE_UNREADABLE, "error", f"the test cases file {messages.show(name)} {where}"
+            )
+        )
+    out = CasesFile(where)
+    loaded_lines = list(load_path(where, "jsonl"))
     if len(loaded_lines) == 1 and loaded_lines[0].line is None and loaded_lines[0].problem is not None:
         problem = loaded_lines[0].problem
         out.problem = Finding(

@@ -8,6 +8,7 @@ or at least one input unreadable or unparseable (the other inputs are still chec
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import os
@@ -16,12 +17,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from evalschema_models import rules as codes
+
 from . import comparecmd, diffcmd, schemacmd
-from .casesfile import follow
+from .casesfile import CasesFile, follow
+from .display import display_path, finite, visible
 from .extras import MissingExtra
 from .findings import Finding, Report
 from .interop import cli as interopcmd
-from .loader import SUFFIXES, expand, load_path, load_stdin
+from .limits import MAX_FINDINGS, shorten
+from .loader import SUFFIXES, expand, load_path, load_stdin, name_problem
 from .positions import Positions
 from .registry import KINDS, spec_version
 from .selection import declared
@@ -39,22 +44,26 @@ class UsageError(Exception):
 def _write(text: str, stream: TextIO | None = None) -> None:
     """Write; if the reader has gone away (``| head``), stop writing but keep the exit status."""
     stream = stream or sys.stdout
+    if stream is None:  # started with the stream closed (>&-): there is no one to tell
+        return
     try:
         stream.write(text)
         stream.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError):  # a stream open read-only, or closed under us: the exit status still tells
+        pass
 
 
 def _colour(stream: TextIO) -> bool:
-    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return stream is not None and stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
 class Progress:
     """A one-line progress display on stderr, only when stderr is a terminal and the run is long."""
 
     def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
+        self.enabled = sys.stderr is not None and sys.stderr.isatty()
         self.count = 0
         self.shown = False
 
@@ -78,104 +87,147 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     loaded = list(load_path(path))
     if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
         problem = loaded[0].problem if loaded and loaded[0].problem else None
-        raise UsageError(f"--suite {path}: " + (f"{problem.code}: {problem.message}" if problem else "not one JSON object"))
+        raise UsageError(
+            f"--suite {visible(display_path(str(path)))}: "
+            + (f"{problem.code}: {visible(problem.message)}" if problem else "not one JSON object")
+        )
     suite = loaded[0].document
     checked = {k: v for k, v in options.items() if k != "suite"}
     report = validate(suite, "suite", **checked)
     if report.findings:
         report = placed(report, loaded[0].positions())
-    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions()))
+    cases = follow(suite, path, **checked)
+    incomplete = _incomplete_cases(suite, cases)
+    if incomplete is not None:  # results checked against a suite without its test cases would all be "unknown"
+        raise UsageError(f"--suite {visible(display_path(str(path)))}: {codes.TEST_CASES_FILE_UNREADABLE}: {visible(incomplete)}")
+    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions(), cases))
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        suite = {**suite, "test_cases": follow(suite, path, **checked).cases}
+        suite = {**suite, "test_cases": cases.cases}
     return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
 
 
+def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
+    """Why the test cases a suite keeps in its ``test_cases_file`` are not all in hand, or ``None``."""
+    if "test_cases_file" not in suite or "test_cases" in suite:
+        return None
+    if cases.path is None and cases.problem is None:
+        return "test_cases_file names no file"
+    if cases.problem is not None:
+        return cases.problem.message
+    for line, report, readable in cases.lines:
+        if not readable:
+            problem = report.errors[0]
+            return f"line {line} of the test cases file {shorten(str(suite['test_cases_file']))!r}: {problem.code}: {problem.message}"
+    return None
+
+
 def _suite_entries(
-    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions
+    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions, cases: CasesFile | None = None
 ) -> Iterator[tuple[dict[str, Any], bool]]:
-    """A suite's entry, with TEST_CASES_FILE_UNREADABLE if its ``test_cases_file`` cannot be read, then an entry
-    per line of that file."""
-    cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+    """A suite's entry, then an entry per line of its ``test_cases_file``. A file that cannot be read is
+    TEST_CASES_FILE_UNREADABLE on the suite's entry, which then counts as unreadable (SPEC §3.4: exit 2)."""
+    if cases is None:
+        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
     if cases.problem is not None:
         report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
-    yield _entry(str(path), None, report), True
+    yield _entry(str(path), None, report), cases.problem is None
     for line, case_report, readable in cases.lines:
         yield _entry(str(cases.path), line, case_report), readable
 
 
 def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
-    """The report of one document (``line``: of a JSON Lines entry) as the JSON report writes it."""
-    entry: dict[str, Any] = {"path": path}
+    """The report of one document (``line``: of a JSON Lines entry) as the JSON report writes it. At most
+    ``MAX_FINDINGS`` findings are listed (errors first); ``omitted`` counts the rest."""
+    entry: dict[str, Any] = {"path": display_path(path)}
     if line is not None:
         entry["line"] = line
+    errors = report.errors[:MAX_FINDINGS]
+    warnings = report.warnings[: MAX_FINDINGS - len(errors)]
     entry.update(
         kind=report.kind,
         valid=report.valid,
-        errors=[f.to_dict() for f in report.errors],
-        warnings=[f.to_dict() for f in report.warnings],
+        errors=[f.to_dict() for f in errors],
+        warnings=[f.to_dict() for f in warnings],
     )
+    omitted = len(report.errors) + len(report.warnings) - len(errors) - len(warnings)
+    if omitted:
+        entry["omitted"] = omitted
     return entry
+
+
+def _paint(colour: bool) -> Any:
+    return (lambda text, code: f"\033[{code}m{text}\033[0m") if colour else (lambda text, code: text)
 
 
 ROOT_LABEL = "(root)"  # how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
 
 
 def _where(pointer: str) -> str:
-    return pointer if pointer else ROOT_LABEL
+    return visible(shorten(pointer)) if pointer else ROOT_LABEL
+
+
+def _text_entry(entry: dict[str, Any], paint: Any, verbosity: int = 0) -> str:
+    """A file's findings in reading order (``verbosity`` ``-1``: errors only; ``1``: a line for a valid file too)."""
+    findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
+    where = visible(entry["path"]) + (f" (line {entry['line']})" if "line" in entry else "")
+    kind = f"  [{entry['kind']}]" if entry["kind"] else ""
+    if not findings:
+        if verbosity > 0:
+            verdict: str = paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31")
+            return where + kind + "  " + verdict + "\n"
+        return ""
+    lines = [paint(where, "1") + kind]
+    for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
+        position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
+        severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
+        lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {_where(f['pointer'])}  {visible(f['message'])}")
+    if entry.get("omitted"):
+        lines.append(f"  … {entry['omitted']:,} more finding(s) not shown")
+    return "\n".join(lines) + "\n"
+
+
+def _text_summary(totals: dict[str, int], errors: int, warnings: int, paint: Any, omitted: int = 0) -> str:
+    summary = (
+        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
+        f"{totals['unreadable']} unreadable; {errors} error(s), {warnings} warning(s)"
+        + (f", {omitted:,} more not shown" if omitted else "")
+    )
+    painted: str = paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31")
+    return painted + "\n"
 
 
 def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
-    """Files with findings and their findings, in reading order, then a one-line summary. ``verbosity``: ``-1``
-    (``--quiet``) errors only and no summary; ``1`` (``-v``) also a line per valid file."""
-    colour = _colour(stream)
-
-    def paint(text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if colour else text
-
-    lines: list[str] = []
-    for entry in entries:
-        findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
-        where = entry["path"] + (f" (line {entry['line']})" if "line" in entry else "")
-        kind = f"  [{entry['kind']}]" if entry["kind"] else ""
-        if not findings:
-            if verbosity > 0:
-                lines.append(where + kind + "  " + paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31"))
-            continue
-        lines.append(paint(where, "1") + kind)
-        for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
-            position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
-            severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-            lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {_where(f['pointer'])}  {f['message']}")
-    if verbosity >= 0:
-        summary = (
-            f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
-            f"{totals['unreadable']} unreadable; {sum(len(e['errors']) for e in entries)} error(s), "
-            f"{sum(len(e['warnings']) for e in entries)} warning(s)"
-        )
-        lines.append(paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31"))
-    return "\n".join(lines) + ("\n" if lines else "")
+    """Entries and their findings, then (unless ``verbosity`` is ``-1``, errors only) a one-line summary."""
+    paint = _paint(_colour(stream))
+    text = "".join(_text_entry(e, paint, verbosity) for e in entries)
+    if verbosity < 0:
+        return text
+    errors = sum(len(e["errors"]) for e in entries)
+    warnings = sum(len(e["warnings"]) for e in entries)
+    return text + _text_summary(totals, errors, warnings, paint)
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _render_github(entries: list[dict[str, Any]]) -> str:
+def _github_entry(entry: dict[str, Any]) -> str:
     lines = []
-    for entry in entries:
-        for f in entry["errors"] + entry["warnings"]:
-            props = [f"file={_escape_property(entry['path'])}"]
-            if "line" in f:
-                props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
-            props.append(f"title={_escape_property(f['code'])}")
-            level = "error" if f["severity"] == "error" else "warning"
-            lines.append(f"::{level} {','.join(props)}::{_escape_data(_where(f['pointer']) + ': ' + f['message'])}")
-    return "\n".join(lines) + ("\n" if lines else "")
+    for f in entry["errors"] + entry["warnings"]:
+        props = [f"file={_escape_property(entry['path'])}"]
+        if "line" in f:
+            props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
+        props.append(f"title={_escape_property(f['code'])}")
+        level = "error" if f["severity"] == "error" else "warning"
+        lines.append(f"::{level} {','.join(props)}::{_escape_data(_where(f['pointer']) + ': ' + f['message'])}")
+    if entry.get("omitted"):
+        lines.append(f"::notice file={_escape_property(entry['path'])}::{entry['omitted']} more finding(s) not shown")
+    return "".join(line + "\n" for line in lines)
 
 
 _UNREADABLE_CODES = frozenset({"FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY"})
@@ -200,9 +252,13 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
     for source in expand(args.paths):
         if args.only_declared and isinstance(source, Path) and source.is_file() and not declared(source):
             continue
+        bad_name = name_problem(str(source))
+        if bad_name is not None:
+            yield _entry(str(source), None, Report.build(args.kind, [bad_name], strict=False)), False
+            continue
         path = _json_file(source, args.input_format)
         if path is not None:
-            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], **options)
+            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, **options)
             readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
             if readable and report.kind == "suite":  # its test_cases_file, followed
                 (loaded,) = load_path(path, "json")
@@ -224,6 +280,37 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
             yield _entry(loaded.path, loaded.line, report), True
 
 
+class _Buffered:
+    """Output gathered into writes of about 64 KiB: one write (and flush) per document would cost more than
+    validating a small one."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size >= 1 << 16:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            _write("".join(self.parts))
+        self.parts, self.size = [], 0
+
+
+def _json_entry(entry: dict[str, Any]) -> str:
+    """One entry of the JSON report, indented to sit in its ``files`` list."""
+    import orjson
+
+    try:
+        text = orjson.dumps(entry, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except TypeError:  # a lone surrogate (a JSON text may escape one): the standard library writes it escaped
+        text = json.dumps(entry, indent=2, ensure_ascii=False)
+    return "    " + text.replace("\n", "\n    ")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.spec_version is not None:
         from . import releases
@@ -233,30 +320,44 @@ def cmd_validate(args: argparse.Namespace) -> int:
     options = {"strict": args.strict, "allow_unknown": args.allow_unknown, "engine": args.engine, "spec_version": args.spec_version}
     suite, suite_entries = _load_suite(args.suite, options) if args.suite is not None else (None, [])
     given = {str(p) for p in expand(args.paths) if isinstance(p, Path)}
-    entries: list[dict[str, Any]] = []
     progress = Progress()
-    unreadable = invalid = 0
+    paint = _paint(_colour(sys.stdout))
+    verbosity = -1 if args.quiet else args.verbose
+    # each entry is written as soon as it is known: memory does not grow with the number of documents
+    files = valid = unreadable = invalid = errors = warnings = omitted = 0
+    out = _Buffered()
     suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
     for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
             unreadable += 1
         else:
             invalid += not entry["valid"]
-        entries.append(entry)
+        valid += readable and entry["valid"]
+        errors += len(entry["errors"])
+        warnings += len(entry["warnings"])
+        omitted += entry.get("omitted", 0)
+        if args.format == "json":
+            out.add(('{\n  "files": [\n' if files == 0 else ",\n") + _json_entry(entry))
+        elif args.format == "github":
+            out.add(_github_entry(entry))
+        else:
+            out.add(_text_entry(entry, paint, verbosity))
+        files += 1
+        if files % 10_000 == 0:  # the collector is off (see run): cycles a validation leaves are freed now and then
+            gc.collect()
         progress.tick(entry["path"])
     progress.done()
-    if not entries and args.only_declared:  # a commit that touches no evalschema document
+    out.flush()
+    if not files and args.only_declared:  # a commit that touches no evalschema document
         _write("no evalschema documents among the given files\n")
         return EXIT_OK
-    if not entries:
+    if not files:
         raise UsageError("no documents found in the given paths")
-    totals = {"files": len(entries), "valid": len(entries) - invalid - unreadable, "invalid": invalid, "unreadable": unreadable}
+    totals = {"files": files, "valid": valid, "invalid": invalid, "unreadable": unreadable}
     if args.format == "json":
-        _write(json.dumps({"files": entries, "summary": totals}, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "github":
-        _write(_render_github(entries))
-    else:
-        _write(_render_text(entries, totals, sys.stdout, verbosity=-1 if args.quiet else args.verbose))
+        _write('\n  ],\n  "summary": ' + json.dumps(totals) + "\n}\n")
+    elif args.format == "text" and verbosity >= 0:
+        _write(_text_summary(totals, errors, warnings, paint, omitted))
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_INVALID if invalid else EXIT_OK
@@ -280,8 +381,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
     def unreadable(path: str, problem: Finding) -> None:
         nonlocal status
-        _write(f"evalschema: {path}: {problem.code}: {problem.message}\n", sys.stderr)
+        _write(f"evalschema: {visible(display_path(path))}: {problem.code}: {visible(problem.message)}\n", sys.stderr)
         status = EXIT_UNREADABLE
+
+    if args.html is not None:
+        _check_output(args.html, [s for s in expand(args.paths) if isinstance(s, Path)])
 
     def admitted(label: str, line: int | None, report: Report) -> bool:
         """Whether to summarize: a valid result set, or an invalid one under --force (recorded either way)."""
@@ -290,13 +394,17 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             return True
         status = max(status, EXIT_INVALID)
         refused.append(_entry(label, line, report))
-        invalid_labels[label + (f":{line}" if line else "")] = len(report.errors)
+        invalid_labels[display_path(label) + (f":{line}" if line else "")] = len(report.errors)
         return bool(args.force)
 
     for source in expand(args.paths):
+        bad_name = name_problem(str(source))
+        if bad_name is not None:
+            unreadable(str(source), bad_name)
+            continue
         path = _json_file(source, args.input_format)
         if path is not None:  # large files are validated and summarized in pieces
-            report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream])
+            report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS)
             # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
             problem = next(
                 (f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None
@@ -311,7 +419,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             if isinstance(summarized, Finding):
                 unreadable(str(path), summarized)
             else:
-                results.append((str(path), *summarized))
+                results.append((display_path(str(path)), *summarized))
             continue
         for loaded in load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format):
             if loaded.problem is not None or not isinstance(loaded.document, dict):
@@ -322,7 +430,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 report = placed(report, loaded.positions())
             if not admitted(loaded.path, loaded.line, report):
                 continue
-            label = loaded.path + (f":{loaded.line}" if loaded.line else "")
+            label = display_path(loaded.path) + (f":{loaded.line}" if loaded.line else "")
             results.append((label, loaded.document, summarize(loaded.document)))
             lists[label] = case_lists(loaded.document)
     if args.html is not None and (results or not refused):
@@ -335,13 +443,13 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             {
                 "path": label,
                 "valid": label not in invalid_labels,
-                "summary": summary.to_dict(),
-                **({"attempt_statistics": attempts[label]} if label in attempts else {}),
+                "summary": finite(summary.to_dict()),
+                **({"attempt_statistics": finite(attempts[label])} if label in attempts else {}),
             }
             for label, _, summary in results
         ]
         payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
-        _write(json.dumps(payload, indent=2) + "\n")
+        _write(json.dumps(payload, indent=2, allow_nan=False) + "\n")
     else:
         if refused:
             totals = {"files": len(refused), "valid": 0, "invalid": len(refused), "unreadable": 0}
@@ -350,6 +458,32 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             _write(f"{len(refused)} invalid result set(s): {verdict}\n\n")
         _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels) + comparecmd.attempt_text(attempts))
     return status
+
+
+def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
+    """An output goes to a regular file or a new path, nothing else: replacing a device (``/dev/null``), a FIFO,
+    a socket or a folder with a regular file would break whatever relied on it; replacing an input loses it."""
+    import stat
+
+    for source in inputs:
+        try:
+            if path.exists() and source.exists() and path.samefile(source):
+                raise UsageError(f"{visible(str(path))}: is an input; the report would replace it")
+        except OSError:
+            continue
+
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            raise UsageError(f"{visible(str(path))}: its folder does not exist") from None
+        return
+    except OSError as exc:
+        raise UsageError(f"{visible(str(path))}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(mode):
+        raise UsageError(f"{visible(str(path))}: is a symbolic link; name the file itself")
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{visible(str(path))}: not a regular file; an output goes to a regular file or a new path")
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

@@ -51,13 +51,16 @@ def _count(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from .compare import Options, Unreadable, compare_files, suite_digest
     from .compare.render import render_html, render_text
+    from .display import display_path, finite, visible
     from .loader import load_path
 
     digest = None
     if args.suite is not None:
         loaded = next(iter(load_path(args.suite)))
         if loaded.problem is not None:
-            sys.stderr.write(f"evalschema: {loaded.path}: {loaded.problem.code}: {loaded.problem.message}\n")
+            sys.stderr.write(
+                f"evalschema: {visible(display_path(loaded.path))}: {loaded.problem.code}: {visible(loaded.problem.message)}\n"
+            )
             return EXIT_USAGE
         digest = suite_digest(loaded.document)
     options = Options(
@@ -72,14 +75,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         document = compare_files(args.base, args.new, options)
     except Unreadable as problem:
-        sys.stderr.write(f"evalschema: {problem.path}: {problem.finding.code}: {problem.finding.message}\n")
+        sys.stderr.write(
+            f"evalschema: {visible(display_path(str(problem.path)))}: {problem.finding.code}: {visible(problem.finding.message)}\n"
+        )
         return EXIT_USAGE
     if args.html is not None:
         from .atomic import write_atomic
+        from .cli import _check_output
+
+        _check_output(Path(args.html), [Path(args.base), Path(args.new)])
 
         write_atomic(args.html, render_html(document).encode("utf-8"))
     if args.format == "json":
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     else:
         sys.stdout.write(render_text(document))
     if args.strict and document["findings"]:

@@ -44,13 +44,41 @@ def _date(text: str) -> _dt.date:
 
 GENERATOR = "codegen"
 INSTALL_HINT = "evalschema diff needs the generator's distribution: pip install 'evalschema[diff]' (evalschema-codegen)"
+# the classifier walks schemas recursively: with this much stack, any schema the strict reader lets through (nested
+# at most 1,000 levels) is compared, never a RecursionError
+_CHILD = "import runpy, sys; sys.setrecursionlimit(20000); runpy.run_module('codegen', run_name='__main__', alter_sys=True)"
+
+
+def _unreadable(folder: Path) -> list[str]:
+    """What the strict reader (the one ``validate`` uses) says of each schema file in ``folder``: schemas get the
+    same checks as documents (UTF-8, duplicate keys, NaN, nesting depth, the input size limit)."""
+    from .display import display_path, visible
+    from .loader import load_path
+
+    problems = []
+    for path in sorted(folder.glob("*.json")):
+        if not path.is_file():
+            continue
+        for loaded in load_path(path, "json"):
+            if loaded.problem is not None:
+                where = f":{loaded.problem.line}:{loaded.problem.column}" if loaded.problem.line else ""
+                problems.append(
+                    f"{visible(display_path(path.name))}{where}: {loaded.problem.code}: {visible(loaded.problem.message)} "
+                    f"(in {visible(display_path(str(folder)))})"
+                )
+    return problems
 
 
 def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec(GENERATOR) is None:
         print(f"evalschema: {INSTALL_HINT}", file=sys.stderr)
         return EXIT_USAGE
-    command = [sys.executable, "-m", GENERATOR, "diff", str(args.old), str(args.new), "--format", args.format]
+    problems = _unreadable(args.old) + _unreadable(args.new)
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    command = [sys.executable, "-c", _CHILD, "diff", str(args.old), str(args.new), "--format", args.format]
     if args.today is not None:
         command += ["--today", args.today.isoformat()]
     # the generator's exit statuses are this command's: 0 none breaking, 1 breaking, 2 unusable input

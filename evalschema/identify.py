@@ -16,6 +16,10 @@ _OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind
 _EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\.json\Z")
 _PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json\Z")
 _SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?\Z")
+# the version segment of one of our $schema URIs: a whole semantic version, nothing else (no "v", no "..")
+_URI_VERSION = re.compile(
+    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?\Z"
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ def identify(document: Any, kind: str | None) -> Identity:
     declared = document.get("$schema")
     if isinstance(declared, str):
         ours, evalport, promptpack = _OURS.match(declared), _EVALPORT.match(declared), _PROMPTPACK.match(declared)
-        if ours and ours["kind"] in KINDS:
+        if ours and ours["kind"] in KINDS and _URI_VERSION.match(ours["version"]):
             schema_kind, schema_version = ours["kind"], parse_version(ours["version"])
         elif evalport:
             schema_kind = evalport["kind"]

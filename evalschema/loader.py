@@ -8,10 +8,12 @@ too large), DUPLICATE_KEY (a document whose meaning would depend on the parser).
 
 from __future__ import annotations
 
+import fnmatch
 import gc
-import glob
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,11 +27,10 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
+from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, shorten, too_large_message
 from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
-# A YAML document may share nodes through aliases; counted as a tree it must stay below this many nodes.
-YAML_NODE_LIMIT = 1_000_000
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Loaded:
 
 class DuplicateKeyError(ValueError):
     def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {key!r}")
+        super().__init__(f"duplicate key {shorten(key)!r}")
         self.key = key
 
 
@@ -250,7 +251,9 @@ class _SafeLoader(yaml.SafeLoader):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, (str, int, float, bool)) or key is None:
+            if isinstance(key, (str, int, float, bool)) or key is None or hasattr(key, "isoformat"):
+                # compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
+                key = key if isinstance(key, str) else _json_key(key)
                 if key in seen:
                     mark = key_node.start_mark
                     raise DuplicateKeyError(f"{key}@{mark.line + 1}:{mark.column + 1}")
@@ -286,6 +289,40 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [v for pair in node.value for v in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _shape(node: Any) -> tuple[int, int]:
+    """How many distinct nodes the graph has, and how deep its containers nest (iteratively)."""
+    seen: set[int] = set()
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        children = _children(current)
+        if children:
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children)
+    return len(seen), deepest
+
+
+if getattr(yaml, "__with_libyaml__", False):
+    from yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+    class _CComposer(CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """libyaml's scanner, parser and composer (only ``compose`` is used; construction is _SafeLoader's)."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
 def _expanded_size(node: Any, limit: int) -> int:
     """Nodes in the tree an alias-sharing graph expands to, stopping once past ``limit`` (billion laughs)."""
     sizes: dict[int, int] = {}
@@ -294,11 +331,7 @@ def _expanded_size(node: Any, limit: int) -> int:
         current, children_done = stack.pop()
         if id(current) in sizes:
             continue
-        children = (
-            [v for pair in current.value for v in pair]
-            if isinstance(current, yaml.MappingNode)
-            else (list(current.value) if isinstance(current, yaml.SequenceNode) else [])
-        )
+        children = _children(current)
         if not children_done and children:
             stack.append((current, True))
             stack.extend((child, False) for child in children if id(child) not in sizes)
@@ -307,47 +340,87 @@ def _expanded_size(node: Any, limit: int) -> int:
     return sizes[id(node)]
 
 
-def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
-    """Every document of a YAML stream, safely: no object construction, bounded alias expansion."""
-    out: list[Loaded] = []
+# PyYAML's own parser reads about 30,000 nodes a second; libyaml's (C) a hundred times as many. Large texts are
+# composed by libyaml, when it is there, so that a document the input size limit lets through is read in bounded
+# time; small ones by PyYAML, whose error messages the tests pin. Either way the nodes are built by _SafeLoader.
+LIBYAML_FROM_CHARS = 1 << 20
+
+
+def _composer(text: str) -> Any:
+    if len(text) >= LIBYAML_FROM_CHARS and getattr(yaml, "__with_libyaml__", False):
+        return _CComposer
+    return _SafeLoader
+
+
+def _too_many_nodes(text: str, composer: Any) -> bool:
+    """Whether a document of the YAML stream has more than YAML_NODE_LIMIT nodes as written (aliases count once)."""
+    count = 0
+    for event in yaml.parse(text, Loader=composer):
+        if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)):
+            count += 1
+            if count > YAML_NODE_LIMIT:
+                return True
+        elif isinstance(event, yaml.DocumentStartEvent):
+            count = 0
+    return False
+
+
+@contextmanager
+def _deep_stack() -> Iterator[None]:
+    """PyYAML composes recursively (two frames per level): leave room for MAX_DEPTH levels and a margin, so that
+    what is refused is decided by the depth limit, not by the interpreter's stack."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, MAX_DEPTH * 4 + 1000))
     try:
-        nodes = list(yaml.compose_all(text, Loader=_SafeLoader))
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
+    """Every document of a YAML stream, safely: no object construction, bounded alias expansion and nesting."""
+    out: list[Loaded] = []
+    composer = _composer(text)
+    try:
+        if composer is not _SafeLoader and _too_many_nodes(text, composer):
+            # counted from the parser's events, before anything is built: memory stays flat however many
+            return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"more than {YAML_NODE_LIMIT:,} nodes"))]
+        with _deep_stack():
+            nodes = list(yaml.compose_all(text, Loader=composer))
     except RecursionError:
-        return [
-            Loaded(
-                path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than the parser can read (limit {MAX_DEPTH} levels)")
-            )
-        ]
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep"))]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
         return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc.problem}", *where))]
     except yaml.YAMLError as exc:
         return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc}"))]
+    # one constructor for every document (it is given nodes, not text: a new one per document re-read the whole
+    # stream each time, which for 20,000 small documents took gigabytes)
+    constructor = _SafeLoader("")
     for node in nodes:
         if node is None:
             continue
+        at = (node.start_mark.line + 1, node.start_mark.column + 1)
+        _, depth = _shape(node)
+        if depth > MAX_DEPTH:
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep", *at)))
+            continue
+        # nodes shared through aliases count once per use: the tree they expand to must stay within the node
+        # limit too (the nodes as written already do: past it, only aliases can have taken the tree)
         if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
             out.append(
                 Loaded(
-                    path,
-                    problem=Finding(
-                        "",
-                        codes.INVALID_YAML,
-                        "error",
-                        f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes",
-                        node.start_mark.line + 1,
-                        node.start_mark.column + 1,
-                    ),
+                    path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", *at)
                 )
             )
             continue
-        loader = _SafeLoader(text)
         try:
-            document = loader.construct_document(node)
+            with _deep_stack():
+                document = constructor.construct_document(node)
         except DuplicateKeyError as exc:
-            key, _, at = str(exc.key).rpartition("@")
-            line, column = (int(x) for x in at.split(":"))
+            key, _, key_at = str(exc.key).rpartition("@")
+            line, column = (int(x) for x in key_at.split(":"))
             out.append(
                 Loaded(
                     path,
@@ -355,7 +428,7 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
                         "",
                         codes.DUPLICATE_KEY,
                         "error",
-                        f"duplicate key {key!r}: the document's meaning would depend on the parser",
+                        f"duplicate key {shorten(key)!r}: the document's meaning would depend on the parser",
                         line,
                         column,
                     ),
@@ -363,26 +436,17 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             )
             continue
         except RecursionError:
-            out.append(
-                Loaded(
-                    path,
-                    problem=Finding(
-                        "", codes.INVALID_YAML, "error", "nested too deeply to read", node.start_mark.line + 1, node.start_mark.column + 1
-                    ),
-                )
-            )
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", *at)))
             continue
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
-            where = (mark.line + 1, mark.column + 1) if mark else (None, None)
+            where_at = (mark.line + 1, mark.column + 1) if mark else (None, None)
             out.append(
                 Loaded(
-                    path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where)
+                    path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where_at)
                 )
             )
             continue
-        finally:
-            loader.dispose()
         out.append(Loaded(path, _json_compatible(document), _locate=_yaml_locator(node)))
     return out or [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "empty YAML document"))]
 
@@ -433,25 +497,56 @@ def read_text(path: Path) -> str | Finding:
 
 
 def read_bytes(path: Path) -> bytes | Finding:
-    """The file's bytes, or a FILE_UNREADABLE finding (a device or a pipe would never end: it is refused)."""
+    """The file's bytes, or a FILE_UNREADABLE finding: a device or a pipe would never end and is refused, and so
+    is a file larger than the input size limit (counted while reading: a sparse file or one that grows is caught)."""
     unusual = irregular_file(path)
     if unusual is not None:
         return unusual
     try:
-        return path.read_bytes()
-    except IsADirectoryError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
-    except FileNotFoundError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
-    except PermissionError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
+        # O_NONBLOCK: should the path become a FIFO after the check, opening it must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+        return _open_problem(exc)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return Finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)")
+            return read_limited(handle)
+        except OSError as exc:
+            return _open_problem(exc)
+
+
+def _open_problem(exc: OSError) -> Finding:
+    if isinstance(exc, IsADirectoryError):
+        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
+    if isinstance(exc, FileNotFoundError):
+        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
+    if isinstance(exc, PermissionError):
+        return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
+    return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+
+
+def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
+    """Everything ``handle`` holds, or a FILE_UNREADABLE finding as soon as it passes ``limit`` bytes (the input
+    size limit by default); memory never holds more than the limit and one chunk."""
+    limit = max_input_bytes() if limit is None else limit
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            chunk = handle.read(min(1 << 22, limit + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return Finding("", codes.FILE_UNREADABLE, "error", too_large_message(limit))
+    except MemoryError:  # a limit set above the memory there is
+        chunks.clear()
+        return Finding("", codes.FILE_UNREADABLE, "error", f"not enough memory to read {total:,} bytes; lower {INPUT_BYTES_VARIABLE}")
 
 
 def irregular_file(path: Path) -> Finding | None:
-    import stat
-
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -502,10 +597,31 @@ def _jsonl_file(path: Path) -> Iterator[Loaded]:
         yield Loaded(str(path), problem=text if isinstance(text, Finding) else None)
         return
     with handle:
-        for number, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
-            yield parse_json_bytes(raw.rstrip(b"\r\n"), str(path), number)
+        yield from _jsonl_lines(handle, str(path))
+
+
+def _jsonl_lines(handle: Any, path: str) -> Iterator[Loaded]:
+    """One document per non-blank line of a binary stream; a line longer than the input size limit is refused
+    (and reading stops there: the rest of the input is not read into memory either)."""
+    limit = max_input_bytes()
+    number = 0
+    try:
+        while True:
+            raw = handle.readline(limit + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                yield Loaded(
+                    path,
+                    problem=Finding("", codes.FILE_UNREADABLE, "error", f"line {number} is {too_large_message(limit)}", number, 1),
+                    line=number,
+                )
+                return
+            if raw.strip():
+                yield parse_json_bytes(raw.rstrip(b"\r\n"), path, number)
+    except OSError as exc:
+        yield Loaded(path, problem=Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"), line=number or None)
 
 
 def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
@@ -525,8 +641,22 @@ def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
     yield from load_text(text, str(path), form)
 
 
+def _stdin_bytes() -> bytes | Finding:
+    """Standard input, up to the input size limit; a closed or write-only stdin is a finding, not a crash."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return Finding("", codes.FILE_UNREADABLE, "error", "standard input is closed")
+    try:
+        return read_limited(stream)
+    except (OSError, ValueError) as exc:  # ValueError: a stream closed under us
+        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read standard input: {getattr(exc, 'strerror', None) or exc}")
+
+
 def load_stdin(form: str | None) -> Iterator[Loaded]:
-    data = sys.stdin.buffer.read()
+    data = _stdin_bytes()
+    if isinstance(data, Finding):
+        yield Loaded("-", problem=data)
+        return
     if form in (None, "json"):
         # one JSON document, or (unless told it is JSON) JSON Lines when the text holds several
         single = parse_json_bytes(data, "-")
@@ -541,19 +671,86 @@ def load_stdin(form: str | None) -> Iterator[Loaded]:
     yield from load_text(text, "-", form)
 
 
+_MAGIC = re.compile(r"[*?\[]")
+
+
+def _segment_matches(name: str, pattern: str) -> bool:
+    if name.startswith(".") and not pattern.startswith("."):
+        return False  # as the shell (and glob) do: a wildcard does not match a hidden name
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _matches(parts: tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+    if not patterns:
+        return not parts
+    if patterns[0] == "**":
+        return any(_matches(parts[i:], patterns[1:]) for i in range(len(parts) + 1) if all(not p.startswith(".") for p in parts[:i]))
+    return bool(parts) and _segment_matches(parts[0], patterns[0]) and _matches(parts[1:], patterns[1:])
+
+
+def _walk(root: Path, depth: int | None = None) -> Iterator[Path]:
+    """Every file under ``root`` (symbolic links to files included), never following a link to a folder: a link
+    loop cannot make the walk endless. ``depth``: at most this many levels below ``root``."""
+    base = len(root.parts)
+    for folder, folders, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        if depth is not None and len(here.parts) - base >= depth - 1:
+            folders[:] = []
+            if len(here.parts) - base > depth - 1:
+                continue
+        for name in files:
+            yield here / name
+
+
+def _glob(pattern: str) -> list[Path]:
+    """The files a pattern names (``*``, ``?``, ``[…]`` within a name, ``**`` for any number of folders), found
+    without following links to folders."""
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) - 1 and not _MAGIC.search(parts[fixed]):
+        fixed += 1
+    root = Path(*parts[:fixed]) if fixed else Path(".")
+    patterns = parts[fixed:]
+    if not root.is_dir():
+        return []
+    depth = None if "**" in patterns else len(patterns)
+    found = []
+    for file in _walk(root, depth):
+        relative = file.relative_to(root).parts
+        if _matches(relative, patterns) and file.is_file():
+            found.append(file if fixed else Path(*relative))
+    return sorted(found)
+
+
 def expand(arguments: list[str]) -> Iterator[Path | str]:
-    """Files, folders (recursively: every .json, .jsonl, .ndjson, .yaml, .yml), globs, and ``-`` for stdin."""
+    """Files, folders (recursively: every .json, .jsonl, .ndjson, .yaml, .yml), globs, and ``-`` for stdin.
+    Links to folders are not followed inside a folder or a ``**`` pattern (a link loop would never end)."""
     for argument in arguments:
         if argument == "-":
             yield "-"
             continue
         path = Path(argument)
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
-        elif not path.exists() and glob.has_magic(argument):
-            matches = sorted(glob.glob(argument, recursive=True))
+        try:
+            is_dir, exists = path.is_dir(), path.exists()
+        except OSError:  # a name too long, say: the reader says so, for this path alone
+            yield path
+            continue
+        if is_dir:
+            yield from sorted(p for p in _walk(path) if p.suffix.lower() in SUFFIXES and p.is_file())
+        elif not exists and _MAGIC.search(argument):
+            matches = _glob(argument)
             if not matches:
                 yield path  # reported as unreadable: a pattern that matches nothing is a mistake
-            yield from (Path(m) for m in matches if Path(m).is_file())
+            yield from matches
         else:
             yield path
+
+
+def name_problem(path: str) -> Finding | None:
+    """A FILE_UNREADABLE finding when a file name is not UTF-8 text (it could not be reported as JSON, and the
+    TypeScript CLI cannot even open it): the same answer in every SDK."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return Finding("", codes.FILE_UNREADABLE, "error", "the file name is not UTF-8 text")
+    return None

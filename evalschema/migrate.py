@@ -18,15 +18,16 @@ import copy
 import difflib
 import io
 import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .atomic import write_atomic
 from .extras import MissingExtra, require
-from .findings import pointer
+from .findings import Finding, pointer
 
 EXIT_OK, EXIT_NEEDED, EXIT_UNREADABLE = 0, 1, 2
 PLACEHOLDER_TRIGGER = "every_turn"
@@ -150,6 +151,17 @@ def _yaml_engine(text: str) -> tuple[Any, int]:
     engine.width = 4096
     engine.indent(mapping=mapping, sequence=max(sequence or 2, (offset or 0) + 2), offset=offset or 0)
     return engine, 2 * mapping + (offset or 0)  # prompts → <name> → evals → items
+
+
+def _dump_json(document: Any, indent: int | str | None) -> str:
+    """JSON text for a migrated pack: never a value JSON cannot hold (``allow_nan=False``); a string holding a lone
+    surrogate (which UTF-8 cannot encode) is written as ``\\u`` escapes, as it was read."""
+    text = json.dumps(document, indent=indent, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(document, indent=indent, ensure_ascii=True, allow_nan=False)
+    return text
 
 
 def migrate_text(text: str, form: str) -> tuple[str, Plan]:
@@ -285,7 +297,7 @@ def _indent_of(text: str, at: int) -> str:
 def _json_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str:
     match = re.search(r"\n([ \t]+)\S", text)
     if match is None:  # all on one line: there is no layout to keep
-        return json.dumps(migrated, ensure_ascii=False) + ("\n" if text.endswith("\n") else "")
+        return _dump_json(migrated, None) + ("\n" if text.endswith("\n") else "")
     unit = match.group(1)
     spans = _json_spans(text)
     edits: list[tuple[int, int, str]] = []
@@ -327,13 +339,26 @@ def _json_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str:
             inner = indent + unit
             body = ",\n".join(inner + _json_block(entry, unit, inner) for _, entry in added)
             edits.append((last.end, last.end, ",\n" + indent + '"evals": [\n' + body + "\n" + indent + "]"))
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text
+    return "".join(_spliced(text, edits))
+
+
+Text = TypeVar("Text", str, list[str])  # a text, or its lines
+
+
+def _spliced(whole: Text, edits: Sequence[tuple[int, int, Text]]) -> Iterator[Text]:
+    """The pieces of ``whole`` with each ``(start, end, replacement)`` edit made, in one pass (edits made one by
+    one into the whole copy it each time: quadratic in a pack of thousands of prompts). Insertions at one place
+    come out in the reverse of their order in ``edits``, as if each were made at that place in turn."""
+    at = 0
+    for start, end, _, replacement in sorted((start, end, -i, r) for i, (start, end, r) in enumerate(edits)):
+        yield whole[at:start]
+        yield replacement
+        at = max(at, end)
+    yield whole[at:]
 
 
 def _json_block(value: Any, unit: str, indent: str) -> str:
-    return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
+    return _dump_json(value, unit).replace("\n", "\n" + indent)
 
 
 # --- YAML: edits of whole lines -------------------------------------------------------------------------------
@@ -492,9 +517,7 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
             end = _block_end(lines, prompt_line, prompt_column, item=False)  # after the prompt's last line
             edits.append((end, end, [" " * column + "evals:\n", *blocks]))
     edits.extend((first, end, []) for first, end in emptied.values())
-    for first, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        lines[first:end] = replacement
-    return "".join(lines)
+    return "".join(line for piece in _spliced(lines, edits) for line in piece)
 
 
 def _unescape(token: str) -> str:
@@ -513,33 +536,134 @@ def _sequence_offset(lines: list[str], document: Any) -> int:
     return 2
 
 
+def _readable(path: Path, form: str) -> tuple[str | None, str | None]:
+    """(text, None), or (None, why the pack cannot be migrated): exactly the inputs ``validate`` reads."""
+    from .display import visible
+    from .loader import decode, load_text, name_problem, read_bytes
+
+    problem = name_problem(str(path))
+    data = read_bytes(path) if problem is None else problem
+    if isinstance(data, Finding):
+        return None, f"{data.code}: {visible(data.message)}"
+    text = decode(data)
+    if isinstance(text, Finding):
+        return None, f"{text.code}: {visible(text.message)}"
+    for loaded in load_text(text, str(path), form):
+        if loaded.problem is not None:
+            where = f" (line {loaded.problem.line}, column {loaded.problem.column})" if loaded.problem.line else ""
+            return None, f"{loaded.problem.code}{where}: {visible(loaded.problem.message)}"
+    return text, None
+
+
+class _AnchoredMatcher(difflib.SequenceMatcher[str]):
+    """difflib's matcher between anchors: lines found exactly once in each text, in the same order (as patience
+    diff does). A migrated pack repeats the same lines in every prompt, which makes difflib's own search quadratic;
+    between anchors it only ever sees one prompt's worth of lines."""
+
+    def get_opcodes(self) -> Any:
+        done = getattr(self, "opcodes", None)
+        if done is not None:
+            return done
+        a, b = self.__dict__["a"], self.__dict__["b"]  # set by SequenceMatcher, not declared by its stubs
+        once_a: dict[str, int] = {}
+        for i, line in enumerate(a):
+            once_a[line] = -1 if line in once_a else i
+        once_b: dict[str, int] = {}
+        for j, line in enumerate(b):
+            once_b[line] = -1 if line in once_b else j
+        anchors = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
+        anchors.sort()
+        kept: list[tuple[int, int]] = []  # in order in both texts (greedy: enough for texts that only grew locally)
+        for i, j in anchors:
+            if not kept or j > kept[-1][1]:
+                kept.append((i, j))
+        ops: list[tuple[str, int, int, int, int]] = []
+        i0 = j0 = 0
+        for i1, j1 in [*kept, (len(a), len(b))]:
+            for tag, x0, x1, y0, y1 in difflib.SequenceMatcher(None, a[i0:i1], b[j0:j1], autojunk=False).get_opcodes():
+                ops.append((tag, i0 + x0, i0 + x1, j0 + y0, j0 + y1))
+            if i1 < len(a):
+                ops.append(("equal", i1, i1 + 1, j1, j1 + 1))
+            i0, j0 = i1 + 1, j1 + 1
+        merged: list[tuple[str, int, int, int, int]] = []
+        for op in ops:
+            if op[1] == op[2] and op[3] == op[4]:
+                continue
+            if merged and merged[-1][0] == op[0] == "equal":
+                merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+            else:
+                merged.append(op)
+        self.opcodes = merged or [("equal", 0, 0, 0, 0)]
+        return self.opcodes
+
+
+def unified_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> str:
+    """A unified diff (as ``difflib.unified_diff`` writes it, 3 lines of context), in time about linear in the
+    texts for a migration's local changes."""
+    out: list[str] = []
+    for group in _AnchoredMatcher(None, old, new, autojunk=False).get_grouped_opcodes(3):
+        if not out:
+            out += [f"--- {old_name}\n", f"+++ {new_name}\n"]
+        first, last = group[0], group[-1]
+        old_range = difflib._format_range_unified(first[1], last[2])  # type: ignore[attr-defined]
+        new_range = difflib._format_range_unified(first[3], last[4])  # type: ignore[attr-defined]
+        out.append(f"@@ -{old_range} +{new_range} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in old[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + line for line in old[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + line for line in new[j1:j2]]
+    return "".join(out)
+
+
 def run(paths: list[Path], *, check: bool, write: Callable[[str], None]) -> int:
+    """Migrate each pack (or with ``check``, show the diff); report exactly which files were rewritten."""
+    from .display import display_path, visible
+
     status = EXIT_OK
+    changed: list[str] = []
     for path in paths:
+        shown = visible(display_path(str(path)))
         form = "yaml" if path.suffix.lower() in (".yaml", ".yml") else "json"
+        text, why = _readable(path, form)
+        if text is None:
+            write(f"evalschema migrate: {shown}: cannot read: {why}; the file is unchanged\n")
+            status = EXIT_UNREADABLE
+            continue
         try:
-            text = path.read_text(encoding="utf-8")
             migrated, plan = migrate_text(text, form)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            write(f"evalschema migrate: {path}: cannot read: {exc}\n")
+        except (ValueError, RecursionError) as exc:
+            write(f"evalschema migrate: {shown}: cannot migrate: {visible(str(exc))[:500]}; the file is unchanged\n")
             status = EXIT_UNREADABLE
             continue
         except MissingExtra:  # not a problem of this file: the command cannot run at all
             raise
         except Exception as exc:  # ruamel's parse errors have no common base worth importing here
-            write(f"evalschema migrate: {path}: not valid {form.upper()}: {exc}\n")
+            write(f"evalschema migrate: {shown}: not valid {form.upper()}: {visible(str(exc))[:500]}; the file is unchanged\n")
             status = EXIT_UNREADABLE
             continue
         if not plan.changed:
-            write(f"{path}: nothing to migrate\n")
+            write(f"{shown}: nothing to migrate\n")
             continue
         if check:
-            write("".join(difflib.unified_diff(text.splitlines(True), migrated.splitlines(True), f"a/{path}", f"b/{path}")))
+            write(unified_diff(text.splitlines(True), migrated.splitlines(True), f"a/{shown}", f"b/{shown}"))
             status = max(status, EXIT_NEEDED)
         else:
-            write_atomic(path, migrated.encode("utf-8"))
+            try:
+                # through a link, the file it names is replaced (the link stays a link)
+                write_atomic(Path(os.path.realpath(path)), migrated.encode("utf-8"))
+            except OSError as exc:
+                write(f"evalschema migrate: {shown}: cannot write: {exc.strerror or exc}; the file is unchanged\n")
+                status = EXIT_UNREADABLE
+                continue
+            changed.append(shown)
         verb = "would change" if check else "migrated"
-        write(f"{path}: {verb}: dropped {len(plan.dropped)} fail_on_violation line(s), moved {len(plan.moved)} validator(s) to evals\n")
+        write(f"{shown}: {verb}: dropped {len(plan.dropped)} fail_on_violation line(s), moved {len(plan.moved)} validator(s) to evals\n")
         for decision in plan.decisions:
-            write(f"  to decide: {decision}\n")
+            write(f"  to decide: {visible(decision)}\n")
+    if not check and status == EXIT_UNREADABLE:
+        write(f"evalschema migrate: rewritten: {', '.join(changed) if changed else 'none'}; every other file is unchanged\n")
     return status

@@ -12,7 +12,9 @@ from .findings import escape_token
 
 Positions = dict[str, tuple[int, int]]
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# possessive and "unrolled": the re module keeps a backtracking state for every repetition it may return to, so
+# '"(?:[^"\\]|\\.)*"' took gigabytes for a string of 20 MB; this form keeps none, whatever the string holds
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 _SPACE = re.compile(r"[ \t\r\n]*")
 
@@ -150,7 +152,7 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
 
 
 _TOKEN = re.compile(
-    r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL
+    r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL
 )
 MAX_DEPTH = 1000  # containers nested deeper than this are refused, by every SDK
 _DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from .display import visible
+from .limits import shorten
 from .summary import Summary, classify
 
 OUTCOMES = (
@@ -55,7 +57,8 @@ def render_text(results: list[Summarized], *, colour: bool = False, invalid: dic
         if invalid and label in invalid:
             out.append(("\033[1;31m{}\033[0m" if colour else "{}").format(INVALID_WARNING.format(errors=invalid[label])))
         scored = s["total"] - s["skipped"]
-        head = f"{label}  (suite {document.get('suite_id', '?')}, run {document.get('run_id', '?')})"
+        suite, run = (visible(shorten(str(document.get(key, "?")))) for key in ("suite_id", "run_id"))
+        head = f"{visible(label)}  (suite {suite}, run {run})"
         out.append(bold(head))
         out.append(
             f"  results {s['total']}: passed {s['passed']}, failed {s['failed']} (of which invalidated by a "
@@ -63,9 +66,10 @@ def render_text(results: list[Summarized], *, colour: bool = False, invalid: dic
         )
         out.append(f"  pass rate {_percent(s['pass_rate'])} of {scored} scored; average score {_number(s['avg_score'])}")
         if s["by_grader"]:
-            width = max(12, *(len(g) for g in s["by_grader"]))
+            width = max(12, *(len(visible(shorten(g))) for g in s["by_grader"]))
             out.append(f"  {'grader':<{width}}  {'passed':>6}  {'failed':>6}  {'unscored':>8}  {'pass rate':>9}  {'avg score':>9}")
             for grader, t in s["by_grader"].items():
+                grader = visible(shorten(grader))
                 out.append(
                     f"  {grader:<{width}}  {t['passed']:>6}  {t['failed']:>6}  {t['unscored']:>8}  "
                     f"{_percent(_grader_rate(t)):>9}  {_number(t['avg_score']):>9}"

@@ -48,9 +48,43 @@ def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, w
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+_MODIFIERS = re.compile(r"\(\?[imsx]*-?[imsx]*:")
+
+
+def newer_syntax(source: str) -> str | None:
+    """ECMA-262 syntax newer than the dialect (ES2024 with the unicode flag), which one engine accepts and another
+    refuses: duplicate named groups (even in different alternatives) and inline modifier groups ``(?i:…)``. The
+    same scan as ``newerSyntax`` in js/src/rules.ts."""
+    names: set[str] = set()
+    i, in_class = 0, False
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(" and source.startswith("(?", i):
+            if source.startswith("(?<", i) and not source.startswith(("(?<=", "(?<!"), i):
+                end = source.find(">", i + 3)
+                name = source[i + 3 : end] if end > 0 else ""
+                if name in names:
+                    return f"duplicate capture group name {name[:40]!r}"
+                names.add(name)
+            elif (match := _MODIFIERS.match(source, i)) and match.group() != "(?:":
+                return "inline modifier groups such as (?i:…) are newer than the dialect (ES2024)"
+        i += 1
+    return None
+
+
 def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
     if not isinstance(source, str):
         return None
+    newer = newer_syntax(source)
+    if newer is not None:
+        return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"not a valid ECMA-262 regular expression: {newer}")
     # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK; a lone
     # surrogate (a literal character there) cannot cross into regress's UTF-8, so it stands in as U+FFFD
     try:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 from . import messages, rfc3339
 from .extras import require
 from .findings import Finding, pointer
+from .limits import shorten
 from .positions import MAX_DEPTH
 from .registry import SchemaSet, load
 
@@ -167,12 +168,22 @@ class _Walker:
         return schema
 
 
+_RULES: dict[tuple[int, str, tuple[str | int, ...]], str | None] = {}
+
+
 def _rule_of(walker: _Walker, path: Sequence[str | int]) -> str | None:
-    """The innermost ``x-rule`` on the way to the failing keyword, if any."""
+    """The innermost ``x-rule`` on the way to the failing keyword, if any (remembered per schema path: a million
+    rows failing the same way must not walk the schemas a million times)."""
+    key = (id(walker._schemas), walker._root_uri, tuple(path))
+    if key in _RULES:
+        return _RULES[key]
     rule = None
     for node, _ in walker.subschemas(path):
         if isinstance(node, dict) and isinstance(node.get("x-rule"), str):
             rule = node["x-rule"]
+    if len(_RULES) > 10_000:
+        _RULES.clear()
+    _RULES[key] = rule
     return rule
 
 
@@ -211,7 +222,7 @@ def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
 def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[Finding]:
     where = failure.instance_path
     if failure.missing:
-        return [Finding(pointer(*where, n), code, "error", f"missing required property {n!r}") for n in failure.missing]
+        return [Finding(pointer(*where, n), code, "error", f"missing required property {shorten(n)!r}") for n in failure.missing]
     if failure.unexpected:
         declared = _declared_names(walker, failure.schema_path)
         return [Finding(pointer(*where, n), code, "error", messages.unknown_property(n, declared)) for n in failure.unexpected]

@@ -26,12 +26,16 @@ import orjson
 from evalschema_models import rules as codes
 
 from .findings import Finding, escape_token
+from .limits import max_input_bytes, shorten, too_large_message
 from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
 from .positions import MAX_DEPTH, Positions, json_positions
 
 CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
 BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call costs are shared
 BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
+# Reading member by member pays off for a result set's few members and many rows; a root with more members than
+# this is no result set worth streaming (its members would each cost a Python round trip): it is read whole
+MAX_MEMBERS = 1000
 _FIRST_WINDOW = 1 << 12
 _MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach that far ahead
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
@@ -39,6 +43,10 @@ _SPACE = re.compile(rb"[ \t\r\n]*")
 _NOT_CONTINUATION = bytes(i for i in range(256) if not 0x80 <= i <= 0xBF)
 _CUT_SHORT = "unexpected end of data"  # orjson's messages (tests/test_stream.py pins them)
 _AFTER_VALUE = "unexpected content after document"
+
+
+class _TooLarge(Exception):
+    """One value (a member or a row) is larger than the input size limit."""
 
 
 class NotStreamable(Exception):
@@ -128,13 +136,19 @@ class Rows:
     def positions(self, indices: set[int]) -> Positions:
         """Positions of every value in the items with these indices (the document's numbering)."""
         out: Positions = {}
+        for index, item in self.texts(indices).items():
+            out.update(item.positions(f"/{escape_token(self.array)}/{index}"))
+        return out
+
+    def texts(self, indices: set[int]) -> dict[int, Text]:
+        """The text of each item with these indices (the document's numbering), and where it starts."""
+        out: dict[int, Text] = {}
         offsets, ends = self.spans()
         line, column, done = self.text.line, self.text.column, 0
         for k in sorted(i - self.start for i in indices):
             line, column = _advance(self.text.raw[done : offsets[k]], line, column)
             done = offsets[k]
-            item = Text(self.text.raw[offsets[k] : ends[k]], line, column)
-            out.update(item.positions(f"/{escape_token(self.array)}/{self.start + k}"))
+            out[self.start + k] = Text(self.text.raw[offsets[k] : ends[k]], line, column)
         return out
 
 
@@ -191,12 +205,16 @@ class _Reader:
         self.keep = 0  # buf[keep:] must survive a refill (the batch being gathered)
         self.mark, self.line, self.column = 0, 1, 0  # a position in buf whose line and 0-based column are known
         self.window = _FIRST_WINDOW
+        self.limit = max_input_bytes()
 
     def fill(self) -> bool:
-        """Read another chunk, dropping the bytes no longer needed; False at the end of the file."""
+        """Read another chunk, dropping the bytes no longer needed; False at the end of the file. Raises
+        ``_TooLarge`` when what must be kept (one value) has passed the input size limit."""
         if self.eof:
             return False
         drop = min(self.keep, self.pos, self.mark)
+        if len(self.buf) - drop > 2 * self.limit + CHUNK_BYTES:  # a safety net: values are measured in ``value``
+            raise _TooLarge
         chunk = self.handle.read(max(CHUNK_BYTES, len(self.buf) - drop))
         if not chunk:
             self.eof = True
@@ -230,9 +248,12 @@ class _Reader:
 
     def bad_byte(self) -> Problem | None:
         """The first byte from ``mark`` to the end of the file that is not UTF-8 (the bytes before ``mark`` were
-        read as text already). Consumes the rest of the file: called once, when reading has stopped."""
+        read as text already). Consumes the rest of the file, up to the input size limit (past it, reading the
+        file whole would have refused it as too large anyway): called once, when reading has stopped."""
         start, line, column = self.mark, self.line, self.column
         while True:
+            if self.offset + start > self.limit:
+                return None
             end = len(self.buf)
             if not self.eof:  # stop before the last character, which the next chunk may complete
                 end -= 1
@@ -284,6 +305,8 @@ class _Reader:
                     self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (stop - self.pos)))
                     return orjson.loads(memoryview(self.buf)[self.pos : stop]), stop
                 if exc.msg.startswith(_CUT_SHORT) and not final:
+                    if end - self.pos > self.limit:  # the value goes on past the limit
+                        raise _TooLarge from None
                     window *= 2
                     continue
                 return self.exact(end, final, max_depth)
@@ -312,6 +335,8 @@ class _Reader:
                         return self.problem(exc.code, exc.message, None, None)
                     at_line, at_column = exc.where
                     return self.problem(exc.code, exc.message, line + at_line - 1, at_column + (column if at_line == 1 else 0))
+            if end - self.pos > self.limit:
+                raise _TooLarge
             size = 2 * (end - self.pos)  # the window ended inside the value: read further
             while self.pos + size >= len(self.buf) and self.fill():
                 pass
@@ -335,7 +360,8 @@ class _Reader:
 
 def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
     """The pieces of a JSON document: ``Opened``, then ``Member``s, and the ``Array`` named ``array`` followed by
-    its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before yielding anything, if the root is not an object."""
+    its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before
+    yielding anything, if the root is not an object, or later if it has more than ``MAX_MEMBERS`` members."""
     reader = _Reader(handle)
     try:
         for piece in _pieces(reader, array):
@@ -344,6 +370,8 @@ def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
                 yield reader.bad_byte() or piece
                 return
             yield piece
+    except _TooLarge:
+        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"holds a value {too_large_message(reader.limit)}"))
     except OSError as exc:  # the disk or the network file system failed under the read
         yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"))
 
@@ -377,6 +405,8 @@ def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
         if name in seen and repeated is None:
             repeated = (name, line, column + 1)
         seen.add(name)
+        if len(seen) > MAX_MEMBERS:
+            raise NotStreamable("too many members to be a result set read in pieces")
         if reader.skip_space() != ord(":"):
             yield reader.syntax(reader.pos, '{"k"')
             return
@@ -401,7 +431,7 @@ def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
         context = '{"k":0,'
     if repeated is not None:  # a parser finds it as the root closes, before it looks for more text
         key_name, key_line, key_column = repeated
-        message = f"duplicate key {key_name!r}: the document's meaning would depend on the parser"
+        message = f"duplicate key {shorten(key_name)!r}: the document's meaning would depend on the parser"
         yield reader.problem(codes.DUPLICATE_KEY, message, key_line, key_column)
         return
     reader.pos += 1

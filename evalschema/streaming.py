@@ -49,6 +49,64 @@ def placed(report: Report, positions: Positions) -> Report:
     ).ordered()
 
 
+class _FirstRows:
+    """The texts of the rows whose findings can be among the first ``limit`` errors or warnings in reading order:
+    the ``limit`` rows with findings of each severity that come first. Rows are read in the order they are written,
+    so the first rows are those with the smallest indices; only their texts are kept (memory stays within
+    2 × limit rows per severity), and only their findings are placed."""
+
+    def __init__(self, limit: int, strict: bool) -> None:
+        self.limit, self.strict = limit, strict
+        self.rows: dict[str, set[int]] = {"error": set(), "warning": set()}
+        self.texts: dict[int, stream.Text] = {}
+
+    def add(self, found: list[Finding], texts: dict[int, stream.Text]) -> None:
+        for finding in found:
+            self.rows["error" if self.strict else finding.severity].add(_row(finding.pointer))
+        for severity, rows in self.rows.items():
+            if len(rows) > 2 * self.limit:  # trimmed now and then: amortised
+                self.rows[severity] = set(sorted(rows)[: self.limit])
+        wanted = self.kept()
+        self.texts.update({row: text for row, text in texts.items() if row in wanted})
+        for row in [r for r in self.texts if r not in wanted]:
+            del self.texts[row]
+
+    def kept(self) -> set[int]:
+        return self.rows["error"] | self.rows["warning"]
+
+    def positions(self) -> Positions:
+        out: Positions = {}
+        for row, text in self.texts.items():
+            out.update(text.positions(f"/{ARRAY}/{row}"))
+        return out
+
+
+def _placed_first(report: Report, positions: Positions, kept: set[int]) -> Report:
+    """The report in reading order with the findings of the ``kept`` rows and of the result set's own fields placed;
+    the other rows' findings stay without a position, in row order where their rows are (after the kept rows')."""
+    rows_at = positions.get("/" + ARRAY)
+    prefix = f"/{ARRAY}/"
+
+    def put(finding: Finding) -> Finding:
+        if finding.pointer.startswith(prefix) and _row(finding.pointer) not in kept:
+            return finding
+        return place(finding, positions)
+
+    def order(finding: Finding) -> tuple[int, int, int, int, str, str]:
+        line, column = finding.line or 0, finding.column or 0
+        if finding.pointer.startswith(prefix):
+            return (1, _row(finding.pointer), line, column, finding.pointer, finding.code)
+        if finding.line is None:
+            return (3, 0, 0, 0, finding.pointer, finding.code)
+        # the result set's own members are written before the rows or after them, never among them
+        after = rows_at is not None and (line, column) > rows_at
+        return (2 if after else 0, 0, line, column, finding.pointer, finding.code)
+
+    errors = sorted((put(f) for f in report.errors), key=order)
+    warnings = sorted((put(f) for f in report.warnings), key=order)
+    return Report(report.kind, tuple(errors), tuple(warnings))
+
+
 def validate_file(
     path: str | os.PathLike[str],
     kind: str | None = None,
@@ -59,8 +117,14 @@ def validate_file(
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
     stream_rows: bool | None = None,
+    place_limit: int | None = None,
 ) -> Report:
     """Read one JSON file and validate it; every finding carries its line and column.
+
+    ``place_limit``: only the findings among the first ``place_limit`` errors and the first ``place_limit`` warnings
+    in reading order need a line and column — a caller that shows no more than that many saves keeping and
+    placing the rest of a streamed result set's rows (over a million findings, most of the time and memory); the
+    others keep no position and follow in row order. ``None``: every finding is placed.
 
     A result set is read in pieces (``stream_rows``: ``None`` from ``STREAM_THRESHOLD`` bytes on, ``True`` always,
     ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
@@ -71,7 +135,7 @@ def validate_file(
     handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
     if handle is not None:
         with paused_gc(), handle:
-            report = validate_stream(handle, kind, **options)
+            report = validate_stream(handle, kind, place_limit=place_limit, **options)
         if report is not None:
             return report
     with paused_gc():
@@ -159,9 +223,11 @@ def validate_stream(
     suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
+    place_limit: int | None = None,
 ) -> Report | None:
     """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
-    an object with a ``results`` array, or not a result set, or its schema judges rows together)."""
+    an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``:
+    as for :func:`validate_file`."""
     if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
         return None
     envelope: dict[str, Any] = {}
@@ -177,6 +243,7 @@ def validate_stream(
     summary: SummaryBuilder | None = None
     against = SuiteIndex(suite) if isinstance(suite, dict) else None
     messages = rule_messages()
+    first_rows = _FirstRows(place_limit, strict) if place_limit is not None else None
     origin = handle.tell() if handle.seekable() else 0
     try:
         for piece in stream.read(handle, ARRAY):
@@ -202,9 +269,13 @@ def validate_stream(
                     for item in piece.items:
                         if isinstance(item, dict):
                             summary.add(item)
-                if found or outcome.deprecated:
+                if found and first_rows is not None:
+                    first_rows.add(found, piece.texts({_row(f.pointer) for f in found}))
+                    rows_found.extend(found)  # placed at the end, if they are among the first
+                if outcome.deprecated or (found and first_rows is None):
                     where = piece.positions({_row(f.pointer) for f in found} | {_row(u.pointer) for u in outcome.deprecated})
-                    rows_found.extend(place(f, where) for f in found)
+                    if first_rows is None:
+                        rows_found.extend(place(f, where) for f in found)
                     deprecated.extend(outcome.deprecated)
                     deprecated_at.update({u.pointer: where[u.pointer] for u in outcome.deprecated if u.pointer in where})
     except stream.NotStreamable:
@@ -231,7 +302,10 @@ def validate_stream(
         findings.extend(summary_mismatches(claimed, reference))
     report = Report.build(KIND, findings, strict=strict)
     positions.update(deprecated_at)
-    return _placed_envelope(report, positions, texts)
+    if first_rows is None:
+        return _placed_envelope(report, positions, texts)
+    positions.update(first_rows.positions())
+    return _placed_envelope(report, positions, texts, first_rows.kept())
 
 
 def _ends_with_a_summary(handle: BinaryIO) -> bool:
@@ -271,15 +345,16 @@ def _row(pointer: str) -> int:
     return int(pointer.split("/", 3)[2])
 
 
-def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text]) -> Report:
-    """Place findings in the result set's own fields, scanning only the members that have one."""
+def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text], kept: set[int] | None = None) -> Report:
+    """Place findings in the result set's own fields, scanning only the members that have one. ``kept``: the rows
+    whose findings are placed (their positions are in ``positions``); ``None``: every row's findings were placed."""
     scanned: set[str] = set()
     for finding in report.findings:
-        if finding.line is not None or not finding.pointer.startswith("/"):
+        if finding.line is not None or not finding.pointer.startswith("/") or finding.pointer.startswith(f"/{ARRAY}/"):
             continue
         token = finding.pointer.split("/", 2)[1]
         key = token.replace("~1", "/").replace("~0", "~")
         if key in texts and key not in scanned:
             scanned.add(key)
             positions.update(texts[key].positions("/" + token))
-    return placed(report, positions)
+    return placed(report, positions) if kept is None else _placed_first(report, positions, kept)

@@ -148,7 +148,8 @@ def _cli_entries(args: list[str], paths: list[Path]) -> list[dict[str, Any]]:
         kept = [f for f in entry["errors"] if not (f["code"] == "TEST_CASES_FILE_UNREADABLE" and f["pointer"] == "/test_cases_file")]
         if len(kept) != len(entry["errors"]):
             FOLLOWED["ts" if args[0] == "node" else "py"].add(entry["path"])
-            entry = {**entry, "errors": kept, "valid": not kept}
+            # the followed file made the entry unreadable (SPEC §3.4); the document itself was read
+            entry = {**entry, "errors": kept, "valid": not kept, **({"unreadable": False} if "unreadable" in entry else {})}
         entries.append(entry)
     return entries
 

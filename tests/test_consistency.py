@@ -71,7 +71,17 @@ def _model_accepts(kind: str, document: Any) -> bool:
 
 
 _CODE_LIKE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_NOT_CODES = {"NO_COLOR", "STREAM_THRESHOLD"}  # an environment variable and an exported constant, not rule codes
+# environment variables, exported constants (the limits, named in their module's docs) and an os flag: not rule codes
+_NOT_CODES = {
+    "NO_COLOR",
+    "STREAM_THRESHOLD",
+    "EVALSCHEMA_MAX_INPUT_BYTES",
+    "O_NONBLOCK",
+    "MAX_INPUT_BYTES",
+    "MAX_INPUT_BYTES_CEILING",
+    "MAX_FINDINGS",
+    "MAX_VALUE_CHARS",
+}
 
 
 def _python_codes() -> set[str]:

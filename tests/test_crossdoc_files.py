@@ -102,7 +102,7 @@ def write_suite(folder: Path, lines: list[str] | None) -> Path:
 def test_a_missing_test_cases_file_is_an_error_at_its_line(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, None)
     proc = run("validate", "--format", "json", str(suite))
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # an input that cannot be read (SPEC §3.4)
     (entry,) = json.loads(proc.stdout)["files"]
     assert [(e["code"], e["pointer"], e["line"]) for e in entry["errors"]] == [("TEST_CASES_FILE_UNREADABLE", "/test_cases_file", 10)]
     assert entry["errors"][0]["message"].startswith(
@@ -110,7 +110,7 @@ def test_a_missing_test_cases_file_is_an_error_at_its_line(tmp_path: Path) -> No
     )
     other = tmp_path / "elsewhere"
     other.mkdir()
-    assert run("validate", str(suite), cwd=other).returncode == 1  # relative to the suite, not the working folder
+    assert run("validate", str(suite), cwd=other).returncode == 2  # relative to the suite, not the working folder
 
 
 def test_cases_in_the_file_get_every_rule_inline_cases_get(tmp_path: Path) -> None:

@@ -18,9 +18,12 @@ import functools
 import json
 import os
 import random
+import re
 import resource
+import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -46,8 +49,11 @@ MEMORY_LIMIT = 1536 * 1024 * 1024  # peak RSS per run
 ADDRESS_SPACE = 3 * 1024 * 1024 * 1024  # RLIMIT_AS for the Python runs: a runaway read fails instead of swapping
 DEFAULT_SECONDS = 60
 
-CASES: list[dict[str, Any]] = json.loads((HOSTILE / "cases.json").read_text(encoding="utf-8"))["cases"]
-BY_NAME = {case["name"]: case for case in CASES}
+ALL_CASES: list[dict[str, Any]] = json.loads((HOSTILE / "cases.json").read_text(encoding="utf-8"))["cases"]
+BY_NAME = {case["name"]: case for case in ALL_CASES}
+# rows with "argv" run any command line (built by tests/hostile_inputs.py); the others run ``validate --format json``
+CASES = [case for case in ALL_CASES if "argv" not in case]
+BUILT = [case for case in ALL_CASES if "argv" in case]
 
 SITECUSTOMIZE = """
 import os, socket
@@ -348,12 +354,19 @@ def _report(run: Run) -> dict[str, Any]:
         pytest.fail(f"no JSON report on stdout (status {run.status}); stderr:\n{run.stderr[-2000:]}")
 
 
+# how node prints an uncaught error's stack: "    at f (file.js:1:2)", "    at node:internal/…"
+NODE_STACK = re.compile(r"^\s+at .*(?:\.js:\d+|node:internal)", re.MULTILINE)
+
+
 def _check_bounded(case: dict[str, Any], run: Run) -> None:
     assert run.status is not None, f"{case['name']}: still running after {case.get('seconds', DEFAULT_SECONDS)} s (killed)"
     assert "Traceback" not in run.stderr and "Traceback" not in run.stdout[:10000], run.stderr[-3000:]
+    assert not NODE_STACK.search(run.stderr), run.stderr[-3000:]
+    assert run.status >= 0, f"killed by signal {-run.status}"
     assert run.seconds < case.get("seconds", DEFAULT_SECONDS)
     if run.peak_rss is not None:
-        assert run.peak_rss < MEMORY_LIMIT, f"peak RSS {run.peak_rss / 2**20:.0f} MiB"
+        limit = case.get("rss_mb", MEMORY_LIMIT >> 20) << 20
+        assert run.peak_rss < limit, f"peak RSS {run.peak_rss / 2**20:.0f} MiB, limit {limit >> 20} MiB"
     assert run.network == [], f"tried to use the network: {run.network}"
 
 
@@ -413,10 +426,16 @@ def _param(case: dict[str, Any], reason: str | None) -> Any:
 
 
 def test_corpus_is_large_enough() -> None:
-    assert len(CASES) >= 40
-    assert len({c["name"] for c in CASES}) == len(CASES)
-    for case in CASES:
+    from hostile_inputs import BUILDERS
+
+    assert len(ALL_CASES) >= 150
+    assert len({c["name"] for c in ALL_CASES}) == len(ALL_CASES)
+    for case in ALL_CASES:
         assert set(case["codes"]) <= LEDGER, case["name"]
+        assert set(case.get("js_codes", [])) <= LEDGER, case["name"]
+        if "argv" in case:
+            assert case["build"] in BUILDERS, case["name"]
+            continue
         if "file" in case["input"]:
             assert (HOSTILE / case["input"]["file"]).is_file(), case["name"]
     committed = {p.relative_to(HOSTILE).as_posix() for p in (HOSTILE / "files").iterdir()}
@@ -585,6 +604,173 @@ def test_typescript_cli_position(name: str, js_runs: dict[str, tuple[Prepared, R
     assert _position_of(case, run) == (case["line"], case["column"])
 
 
+# --- rows that run any command line (tests/hostile_inputs.py builds their inputs) ----------------------------
+
+
+def _js_ready() -> bool:
+    return NODE is not None and JS_CLI.exists()
+
+
+def _command_line(case: dict[str, Any], names: dict[str, Any]) -> list[str]:
+    argv: list[str] = []
+    for arg in case["argv"]:
+        if arg == "{list}":
+            argv.extend(names["list"])
+        else:
+            argv.append(arg.format(**{k: v for k, v in names.items() if isinstance(v, str)}))
+    return argv
+
+
+def _snapshot_inputs(names: dict[str, Any]) -> dict[str, bytes]:
+    out = {}
+    for key in ("in", "suite", "out"):
+        path = Path(names[key]) if isinstance(names.get(key), str) else None
+        if path is not None and len(str(path)) < 4096 and path.is_file() and not path.is_symlink() and path.stat().st_size < 64 << 20:
+            out[key] = path.read_bytes()
+    return out
+
+
+def _run_built(case: dict[str, Any], root: Path, site: Path, js: bool) -> tuple[dict[str, Any], Run | None]:
+    from hostile_inputs import BUILDERS
+
+    folder = root / case["name"] / ("js" if js else "py")
+    inputs = folder / "input"
+    inputs.mkdir(parents=True)
+    names = BUILDERS[case["build"]](inputs, case)
+    if "skip" in names:
+        return names, None
+    argv = _command_line(case, names)
+    if js:
+        assert NODE is not None
+        command = [NODE, "--require", str(site / "no-network.cjs"), "--max-old-space-size=1400", str(JS_CLI), *argv]
+    else:
+        command = [str(SCRIPT), *argv]
+    if "wrap" in case:  # a shell around the command: closed or odd standard streams, pipes
+        command = ["bash", "-c", case["wrap"].replace("{cmd}", shlex.join(command))]
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")])), **case.get("env", {})}
+    names["before"] = _snapshot_inputs(names)
+    names["dev_null"] = os.stat("/dev/null").st_mode if os.path.exists("/dev/null") else None
+    run = run_measured(
+        command,
+        cwd=inputs,
+        work=folder / "w",
+        stdin=names.get("stdin"),
+        seconds=case.get("seconds", DEFAULT_SECONDS),
+        env=env,
+        limit_address_space=not js,
+    )
+    return names, run
+
+
+def _built_runs(root: Path, site: Path, js: bool) -> dict[str, tuple[dict[str, Any], Run | None]]:
+    rows = [c for c in BUILT if (c.get("js", False) if js else c.get("py", True))]
+    with ThreadPoolExecutor(3) as pool:
+        futures = {case["name"]: pool.submit(_run_built, case, root, site, js) for case in rows}
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.fixture(scope="module")
+def built_python_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -> dict[str, tuple[dict[str, Any], Run | None]]:
+    assert SCRIPT.exists(), f"{SCRIPT} missing: install the package (./noxw builds .venv)"
+    return _built_runs(tmp_path_factory.mktemp("hostile-built"), sitecustomize, js=False)
+
+
+@pytest.fixture(scope="module")
+def built_js_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -> dict[str, tuple[dict[str, Any], Run | None]]:
+    if not _js_ready():
+        pytest.skip("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
+    return _built_runs(tmp_path_factory.mktemp("hostile-built-js"), sitecustomize, js=True)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_built(case: dict[str, Any], names: dict[str, Any], run: Run, *, js: bool) -> None:
+    # "files": a report of that many entries (the report checks then hold for each, as for several paths)
+    want = {
+        **case,
+        "input": {"special": "mixed"} if "files" in case else {},
+        "exit": case.get("js_exit", case["exit"]) if js else case["exit"],
+        "codes": case.get("js_codes", case["codes"]) if js else case["codes"],
+    }
+    _check_bounded(want, run)
+    assert run.status == want["exit"], (
+        f"exit {run.status}, expected {want['exit']}; stdout:\n{run.stdout[:1500]}\nstderr:\n{run.stderr[-2000:]}"
+    )
+    report = None
+    if run.stdout.lstrip().startswith("{") and "wrap" not in case:
+        report = json.loads(run.stdout, parse_constant=_no_constant)
+    if isinstance(report, dict) and "files" in report:
+        _check_report(want, run, python=not js)
+        if "omitted" in case:
+            assert [f.get("omitted", 0) for f in report["files"]] == [case["omitted"]]
+        if "files" in case:
+            assert len(report["files"]) == case["files"]
+    else:
+        found = set(re.findall(r"\b[A-Z][A-Z0-9_]{2,}\b", run.stdout + run.stderr)) & LEDGER
+        assert found == set(want["codes"]), f"codes {sorted(found)}; stdout:\n{run.stdout[:1500]}\nstderr:\n{run.stderr[-1500:]}"
+    for text in case.get("stdout_has", []):
+        assert text in run.stdout, run.stdout[:2000]
+    for text in case.get("stdout_lacks", []):
+        assert text not in run.stdout, run.stdout[:2000]
+    for text in case.get("stderr_has", []):
+        assert text in run.stderr, run.stderr[-2000:]
+    if case.get("strict_json"):
+        json.loads(run.stdout, parse_constant=_no_constant)
+    if case.get("one_line_each"):  # every line ours: nothing a document holds started a line of its own
+        for line in run.stdout.splitlines():
+            assert not line.startswith("::") or case.get("github"), line
+            assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", line), repr(line)
+        if case.get("github"):
+            assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in run.stdout.splitlines()), run.stdout[:2000]
+    for check in case.get("after", []):
+        _after(check, names)
+
+
+def _after(check: str, names: dict[str, Any]) -> None:
+    before = names["before"]
+    if check == "in_unchanged":
+        assert Path(names["in"]).read_bytes() == before["in"]
+    elif check == "out_unchanged":
+        out = Path(names["out"])
+        if "out" in before:
+            assert out.read_bytes() == before["out"]
+        else:
+            assert not out.is_file() or out.is_symlink(), f"{out} was replaced by a regular file"
+        if out.is_symlink():
+            assert (out.parent / "real.html").read_text() == "keep me\n"
+    elif check == "out_written":
+        assert Path(names["out"]).read_text(encoding="utf-8").startswith("<!doctype html>")
+    elif check == "dev_null_is_device":
+        assert os.stat("/dev/null").st_mode == names["dev_null"] and stat.S_ISCHR(names["dev_null"])
+    elif check == "link_kept":
+        assert Path(names["in"]).is_symlink(), "the link was replaced by a regular file"
+        assert Path(names["real"]).read_bytes() != (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes(), "not migrated"
+    elif check == "no_missing_folder":
+        assert not Path(names["out"]).parent.exists()
+    else:
+        raise AssertionError(f"unknown check {check!r}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [_param(c, c.get("bug")) for c in BUILT if c.get("py", True)])
+def test_python_cli_built(name: str, built_python_runs: dict[str, tuple[dict[str, Any], Run | None]]) -> None:
+    names, run = built_python_runs[name]
+    if run is None:
+        pytest.skip(names["skip"])
+    _check_built(BY_NAME[name], names, run, js=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [_param(c, c.get("js_bug")) for c in BUILT if c.get("js", False)])
+def test_typescript_cli_built(name: str, built_js_runs: dict[str, tuple[dict[str, Any], Run | None]]) -> None:
+    names, run = built_js_runs[name]
+    if run is None:
+        pytest.skip(names["skip"])
+    _check_built(BY_NAME[name], names, run, js=True)
+
+
 # --- wrong types at every level of every kind ------------------------------------------------------------
 
 WRONG_VALUES: dict[str, Any] = {"null": None, "boolean": True, "number": 3.5, "string": "wrong", "array": [1], "object": {"x": 1}}
@@ -678,8 +864,11 @@ def test_wrong_types_python(wrong_types: tuple[Path, list[tuple[str, str, str, A
         [str(SCRIPT), "validate", "--format", "json", str(folder)], cwd=folder, work=folder.parent / "wt-py", env=env, seconds=120
     )
     _check_bounded({"name": "wrong-types"}, run)
-    assert run.status in (0, 1), run.stderr[-3000:]
     report = _report(run)
+    # the variants of the example suite that keeps its test cases in a file name a file not copied here: their
+    # TEST_CASES_FILE_UNREADABLE makes the run exit 2 (SPEC §3.4), and only that may
+    followed = any(e["code"] == "TEST_CASES_FILE_UNREADABLE" for f in report["files"] for e in f["errors"])
+    assert run.status in ((2,) if followed else (0, 1)), run.stderr[-3000:]
     by_name = {Path(f["path"]).name: f for f in report["files"]}
     assert len(by_name) == len(variants)
     any_invalid = False
@@ -694,7 +883,7 @@ def test_wrong_types_python(wrong_types: tuple[Path, list[tuple[str, str, str, A
             assert not entry["valid"], f"{name}: the schema rejects it ({reference}) but evalschema says valid"
             assert any(_related(e["pointer"], where) for e in entry["errors"]), (name, entry["errors"])
     assert any_invalid
-    assert run.status == (1 if any(not f["valid"] for f in report["files"]) else 0)
+    assert run.status == (2 if followed else 1 if any(not f["valid"] for f in report["files"]) else 0)
 
 
 @pytest.mark.slow
@@ -1022,3 +1211,31 @@ def test_layout_cannot_escape_through_config(tmp_path: Path, capsys: pytest.Capt
     assert status == 2
     assert "escapes" in capsys.readouterr().err
     assert not (tmp_path.parent / "escaped").exists() and not (tmp_path / "out").exists()
+
+
+def test_migrate_says_exactly_which_packs_it_rewrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two packs, the second cannot be written (as a read-only folder would, even for root): the first is rewritten
+    and said to be; the second is unchanged and said to be; nothing claims that "nothing was changed"."""
+    import evalschema.migrate as migrate_module
+    from evalschema import migrate
+    from evalschema.atomic import write_atomic as real
+
+    first, second = tmp_path / "a" / "pack.json", tmp_path / "b" / "pack.json"
+    for pack in (first, second):
+        pack.parent.mkdir()
+        shutil.copyfile(EXAMPLES / "pack-legacy-fail-on-violation.json", pack)
+    original = second.read_bytes()
+
+    def refuse_b(path: Path, data: bytes) -> None:
+        if path.parent.name == "b":
+            raise PermissionError(13, "Permission denied")
+        real(path, data)
+
+    monkeypatch.setattr(migrate_module, "write_atomic", refuse_b)
+    said: list[str] = []
+    assert migrate.run([first, second], check=False, write=said.append) == 2
+    assert first.read_bytes() != (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes()
+    assert second.read_bytes() == original
+    assert f"evalschema migrate: {second}: cannot write: Permission denied; the file is unchanged\n" in said
+    assert said[-1] == f"evalschema migrate: rewritten: {first}; every other file is unchanged\n"
+    assert not any("nothing was changed" in line for line in said)

@@ -10,6 +10,8 @@ import json
 from html import escape
 from typing import Any
 
+from ..display import visible
+
 TEXT_FLIPS = 50  # the text lists this many flipped cases; JSON and HTML list all
 
 
@@ -101,7 +103,8 @@ def render_text(document: dict[str, Any]) -> str:
             )
         if len(flips) > TEXT_FLIPS:
             lines.append(f"  \u2026 and {len(flips) - TEXT_FLIPS} more (--format json or --html lists them all)")
-    return "\n".join(lines) + "\n"
+    # ids, messages and file names come from the documents: each line is escaped so it stays one inert line
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 # --- HTML -------------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@
  * `DANGLING_REFERENCE`. A file that cannot be read is `TEST_CASES_FILE_UNREADABLE` at the suite's `/test_cases_file`.
  */
 
-import { dirname, join } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import * as codes from "./generated/rules.js";
 import { buildReport, finding, type Finding, type Report } from "./findings.js";
 import { get, isObject, type JsonObject } from "./json.js";
@@ -30,11 +31,42 @@ export interface CasesFile {
 const ACROSS = new Set<string>([codes.DUPLICATE_ID, codes.DANGLING_REFERENCE]);
 const CASE_POINTER = /\/test_cases\/(\d+)(?:\/[^\s)]*)?/g;
 
+/**
+ * The suite's `test_cases_file`, relative to the suite's folder, or why it cannot be used (mirrors Python's
+ * `cases_path`): it must stay inside that folder (no absolute path, no `..` out of it, no link leading out), so
+ * that a suite from elsewhere cannot make us read (and quote) any file on the machine.
+ */
+export function casesPath(suitePath: string, name: string): { path: string; problem?: undefined } | { path?: undefined; problem: string } {
+  const inside = "must be a path inside the suite's folder";
+  if (isAbsolute(name) || name.startsWith("\\") || name.split(/[\\/]/).includes("..") || name.includes("\0")) return { problem: inside };
+  const folder = dirname(suitePath);
+  const target = join(folder, name);
+  let root: string;
+  try {
+    root = realpathSync(folder);
+  } catch {
+    return { path: target }; // the suite's folder itself is gone: reading the file says so
+  }
+  let real: string;
+  try {
+    real = realpathSync(target);
+  } catch {
+    real = resolve(root, name); // not there (yet): reading it says so
+  }
+  if (real !== root && !real.startsWith(root.endsWith(sep) ? root : root + sep)) return { problem: "leads out of the suite's folder" };
+  return { path: target };
+}
+
 export function follow(suite: unknown, suitePath: string, options: { strict?: boolean; allowUnknown?: boolean } = {}): CasesFile {
   const name = isObject(suite) ? get(suite, "test_cases_file") : undefined;
   const out: CasesFile = { path: null, cases: [], problem: null, lines: [] };
   if (typeof name !== "string" || name === "" || !isObject(suite)) return out;
-  const path = join(dirname(suitePath), name);
+  const where = casesPath(suitePath, name);
+  if (where.problem !== undefined) {
+    out.problem = finding("/test_cases_file", codes.TEST_CASES_FILE_UNREADABLE, "error", `the test cases file ${show(name)} ${where.problem}`);
+    return out;
+  }
+  const path = where.path;
   out.path = path;
   const text = readText(path);
   if (typeof text !== "string") {

@@ -7,9 +7,11 @@
  */
 
 import * as codes from "./generated/rules.js";
-import { follow } from "./casesFile.js";
-import { buildReport, type Finding, type Report } from "./findings.js";
-import { has, isObject } from "./json.js";
+import { follow, type CasesFile } from "./casesFile.js";
+import { visible } from "./display.js";
+import { buildReport, repr, type Finding, type Report } from "./findings.js";
+import { get, has, isObject, type JsonObject } from "./json.js";
+import { MAX_FINDINGS, shorten } from "./limits.js";
 import { loadPath } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
@@ -103,11 +105,26 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   return args;
 }
 
+let readerGone = false;
+
 function write(text: string): void {
+  if (readerGone) return;
   try {
     process.stdout.write(text);
   } catch {
-    /* the reader has gone away: keep the exit status */
+    readerGone = true; // stdout is closed or not writable: keep the exit status
+  }
+}
+
+/**
+ * The reader of stdout may go away (`| head -1`): the write then fails later, as an "error" event (EPIPE), which
+ * would otherwise end the process with a stack trace. Stop writing and keep the exit status.
+ */
+function quietStreams(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", () => {
+      readerGone ||= stream === process.stdout;
+    });
   }
 }
 
@@ -122,7 +139,8 @@ function entry(path: string, report: Report, unreadable: boolean): Entry {
 function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }): Entry[] {
   const cases = follow(suite, path, options);
   const own = cases.problem === null ? report : buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict);
-  const out: Entry[] = [entry(path, own, false)];
+  // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2)
+  const out: Entry[] = [entry(path, own, cases.problem !== null)];
   for (const { line, report: lineReport, unreadable } of cases.lines) out.push({ ...entry(cases.path!, lineReport, unreadable), line });
   return out;
 }
@@ -134,64 +152,99 @@ function findingJson(f: Finding): Record<string, unknown> {
   return out;
 }
 
+/** At most MAX_FINDINGS findings of an entry (errors first), and how many were left out. */
+function capped(e: Entry): { errors: Finding[]; warnings: Finding[]; omitted: number } {
+  const errors = e.errors.slice(0, MAX_FINDINGS);
+  const warnings = e.warnings.slice(0, MAX_FINDINGS - errors.length);
+  return { errors, warnings, omitted: e.errors.length + e.warnings.length - errors.length - warnings.length };
+}
+
+/** Why the test cases a suite keeps in its `test_cases_file` are not all in hand, or null (mirrors Python's
+ * `_incomplete_cases`). */
+function incompleteCases(suite: JsonObject, cases: CasesFile): string | null {
+  if (!has(suite, "test_cases_file") || has(suite, "test_cases")) return null;
+  if (cases.path === null && cases.problem === null) return "test_cases_file names no file";
+  if (cases.problem !== null) return cases.problem.message;
+  const bad = cases.lines.find((line) => line.unreadable);
+  if (bad === undefined) return null;
+  const problem = bad.report.errors[0]!;
+  return `line ${bad.line} of the test cases file ${repr(shorten(String(get(suite, "test_cases_file"))))}: ${problem.code}: ${problem.message}`;
+}
+
 function runValidate(args: Args): number {
   let suite: unknown;
   if (args.suite !== null) {
     const loaded = loadPath(args.suite);
     if (loaded.problem !== undefined || !isObject(loaded.document)) {
-      const message = loaded.problem ? loaded.problem.message : "not a JSON object";
-      process.stderr.write(`${PROG}: --suite ${displayPath(args.suite)}: ${message}\n`);
+      // as the Python CLI says it: the finding's code, then its message
+      const message = loaded.problem ? `${loaded.problem.code}: ${loaded.problem.message}` : "not one JSON object";
+      process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${visible(message)}\n`);
       return EXIT_UNREADABLE;
     }
     suite = loaded.document;
   }
-  const entries: Entry[] = [];
   const checked = { strict: args.strict, allowUnknown: args.allowUnknown };
+  // each entry is written as soon as it is known: memory does not grow with the number of documents
+  let files = 0;
+  let unreadable = 0;
+  let invalid = 0;
+  const report = (e: Entry): void => {
+    if (e.unreadable) unreadable++;
+    else if (!e.valid) invalid++;
+    const { errors, warnings, omitted } = capped(e);
+    if (args.format === "json") {
+      const file: Record<string, unknown> = {
+        path: e.path,
+        ...(e.line !== undefined ? { line: e.line } : {}),
+        unreadable: e.unreadable,
+        kind: e.kind,
+        valid: e.valid,
+        errors: errors.map(findingJson),
+        warnings: warnings.map(findingJson),
+      };
+      if (omitted) file["omitted"] = omitted;
+      const text = JSON.stringify(file, null, 2).split("\n").map((line) => "    " + line).join("\n");
+      write((files === 0 ? '{\n  "files": [\n' : ",\n") + text);
+    } else {
+      const lines: string[] = [];
+      const path = visible(e.path) + (e.line !== undefined ? ` (line ${e.line})` : "");
+      for (const f of [...errors, ...warnings]) {
+        const where = path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}\n`);
+      }
+      if (omitted) lines.push(`${path}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown\n`);
+      write(lines.join(""));
+    }
+    files++;
+  };
   if (args.suite !== null && isObject(suite)) {
     // the suite's own findings and its test cases file's are reported too: results checked against a broken
     // suite mislead (unless the suite is among the paths, and so reported anyway)
     const given = new Set(args.paths.map(displayPath));
-    const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
-    if (!given.has(displayPath(args.suite))) entries.push(...suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0));
     const cases = follow(suite, args.suite, checked);
+    const incomplete = incompleteCases(suite, cases);
+    if (incomplete !== null) {
+      // results checked against a suite without its test cases would all be "unknown": a usage error instead
+      process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${codes.TEST_CASES_FILE_UNREADABLE}: ${visible(incomplete)}\n`);
+      return EXIT_UNREADABLE;
+    }
+    const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
+    if (!given.has(displayPath(args.suite))) suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0).forEach(report);
     if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
   }
   for (const path of args.paths) {
     // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
     const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
-    const { report, unreadable } = checkFile(path, options);
-    if (!unreadable && report.kind === "suite") {
-      const loaded = loadPath(path);
-      entries.push(...suiteWithCases(path, loaded.document, report, checked));
+    const checkedFile = checkFile(path, options);
+    if (!checkedFile.unreadable && checkedFile.report.kind === "suite") {
+      suiteWithCases(path, loadPath(path).document, checkedFile.report, checked).forEach(report);
       continue;
     }
-    entries.push(entry(path, report, unreadable));
+    report(entry(path, checkedFile.report, checkedFile.unreadable));
   }
-  const unreadable = entries.filter((e) => e.unreadable).length;
-  const invalid = entries.filter((e) => !e.valid && !e.unreadable).length;
-  if (args.format === "json") {
-    const files = entries.map((e) => ({
-      path: e.path,
-      ...(e.line !== undefined ? { line: e.line } : {}),
-      unreadable: e.unreadable,
-      kind: e.kind,
-      valid: e.valid,
-      errors: e.errors.map(findingJson),
-      warnings: e.warnings.map(findingJson),
-    }));
-    const summary = { files: entries.length, valid: entries.length - invalid - unreadable, invalid, unreadable };
-    write(JSON.stringify({ files, summary }, null, 2) + "\n");
-  } else {
-    const lines: string[] = [];
-    for (const e of entries) {
-      for (const f of [...e.errors, ...e.warnings]) {
-        const where = e.path + (e.line !== undefined ? ` (line ${e.line})` : "") + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
-      }
-    }
-    lines.push(`${entries.length} file(s): ${entries.length - invalid - unreadable} valid, ${invalid} invalid, ${unreadable} unreadable`);
-    write(lines.join("\n") + "\n");
-  }
+  const valid = files - invalid - unreadable;
+  if (args.format === "json") write('\n  ],\n  "summary": ' + JSON.stringify({ files, valid, invalid, unreadable }) + "\n}\n");
+  else write(`${files} file(s): ${valid} valid, ${invalid} invalid, ${unreadable} unreadable\n`);
   if (unreadable) return EXIT_UNREADABLE;
   return invalid ? EXIT_INVALID : EXIT_OK;
 }
@@ -210,30 +263,33 @@ function runSummarize(args: Args): number {
   let status = EXIT_OK;
   const lines: string[] = [];
   for (const path of args.paths) {
+    const shown = visible(displayPath(path));
     const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
     // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
     const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
     const problem = checked.unreadable ? checked.report.errors[0] : notObject;
     if (problem !== undefined) {
-      process.stderr.write(`${PROG}: ${displayPath(path)}: ${problem.code}: ${problem.message}\n`);
+      process.stderr.write(`${PROG}: ${shown}: ${problem.code}: ${visible(problem.message)}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
     if (!checked.report.valid) {
       status = Math.max(status, EXIT_INVALID);
-      for (const f of checked.report.errors) {
-        const where = displayPath(path) + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer || "(root)"}: ${f.message}`);
+      const { errors, omitted } = capped(entry(path, checked.report, false));
+      for (const f of errors) {
+        const where = shown + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}`);
       }
+      if (omitted) lines.push(`${shown}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown`);
       if (!args.force) {
-        out.push({ path: displayPath(path), valid: false, errors: checked.report.errors.map(findingJson) });
-        lines.push(`${displayPath(path)}: not a valid result set (${checked.report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
+        out.push({ path: displayPath(path), valid: false, errors: errors.map(findingJson) });
+        lines.push(`${shown}: not a valid result set (${checked.report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
         continue;
       }
     }
     const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
     if (!("summary" in summarized)) {
-      process.stderr.write(`${PROG}: ${displayPath(path)}: ${summarized.code}: ${summarized.message}\n`);
+      process.stderr.write(`${PROG}: ${shown}: ${summarized.code}: ${visible(summarized.message)}\n`);
       status = EXIT_UNREADABLE;
       continue;
     }
@@ -244,7 +300,7 @@ function runSummarize(args: Args): number {
       lines.push(`WARNING: not a valid result set (${checked.report.errors.length} error(s)); these numbers may be ones the specification makes impossible`);
     }
     lines.push(
-      `${displayPath(path)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+      `${shown}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
         `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
     );
   }
@@ -276,4 +332,5 @@ export function main(argv: string[]): number {
   return args.command === "validate" ? runValidate(args) : runSummarize(args);
 }
 
+quietStreams();
 process.exitCode = main(process.argv.slice(2));

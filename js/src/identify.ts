@@ -12,6 +12,8 @@ const OURS = /^https:\/\/evalschema\.org\/schema\/(?<version>[^/]+)\/(?<kind>[a-
 const EVALPORT = /^https:\/\/evalport\.org\/schema\/(?:v?[0-9][^/]*\/)?(?<kind>testcase|grader|suite|resultset)\.json$/;
 const PROMPTPACK = /^https:\/\/promptpack\.org\/schema\/[^/]+\/promptpack\.schema\.json$/;
 const SEMVER = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?$/;
+/** The version segment of one of our `$schema` URIs: a whole semantic version, nothing else (no "v", no ".."). */
+const URI_VERSION = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 
 export interface Identity {
   kind: Kind | null;
@@ -45,7 +47,7 @@ export function identify(document: unknown, kind: Kind | null): Identity {
   if (typeof declared === "string") {
     const ours = OURS.exec(declared);
     const evalport = EVALPORT.exec(declared);
-    if (ours && isKind(ours.groups!["kind"])) {
+    if (ours && isKind(ours.groups!["kind"]) && URI_VERSION.test(ours.groups!["version"]!)) {
       schemaKind = ours.groups!["kind"];
       schemaVersion = parseVersion(ours.groups!["version"]!);
     } else if (evalport) {

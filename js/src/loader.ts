@@ -3,7 +3,8 @@
  * (mirrors evalschema/loader.py, which reads with Python's `json` module: the same errors at the same places).
  */
 
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
 import { finding, repr, type Finding } from "./findings.js";
 
@@ -179,7 +180,7 @@ class Parser {
     const seen = new Set<string>();
     // like Python's object_pairs_hook: checked when the object closes, reported at the repeated key
     for (const [key, value, keyAt] of pairs) {
-      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(key)}`, keyAt, codes.DUPLICATE_KEY);
+      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(shorten(key))}`, keyAt, codes.DUPLICATE_KEY);
       seen.add(key);
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     }
@@ -285,18 +286,62 @@ export function invalidUtf8(data: Uint8Array, from = 0): number {
   return -1;
 }
 
+function openProblem(error: unknown): Finding {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
+  if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", "no such file");
+  if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", "permission denied");
+  return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`);
+}
+
+/**
+ * The file's bytes, or a FILE_UNREADABLE finding: anything but a regular file (a device, a FIFO, a socket: it
+ * may never end) is refused, and so is a file larger than the input size limit, counted while reading (a sparse
+ * file, or one that grows, is caught whatever its size says).
+ */
+export function readBytes(path: string): Uint8Array | Finding {
+  if (path.includes("\ufffd")) {
+    // node decodes file names as UTF-8, replacing what is not: a name that is not UTF-8 cannot be opened
+    try {
+      lstatSync(path);
+    } catch {
+      return finding("", codes.FILE_UNREADABLE, "error", "the file name is not UTF-8 text");
+    }
+  }
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below)
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return openProblem(error);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
+    if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)");
+    const limit = maxInputBytes();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 22, limit + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+      total += n;
+      if (total > limit) return finding("", codes.FILE_UNREADABLE, "error", tooLargeMessage(limit));
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  } catch (error) {
+    return openProblem(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The file's text, or a FILE_UNREADABLE finding. */
 export function readText(path: string): string | Finding {
-  let data: Uint8Array;
-  try {
-    data = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
-    if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", "no such file");
-    if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", "permission denied");
-    return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`);
-  }
+  const data = readBytes(path);
+  if (!(data instanceof Uint8Array)) return data;
   const bad = invalidUtf8(data);
   if (bad >= 0) {
     // the line of the bad byte, and its column in characters (code points, as Python counts them)
@@ -306,7 +351,12 @@ export function readText(path: string): string | Finding {
     const lastNewline = chars.lastIndexOf("\n");
     return finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line, chars.length - lastNewline);
   }
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+  try {
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+  } catch {
+    // larger than a JavaScript string can be (about 512 MiB): the limit was raised past it
+    return finding("", codes.FILE_UNREADABLE, "error", `too large to read as text (${data.length.toLocaleString("en-US")} bytes)`);
+  }
 }
 
 export function loadPath(path: string): Loaded {

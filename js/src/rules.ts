@@ -32,7 +32,43 @@ function* duplicates(items: Iterable<[Where, string | null]>, code: string, what
 }
 
 /** Whether a pattern is a valid ECMA-262 regular expression with the unicode flag (JSON Schema's dialect). */
+const MODIFIERS = /\(\?[imsx]*-?[imsx]*:/y;
+
+/**
+ * ECMA-262 syntax newer than the dialect (ES2024 with the unicode flag), which one engine accepts and another
+ * refuses: duplicate named groups (even in different alternatives) and inline modifier groups `(?i:…)`. The same
+ * scan as `newer_syntax` in evalschema/rules.py.
+ */
+export function newerSyntax(source: string): string | null {
+  const names = new Set<string>();
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "\\") {
+      i++;
+      continue;
+    }
+    if (inClass) inClass = ch !== "]";
+    else if (ch === "[") inClass = true;
+    else if (ch === "(" && source.startsWith("(?", i)) {
+      if (source.startsWith("(?<", i) && !source.startsWith("(?<=", i) && !source.startsWith("(?<!", i)) {
+        const end = source.indexOf(">", i + 3);
+        const name = end > 0 ? source.slice(i + 3, end) : "";
+        if (names.has(name)) return `duplicate capture group name ${repr(Array.from(name).slice(0, 40).join(""))}`;
+        names.add(name);
+      } else {
+        MODIFIERS.lastIndex = i;
+        const match = MODIFIERS.exec(source);
+        if (match !== null && match[0] !== "(?:") return "inline modifier groups such as (?i:…) are newer than the dialect (ES2024)";
+      }
+    }
+  }
+  return null;
+}
+
 export function regexError(source: string): string | null {
+  const newer = newerSyntax(source);
+  if (newer !== null) return newer;
   try {
     new RegExp(source, "u");
     return null;

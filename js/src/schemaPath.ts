@@ -15,6 +15,7 @@ import type { ErrorObject } from "ajv";
 import * as codes from "./generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
+import { shorten } from "./limits.js";
 import { oneOf, show, unknownProperty } from "./messages.js";
 import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
 
@@ -193,7 +194,7 @@ function keywordFinding(error: ErrorObject, code: string, value: unknown, path: 
   const params = error.params as Record<string, unknown>;
   if (keyword === "required" || keyword === "dependentRequired") {
     const name = String(params["missingProperty"]);
-    const message = `missing required property '${name}'`;
+    const message = `missing required property '${shorten(name)}'`;
     return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
   }
   if (keyword === "additionalProperties") {
@@ -276,9 +277,9 @@ function reachesDeprecated(schema: unknown): boolean {
   const children: unknown[] = [schema["additionalProperties"], schema["items"]];
   for (const keyword of ["allOf", "oneOf", "anyOf"] as const) {
     const branches = schema[keyword];
-    if (Array.isArray(branches)) children.push(...branches);
+    if (Array.isArray(branches)) for (const item of branches) children.push(item);
   }
-  if (isObject(schema["properties"])) children.push(...Object.values(schema["properties"]));
+  if (isObject(schema["properties"])) for (const item of Object.values(schema["properties"])) children.push(item);
   const reaches = schema["deprecated"] === true || children.some(reachesDeprecated);
   leadsToDeprecated.set(schema, reaches);
   return reaches;
@@ -326,7 +327,7 @@ export function check(document: unknown, kind: Kind, ruleMessages: Readonly<Reco
     const validate = allErrors();
     validate(document);
     const lookup = (instancePath: string): unknown => valueAt(document, instancePath);
-    for (const node of regroup(validate.errors ?? [])) findings.push(...mapError(node, lookup, tree, ruleMessages));
+    for (const node of regroup(validate.errors ?? [])) for (const item of mapError(node, lookup, tree, ruleMessages)) findings.push(item);
   }
   return { findings, deprecated: findDeprecated(document, tree) };
 }
@@ -371,7 +372,7 @@ export function checkRows(
       const [, index] = tokens(instancePath);
       return valueAt(rows[Number(index) - start], instancePath, 2);
     };
-    for (const node of regroup(errors)) findings.push(...mapError(node, lookup, tree, ruleMessages));
+    for (const node of regroup(errors)) for (const item of mapError(node, lookup, tree, ruleMessages)) findings.push(item);
   }
   const deprecated: DeprecatedUse[] = [];
   const items = isObject(part.schema) ? part.schema["items"] : undefined;
@@ -381,7 +382,7 @@ export function checkRows(
     rows.forEach((row, i) => walkDeprecated(row, items, [array, String(start + i)], found, 2));
     const byPointer = new Map<string, DeprecatedUse>();
     for (const use of found) byPointer.set(use.pointer, use);
-    deprecated.push(...byPointer.values());
+    for (const item of byPointer.values()) deprecated.push(item);
   }
   return { findings, deprecated };
 }

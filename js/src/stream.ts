@@ -19,6 +19,7 @@
  */
 
 import { readSync } from "node:fs";
+import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
 import { finding, repr, type Finding } from "./findings.js";
 import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
@@ -75,6 +76,15 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** The root is not an object: read the document whole instead (nothing was reported). */
 export class NotStreamable extends Error {}
+
+/**
+ * Reading member by member pays off for a result set's few members and many rows; a root with more members than
+ * this is no result set worth streaming: it is read whole (as in evalschema/stream.py).
+ */
+export const MAX_MEMBERS = 1000;
+
+/** One value (a member or a row) is larger than the input size limit. */
+class TooLarge extends Error {}
 
 /** The root object's opening brace. */
 export interface Opened {
@@ -294,6 +304,8 @@ class Reader {
     this.window = this.firstWindow;
   }
 
+  readonly limit = maxInputBytes();
+
   /**
    * Read another chunk (at least as much as is kept, so that a long value takes few reads), dropping the bytes
    * before `pos`, which are no longer needed; false at the end of the file. Indices into `buf` held across a
@@ -303,6 +315,7 @@ class Reader {
     if (this.eof) return false;
     const drop = this.pos;
     const kept = this.buf.length - drop;
+    if (kept > 2 * this.limit + this.sizes.chunkBytes) throw new TooLarge(); // a safety net: values are measured in value()
     const want = Math.max(this.sizes.chunkBytes, kept);
     if (this.store.length < kept + want) {
       const grown = Buffer.allocUnsafeSlow(Math.max(kept + want, 2 * this.store.length));
@@ -406,6 +419,7 @@ class Reader {
         const at = POSITION.exec(message);
         const cut = message.startsWith("Unexpected end of JSON input") || (at !== null && Number(at[1]) >= text.length - CUT_MARGIN);
         if (cut && !final) {
+          if (end - this.pos > this.limit) throw new TooLarge(); // the value goes on past the limit
           window *= 2;
           continue;
         }
@@ -441,6 +455,7 @@ class Reader {
           return this.problem(problem.code, problem.message, index === null ? null : this.pos + Buffer.byteLength(text.slice(0, index)));
         }
       }
+      if (end - this.pos > this.limit) throw new TooLarge();
       end = this.windowEnd(Math.max(2 * (end - this.pos), 8)); // the window ended inside the value: read further
       final = this.eof && end === this.buf.length;
     }
@@ -554,6 +569,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
     reader.pos = key.end;
     if (seen.has(name) && repeated === null) repeated = [name, keyAt];
     seen.add(name);
+    if (seen.size > MAX_MEMBERS) throw new NotStreamable("too many members to be a result set read in pieces");
     if (reader.skipSpace() !== COLON) {
       yield reader.syntax('{"k"');
       return;
@@ -579,7 +595,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
   if (repeated !== null) {
     // the parser finds it as the root closes, before it looks for more text
     const [name, at] = repeated;
-    const problem = readProblem(new JsonError(`duplicate key ${repr(name)}`, 0, codes.DUPLICATE_KEY));
+    const problem = readProblem(new JsonError(`duplicate key ${repr(shorten(name))}`, 0, codes.DUPLICATE_KEY));
     yield new Raw(problem.code, problem.message, at);
     return;
   }
@@ -709,7 +725,10 @@ function place(fd: number, raw: Raw, chunkBytes: number): Finding {
     finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${offset})`, at[0], at[1]);
   const chunk = Buffer.allocUnsafe(Math.max(chunkBytes, 1 << 16));
   let position = 0;
+  // up to the input size limit: past it, reading the file whole would have refused it as too large anyway
+  const limit = Math.max(maxInputBytes(), target ?? 0);
   for (;;) {
+    if (position > limit) break;
     const n = readSync(fd, chunk, 0, chunk.length, position);
     if (n === 0) break;
     for (let i = 0; i < n; i++) {
@@ -753,11 +772,16 @@ function place(fd: number, raw: Raw, chunkBytes: number): Finding {
  */
 export function* read(fd: number, array = "results", sizes: Sizes = DEFAULT_SIZES, stats: ReadStats = newStats()): Generator<Piece> {
   const reader = new Reader(fd, sizes, stats);
-  for (const step of pieces(reader, array)) {
-    if (isRaw(step)) {
-      yield { type: "problem", finding: place(fd, step, sizes.chunkBytes) };
-      return;
+  try {
+    for (const step of pieces(reader, array)) {
+      if (isRaw(step)) {
+        yield { type: "problem", finding: place(fd, step, sizes.chunkBytes) };
+        return;
+      }
+      yield step;
     }
-    yield step;
+  } catch (error) {
+    if (!(error instanceof TooLarge)) throw error;
+    yield { type: "problem", finding: finding("", codes.FILE_UNREADABLE, "error", `holds a value ${tooLargeMessage(reader.limit)}`) };
   }
 }

@@ -185,12 +185,12 @@ export function validate(document: unknown, options: ValidateOptions = {}): Repo
   const findings: Finding[] = [...identity.findings];
   const identifiedKind = identity.kind!;
   const outcome = check(doc, identifiedKind, ruleMessages());
-  findings.push(...schemaFindings(outcome, identity, options.allowUnknown ?? false));
-  findings.push(...DOCUMENT_RULES[identifiedKind](doc));
+  for (const item of schemaFindings(outcome, identity, options.allowUnknown ?? false)) findings.push(item); // no spread: a million findings overflow the stack
+  for (const item of DOCUMENT_RULES[identifiedKind](doc)) findings.push(item);
   if (identifiedKind === "resultset") {
-    findings.push(...summaryMismatches(doc));
+    for (const item of summaryMismatches(doc)) findings.push(item);
     if (options.suite !== undefined && options.suite !== null && isObject(options.suite)) {
-      findings.push(...crossdocFindings(doc, options.suite));
+      for (const item of crossdocFindings(doc, options.suite)) findings.push(item);
     }
   }
   return buildReport(identifiedKind, findings, strict);

@@ -1,0 +1,472 @@
+"""Builders for the hostile-input corpus rows that name one (``"build": "<name>"`` in ``tests/hostile/cases.json``).
+
+Each builder writes its input into a fresh folder and returns the names its row's ``argv`` uses (``{in}``, …).
+Big inputs are sparse files (``truncate``: no disk is used) or are generated here, never committed; nothing is
+larger than the row needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "spec" / "examples"
+SCHEMAS = ROOT / "schemas"
+
+Built = dict[str, Any]  # placeholder -> value; "stdin": bytes; "skip": reason
+BUILDERS: dict[str, Callable[[Path, dict[str, Any]], Built]] = {}
+
+
+def builder(function: Callable[[Path, dict[str, Any]], Built]) -> Callable[[Path, dict[str, Any]], Built]:
+    BUILDERS[function.__name__] = function
+    return function
+
+
+def example(name: str) -> Any:
+    return json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+
+
+def _write(path: Path, data: bytes | str) -> Path:
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def _grader(**extra: Any) -> dict[str, Any]:
+    return {
+        "$schema": "https://evalschema.org/schema/1.1.0/grader.json",
+        "id": "g",
+        "type": "contains",
+        "params": {"substring": "x"},
+        **extra,
+    }
+
+
+# --- files and devices -------------------------------------------------------------------------------------
+
+
+@builder
+def sparse(folder: Path, case: dict[str, Any]) -> Built:
+    """A sparse file of ``size`` bytes (zeros; no disk used), after an optional ``head`` text."""
+    path = folder / case.get("file_name", "sparse.json")
+    _write(path, case.get("head", ""))
+    os.truncate(path, case["size"])
+    return {"in": str(path)}
+
+
+@builder
+def link(folder: Path, case: dict[str, Any]) -> Built:
+    """A symbolic link named ``file_name`` to ``target`` (a device, a /proc file)."""
+    if not Path(case["target"]).exists():
+        return {"skip": f"no {case['target']}"}
+    path = folder / case.get("file_name", "input.json")
+    path.symlink_to(case["target"])
+    return {"in": str(path)}
+
+
+@builder
+def fifo(folder: Path, case: dict[str, Any]) -> Built:
+    path = folder / case.get("file_name", "pipe.json")
+    os.mkfifo(path)
+    return {"in": str(path)}
+
+
+@builder
+def unix_socket(folder: Path, case: dict[str, Any]) -> Built:
+    path = folder / "socket.json"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.close()  # the socket file stays
+    return {"in": str(path)}
+
+
+@builder
+def text(folder: Path, case: dict[str, Any]) -> Built:
+    """A file holding ``data`` (text) or ``data_hex``, named ``file_name``."""
+    data = bytes.fromhex(case["data_hex"].replace(" ", "")) if "data_hex" in case else case["data"].encode("utf-8")
+    path = folder / case.get("file_name", "input.json")
+    _write(path, data)
+    return {"in": str(path), "dir": str(folder)}
+
+
+@builder
+def document(folder: Path, case: dict[str, Any]) -> Built:
+    """A JSON document given in the row (``document``), written as ``file_name``."""
+    path = folder / case.get("file_name", "input.json")
+    _write(path, json.dumps(case["document"]))
+    return {"in": str(path)}
+
+
+@builder
+def odd_name(folder: Path, case: dict[str, Any]) -> Built:
+    """An example copied to a file whose name is ``name_hex`` (bytes: not UTF-8, newlines, commas…)."""
+    name = os.fsdecode(bytes.fromhex(case["name_hex"]))
+    path = folder / name
+    source = case.get("example", "grader-llm-judge.json")
+    _write(path, json.dumps(_grader(zz_unknown=1)) if source == "__unknown__" else (EXAMPLES / source).read_bytes())
+    return {"in": str(path)}
+
+
+@builder
+def stdin_data(folder: Path, case: dict[str, Any]) -> Built:
+    return {"stdin": case.get("data", "").encode("utf-8")}
+
+
+@builder
+def examples(folder: Path, case: dict[str, Any]) -> Built:
+    """``copies`` copies of every example (many findings: output that outlives a closed pipe), each copy in a
+    folder of its own beside the test cases files the example suites name."""
+    paths = []
+    for i in range(case.get("copies", 1)):
+        (folder / str(i)).mkdir()
+        for source in sorted(EXAMPLES.glob("*.jsonl")):
+            _write(folder / str(i) / source.name, source.read_bytes())
+        for source in sorted(EXAMPLES.glob("*.json")):
+            paths.append(str(_write(folder / str(i) / source.name, source.read_bytes())))
+    return {"list": paths}
+
+
+@builder
+def loop_folder(folder: Path, case: dict[str, Any]) -> Built:
+    """A folder holding one example and a link back to itself (and to its parent): a loop for a walker that
+    follows links."""
+    root = folder / "tree"
+    (root / "sub").mkdir(parents=True)
+    _write(root / "sub" / "grader.json", (EXAMPLES / "grader-llm-judge.json").read_bytes())
+    (root / "sub" / "again").symlink_to("..")
+    (root / "self").symlink_to(".")
+    return {"in": str(root), "glob": str(root / "**" / "*.json")}
+
+
+# --- documents that are large in one way ----------------------------------------------------------------------
+
+
+@builder
+def big_string(folder: Path, case: dict[str, Any]) -> Built:
+    """A test case whose ``input`` is ``megabytes`` MB of ``unit``, plus one unknown field."""
+    document = example("testcase-rag-answer.json")
+    document["zz_unknown"] = 1
+    head, tail = json.dumps(document).split('"input": ', 1)
+    tail = tail.split(", ", 1)[1] if tail.startswith('"') else tail
+    path = folder / "big-string.json"
+    unit = case.get("unit", "lorem ipsum ").encode()
+    with path.open("wb") as out:
+        out.write(head.encode() + b'"input": "')
+        block = unit * (1 << 20 // max(1, len(unit)) or 1)
+        written = 0
+        while written < case["megabytes"] << 20:
+            out.write(block)
+            written += len(block)
+        out.write(b'", ' + tail.encode())
+    return {"in": str(path)}
+
+
+@builder
+def big_row(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set with one row whose ``actual_output`` is ``megabytes`` MB (and, with ``unknown``, a field the
+    row may not have)."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    row = document["results"][0]
+    row["actual_output"] = "__BIG__"
+    if case.get("unknown"):
+        row["zz_unknown"] = 1
+    head, tail = json.dumps(document).split('"__BIG__"')
+    path = folder / "big-row.json"
+    with path.open("wb") as out:
+        out.write(head.encode() + b'"')
+        chunk = b"lorem ipsum " * 87382
+        for _ in range(case["megabytes"]):
+            out.write(chunk)
+        out.write(b'"' + tail.encode())
+    return {"in": str(path)}
+
+
+@builder
+def many_keys(folder: Path, case: dict[str, Any]) -> Built:
+    """A test case with ``count`` unknown top-level keys."""
+    document = example("testcase-rag-answer.json")
+    text = json.dumps(document)[:-1] + "".join(f', "u{i}": 1' for i in range(case["count"])) + "}"
+    return {"in": str(_write(folder / "many-keys.json", text))}
+
+
+@builder
+def many_rows(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set of ``count`` copies of a valid row (distinct attempts), each with one unknown field."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    row = document.pop("results")[0]
+    head = json.dumps(document)[:-1] + ', "results": '
+    path = folder / "many-rows.json"
+    with path.open("w", encoding="utf-8") as out:
+        out.write(head + "[")
+        for start in range(0, case["count"], 1000):
+            out.write(
+                ("," if start else "")
+                + ",".join(json.dumps(dict(row, attempt=i + 1, zz=1)) for i in range(start, min(case["count"], start + 1000)))
+            )
+        out.write("]}")
+    return {"in": str(path)}
+
+
+@builder
+def many_lines(folder: Path, case: dict[str, Any]) -> Built:
+    """A JSON Lines file of ``count`` tiny valid graders."""
+    line = json.dumps({"id": "g", "type": "contains", "params": {"substring": "x"}}) + "\n"
+    path = folder / "many.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for _ in range(case["count"] // 10000):
+            out.write(line * 10000)
+    return {"in": str(path)}
+
+
+@builder
+def yaml_alias_findings(folder: Path, case: dict[str, Any]) -> Built:
+    """A small YAML suite whose aliases repeat the same test cases (duplicate ids) many times over."""
+    body = "id: s\nversion: 1.0.0\ngraders:\n  - {id: g, type: contains, params: {substring: x}}\ntest_cases:\n"
+    body += "  - &one {id: dup, input: x, graders: [g]}\n" + "  - *one\n" * (case["count"] - 1)
+    return {"in": str(_write(folder / "suite.yaml", body))}
+
+
+@builder
+def yaml_text(folder: Path, case: dict[str, Any]) -> Built:
+    """A YAML document: ``head`` then ``count`` repetitions of ``item`` joined by ``sep`` and then ``tail``."""
+    body = case.get("head", "") + case.get("sep", "").join([case.get("item", "")] * case.get("count", 0)) + case.get("tail", "")
+    return {"in": str(_write(folder / case.get("file_name", "input.yaml"), body))}
+
+
+@builder
+def nested_yaml(folder: Path, case: dict[str, Any]) -> Built:
+    depth = case["depth"]
+    body = (
+        "id: t\ninput: x\ngraders: [{id: g, type: contains, params: {substring: x}}]\nmetadata:\n  deep: "
+        + "[" * depth
+        + "]" * depth
+        + "\n"
+    )
+    return {"in": str(_write(folder / "nested.yaml", body))}
+
+
+@builder
+def huge_scores(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set whose scores overflow any sum (1e308 each): the averages are not finite."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    for row in document["results"]:
+        row["score"] = 1e308
+        for result in row.get("grader_results", []):
+            result["score"] = 1e308
+    return {"in": str(_write(folder / "huge-scores.json", json.dumps(document)))}
+
+
+@builder
+def control_summary(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set whose suite id, run id and grader names hold terminal control sequences and newlines."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    document["suite_id"] = "s\x1b]0;owned\x07\n::error file=forged.py,line=1::x"
+    document["run_id"] = "r\u202eevil"
+    for row in document["results"]:
+        for result in row.get("grader_results", []):
+            result["grader_id"] = "g\x1b[2J\n::warning::forged"
+    return {"in": str(_write(folder / "control.json", json.dumps(document)))}
+
+
+@builder
+def claimed_summary(folder: Path, case: dict[str, Any]) -> Built:
+    document = example("resultset-multi-attempt.json")
+    document["summary"]["passed"] += 1
+    return {"in": str(_write(folder / "claimed.json", json.dumps(document, indent=1)))}
+
+
+# --- outputs ----------------------------------------------------------------------------------------------------
+
+
+@builder
+def html_target(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set, and an --html target of the kind ``target``: a FIFO, a folder, a symlink, a missing folder,
+    a regular file, or a device."""
+    source = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
+    kind = case["target"]
+    out = folder / "report.html"
+    if kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "folder":
+        out.mkdir()
+    elif kind == "symlink":
+        _write(folder / "real.html", "keep me\n")
+        out.symlink_to(folder / "real.html")
+    elif kind == "missing_folder":
+        out = folder / "no-such-folder" / "report.html"
+    elif kind == "regular":
+        _write(out, "old report\n")
+    elif kind == "device":
+        out = Path("/dev/null")
+    return {"in": str(source), "out": str(out)}
+
+
+# --- migrate ---------------------------------------------------------------------------------------------------
+
+
+@builder
+def pack_text(folder: Path, case: dict[str, Any]) -> Built:
+    """The legacy pack example with ``insert`` placed right after its opening brace (or YAML ``yaml`` as is)."""
+    if "yaml" in case:
+        return {"in": str(_write(folder / "pack.yaml", case["yaml"]))}
+    text = (EXAMPLES / "pack-legacy-fail-on-violation.json").read_text(encoding="utf-8")
+    if "insert" in case:
+        text = "{" + case["insert"] + text.lstrip()[1:]
+    if "data_hex" in case:
+        return {"in": str(_write(folder / "pack.json", text.encode() + bytes.fromhex(case["data_hex"])))}
+    return {"in": str(_write(folder / "pack.json", text))}
+
+
+@builder
+def big_pack(folder: Path, case: dict[str, Any]) -> Built:
+    document = example("pack-legacy-fail-on-violation.json")
+    prompt = document["prompts"]["support"]
+    document["prompts"] = {f"p{i}": json.loads(json.dumps(prompt)) for i in range(case["count"])}
+    return {"in": str(_write(folder / "pack.json", json.dumps(document, indent=2)))}
+
+
+# --- diff ------------------------------------------------------------------------------------------------------
+
+
+@builder
+def schema_folders(folder: Path, case: dict[str, Any]) -> Built:
+    """Two copies of schemas/; in the new one, ``grader.json`` gets ``insert`` after its brace, or ``append_hex``
+    bytes at its end, or ``nest`` levels of subschemas, or becomes a ``sparse`` file or a ``link``."""
+    old, new = folder / "old", folder / "new"
+    for target in (old, new):
+        target.mkdir()
+        for source in SCHEMAS.glob("*.json"):
+            _write(target / source.name, source.read_bytes())
+    grader = new / "grader.json"
+    text = grader.read_text(encoding="utf-8")
+    if "insert" in case:
+        _write(grader, "{" + case["insert"] + text.lstrip()[1:])
+    if "append_hex" in case:
+        _write(grader, text.encode() + bytes.fromhex(case["append_hex"]))
+    if "nest" in case:
+        deep = '{"properties": {"a": ' * case["nest"] + "{}" + "}}" * case["nest"]
+        _write(grader, '{"x-deep": ' + deep + "," + text.lstrip()[1:])
+    if "sparse" in case:
+        grader.unlink()
+        _write(grader, "")
+        os.truncate(grader, case["sparse"])
+    if "link" in case:
+        (new / "extra.json").symlink_to(case["link"])
+    return {"old": str(old), "new": str(new)}
+
+
+# --- suites and their test_cases_file ----------------------------------------------------------------------------
+
+
+@builder
+def suite_cases(folder: Path, case: dict[str, Any]) -> Built:
+    """A suite (in ``suite/``) whose test cases are in ``test_cases_file``: ``cases`` says what that is — the
+    example's cases beside the suite, a path outside, a missing file, a link leading out, /dev/zero, a bad line."""
+    suite = example("suite-qa-basic.json")
+    cases = suite.pop("test_cases")
+    home = folder / "suite"
+    home.mkdir()
+    (folder / "outside.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    kind = case["cases"]
+    name = "cases.jsonl"
+    if kind == "beside":
+        (home / name).write_text("".join(json.dumps(c) + "\n" for c in cases))
+    elif kind == "absolute":
+        name = str(folder / "outside.jsonl")
+    elif kind == "etc_passwd":
+        name = "/etc/passwd"
+    elif kind == "dotdot":
+        name = "../outside.jsonl"
+    elif kind == "missing":
+        name = "missing.jsonl"
+    elif kind == "link_out":
+        (home / name).symlink_to(folder / "outside.jsonl")
+    elif kind == "dev_zero":
+        (home / name).symlink_to("/dev/zero")
+    elif kind == "bad_line":
+        (home / name).write_text(json.dumps(cases[0]) + "\n{bad\n")
+    suite["test_cases_file"] = name
+    _write(home / "suite.json", json.dumps(suite))
+    results = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
+    return {"suite": str(home / "suite.json"), "in": str(results)}
+
+
+# --- the adversarial pass of issue 15: inputs no earlier row tried ----------------------------------------------
+
+
+@builder
+def self_link(folder: Path, case: dict[str, Any]) -> Built:
+    path = folder / "loop.json"
+    path.symlink_to(path.name)
+    return {"in": str(path)}
+
+
+@builder
+def long_name(folder: Path, case: dict[str, Any]) -> Built:
+    return {"in": str(folder / ("n" * case["length"] + ".json"))}
+
+
+@builder
+def under_a_file(folder: Path, case: dict[str, Any]) -> Built:
+    _write(folder / "file.json", "{}")
+    return {"in": str(folder / "file.json" / "inner.json")}
+
+
+@builder
+def suite_special(folder: Path, case: dict[str, Any]) -> Built:
+    """A --suite that is a FIFO, a link to /dev/zero, a sparse file; or whose test_cases_file is ``name`` (with
+    ``kind``: a FIFO, a sparse file or a folder created under that name)."""
+    results = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
+    suite_path = folder / "suite.json"
+    kind = case["suite"]
+    if kind == "fifo":
+        os.mkfifo(suite_path)
+    elif kind == "dev_zero":
+        suite_path.symlink_to("/dev/zero")
+    elif kind == "sparse":
+        _write(suite_path, "")
+        os.truncate(suite_path, 10 << 30)
+    else:
+        suite = example("suite-qa-basic.json")
+        suite.pop("test_cases")
+        suite["test_cases_file"] = case["name_in_suite"]
+        _write(suite_path, json.dumps(suite))
+        target = folder / case["name_in_suite"] if case["name_in_suite"] and "\x00" not in case["name_in_suite"] else None
+        if kind == "cases_fifo" and target is not None:
+            os.mkfifo(target)
+        elif kind == "cases_sparse" and target is not None:
+            _write(target, "")
+            os.truncate(target, 10 << 30)
+        elif kind == "cases_folder" and target is not None:
+            target.mkdir()
+    return {"suite": str(suite_path), "in": str(results)}
+
+
+@builder
+def pack_link(folder: Path, case: dict[str, Any]) -> Built:
+    """A legacy pack in ``real/``, and a symbolic link to it: migrate must keep the link a link."""
+    (folder / "real").mkdir()
+    real = _write(folder / "real" / "pack.json", (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes())
+    link_path = folder / "pack.json"
+    link_path.symlink_to(real)
+    return {"in": str(link_path), "real": str(real)}
+
+
+@builder
+def html_over_input(folder: Path, case: dict[str, Any]) -> Built:
+    source = _write(folder / "results.json", (EXAMPLES / "resultset-multi-attempt.json").read_bytes())
+    return {"in": str(source), "out": str(source)}
+
+
+@builder
+def yaml_many_documents(folder: Path, case: dict[str, Any]) -> Built:
+    body = "".join("---\nid: g\ntype: contains\nparams: {substring: x}\n" for _ in range(case["count"]))
+    return {"in": str(_write(folder / "many.yaml", body))}

@@ -449,6 +449,25 @@ def test_html_report_escapes_everything_and_loads_nothing(tmp_path: Path) -> Non
     assert "http://" not in page and "https://" not in page and " src=" not in page.replace("src=x", "")
 
 
+def test_text_report_escapes_what_it_quotes(tmp_path: Path) -> None:
+    """A test case id that carries a line break, a forged workflow command and terminal escapes is printed as one
+    inert line, as validate prints what it quotes; and --html refuses to replace a device."""
+    base, new = _html_runs(tmp_path)
+    forged = "x\n::error file=forged.py,line=1::owned\x1b]0;title\x07"
+    for path in (base, new):
+        document = json.loads(path.read_text())
+        for row in document["results"]:
+            if row["test_case_id"] == HOSTILE:
+                row["test_case_id"] = forged
+        path.write_text(json.dumps(document))
+    out = run(str(base), str(new), "--resamples", "0")
+    assert out.returncode == 0, out.stderr
+    assert "\n::error" not in out.stdout and "\x1b" not in out.stdout and "\x07" not in out.stdout
+    assert "x\\n::error file=forged.py,line=1::owned\\x1b]0;title\\x07" in out.stdout
+    refused = run(str(base), str(new), "--html", "/dev/null")
+    assert refused.returncode == 2 and "not a regular file" in refused.stderr
+
+
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:

@@ -97,6 +97,14 @@ export const INVALID_JSON = "INVALID_JSON" as const;
 export const INVALID_YAML = "INVALID_YAML" as const;
 /** An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid. */
 export const DUPLICATE_KEY = "DUPLICATE_KEY" as const;
+/** Two result sets compared SHOULD be runs of the same suite (`suite_id`); compare reports a difference as not comparable. */
+export const COMPARE_SUITE_MISMATCH = "COMPARE_SUITE_MISMATCH" as const;
+/** Two result sets compared SHOULD carry the same `suite_digest`, and the digest of the suite given to compare; a difference means the test cases themselves changed. */
+export const COMPARE_SUITE_DIGEST_MISMATCH = "COMPARE_SUITE_DIGEST_MISMATCH" as const;
+/** A grader of two result sets compared SHOULD keep its `type`, `version` and `judge_model`, and be present in both; a changed grader makes its scores incomparable. */
+export const COMPARE_GRADER_CHANGED = "COMPARE_GRADER_CHANGED" as const;
+/** Two result sets compared SHOULD hold the same (test case, attempt) pairs; the rows present on one side only are left out of the comparison and counted. */
+export const COMPARE_TEST_CASES_DIFFER = "COMPARE_TEST_CASES_DIFFER" as const;
 
 /** Every id of the catalog. */
 export type RulesKey =
@@ -147,14 +155,18 @@ export type RulesKey =
   | typeof FILE_UNREADABLE
   | typeof INVALID_JSON
   | typeof INVALID_YAML
-  | typeof DUPLICATE_KEY;
+  | typeof DUPLICATE_KEY
+  | typeof COMPARE_SUITE_MISMATCH
+  | typeof COMPARE_SUITE_DIGEST_MISMATCH
+  | typeof COMPARE_GRADER_CHANGED
+  | typeof COMPARE_TEST_CASES_DIFFER;
 
 export const RULES = {
   TYPE_MISMATCH: {"id": "TYPE_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every value MUST have the JSON type its schema declares.", "message": "{value} is not of type {type}", "enforced_by": "schema", "schema_keywords": ["type"], "since": "1.0.0", "models": "partial"},
   REQUIRED_FIELD: {"id": "REQUIRED_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Every required property MUST be present.", "message": "missing required property {name}", "enforced_by": "schema", "schema_keywords": ["required"], "since": "1.0.0", "models": "enforced"},
   UNKNOWN_FIELD: {"id": "UNKNOWN_FIELD", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A closed object MUST NOT carry properties its schema does not declare; under the forward-compatibility mode, unknown properties in a document of a newer minor version are reported as warnings instead.", "message": {"default": "unknown property {name}{suggestion}", "allowed": "{reason} (allowed: newer minor version)"}, "enforced_by": "schema", "schema_keywords": ["additionalProperties"], "since": "1.0.0", "models": "enforced"},
   OUT_OF_RANGE: {"id": "OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Numbers MUST lie within their declared bounds.", "message": "{value} is out of range ({keyword} {limit})", "enforced_by": "schema", "schema_keywords": ["maximum", "minimum"], "since": "1.0.0", "models": "enforced"},
-  LENGTH_OUT_OF_RANGE: {"id": "LENGTH_OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings, arrays and objects MUST respect their declared minimum and maximum sizes (identifiers are non-empty).", "message": "{value} does not satisfy {keyword} {limit}", "enforced_by": "schema", "schema_keywords": ["minItems", "minLength"], "since": "1.0.0", "models": "enforced"},
+  LENGTH_OUT_OF_RANGE: {"id": "LENGTH_OUT_OF_RANGE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings, arrays and objects MUST respect their declared minimum and maximum sizes (identifiers are non-empty).", "message": "{value} does not satisfy {keyword} {limit}", "enforced_by": "schema", "schema_keywords": ["maxLength", "minItems", "minLength"], "since": "1.0.0", "models": "enforced"},
   PATTERN_MISMATCH: {"id": "PATTERN_MISMATCH", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings MUST match their declared pattern.", "message": {"default": "{value} does not match the pattern {pattern}", "excluded": "{value} must not match the pattern {pattern}"}, "enforced_by": "schema", "schema_keywords": ["not", "pattern"], "since": "1.0.0", "models": "partial"},
   INVALID_FORMAT: {"id": "INVALID_FORMAT", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Strings with a declared format (date-time, date) MUST be valid in that format (RFC 3339).", "message": "{value} is not a valid {format}", "enforced_by": "schema", "schema_keywords": ["format"], "since": "1.0.0", "models": "not_enforced"},
   INVALID_VALUE: {"id": "INVALID_VALUE", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "Values restricted to an enumeration or a constant MUST be one of them (e.g. `error.type`).", "message": {"default": "{value} is not one of {allowed}{suggestion}", "const": "{value} is not {expected}"}, "enforced_by": "schema", "schema_keywords": ["enum"], "since": "1.0.0", "models": "enforced"},
@@ -198,4 +210,8 @@ export const RULES = {
   INVALID_JSON: {"id": "INVALID_JSON", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A document MUST be well-formed JSON (RFC 8259, no NaN or Infinity, no number too large for a double), with the line and column of the first problem reported.", "message": "{detail}", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   INVALID_YAML: {"id": "INVALID_YAML", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "A YAML document MUST be well-formed, use only the JSON-compatible core schema (no tags that construct objects), and expand its aliases to a bounded size.", "message": "{detail}", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
   DUPLICATE_KEY: {"id": "DUPLICATE_KEY", "kinds": ["testcase", "grader", "suite", "resultset", "pack"], "severity": "error", "statement": "An object MUST NOT repeat a key: a document whose meaning depends on the parser is not valid.", "message": "{detail}", "enforced_by": "code", "scope": "file", "since": "1.1.0"},
+  COMPARE_SUITE_MISMATCH: {"id": "COMPARE_SUITE_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD be runs of the same suite (`suite_id`); compare reports a difference as not comparable.", "message": "{detail}", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+  COMPARE_SUITE_DIGEST_MISMATCH: {"id": "COMPARE_SUITE_DIGEST_MISMATCH", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD carry the same `suite_digest`, and the digest of the suite given to compare; a difference means the test cases themselves changed.", "message": "{detail}", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+  COMPARE_GRADER_CHANGED: {"id": "COMPARE_GRADER_CHANGED", "kinds": ["resultset"], "severity": "warning", "statement": "A grader of two result sets compared SHOULD keep its `type`, `version` and `judge_model`, and be present in both; a changed grader makes its scores incomparable.", "message": "{detail}", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
+  COMPARE_TEST_CASES_DIFFER: {"id": "COMPARE_TEST_CASES_DIFFER", "kinds": ["resultset"], "severity": "warning", "statement": "Two result sets compared SHOULD hold the same (test case, attempt) pairs; the rows present on one side only are left out of the comparison and counted.", "message": "{detail}", "enforced_by": "code", "scope": "comparison", "since": "1.2.0"},
 } as const;

@@ -15,6 +15,7 @@ export { identify, kindFromShape, parseVersion, type Identity } from "./identify
 export { KINDS, isKind, specVersion, type Kind } from "./schemas.js";
 export { parseJson, loadPath, type Loaded } from "./loader.js";
 export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./streaming.js";
+export { compare, type CompareOptions } from "./compare.js";
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
 

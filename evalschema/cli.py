@@ -28,6 +28,7 @@ from .findings import Finding, Report
 from .interop import cli as interopcmd
 from .limits import MAX_FINDINGS, shorten
 from .loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from .messages import show
 from .positions import Positions
 from .registry import KINDS, spec_version
 from .selection import declared
@@ -123,7 +124,7 @@ def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
     for line, report, readable in cases.lines:
         if not readable:
             problem = report.errors[0]
-            return f"line {line} of the test cases file {shorten(str(suite['test_cases_file']))!r}: {problem.code}: {problem.message}"
+            return f"line {line} of the test cases file {show(str(suite['test_cases_file']))}: {problem.code}: {problem.message}"
     return None
 
 

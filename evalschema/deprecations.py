@@ -8,6 +8,7 @@ from datetime import date
 from evalschema_models import rules as codes
 
 from .findings import Finding
+from .messages import show
 from .schema_path import DeprecatedUse
 
 
@@ -26,9 +27,9 @@ def _removal_floor(published: str) -> str:
 def describe(use: DeprecatedUse) -> str:
     note = use.annotation
     if not note:
-        return f"{use.name!r} is deprecated. {use.description}".strip()
+        return f"{show(use.name)} is deprecated. {use.description}".strip()
     return (
-        f"{use.name!r} is deprecated since {note.get('since')} and will be removed in {note.get('removal')} "
+        f"{show(use.name)} is deprecated since {note.get('since')} and will be removed in {note.get('removal')} "
         f"(not before {_removal_floor(str(note.get('date')))}); use {note.get('replacement')} instead."
     )
 

@@ -1,7 +1,8 @@
 /** Warnings for deprecated fields present in a document, driven by the schema's `x-deprecation` (mirrors evalschema/deprecations.py). */
 
 import * as codes from "./generated/rules.js";
-import { finding, repr, type Finding } from "./findings.js";
+import { finding, type Finding } from "./findings.js";
+import { show } from "./messages.js";
 import { isDate } from "./schemas.js";
 import type { DeprecatedUse } from "./schemaPath.js";
 
@@ -19,9 +20,9 @@ function str(value: unknown): string {
 
 export function describe(use: DeprecatedUse): string {
   const note = use.annotation;
-  if (Object.keys(note).length === 0) return `${repr(use.name)} is deprecated. ${use.description}`.trim();
+  if (Object.keys(note).length === 0) return `${show(use.name)} is deprecated. ${use.description}`.trim();
   return (
-    `${repr(use.name)} is deprecated since ${str(note["since"])} and will be removed in ${str(note["removal"])} ` +
+    `${show(use.name)} is deprecated since ${str(note["since"])} and will be removed in ${str(note["removal"])} ` +
     `(not before ${removalFloor(str(note["date"]))}); use ${str(note["replacement"])} instead.`
   );
 }

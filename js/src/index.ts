@@ -10,6 +10,7 @@
 export { validate, summaryMismatches, type ValidateOptions } from "./validate.js";
 export { summarize, classify, type Summary, type GraderSummary, type AttemptSummary, type Outcome } from "./summary.js";
 export { buildReport, pointer, type Finding, type Report, type Severity } from "./findings.js";
+export { render, show, template, PARAMETERS, type Params } from "./messages.js";
 export { identify, kindFromShape, parseVersion, type Identity } from "./identify.js";
 export { KINDS, isKind, specVersion, type Kind } from "./schemas.js";
 export { parseJson, loadPath, type Loaded } from "./loader.js";

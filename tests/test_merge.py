@@ -5,9 +5,16 @@ parts, and score sums whose float rounding depends on the order of addition."""
 
 from __future__ import annotations
 
+import json
+import math
 import pickle
+import random
+import shutil
+import struct
+import subprocess
 from fractions import Fraction
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from hypothesis import event, given, settings
@@ -122,3 +129,66 @@ def test_a_sum_beyond_doubles_is_infinite_in_any_partition() -> None:
     negative = [{**rows[0], "grader_results": [{"grader_id": "h", "score": -1e308, "passed": True}] * 2}]
     mixed = summarize({"results": rows + negative}).to_dict()["avg_score"]
     assert mixed != mixed  # NaN
+
+
+def _score(rng: random.Random) -> Any:
+    pick = rng.random()
+    if pick < 0.3:
+        return rng.random()
+    if pick < 0.5:
+        return rng.choice([0.1, 0.2, 0.3, 0.7, 1.0, 0.0, -0.0, 2, 1e16, -1e16, 5e-324, 1e-310, 2.2250738585072014e-308, 1e308, -1e308])
+    if pick < 0.6:  # any finite double
+        value: float = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        return value if math.isfinite(value) else 0.5
+    if pick < 0.8:
+        return round(rng.uniform(-1e6, 1e6), rng.randint(0, 6))
+    return rng.choice([None, True, "0.5"])
+
+
+def _bits(value: float | None) -> str | None:
+    return None if value is None else struct.pack(">d", value).hex()
+
+
+def test_the_typescript_summary_is_bit_identical() -> None:
+    """The TypeScript SDK keeps exact sums too: every average of its summary is the same double as Python's, bit
+    for bit (subnormals, sums beyond doubles, both infinities, scores of the wrong type)."""
+    from tools import missing_tool
+
+    index = Path(__file__).resolve().parents[1] / "js" / "dist" / "index.js"
+    if shutil.which("node") is None or not index.exists():
+        missing_tool("node and js/dist (npm run build in js/) are needed")
+    rng = random.Random(20261130)
+    documents = [
+        {
+            "results": [
+                {
+                    "test_case_id": f"t{rng.randint(0, 3)}",
+                    "passed": rng.random() < 0.5,
+                    "grader_results": [
+                        {"grader_id": rng.choice("abc"), "score": _score(rng), "passed": rng.random() < 0.5}
+                        for _ in range(rng.randint(0, 4))
+                    ],
+                }
+                for _ in range(rng.randint(1, 8))
+            ]
+        }
+        for _ in range(2000)
+    ]
+    script = (
+        f"import({json.dumps(index.as_uri())}).then(m => {{ let text = ''; process.stdin.on('data', c => text += c);"
+        "process.stdin.on('end', () => { const view = new DataView(new ArrayBuffer(8));"
+        "const bits = v => { if (v === null) return null; view.setFloat64(0, v);"
+        "return [...new Uint8Array(view.buffer)].map(b => b.toString(16).padStart(2, '0')).join(''); };"
+        "const out = JSON.parse(text).map(d => { const s = m.summarize(d);"
+        "return [bits(s.avg_score), Object.entries(s.by_grader).map(([k, v]) => [k, bits(v.avg_score)])]; });"
+        "process.stdout.write(JSON.stringify(out)); }); })"
+    )
+    run = subprocess.run(["node", "-e", script], input=json.dumps(documents), capture_output=True, text=True, check=True)
+    typescript = json.loads(run.stdout)
+    python = []
+    for document in documents:
+        summary = summarize(document).to_dict()
+        python.append([_bits(summary["avg_score"]), [[k, _bits(v["avg_score"])] for k, v in summary["by_grader"].items()]])
+    assert typescript == python
+    averages = [s for s, _ in python if s is not None]
+    assert len(averages) > 1500 and {"7ff0000000000000", "fff0000000000000"} & set(averages)  # sums beyond doubles too

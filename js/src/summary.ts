@@ -46,21 +46,97 @@ function score(graderResult: JsonObject): number | null {
   return typeof value === "number" ? value : null;
 }
 
+const BITS = new DataView(new ArrayBuffer(8));
+
+/** A finite double as mantissa · 2^exponent, exactly (the mantissa a signed BigInt). */
+function decompose(value: number): [bigint, number] {
+  BITS.setFloat64(0, value);
+  const high = BITS.getUint32(0);
+  const low = BITS.getUint32(4);
+  const biased = (high >>> 20) & 0x7ff;
+  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(low);
+  if (biased !== 0) mantissa |= 1n << 52n;
+  if (high >>> 31) mantissa = -mantissa;
+  return [mantissa, biased === 0 ? -1074 : biased - 1075];
+}
+
+function bitLength(n: bigint): number {
+  const approx = Number(n);
+  if (approx !== Infinity) {
+    let bits = Math.floor(Math.log2(approx)) + 1;
+    if (1n << BigInt(bits - 1) > n) bits -= 1;
+    else if (1n << BigInt(bits) <= n) bits += 1;
+    return bits;
+  }
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+}
+
+// From this magnitude on, a sum is beyond the largest double: as a sum of doubles, it is infinite (summary.py).
+const BEYOND_DOUBLES = (1n << 1024n) - (1n << 970n);
+
 /**
- * A running mean: the same additions in the same order as summing a list left to right, as Python's sum() of
- * floats (3.11), so the result is bit-identical, without keeping a list of every score of a large result set.
+ * The mean of `count` (> 0) values whose exact sum is `mantissa` · 2^`exponent`, rounded once (to nearest, ties
+ * to even, subnormals included), as Python's int / int; infinite when the sum is beyond doubles.
+ */
+function exactMean(mantissa: bigint, exponent: number, count: number): number {
+  if (mantissa === 0n) return 0;
+  const negative = mantissa < 0n;
+  const n = negative ? -mantissa : mantissa;
+  const beyond = exponent >= 0 ? n << BigInt(exponent) >= BEYOND_DOUBLES : n >= BEYOND_DOUBLES << BigInt(-exponent);
+  if (beyond) return negative ? -Infinity : Infinity;
+  const d = BigInt(count);
+  const shift = 55 + bitLength(d) - bitLength(n); // the quotient gets at least 55 bits
+  const num = shift >= 0 ? n << BigInt(shift) : n;
+  const den = shift >= 0 ? d : d << BigInt(-shift);
+  const q = num / den;
+  const inexact = num % den !== 0n;
+  const weight = exponent - shift; // q's last bit is worth 2^weight
+  const lowest = Math.max(bitLength(q) - 1 + weight - 52, -1074); // the last bit the double keeps
+  const drop = BigInt(lowest - weight);
+  let kept = q >> drop;
+  const rest = q - (kept << drop);
+  const half = 1n << (drop - 1n);
+  if (rest > half || (rest === half && (inexact || (kept & 1n) === 1n))) kept += 1n;
+  const value = Number(kept) * 2 ** lowest;
+  return negative ? -value : value;
+}
+
+/**
+ * An exact sum of doubles (a BigInt mantissa at the smallest exponent added so far) and their count: the mean is
+ * the exact one rounded once, whatever the order of the additions, as evalschema/summary.py keeps it (there, so
+ * that partial summaries merge to the one-pass summary).
  */
 class Mean {
-  private total = 0;
+  private mantissa = 0n;
+  private exponent = 0;
   private count = 0;
+  private up = 0; // values that are +Infinity (a row mean beyond doubles)
+  private down = 0;
 
   add(value: number): void {
-    this.total += value;
     this.count += 1;
+    if (value === Infinity) this.up += 1;
+    else if (value === -Infinity) this.down += 1;
+    else if (value !== 0) {
+      const [mantissa, exponent] = decompose(value);
+      if (this.mantissa === 0n) {
+        this.mantissa = mantissa;
+        this.exponent = exponent;
+      } else if (exponent >= this.exponent) this.mantissa += mantissa << BigInt(exponent - this.exponent);
+      else {
+        this.mantissa = (this.mantissa << BigInt(this.exponent - exponent)) + mantissa;
+        this.exponent = exponent;
+      }
+    }
   }
 
   value(): number | null {
-    return this.count === 0 ? null : this.total / this.count;
+    if (this.count === 0) return null;
+    let mean = exactMean(this.mantissa, this.exponent, this.count);
+    if (this.up) mean += Infinity;
+    if (this.down) mean -= Infinity;
+    return mean;
   }
 }
 
@@ -99,19 +175,15 @@ export function classify(result: JsonObject): Outcome {
 function rowScore(result: JsonObject, outcome: Outcome): number | null {
   if (outcome === "invalidated") return 0;
   if (outcome === "errored" || outcome === "unscored") return null;
-  // a mean of this row's scores, summed left to right as Mean does (no object per row)
-  let total = 0;
-  let count = 0;
+  // the exact mean of this row's scores, rounded once
+  const scores = new Mean();
   const graderResults = items(get(result, "grader_results"));
   for (let i = 0; i < graderResults.length; i++) {
     const g = graderResults[i];
     const s = isObject(g) ? score(g) : null;
-    if (s !== null) {
-      total += s;
-      count += 1;
-    }
+    if (s !== null) scores.add(s);
   }
-  return count === 0 ? null : total / count;
+  return scores.value();
 }
 
 /** The attempt of a row: its `attempt` when that is a whole number, else 1 (as `attempt_number` in Python). */

@@ -8,9 +8,20 @@ import { escapeToken, readingOrder, type Finding, type Report } from "./findings
 
 export type Positions = Map<string, [number, number]>;
 
-const STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
 const SCALAR = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null/y;
 const SPACE = /[ \t\r\n]*/y;
+
+/** The index after the JSON string starting at `at` (its opening quote), or -1: a loop, not a regular expression,
+ * which would backtrack through a string of millions of escapes. */
+function stringEnd(text: string, at: number): number {
+  if (text[at] !== '"') return -1;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c) i++;
+  }
+  return -1;
+}
 
 function sticky(re: RegExp, text: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;
@@ -93,11 +104,11 @@ export function jsonPositions(text: string, baseLine = 0, firstColumn = 0): Posi
   let pointer = "";
   let expectingValue = true;
   const key = (at: number, parent: string): [number, string] | null => {
-    const token = sticky(STRING, text, at);
-    if (token === null) return null;
-    let next = skip(text, at + token[0].length);
+    const end = stringEnd(text, at);
+    if (end < 0) return null;
+    let next = skip(text, end);
     next = skip(text, next + 1); // the colon
-    return [next, parent + "/" + escapeToken(unquote(token[0]))];
+    return [next, parent + "/" + escapeToken(unquote(text.slice(at, end)))];
   };
   while (i < text.length) {
     if (expectingValue) {
@@ -122,9 +133,15 @@ export function jsonPositions(text: string, baseLine = 0, firstColumn = 0): Posi
         [i, pointer] = found;
         continue;
       }
-      const token = sticky(c === '"' ? STRING : SCALAR, text, i);
-      if (token === null) return out;
-      i += token[0].length;
+      if (c === '"') {
+        const end = stringEnd(text, i);
+        if (end < 0) return out;
+        i = end;
+      } else {
+        const token = sticky(SCALAR, text, i);
+        if (token === null) return out;
+        i += token[0].length;
+      }
       expectingValue = false;
       continue;
     }

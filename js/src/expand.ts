@@ -5,7 +5,7 @@
  */
 
 import { lstatSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative as relative_ } from "node:path";
 import { compareCodePoints } from "./findings.js";
 
 /** File suffixes read as documents, and how each is read. */
@@ -141,7 +141,7 @@ function glob(pattern: string): string[] {
   const depth = patterns.includes("**") ? null : patterns.length;
   const found: string[] = [];
   for (const file of walk(root, depth)) {
-    const relative = parts(file.slice(root === "." ? 0 : root.length));
+    const relative = parts(relative_(root, file));
     if (matches(relative, patterns) && isFile(file)) found.push(fixed ? file : relative.join("/"));
   }
   return found.sort(byParts);

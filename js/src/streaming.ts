@@ -163,7 +163,7 @@ function streamReport(fd: number, options: ValidateOptions, tuning: Tuning): Fil
   if (!Array.isArray(get(envelope, ARRAY))) return null; // no rows were streamed: read the document the usual way
   const { identity, decided } = identified(envelope, kind, strict);
   if (identity.kind !== KIND) return null; // a pack that happens to have "results", say: validate it whole, as what it is
-  if (decided !== null) return { report: decided, unreadable: false };
+  if (decided !== null) return { report: placeStreamed(fd, decided), unreadable: false };
   // the whole document's findings, in the order validating it whole gives them
   const outcome = check(envelope, KIND, messages);
   const findings: Finding[] = [...identity.findings];

@@ -25,7 +25,8 @@ export class JsonError extends Error {
 }
 
 /** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
-export const MAX_DEPTH = 1000;
+import { MAX_DEPTH } from "./generated/constants.js";
+export { MAX_DEPTH };
 export const BOM_REASON = "starts with a byte-order mark, which JSON does not allow";
 const WS = new Set([" ", "\t", "\n", "\r"]);
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };

@@ -18,7 +18,9 @@ import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
 import { has, isObject, type JsonObject } from "./json.js";
 
-export const KINDS = ["testcase", "grader", "suite", "resultset", "pack"] as const;
+import { KINDS } from "./generated/constants.js";
+
+export { KINDS };
 export type Kind = (typeof KINDS)[number];
 
 export function isKind(value: unknown): value is Kind {

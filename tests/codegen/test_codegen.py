@@ -438,3 +438,49 @@ def test_codegen_has_no_domain_words() -> None:
                 if re.search(rf"\b{word}s?\b", line.lower()):
                     hits.append(f"{path.relative_to(REPO)}:{n}: {word}")
     assert not hits, "\n".join(hits)
+
+
+# ------------------------------------------------------------------------------------------ catalogs
+
+
+def _constants_project(tmp_path: Path, constants: Any) -> Path:
+    (tmp_path / "data.json").write_text(json.dumps({"constants": constants}), encoding="utf-8")
+    shutil.copytree(FIXTURES, tmp_path / "schemas")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.codegen]\nschemas = "schemas"\nout = "out"\n\n'
+        '[[tool.codegen.catalogs]]\nname = "limits"\nsource = "data.json"\nitems = "/constants"\nform = "constants"\n',
+        encoding="utf-8",
+    )
+    return tmp_path / "pyproject.toml"
+
+
+def test_constants_catalog_renders_typed_constants(tmp_path: Path) -> None:
+    """A constants catalog: each NAME becomes a documented constant in Python (arrays as tuples) and TypeScript."""
+    config = _constants_project(
+        tmp_path,
+        {
+            "LIMIT": {"value": 5, "description": "Five."},
+            "NAMES": {"value": ["a", "b"], "description": "Two names."},
+            "ONE": {"value": ["x"], "description": "One name."},
+            "BY_NAME": {"value": {"a": ["p", "q"], "b": None}, "description": "A map."},
+            "RATIO": {"value": 1e-9, "description": "Small."},
+        },
+    )
+    proc = run_codegen("generate", "--config", str(config))
+    assert proc.returncode == 0, proc.stderr
+    namespace: dict[str, Any] = {}
+    exec((tmp_path / "out" / "python" / "limits.py").read_text(encoding="utf-8"), namespace)
+    assert namespace["LIMIT"] == 5 and namespace["NAMES"] == ("a", "b") and namespace["ONE"] == ("x",)
+    assert namespace["BY_NAME"] == {"a": ("p", "q"), "b": None} and namespace["RATIO"] == 1e-9
+    ts = (tmp_path / "out" / "typescript" / "limits.ts").read_text(encoding="utf-8")
+    assert '/** Two names. */\nexport const NAMES = ["a", "b"] as const;' in ts
+    assert '| `NAMES` | `["a", "b"]` | Two names. |' in (tmp_path / "out" / "docs" / "limits.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "constants,pointer",
+    [({"not-an-identifier": {"value": 1, "description": "x"}}, "/constants/not-an-identifier"), ({"X": {"value": 1}}, "/constants/X")],
+)
+def test_constants_catalog_refuses_bad_entries(tmp_path: Path, constants: Any, pointer: str) -> None:
+    proc = run_codegen("generate", "--config", str(_constants_project(tmp_path, constants)))
+    assert proc.returncode == 2 and f"data.json#{pointer}:" in proc.stderr, proc.stderr

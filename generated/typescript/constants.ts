@@ -27,8 +27,6 @@ export const YAML_NODE_LIMIT = 1500000 as const;
 export const STREAM_THRESHOLD = 8388608 as const;
 /** A root with more members than this is no result set worth reading in pieces: it is read whole. */
 export const MAX_MEMBERS = 1000 as const;
-/** A deprecated field is removed no earlier than this many months after the deprecation was published. */
-export const DEPRECATION_WINDOW_MONTHS = 12 as const;
 /** A result set's claimed summary number differs from the computed one when they are further apart than this. */
 export const SUMMARY_TOLERANCE = 1e-09 as const;
 /** The summary of a grader that has no result. */

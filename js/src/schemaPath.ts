@@ -17,7 +17,7 @@ import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
 import { shorten } from "./limits.js";
 import { oneOf, show, unknownProperty } from "./messages.js";
-import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
+import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "./schemas.js";
 
 export const KEYWORD_CODES: Readonly<Record<string, string>> = {
   type: codes.TYPE_MISMATCH,
@@ -48,13 +48,12 @@ export const KEYWORD_CODES: Readonly<Record<string, string>> = {
   contains: codes.SCHEMA_MISMATCH,
 };
 
-/** A deprecated property present in a document, with the schema's deprecation annotation. */
+/** A deprecated property present in a document, with where its schema says so (`<file>#<JSON Pointer>`, the key of the generated `DEPRECATIONS`). */
 export interface DeprecatedUse {
   pointer: string;
   name: string;
   value: unknown;
-  annotation: JsonObject;
-  description: string;
+  location: string;
 }
 
 export interface SchemaOutcome {
@@ -288,15 +287,7 @@ function reachesDeprecated(schema: unknown): boolean {
 export function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
   if (depth > 64 || !reachesDeprecated(schema) || !isObject(schema)) return;
   if (schema["deprecated"] === true && where.length > 0) {
-    const annotation = schema["x-deprecation"];
-    const description = schema["description"];
-    found.push({
-      pointer: where.map((t) => "/" + escapeToken(t)).join(""),
-      name: where[where.length - 1]!,
-      value,
-      annotation: isObject(annotation) ? annotation : {},
-      description: typeof description === "string" ? description : "",
-    });
+    found.push({ pointer: where.map((t) => "/" + escapeToken(t)).join(""), name: where[where.length - 1]!, value, location: schemaLocation(schema) });
   }
   for (const keyword of ["allOf", "oneOf", "anyOf"] as const) {
     const branches = schema[keyword];

@@ -31,8 +31,6 @@ STREAM_THRESHOLD: Final = 8388608
 """JSON files of this many bytes (8 MiB) or more are read in pieces unless told otherwise; the report is the same."""
 MAX_MEMBERS: Final = 1000
 """A root with more members than this is no result set worth reading in pieces: it is read whole."""
-DEPRECATION_WINDOW_MONTHS: Final = 12
-"""A deprecated field is removed no earlier than this many months after the deprecation was published."""
 SUMMARY_TOLERANCE: Final = 1e-09
 """A result set's claimed summary number differs from the computed one when they are further apart than this."""
 NO_RESULTS: Final = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .embed import Embed, parse
 from .load import SchemaError
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -49,6 +50,7 @@ class Catalog:
     columns: tuple[str, ...]
     records: tuple[dict[str, Any], ...]
     form: str = "records"  # "records" | "constants"
+    embed: Embed | None = None  # a table of the records inside a hand-written file (codegen/embed.py)
 
 
 def _pointer_get(document: Any, pointer: str, file: str) -> Any:
@@ -103,6 +105,7 @@ def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
         doc=spec.get("doc"),
         columns=columns,
         records=tuple(items),
+        embed=parse(spec.get("embed"), where),
     )
 
 

@@ -484,3 +484,33 @@ def test_constants_catalog_renders_typed_constants(tmp_path: Path) -> None:
 def test_constants_catalog_refuses_bad_entries(tmp_path: Path, constants: Any, pointer: str) -> None:
     proc = run_codegen("generate", "--config", str(_constants_project(tmp_path, constants)))
     assert proc.returncode == 2 and f"data.json#{pointer}:" in proc.stderr, proc.stderr
+
+
+def test_catalog_table_embedded_between_markers_is_generated_and_drift_checked(tmp_path: Path) -> None:
+    """An embedded table: generate rewrites only the region between the markers; check reports a hand edit."""
+    shutil.copytree(FIXTURES, tmp_path / "schemas")
+    records = [
+        {"id": "A_RULE", "statement": "X MUST NOT be Y; it MUST be Z.", "tags": ["p", "q"], "scope": "file"},
+        {"id": "B_RULE", "statement": "A fact.", "tags": ["p"]},
+    ]
+    (tmp_path / "rules.json").write_text(json.dumps({"rules": records}), encoding="utf-8")
+    (tmp_path / "SPEC.md").write_text("# Spec\n\n<!-- codegen:rules -->\nstale\n<!-- /codegen:rules -->\n\nafter\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.codegen]\nschemas = "schemas"\nout = "out"\n\n[[tool.codegen.catalogs]]\nname = "rules"\nsource = "rules.json"\n'
+        'items = "/rules"\nkey = "id"\n\n[tool.codegen.catalogs.embed]\nfile = "SPEC.md"\ncolumns = [\n'
+        '  { field = "id", title = "ID", format = "code" },\n  { field = "tags", title = "Tags", format = "all", with = "scope" },\n'
+        '  { field = "statement", title = "Level", format = "rfc2119" },\n]\n',
+        encoding="utf-8",
+    )
+    config = str(tmp_path / "pyproject.toml")
+    assert run_codegen("check", "--config", config).returncode == 1
+    proc = run_codegen("generate", "--config", config)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "SPEC.md").read_text(encoding="utf-8") == (
+        "# Spec\n\n<!-- codegen:rules -->\n| ID | Tags | Level |\n|---|---|---|\n"
+        "| `A_RULE` | all (file) | MUST NOT |\n| `B_RULE` | p | — |\n<!-- /codegen:rules -->\n\nafter\n"
+    )
+    assert run_codegen("check", "--config", config).returncode == 0
+    (tmp_path / "SPEC.md").write_text((tmp_path / "SPEC.md").read_text(encoding="utf-8").replace("MUST NOT", "MUST"), encoding="utf-8")
+    proc = run_codegen("check", "--config", config)
+    assert proc.returncode == 1 and "stale embedded table" in proc.stdout

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import jsonschema_rs
 from referencing._core import Resolver
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 if TYPE_CHECKING:
@@ -39,34 +40,7 @@ from .registry import SchemaSet, load
 Engine = Literal["fast", "reference"]
 ENGINES: tuple[Engine, ...] = ("fast", "reference")
 
-KEYWORD_CODES: dict[str, str] = {
-    "type": codes.TYPE_MISMATCH,
-    "required": codes.REQUIRED_FIELD,
-    "dependentRequired": codes.REQUIRED_FIELD,
-    "additionalProperties": codes.UNKNOWN_FIELD,
-    "unevaluatedProperties": codes.UNKNOWN_FIELD,
-    "propertyNames": codes.UNKNOWN_FIELD,
-    "minimum": codes.OUT_OF_RANGE,
-    "maximum": codes.OUT_OF_RANGE,
-    "exclusiveMinimum": codes.OUT_OF_RANGE,
-    "exclusiveMaximum": codes.OUT_OF_RANGE,
-    "multipleOf": codes.OUT_OF_RANGE,
-    "minLength": codes.LENGTH_OUT_OF_RANGE,
-    "maxLength": codes.LENGTH_OUT_OF_RANGE,
-    "minItems": codes.LENGTH_OUT_OF_RANGE,
-    "maxItems": codes.LENGTH_OUT_OF_RANGE,
-    "minProperties": codes.LENGTH_OUT_OF_RANGE,
-    "maxProperties": codes.LENGTH_OUT_OF_RANGE,
-    "uniqueItems": codes.LENGTH_OUT_OF_RANGE,
-    "pattern": codes.PATTERN_MISMATCH,
-    "format": codes.INVALID_FORMAT,
-    "enum": codes.INVALID_VALUE,
-    "const": codes.INVALID_VALUE,
-    "oneOf": codes.SCHEMA_MISMATCH,
-    "anyOf": codes.SCHEMA_MISMATCH,
-    "not": codes.SCHEMA_MISMATCH,
-    "contains": codes.SCHEMA_MISMATCH,
-}
+KEYWORD_CODES: dict[str, str] = constants.KEYWORD_CODES  # the failing keyword → its rule (spec/constants.json)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tools import missing_tool
 
-from evalschema import identify, limits, positions, registry, stream, streaming
+from evalschema import cli, identify, limits, positions, registry, schema_path, stream, streaming
 from evalschema_models import constants
 
 validate = importlib.import_module("evalschema.validate")  # the package re-exports a function of that name
@@ -35,6 +35,7 @@ PYTHON_USES = {
     "MAX_MEMBERS": stream.MAX_MEMBERS,
     "SUMMARY_TOLERANCE": validate.SUMMARY_TOLERANCE,
     "KINDS": registry.KINDS,
+    "KEYWORD_CODES": schema_path.KEYWORD_CODES,
 }
 # TypeScript: the module that exposes each value, and how it must get it
 TYPESCRIPT_USES = {
@@ -44,6 +45,7 @@ TYPESCRIPT_USES = {
     "stream.ts": ("MAX_MEMBERS",),
     "validate.ts": ("SUMMARY_TOLERANCE", "NO_RESULTS"),
     "schemas.ts": ("KINDS",),
+    "schemaPath.ts": ("KEYWORD_CODES",),
     "identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
 }
 
@@ -183,3 +185,7 @@ def test_constants_file_is_described_by_its_schema() -> None:
     document = json.loads((ROOT / "spec" / "constants.json").read_text(encoding="utf-8"))
     errors = [f"{e.json_path}: {e.message}" for e in jsonschema.Draft202012Validator(schema).iter_errors(document)]
     assert not errors, errors
+
+
+def test_cli_reads_the_generated_read_error_codes() -> None:
+    assert frozenset(constants.UNREADABLE_CODES) == cli._UNREADABLE_CODES

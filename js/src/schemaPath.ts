@@ -19,34 +19,10 @@ import { shorten } from "./limits.js";
 import { oneOf, show, unknownProperty } from "./messages.js";
 import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "./schemas.js";
 
-export const KEYWORD_CODES: Readonly<Record<string, string>> = {
-  type: codes.TYPE_MISMATCH,
-  required: codes.REQUIRED_FIELD,
-  dependentRequired: codes.REQUIRED_FIELD,
-  additionalProperties: codes.UNKNOWN_FIELD,
-  unevaluatedProperties: codes.UNKNOWN_FIELD,
-  propertyNames: codes.UNKNOWN_FIELD,
-  minimum: codes.OUT_OF_RANGE,
-  maximum: codes.OUT_OF_RANGE,
-  exclusiveMinimum: codes.OUT_OF_RANGE,
-  exclusiveMaximum: codes.OUT_OF_RANGE,
-  multipleOf: codes.OUT_OF_RANGE,
-  minLength: codes.LENGTH_OUT_OF_RANGE,
-  maxLength: codes.LENGTH_OUT_OF_RANGE,
-  minItems: codes.LENGTH_OUT_OF_RANGE,
-  maxItems: codes.LENGTH_OUT_OF_RANGE,
-  minProperties: codes.LENGTH_OUT_OF_RANGE,
-  maxProperties: codes.LENGTH_OUT_OF_RANGE,
-  uniqueItems: codes.LENGTH_OUT_OF_RANGE,
-  pattern: codes.PATTERN_MISMATCH,
-  format: codes.INVALID_FORMAT,
-  enum: codes.INVALID_VALUE,
-  const: codes.INVALID_VALUE,
-  oneOf: codes.SCHEMA_MISMATCH,
-  anyOf: codes.SCHEMA_MISMATCH,
-  not: codes.SCHEMA_MISMATCH,
-  contains: codes.SCHEMA_MISMATCH,
-};
+import { KEYWORD_CODES } from "./generated/constants.js";
+export { KEYWORD_CODES };
+/** The failing keyword → its rule (spec/constants.json), indexable by any keyword. */
+const keywordCodes: Readonly<Record<string, string>> = KEYWORD_CODES;
 
 /** A deprecated property present in a document, with where its schema says so (`<file>#<JSON Pointer>`, the key of the generated `DEPRECATIONS`). */
 export interface DeprecatedUse {
@@ -238,7 +214,7 @@ function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Reado
   if (excluded !== undefined) {
     return [finding(error.instancePath, codes.PATTERN_MISMATCH, "error", brief(`${error.instancePath || "the document"} must not match pattern "${excluded}"`))];
   }
-  return [keywordFinding(error, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH, lookup(error.instancePath), path, tree)];
+  return [keywordFinding(error, keywordCodes[error.keyword] ?? codes.SCHEMA_MISMATCH, lookup(error.instancePath), path, tree)];
 }
 
 /**

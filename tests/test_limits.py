@@ -46,6 +46,7 @@ TYPESCRIPT_USES = {
     "validate.ts": ("SUMMARY_TOLERANCE", "NO_RESULTS"),
     "schemas.ts": ("KINDS",),
     "schemaPath.ts": ("KEYWORD_CODES",),
+    "casesFile.ts": ("CROSS_CASE_CODES",),
     "identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
 }
 

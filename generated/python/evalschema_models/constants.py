@@ -17,6 +17,8 @@ KEYWORD_CODES: Final = {"type": "TYPE_MISMATCH", "required": "REQUIRED_FIELD", "
 """The rule a failing JSON Schema keyword reports, outside any x-rule subschema (whose failures are that rule's); a keyword not listed is SCHEMA_MISMATCH. The ledger's schema_keywords are the keywords of this table the schemas use."""
 UNREADABLE_CODES: Final = ("FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY")
 """The file-scope rules that mean an input itself could not be read as a document (its other findings, if any, are not about its content)."""
+CROSS_CASE_CODES: Final = ("DUPLICATE_ID", "DANGLING_REFERENCE")
+"""The suite rules that look across test cases: a suite's test_cases_file gets them as its inline test cases do."""
 MAX_DEPTH: Final = 1000
 """Containers (objects, arrays) nested deeper than this are refused, by every reader of every SDK."""
 MAX_INPUT_BYTES: Final = 134217728

@@ -72,7 +72,10 @@ def follow(
     if isinstance(where, str):
         return CasesFile(
             problem=Finding(
-                "/test_cases_file", codes.TEST_CASES_FILE_UNREADABLE, "error", f"the test cases file {messages.show(name)} {where}"
+                "/test_cases_file",
+                codes.TEST_CASES_FILE_UNREADABLE,
+                "error",
+                messages.render(codes.TEST_CASES_FILE_UNREADABLE, name=name, detail=where),
             )
         )
     out = CasesFile(where)
@@ -83,7 +86,7 @@ def follow(
             "/test_cases_file",
             codes.TEST_CASES_FILE_UNREADABLE,
             "error",
-            f"cannot read the test cases file {messages.show(name)} (relative to the suite file): {problem.code}: {problem.message}",
+            messages.render(codes.TEST_CASES_FILE_UNREADABLE, "unreadable", name=name, detail=f"{problem.code}: {problem.message}"),
         )
         return out
     documents: list[tuple[int | None, Any]] = []

@@ -9,6 +9,7 @@ from evalschema_models import rules as codes
 from evalschema_models._deprecations import DEPRECATIONS
 
 from .findings import Finding
+from .messages import show
 from .schema_path import DeprecatedUse
 
 
@@ -16,7 +17,7 @@ def describe(use: DeprecatedUse) -> str:
     """``'<name>' is deprecated: <the location's generated message>`` (a location the working schemas do not
     deprecate — a field of an older release since removed — has no message of its own)."""
     message = DEPRECATIONS.get(use.location)
-    return f"{use.name!r} is deprecated: {message}" if message else f"{use.name!r} is deprecated."
+    return f"{show(use.name)} is deprecated: {message}" if message else f"{show(use.name)} is deprecated."
 
 
 def warnings_for(uses: list[DeprecatedUse], kind: str) -> Iterator[Finding]:

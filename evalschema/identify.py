@@ -9,6 +9,7 @@ from typing import Any
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
+from . import messages
 from .findings import Finding, pointer
 from .registry import KINDS
 
@@ -79,14 +80,12 @@ def identify(document: Any, kind: str | None) -> Identity:
                     pointer("$schema"),
                     codes.UNKNOWN_SCHEMA,
                     "error",
-                    f"$schema {declared[:200]!r} is not a schema of this specification or a compatible format; it was not fetched",
+                    messages.render(codes.UNKNOWN_SCHEMA, value=declared),
                 )
             )
     resolved = kind or schema_kind or kind_from_shape(document)
     if resolved is None:
-        findings.append(
-            Finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly")
-        )
+        findings.append(Finding("", codes.UNKNOWN_KIND, "error", messages.render(codes.UNKNOWN_KIND)))
     version, where = schema_version, pointer("$schema")
     if resolved in ("suite", "resultset") and isinstance(document.get("version"), str):
         parsed = parse_version(document["version"])

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 from . import messages, rfc3339
 from .extras import require
 from .findings import Finding, pointer
-from .limits import shorten
 from .positions import MAX_DEPTH
 from .registry import SchemaSet, load
 
@@ -161,11 +160,6 @@ def _rule_of(walker: _Walker, path: Sequence[str | int]) -> str | None:
     return rule
 
 
-def _brief(message: str, limit: int = 240) -> str:
-    """Engine messages quote the failing value; keep them readable when the value is large."""
-    return message if len(message) <= limit else message[: limit - 1] + "…"
-
-
 def _node_at(walker: _Walker, path: Sequence[str | int]) -> tuple[bool, Any, Resolver[Any] | None]:
     """The subschema at ``path`` (whether the walk got there, the node, its resolver)."""
     visited = list(walker.subschemas(path))
@@ -193,36 +187,49 @@ def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
     return names
 
 
-def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[Finding]:
+def keyword_params(keyword: str, instance: Any, declared: Any) -> tuple[str, dict[str, Any]]:
+    """The message variant and parameters of a failed ``keyword`` whose schema value is ``declared``: every parameter
+    the keyword's rule template may use (``js/src/schemaPath.ts`` has the same function)."""
+    params: dict[str, Any] = {"value": instance, "keyword": keyword, "limit": declared, "expected": declared}
+    if keyword == "type":
+        params["type"] = " or ".join(str(t) for t in declared) if isinstance(declared, list) else str(declared)
+    elif keyword in ("pattern", "format"):
+        params[keyword] = declared if keyword == "pattern" else str(declared)
+    elif keyword == "enum":
+        params["allowed"] = declared if isinstance(declared, list) else [declared]
+    elif keyword == "propertyNames":
+        params["name"] = instance
+    return ("const" if keyword == "const" else "default"), params
+
+
+def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[tuple[str, str]]:
+    """(pointer, message) of each finding a failed keyword makes, the message its own rule's (not ``code``'s)."""
     where = failure.instance_path
     if failure.missing:
-        return [Finding(pointer(*where, n), code, "error", f"missing required property {shorten(n)!r}") for n in failure.missing]
+        return [(pointer(*where, n), messages.render(codes.REQUIRED_FIELD, name=n)) for n in failure.missing]
     if failure.unexpected:
         declared = _declared_names(walker, failure.schema_path)
-        return [Finding(pointer(*where, n), code, "error", messages.unknown_property(n, declared)) for n in failure.unexpected]
-    if failure.keyword in ("enum", "pattern"):
-        reached, allowed, _ = _node_at(walker, failure.schema_path)
-        if reached and failure.keyword == "enum" and isinstance(allowed, list):
-            return [Finding(pointer(*where), code, "error", messages.one_of(failure.instance, allowed))]
-        if reached and isinstance(allowed, str):
-            return [
-                Finding(
-                    pointer(*where), code, "error", f"{messages.show(failure.instance)} does not match the pattern {messages.show(allowed)}"
-                )
-            ]
-    return [Finding(pointer(*where), code, "error", _brief(failure.message))]
+        return [(pointer(*where, n), messages.render(codes.UNKNOWN_FIELD, name=n, declared=declared)) for n in failure.unexpected]
+    reached, value, _ = _node_at(walker, failure.schema_path)
+    variant, params = keyword_params(failure.keyword, failure.instance, value if reached else None)
+    return [(pointer(*where), messages.render(KEYWORD_CODES.get(failure.keyword, code), variant, **params))]
 
 
 def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> list[Finding]:
     rule = _rule_of(walker, failure.schema_path)
     if rule is not None:
-        detail = rule_messages.get(rule, rule)
+        statement = rule_messages.get(rule, rule)
         if failure.missing or failure.unexpected:
-            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule, walker)]
-        if failure.keyword == "const" or isinstance(failure.instance, (dict, list)):
-            # "false was expected" adds nothing to the rule's own sentence, and a whole object is no help
-            return [Finding(pointer(*failure.instance_path), rule, "error", detail)]
-        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} (got {messages.show(failure.instance)})")]
+            return [
+                Finding(where, rule, "error", messages.render(rule, "because", statement=statement, reason=reason))
+                for where, reason in _keyword_findings(failure, rule, walker)
+            ]
+        if failure.keyword == "const" or isinstance(failure.instance, (dict, list)) or "propertyNames" in failure.schema_path:
+            # "false was expected" adds nothing to the rule's own sentence, and a whole object is no help; under
+            # propertyNames one engine gives the name and another the object: the rule's sentence says it all
+            return [Finding(pointer(*failure.instance_path), rule, "error", messages.render(rule, statement=statement))]
+        message = messages.render(rule, "got", statement=statement, value=failure.instance)
+        return [Finding(pointer(*failure.instance_path), rule, "error", message)]
     if failure.keyword in ("oneOf", "anyOf") and failure.branches is not None:
         *_, (node, resolver) = walker.subschemas(failure.schema_path)
         alternatives = walker.resolve(node, resolver)
@@ -235,10 +242,10 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
                     return mapped
     excluded = _excluded_pattern(failure, walker)
     if excluded is not None:
-        return [
-            Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", f"{failure.instance!r} must not match {excluded!r}")
-        ]
-    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH), walker)
+        message = messages.render(codes.PATTERN_MISMATCH, "excluded", value=failure.instance, pattern=excluded)
+        return [Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", message)]
+    code = KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH)
+    return [Finding(where, code, "error", message) for where, message in _keyword_findings(failure, code, walker)]
 
 
 def _excluded_pattern(failure: Failure, walker: _Walker) -> str | None:

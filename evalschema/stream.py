@@ -27,8 +27,9 @@ from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from .findings import Finding, escape_token
-from .limits import max_input_bytes, shorten, too_large_message
+from .limits import max_input_bytes, too_large_message
 from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
+from .messages import show
 from .positions import MAX_DEPTH, Positions, json_positions
 
 CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
@@ -432,7 +433,7 @@ def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
         context = '{"k":0,'
     if repeated is not None:  # a parser finds it as the root closes, before it looks for more text
         key_name, key_line, key_column = repeated
-        message = f"duplicate key {shorten(key_name)!r}: the document's meaning would depend on the parser"
+        message = f"duplicate key {show(key_name)}: the document's meaning would depend on the parser"
         yield reader.problem(codes.DUPLICATE_KEY, message, key_line, key_column)
         return
     reader.pos += 1

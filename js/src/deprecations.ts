@@ -6,13 +6,14 @@
 
 import { DEPRECATIONS } from "./generated/_deprecations.js";
 import * as codes from "./generated/rules.js";
-import { finding, repr, type Finding } from "./findings.js";
+import { finding, type Finding } from "./findings.js";
+import { show } from "./messages.js";
 import type { DeprecatedUse } from "./schemaPath.js";
 
 /** `'<name>' is deprecated: <the location's generated message>` (a location the working schemas do not deprecate has none). */
 export function describe(use: DeprecatedUse): string {
   const message = Object.prototype.hasOwnProperty.call(DEPRECATIONS, use.location) ? DEPRECATIONS[use.location] : undefined;
-  return message === undefined ? `${repr(use.name)} is deprecated.` : `${repr(use.name)} is deprecated: ${message}`;
+  return message === undefined ? `${show(use.name)} is deprecated.` : `${show(use.name)} is deprecated: ${message}`;
 }
 
 export function* warningsFor(uses: readonly DeprecatedUse[], kind: string): Generator<Finding> {

@@ -1,7 +1,8 @@
 /** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/identify.py). */
 
 import * as codes from "./generated/rules.js";
-import { finding, pointer, repr, type Finding } from "./findings.js";
+import { finding, pointer, type Finding } from "./findings.js";
+import { render } from "./messages.js";
 import { get, has, isObject } from "./json.js";
 import { isKind, type Kind } from "./schemas.js";
 import { KIND_TELLTALES, SEMVER_PREFIX, URI_VERSION } from "./generated/constants.js";
@@ -59,14 +60,14 @@ export function identify(document: unknown, kind: Kind | null): Identity {
           pointer("$schema"),
           codes.UNKNOWN_SCHEMA,
           "error",
-          `$schema ${repr(Array.from(declared).slice(0, 200).join(""))} is not a schema of this specification or a compatible format; it was not fetched`,
+          render(codes.UNKNOWN_SCHEMA, { value: declared }),
         ),
       );
     }
   }
   const resolved = kind ?? schemaKind ?? kindFromShape(document);
   if (resolved === null) {
-    findings.push(finding("", codes.UNKNOWN_KIND, "error", "cannot tell the document kind from $schema or shape; pass the kind explicitly"));
+    findings.push(finding("", codes.UNKNOWN_KIND, "error", render(codes.UNKNOWN_KIND)));
   }
   let version = schemaVersion;
   let where = pointer("$schema");

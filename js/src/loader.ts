@@ -6,7 +6,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
-import { finding, repr, type Finding } from "./findings.js";
+import { finding, type Finding } from "./findings.js";
+import { show } from "./messages.js";
 
 /** A parsed document, or the finding that says why there is none. */
 export interface Loaded {
@@ -181,7 +182,7 @@ class Parser {
     const seen = new Set<string>();
     // like Python's object_pairs_hook: checked when the object closes, reported at the repeated key
     for (const [key, value, keyAt] of pairs) {
-      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(shorten(key))}`, keyAt, codes.DUPLICATE_KEY);
+      if (seen.has(key)) throw new JsonError(`duplicate key ${show(key)}`, keyAt, codes.DUPLICATE_KEY);
       seen.add(key);
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     }

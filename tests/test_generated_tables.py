@@ -35,5 +35,5 @@ def test_the_python_sdk_warns_with_the_generated_message() -> None:
     fixture = json.loads((ROOT / "spec" / "conformance" / "validator_fail_open__both_values.json").read_text(encoding="utf-8"))
     report = validate(fixture["document"], kind="pack")
     messages = {f.code: f.message for f in report.warnings}
-    assert messages["DEPRECATED_FIELD"] == f"'fail_on_violation' is deprecated: {DEPRECATIONS[LOCATION]}"
-    assert messages["VALIDATOR_FAIL_OPEN"].endswith(f"'fail_on_violation' is deprecated: {DEPRECATIONS[LOCATION]}")
+    assert messages["DEPRECATED_FIELD"] == f'"fail_on_violation" is deprecated: {DEPRECATIONS[LOCATION]}'
+    assert messages["VALIDATOR_FAIL_OPEN"].endswith(f'"fail_on_violation" is deprecated: {DEPRECATIONS[LOCATION]}')

@@ -18,7 +18,7 @@ test("a deprecated field's warning is the generated message of its location, rea
   };
   const report = validate(fixture.document, { kind: "pack" });
   const deprecated = report.warnings.find((f) => f.code === "DEPRECATED_FIELD");
-  assert.equal(deprecated?.message, `'fail_on_violation' is deprecated: ${message}`);
+  assert.equal(deprecated?.message, `"fail_on_violation" is deprecated: ${message}`);
   const reason = (JSON.parse(readFileSync(join(ROOT, "schemas", "pack.json"), "utf-8")) as any).$defs.Validator.properties.fail_on_violation["x-deprecation"].reason;
   assert.ok(deprecated.message.endsWith(reason), "the reason is part of the message");
 });

@@ -176,3 +176,9 @@ def fuzz(session: nox.Session) -> None:
         *session.posargs,
         env={"EVALSCHEMA_FUZZ_EXAMPLES": examples},
     )
+
+
+@nox.session
+def bench_compare(session: nox.Session) -> None:
+    """Benchmark: ``evalschema compare`` on 2 x 1,000,000 rows against validating them, with peak memory (issue 19)."""
+    session.run(PYTHON, "benchmarks/compare_bench.py", *session.posargs)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from . import messages
@@ -24,7 +25,7 @@ from .validate import validate
 
 _CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
 # the suite rules that look across test cases: the file's cases get them as the suite's inline cases do
-_ACROSS = frozenset({codes.DUPLICATE_ID, codes.DANGLING_REFERENCE})
+_ACROSS = frozenset(constants.CROSS_CASE_CODES)
 
 
 @dataclass
@@ -71,7 +72,10 @@ def follow(
     if isinstance(where, str):
         return CasesFile(
             problem=Finding(
-                "/test_cases_file", codes.TEST_CASES_FILE_UNREADABLE, "error", f"the test cases file {messages.show(name)} {where}"
+                "/test_cases_file",
+                codes.TEST_CASES_FILE_UNREADABLE,
+                "error",
+                messages.render(codes.TEST_CASES_FILE_UNREADABLE, name=name, detail=where),
             )
         )
     out = CasesFile(where)
@@ -82,7 +86,7 @@ def follow(
             "/test_cases_file",
             codes.TEST_CASES_FILE_UNREADABLE,
             "error",
-            f"cannot read the test cases file {messages.show(name)} (relative to the suite file): {problem.code}: {problem.message}",
+            messages.render(codes.TEST_CASES_FILE_UNREADABLE, "unreadable", name=name, detail=f"{problem.code}: {problem.message}"),
         )
         return out
     documents: list[tuple[int | None, Any]] = []

@@ -17,9 +17,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from . import diffcmd, schemacmd
+from . import comparecmd, diffcmd, schemacmd
 from .casesfile import CasesFile, follow
 from .display import display_path, finite, visible
 from .extras import MissingExtra
@@ -27,6 +28,7 @@ from .findings import Finding, Report
 from .interop import cli as interopcmd
 from .limits import MAX_FINDINGS, shorten
 from .loader import SUFFIXES, expand, load_path, load_stdin, name_problem
+from .messages import show
 from .positions import Positions
 from .registry import KINDS, spec_version
 from .selection import declared
@@ -118,7 +120,7 @@ def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
     for line, report, readable in cases.lines:
         if not readable:
             problem = report.errors[0]
-            return f"line {line} of the test cases file {shorten(str(suite['test_cases_file']))!r}: {problem.code}: {problem.message}"
+            return f"line {line} of the test cases file {show(str(suite['test_cases_file']))}: {problem.code}: {problem.message}"
     return None
 
 
@@ -230,7 +232,7 @@ def _github_entry(entry: dict[str, Any]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-_UNREADABLE_CODES = frozenset({"FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY"})
+_UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
 
 
 STREAM_CHOICES = {"auto": None, "always": True, "never": False}
@@ -437,9 +439,16 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         from .atomic import write_atomic
 
         write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
+    attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
     if args.format == "json":
         payload: list[dict[str, Any]] = [
-            {"path": label, "valid": label not in invalid_labels, "summary": finite(summary.to_dict())} for label, _, summary in results
+            {
+                "path": label,
+                "valid": label not in invalid_labels,
+                "summary": finite(summary.to_dict()),
+                **({"attempt_statistics": finite(attempts[label])} if label in attempts else {}),
+            }
+            for label, _, summary in results
         ]
         payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
         _write(json.dumps(payload, indent=2, allow_nan=False) + "\n")
@@ -449,7 +458,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             verdict = "summarized anyway (--force)" if args.force else "not summarized (use --force to see the numbers anyway)"
             _write(_render_text(refused, totals, sys.stdout, verbosity=-1))
             _write(f"{len(refused)} invalid result set(s): {verdict}\n\n")
-        _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels))
+        _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels) + comparecmd.attempt_text(attempts))
     return status
 
 
@@ -558,6 +567,7 @@ def _parser() -> argparse.ArgumentParser:
 
     diffcmd.add_parser(commands)
     schemacmd.add_parser(commands)
+    comparecmd.add_parser(commands)
     interopcmd.add_parsers(commands)
     return parser
 

@@ -73,3 +73,25 @@ class KeyTable:
                 slot = (slot + 1) & mask
             offsets[slot], lengths[slot], values[slot] = start, length, value
         self._offsets, self._lengths, self._values = offsets, lengths, values
+
+    def items(self) -> list[tuple[bytes, int]]:
+        """Every key with its value, in slot order."""
+        arena = self._arena
+        return [
+            (bytes(arena[start : start + length]), value)
+            for start, length, value in zip(self._offsets, self._lengths, self._values)
+            if start != _EMPTY
+        ]
+
+    def get(self, key: bytes) -> int | None:
+        """The value of ``key``, or None."""
+        slot = self._slot(key)
+        return None if self._offsets[slot] == _EMPTY else self._values[slot]
+
+    def add(self, key: bytes, delta: int) -> None:
+        """Add ``delta`` to the value of ``key`` (a missing key starts at 0), in one lookup."""
+        slot = self._slot(key)
+        if self._offsets[slot] != _EMPTY:
+            self._values[slot] += delta
+            return
+        self.setdefault(key, delta)

@@ -70,7 +70,7 @@ class SuiteIndex:
                 pointer("results", index, "test_case_id"),
                 codes.UNKNOWN_TEST_CASE,
                 "error",
-                f"test case {case_id!r} is not in the suite",
+                messages.render(codes.UNKNOWN_TEST_CASE, name=case_id),
             )
             return
         expected = self.cases[case_id]
@@ -85,7 +85,7 @@ class SuiteIndex:
                     pointer("results", index, "grader_results", g_index, "grader_id"),
                     codes.UNKNOWN_GRADER,
                     "error",
-                    f"grader {grader_id!r} is not a grader of test case {case_id!r}",
+                    messages.render(codes.UNKNOWN_GRADER, name=grader_id, test_case=case_id),
                 )
                 continue
             want, got = expected[grader_id], grader_result.get("type")
@@ -94,7 +94,7 @@ class SuiteIndex:
                     pointer("results", index, "grader_results", g_index, "type"),
                     codes.GRADER_TYPE_MISMATCH,
                     "error",
-                    f"grader {grader_id!r} has type {want!r} in the suite, not {got!r}",
+                    messages.render(codes.GRADER_TYPE_MISMATCH, name=grader_id, expected=want, value=got),
                 )
         missing = [g for g in expected if g not in seen]
         if missing and "error" not in result and isinstance(result.get("grader_results"), list):
@@ -102,9 +102,7 @@ class SuiteIndex:
                 pointer("results", index, "grader_results"),
                 codes.GRADER_RESULT_MISSING,
                 "error",
-                "no grader result for "
-                + ", ".join(repr(g) for g in missing)
-                + ' (report a skipped grader with a null score and metadata["evalschema.skip_reason"])',
+                messages.render(codes.GRADER_RESULT_MISSING, names=missing),
             )
 
     def finish(self, resultset: dict[str, Any]) -> Iterator[Finding]:
@@ -116,22 +114,17 @@ class SuiteIndex:
                 pointer("suite_id"),
                 codes.SUITE_ID_MISMATCH,
                 "error",
-                f"the result set is for suite {messages.show(claimed)}, but the suite given is {messages.show(self.suite_id)}",
+                messages.render(codes.SUITE_ID_MISMATCH, value=claimed, expected=self.suite_id),
             )
             return  # a run of another suite: which of this suite's cases it lacks means nothing
         if not isinstance(resultset.get("results"), list) or is_partial(resultset):
             return
         missing = [case for case in self.cases if case not in self.run]
         if missing:
-            shown = ", ".join(messages.show(case) for case in missing[:MISSING_SHOWN])
-            more = f" and {len(missing) - MISSING_SHOWN} more" if len(missing) > MISSING_SHOWN else ""
-            yield Finding(
-                pointer("results"),
-                codes.TEST_CASE_NOT_RUN,
-                "error",
-                f"no result for {len(missing)} test case(s) of the suite: {shown}{more} "
-                f'(a partial run says so with metadata["{PARTIAL_KEY}"]: true)',
-            )
+            more = len(missing) - MISSING_SHOWN
+            variant = "more" if more > 0 else "default"
+            message = messages.render(codes.TEST_CASE_NOT_RUN, variant, count=len(missing), names=missing[:MISSING_SHOWN], more=more)
+            yield Finding(pointer("results"), codes.TEST_CASE_NOT_RUN, "error", message)
 
 
 def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:

@@ -83,12 +83,17 @@ class Report:
     @classmethod
     def build(cls, kind: str | None, findings: list[Finding], *, strict: bool) -> Report:
         """Deduplicate by (code, pointer, severity), apply strict mode, and order by position (line, column), then
-        pointer, then code; findings without a position (a document given as data) come by pointer."""
+        pointer, then code; findings without a position (a document given as data) come by pointer. Of findings
+        that repeat a (code, pointer, severity), the one whose message comes first by code point is kept: engines
+        report failures in different orders, and the choice must not depend on it."""
         unique: dict[tuple[str, str, str], Finding] = {}
         for finding in findings:
             if strict and finding.severity == "warning":
                 finding = finding.as_error()
-            unique.setdefault((finding.pointer, finding.code, finding.severity), finding)
+            key = (finding.pointer, finding.code, finding.severity)
+            kept = unique.get(key)
+            if kept is None or finding.message < kept.message:
+                unique[key] = finding
         ordered = sorted(unique.values(), key=reading_order)
         return cls(
             kind=kind,

@@ -27,7 +27,8 @@ import yaml
 from evalschema_models import rules as codes
 
 from .findings import Finding
-from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, shorten, too_large_message
+from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, too_large_message
+from .messages import show
 from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
@@ -49,7 +50,7 @@ class Loaded:
 
 class DuplicateKeyError(ValueError):
     def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {shorten(key)!r}")
+        super().__init__(f"duplicate key {show(key)}")
         self.key = key
 
 
@@ -80,7 +81,7 @@ def _finite_int(text: str) -> int:
     return int(text)
 
 
-BOM_MESSAGE = "starts with a byte-order mark, which JSON does not allow"
+BOM_MESSAGE = "not valid JSON: starts with a byte-order mark, which JSON does not allow"
 
 
 def _position(before: str) -> tuple[int, int]:
@@ -238,7 +239,7 @@ class _SafeLoader(yaml.SafeLoader):
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         text = str(self.construct_scalar(node))
         if _CORE_INT.fullmatch(text) is None:  # an explicit !!int tag on YAML 1.1 syntax (0b11, 1_000, 1:20)
-            raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a YAML 1.2 integer", node.start_mark)
+            raise yaml.constructor.ConstructorError(None, None, f"{show(text)} is not a YAML 1.2 integer", node.start_mark)
         try:
             base = 8 if text.startswith("0o") else 16 if text.startswith("0x") else 10
             value = int(text[2:] if base != 10 else text, base)
@@ -428,7 +429,7 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
                         "",
                         codes.DUPLICATE_KEY,
                         "error",
-                        f"duplicate key {shorten(key)!r}: the document's meaning would depend on the parser",
+                        f"duplicate key {show(key)}: the document's meaning would depend on the parser",
                         line,
                         column,
                     ),

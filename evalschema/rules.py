@@ -33,14 +33,14 @@ def indexed_objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield index, item
 
 
-def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, what: str) -> Iterator[Finding]:
+def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, variant: str = "default") -> Iterator[Finding]:
     """Report every later occurrence of a key; ``None`` keys (unreadable values) are skipped."""
     seen: dict[Any, tuple[str | int, ...]] = {}
     for where, key in items:
         if key is None:
             continue
         if key in seen:
-            yield Finding(pointer(*where), code, "error", f"duplicate {what} {key!r} (first at {pointer(*seen[key])})")
+            yield Finding(pointer(*where), code, "error", messages.render(code, variant, name=key, first=pointer(*seen[key])))
         else:
             seen[key] = where
 
@@ -51,7 +51,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MODIFIERS = re.compile(r"\(\?[imsx]*-?[imsx]*:")
 
 
-def newer_syntax(source: str) -> str | None:
+def newer_syntax(source: str) -> tuple[str, str] | None:
     """ECMA-262 syntax newer than the dialect (ES2024 with the unicode flag), which one engine accepts and another
     refuses: duplicate named groups (even in different alternatives) and inline modifier groups ``(?i:…)``. The
     same scan as ``newerSyntax`` in js/src/rules.ts."""
@@ -71,10 +71,10 @@ def newer_syntax(source: str) -> str | None:
                 end = source.find(">", i + 3)
                 name = source[i + 3 : end] if end > 0 else ""
                 if name in names:
-                    return f"duplicate capture group name {name[:40]!r}"
+                    return "duplicate_group", name
                 names.add(name)
             elif (match := _MODIFIERS.match(source, i)) and match.group() != "(?:":
-                return "inline modifier groups such as (?i:…) are newer than the dialect (ES2024)"
+                return "modifier", ""
         i += 1
     return None
 
@@ -84,13 +84,16 @@ def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
         return None
     newer = newer_syntax(source)
     if newer is not None:
-        return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"not a valid ECMA-262 regular expression: {newer}")
+        return Finding(
+            pointer(*where), codes.INVALID_REGEX, "error", messages.render(codes.INVALID_REGEX, newer[0], value=source, name=newer[1])
+        )
     # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK; a lone
     # surrogate (a literal character there) cannot cross into regress's UTF-8, so it stands in as U+FFFD
     try:
         regress.Regex(_LONE_SURROGATE.sub("\ufffd", source), "u")
-    except regress.RegressError as exc:
-        return Finding(pointer(*where), codes.INVALID_REGEX, "error", f"not a valid ECMA-262 regular expression: {exc}")
+    except regress.RegressError:
+        # the engine's own words differ from engine to engine: the message names the dialect, not the engine's reason
+        return Finding(pointer(*where), codes.INVALID_REGEX, "error", messages.render(codes.INVALID_REGEX, value=source))
     return None
 
 
@@ -124,14 +127,8 @@ def _grader_regex(grader: dict[str, Any], where: tuple[str | int, ...]) -> Itera
     if declared is not None and isinstance(params, dict):
         for name in params:
             if name not in declared:
-                yield Finding(
-                    pointer(*where, "params", name),
-                    codes.UNKNOWN_GRADER_PARAM,
-                    "warning",
-                    f"{messages.unknown_property(name, declared)} (the {kind} grader's parameters are "
-                    + (", ".join(messages.show(d) for d in declared) or "none")
-                    + ")",
-                )
+                message = messages.render(codes.UNKNOWN_GRADER_PARAM, name=name, value=kind, declared=declared)
+                yield Finding(pointer(*where, "params", name), codes.UNKNOWN_GRADER_PARAM, "warning", message)
 
 
 def grader_rules(document: dict[str, Any]) -> Iterator[Finding]:
@@ -146,8 +143,8 @@ def testcase_rules(document: dict[str, Any], where: tuple[str | int, ...] = ()) 
 def suite_rules(document: dict[str, Any]) -> Iterator[Finding]:
     graders = list(indexed_objects(document.get("graders")))
     cases = list(indexed_objects(document.get("test_cases")))
-    yield from _duplicates(((("test_cases", i, "id"), _text(case.get("id"))) for i, case in cases), codes.DUPLICATE_ID, "test case id")
-    yield from _duplicates(((("graders", i, "id"), _text(g.get("id"))) for i, g in graders), codes.DUPLICATE_ID, "grader id")
+    yield from _duplicates(((("test_cases", i, "id"), _text(case.get("id"))) for i, case in cases), codes.DUPLICATE_ID)
+    yield from _duplicates(((("graders", i, "id"), _text(g.get("id"))) for i, g in graders), codes.DUPLICATE_ID, "grader")
     known = {g.get("id") for _, g in graders if isinstance(g.get("id"), str)}
     for index, grader in graders:
         yield from _grader_regex(grader, ("graders", index))
@@ -161,7 +158,7 @@ def suite_rules(document: dict[str, Any]) -> Iterator[Finding]:
                         pointer("test_cases", case_index, "graders", ref_index),
                         codes.DANGLING_REFERENCE,
                         "error",
-                        f"grader {ref!r} is not defined in the suite's graders",
+                        messages.render(codes.DANGLING_REFERENCE, name=ref),
                     )
 
 
@@ -182,7 +179,9 @@ def resultset_document_rules(document: dict[str, Any]) -> Iterator[Finding]:
     """The rules on a result set's own fields (everything but its rows)."""
     group = document.get("group")
     if isinstance(group, dict) and isinstance(group.get("group_id"), str) and group.get("parent_group_id") == group["group_id"]:
-        yield Finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent")
+        yield Finding(
+            pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", messages.render(codes.SELF_PARENT, value=group["group_id"])
+        )
 
 
 class ResultRows:
@@ -218,7 +217,7 @@ class ResultRows:
                             pointer("results", index, "attempt"),
                             codes.DUPLICATE_ATTEMPT,
                             "error",
-                            f"duplicate (test_case_id, attempt) {key!r} (first at {pointer('results', first, 'attempt')})",
+                            messages.render(codes.DUPLICATE_ATTEMPT, value=key[1], name=key[0], first=pointer("results", first, "attempt")),
                         )
             if result.get("constraint_violations"):
                 yield from _violation_rules(index, result)
@@ -233,14 +232,14 @@ def _violation_rules(index: int, result: dict[str, Any]) -> Iterator[Finding]:
                 pointer("results", index, "constraint_violations", v_index, "grader_id"),
                 codes.CONSTRAINT_GRADER_UNKNOWN,
                 "error",
-                f"grader_id {grader_id!r} names no grader result of this result",
+                messages.render(codes.CONSTRAINT_GRADER_UNKNOWN, value=grader_id),
             )
     if "error" in result and _invalidating(result):
         yield Finding(
             pointer("results", index, "error"),
             codes.ERROR_WITH_INVALIDATING_VIOLATION,
             "warning",
-            "a result has both an error and an invalidating constraint violation; it counts as errored",
+            messages.render(codes.ERROR_WITH_INVALIDATING_VIOLATION),
         )
 
 
@@ -269,18 +268,16 @@ def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
             if isinstance(extensions, dict) and MIGRATION_KEY in extensions:
                 marker = extensions[MIGRATION_KEY]
                 decide = marker.get("decide") if isinstance(marker, dict) else None
-                what = ", ".join(str(d) for d in decide) if isinstance(decide, list) and decide else "its placeholders"
-                yield Finding(
-                    pointer(*where, index, "extensions", MIGRATION_KEY),
-                    codes.MIGRATION_PLACEHOLDER,
-                    "warning",
-                    f"evalschema migrate left placeholders here: decide {what}, then remove extensions[{messages.show(MIGRATION_KEY)}]",
-                )
+                if isinstance(decide, list) and decide:
+                    message = messages.render(codes.MIGRATION_PLACEHOLDER, names=decide, name=MIGRATION_KEY)
+                else:
+                    message = messages.render(codes.MIGRATION_PLACEHOLDER, "unspecified", name=MIGRATION_KEY)
+                yield Finding(pointer(*where, index, "extensions", MIGRATION_KEY), codes.MIGRATION_PLACEHOLDER, "warning", message)
 
 
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
     yield from _duplicates(
-        ((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID, "eval id"
+        ((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID
     )
     prompts = document.get("prompts")
     validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
@@ -295,15 +292,14 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
                     pointer("prompts", name, "id"),
                     codes.PROMPT_ID_MISMATCH,
                     "error",
-                    f"the prompt's id {messages.show(prompt['id'])} differs from its key {messages.show(name)} in prompts (the key is its identity)",
+                    messages.render(codes.PROMPT_ID_MISMATCH, value=prompt["id"], name=name),
                 )
             yield from _duplicates(
                 ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(prompt.get("evals"))),
                 codes.DUPLICATE_EVAL_ID,
-                "eval id",
             )
             validators.extend((("prompts", name, "validators", i), v) for i, v in indexed_objects(prompt.get("validators")))
-    yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID, "validator id")
+    yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID)
     yield from _placeholders(document)
     for where, validator in validators:
         params = validator.get("params")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import jsonschema_rs
 from referencing._core import Resolver
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 if TYPE_CHECKING:
@@ -32,41 +33,13 @@ if TYPE_CHECKING:
 from . import messages, rfc3339
 from .extras import require
 from .findings import Finding, pointer
-from .limits import shorten
 from .positions import MAX_DEPTH
 from .registry import SchemaSet, load
 
 Engine = Literal["fast", "reference"]
 ENGINES: tuple[Engine, ...] = ("fast", "reference")
 
-KEYWORD_CODES: dict[str, str] = {
-    "type": codes.TYPE_MISMATCH,
-    "required": codes.REQUIRED_FIELD,
-    "dependentRequired": codes.REQUIRED_FIELD,
-    "additionalProperties": codes.UNKNOWN_FIELD,
-    "unevaluatedProperties": codes.UNKNOWN_FIELD,
-    "propertyNames": codes.UNKNOWN_FIELD,
-    "minimum": codes.OUT_OF_RANGE,
-    "maximum": codes.OUT_OF_RANGE,
-    "exclusiveMinimum": codes.OUT_OF_RANGE,
-    "exclusiveMaximum": codes.OUT_OF_RANGE,
-    "multipleOf": codes.OUT_OF_RANGE,
-    "minLength": codes.LENGTH_OUT_OF_RANGE,
-    "maxLength": codes.LENGTH_OUT_OF_RANGE,
-    "minItems": codes.LENGTH_OUT_OF_RANGE,
-    "maxItems": codes.LENGTH_OUT_OF_RANGE,
-    "minProperties": codes.LENGTH_OUT_OF_RANGE,
-    "maxProperties": codes.LENGTH_OUT_OF_RANGE,
-    "uniqueItems": codes.LENGTH_OUT_OF_RANGE,
-    "pattern": codes.PATTERN_MISMATCH,
-    "format": codes.INVALID_FORMAT,
-    "enum": codes.INVALID_VALUE,
-    "const": codes.INVALID_VALUE,
-    "oneOf": codes.SCHEMA_MISMATCH,
-    "anyOf": codes.SCHEMA_MISMATCH,
-    "not": codes.SCHEMA_MISMATCH,
-    "contains": codes.SCHEMA_MISMATCH,
-}
+KEYWORD_CODES: dict[str, str] = constants.KEYWORD_CODES  # the failing keyword → its rule (spec/constants.json)
 
 
 @dataclass(frozen=True)
@@ -85,13 +58,13 @@ class Failure:
 
 @dataclass(frozen=True)
 class DeprecatedUse:
-    """A deprecated property present in a document, with the schema's deprecation annotation."""
+    """A deprecated property present in a document, with where its schema says so (``<file>#<JSON Pointer>``, the key
+    of the generated ``DEPRECATIONS`` table of messages)."""
 
     pointer: str
     name: str
     value: Any
-    annotation: dict[str, Any]
-    description: str
+    location: str
 
 
 @dataclass(frozen=True)
@@ -187,11 +160,6 @@ def _rule_of(walker: _Walker, path: Sequence[str | int]) -> str | None:
     return rule
 
 
-def _brief(message: str, limit: int = 240) -> str:
-    """Engine messages quote the failing value; keep them readable when the value is large."""
-    return message if len(message) <= limit else message[: limit - 1] + "…"
-
-
 def _node_at(walker: _Walker, path: Sequence[str | int]) -> tuple[bool, Any, Resolver[Any] | None]:
     """The subschema at ``path`` (whether the walk got there, the node, its resolver)."""
     visited = list(walker.subschemas(path))
@@ -219,36 +187,49 @@ def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
     return names
 
 
-def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[Finding]:
+def keyword_params(keyword: str, instance: Any, declared: Any) -> tuple[str, dict[str, Any]]:
+    """The message variant and parameters of a failed ``keyword`` whose schema value is ``declared``: every parameter
+    the keyword's rule template may use (``js/src/schemaPath.ts`` has the same function)."""
+    params: dict[str, Any] = {"value": instance, "keyword": keyword, "limit": declared, "expected": declared}
+    if keyword == "type":
+        params["type"] = " or ".join(str(t) for t in declared) if isinstance(declared, list) else str(declared)
+    elif keyword in ("pattern", "format"):
+        params[keyword] = declared if keyword == "pattern" else str(declared)
+    elif keyword == "enum":
+        params["allowed"] = declared if isinstance(declared, list) else [declared]
+    elif keyword == "propertyNames":
+        params["name"] = instance
+    return ("const" if keyword == "const" else "default"), params
+
+
+def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[tuple[str, str]]:
+    """(pointer, message) of each finding a failed keyword makes, the message its own rule's (not ``code``'s)."""
     where = failure.instance_path
     if failure.missing:
-        return [Finding(pointer(*where, n), code, "error", f"missing required property {shorten(n)!r}") for n in failure.missing]
+        return [(pointer(*where, n), messages.render(codes.REQUIRED_FIELD, name=n)) for n in failure.missing]
     if failure.unexpected:
         declared = _declared_names(walker, failure.schema_path)
-        return [Finding(pointer(*where, n), code, "error", messages.unknown_property(n, declared)) for n in failure.unexpected]
-    if failure.keyword in ("enum", "pattern"):
-        reached, allowed, _ = _node_at(walker, failure.schema_path)
-        if reached and failure.keyword == "enum" and isinstance(allowed, list):
-            return [Finding(pointer(*where), code, "error", messages.one_of(failure.instance, allowed))]
-        if reached and isinstance(allowed, str):
-            return [
-                Finding(
-                    pointer(*where), code, "error", f"{messages.show(failure.instance)} does not match the pattern {messages.show(allowed)}"
-                )
-            ]
-    return [Finding(pointer(*where), code, "error", _brief(failure.message))]
+        return [(pointer(*where, n), messages.render(codes.UNKNOWN_FIELD, name=n, declared=declared)) for n in failure.unexpected]
+    reached, value, _ = _node_at(walker, failure.schema_path)
+    variant, params = keyword_params(failure.keyword, failure.instance, value if reached else None)
+    return [(pointer(*where), messages.render(KEYWORD_CODES.get(failure.keyword, code), variant, **params))]
 
 
 def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> list[Finding]:
     rule = _rule_of(walker, failure.schema_path)
     if rule is not None:
-        detail = rule_messages.get(rule, rule)
+        statement = rule_messages.get(rule, rule)
         if failure.missing or failure.unexpected:
-            return [Finding(f.pointer, rule, "error", f"{detail} ({f.message})") for f in _keyword_findings(failure, rule, walker)]
-        if failure.keyword == "const" or isinstance(failure.instance, (dict, list)):
-            # "false was expected" adds nothing to the rule's own sentence, and a whole object is no help
-            return [Finding(pointer(*failure.instance_path), rule, "error", detail)]
-        return [Finding(pointer(*failure.instance_path), rule, "error", f"{detail} (got {messages.show(failure.instance)})")]
+            return [
+                Finding(where, rule, "error", messages.render(rule, "because", statement=statement, reason=reason))
+                for where, reason in _keyword_findings(failure, rule, walker)
+            ]
+        if failure.keyword == "const" or isinstance(failure.instance, (dict, list)) or "propertyNames" in failure.schema_path:
+            # "false was expected" adds nothing to the rule's own sentence, and a whole object is no help; under
+            # propertyNames one engine gives the name and another the object: the rule's sentence says it all
+            return [Finding(pointer(*failure.instance_path), rule, "error", messages.render(rule, statement=statement))]
+        message = messages.render(rule, "got", statement=statement, value=failure.instance)
+        return [Finding(pointer(*failure.instance_path), rule, "error", message)]
     if failure.keyword in ("oneOf", "anyOf") and failure.branches is not None:
         *_, (node, resolver) = walker.subschemas(failure.schema_path)
         alternatives = walker.resolve(node, resolver)
@@ -261,10 +242,10 @@ def _map(failure: Failure, walker: _Walker, rule_messages: dict[str, str]) -> li
                     return mapped
     excluded = _excluded_pattern(failure, walker)
     if excluded is not None:
-        return [
-            Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", f"{failure.instance!r} must not match {excluded!r}")
-        ]
-    return _keyword_findings(failure, KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH), walker)
+        message = messages.render(codes.PATTERN_MISMATCH, "excluded", value=failure.instance, pattern=excluded)
+        return [Finding(pointer(*failure.instance_path), codes.PATTERN_MISMATCH, "error", message)]
+    code = KEYWORD_CODES.get(failure.keyword, codes.SCHEMA_MISMATCH)
+    return [Finding(where, code, "error", message) for where, message in _keyword_findings(failure, code, walker)]
 
 
 def _excluded_pattern(failure: Failure, walker: _Walker) -> str | None:
@@ -454,6 +435,25 @@ def _find_deprecated(document: Any, kind: str, version: str | None) -> list[Depr
     return _walk_deprecated(schemas, kind, [(document, resolved.contents, resolved.resolver, ())])
 
 
+@cache
+def _schema_locations(version: str) -> dict[int, str]:
+    """Every subschema object of a version's schemas (by identity: the registry holds the loaded documents) and
+    its location, ``<file>#<JSON Pointer>``."""
+    schemas = load(version)
+    locations: dict[int, str] = {}
+    for uri in schemas.resources:
+        file = uri.rsplit("/", 1)[-1]
+        stack: list[tuple[Any, str]] = [(schemas.registry.contents(uri), "")]
+        while stack:
+            node, at = stack.pop()
+            if isinstance(node, dict):
+                locations[id(node)] = f"{file}#{at}"
+                stack.extend((v, f"{at}/{k.replace('~', '~0').replace('/', '~1')}") for k, v in node.items() if isinstance(v, (dict, list)))
+            elif isinstance(node, list):
+                stack.extend((v, f"{at}/{i}") for i, v in enumerate(node) if isinstance(v, (dict, list)))
+    return locations
+
+
 def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> list[DeprecatedUse]:
     walker = _Walker(schemas, schemas.uri(kind))
     found: list[DeprecatedUse] = []
@@ -465,9 +465,7 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
             target = resolver.lookup(schema["$ref"])
             stack.append((value, target.contents, target.resolver, where))
         if schema.get("deprecated") is True and where:
-            found.append(
-                DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", ""))
-            )
+            found.append(DeprecatedUse(pointer(*where), str(where[-1]), value, _schema_locations(schemas.version).get(id(schema), "")))
         for keyword in ("allOf", "oneOf", "anyOf"):
             for branch in schema.get(keyword, ()):
                 if keyword == "allOf" or _accepts_type(walker.resolve(branch, resolver), json_type(value)):

@@ -23,11 +23,13 @@ from typing import IO, Any
 
 import orjson
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from .findings import Finding, escape_token
-from .limits import max_input_bytes, shorten, too_large_message
+from .limits import max_input_bytes, too_large_message
 from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
+from .messages import show
 from .positions import MAX_DEPTH, Positions, json_positions
 
 CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
@@ -35,7 +37,7 @@ BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call
 BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
 # Reading member by member pays off for a result set's few members and many rows; a root with more members than
 # this is no result set worth streaming (its members would each cost a Python round trip): it is read whole
-MAX_MEMBERS = 1000
+MAX_MEMBERS = constants.MAX_MEMBERS
 _FIRST_WINDOW = 1 << 12
 _MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach that far ahead
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
@@ -431,7 +433,7 @@ def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
         context = '{"k":0,'
     if repeated is not None:  # a parser finds it as the root closes, before it looks for more text
         key_name, key_line, key_column = repeated
-        message = f"duplicate key {shorten(key_name)!r}: the document's meaning would depend on the parser"
+        message = f"duplicate key {show(key_name)}: the document's meaning would depend on the parser"
         yield reader.problem(codes.DUPLICATE_KEY, message, key_line, key_column)
         return
     reader.pos += 1

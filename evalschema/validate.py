@@ -8,10 +8,11 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 from evalschema_models.rules import RULES
 
-from . import crossdoc, deprecations, schema_path
+from . import crossdoc, deprecations, messages, schema_path
 from .findings import Finding, Report, pointer
 from .identify import Identity, identify, parse_version
 from .loader import parse_json_bytes, paused_gc
@@ -19,8 +20,8 @@ from .registry import KINDS, load
 from .rules import DOCUMENT_RULES
 from .summary import Summary, summarize
 
-SUMMARY_TOLERANCE = 1e-9
-_NO_RESULTS: dict[str, Any] = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}
+SUMMARY_TOLERANCE = constants.SUMMARY_TOLERANCE
+_NO_RESULTS: dict[str, Any] = constants.NO_RESULTS
 
 
 @cache
@@ -35,10 +36,14 @@ def _supported(pinned: str | None) -> tuple[int, int, int]:
 
 
 def _differs(claimed: Any, computed: Any) -> bool:
-    if isinstance(claimed, bool) or claimed is None or computed is None:
-        return claimed is not computed and claimed != computed
-    if isinstance(claimed, (int, float)) and isinstance(computed, (int, float)):
+    """Whether a claimed summary value differs from the computed one, compared as JSON values (SPEC §4.5), the same
+    in every language: a number (never a boolean) matches a number within SUMMARY_TOLERANCE, null only null, true and
+    false only themselves; anything else differs."""
+    numeric = (int, float)
+    if isinstance(claimed, numeric) and isinstance(computed, numeric) and not isinstance(claimed, bool) and not isinstance(computed, bool):
         return not math.isclose(claimed, computed, rel_tol=0, abs_tol=SUMMARY_TOLERANCE)
+    if isinstance(claimed, bool) or claimed is None or isinstance(computed, bool) or computed is None:
+        return claimed is not computed
     return True
 
 
@@ -61,7 +66,7 @@ def summary_mismatches(claimed: Any, reference_summary: Summary) -> Iterator[Fin
                             pointer("summary", "by_grader", grader_id, name),
                             codes.SUMMARY_MISMATCH,
                             "warning",
-                            f"summary says {number!r}, the reference summary gives {want!r}",
+                            messages.render(codes.SUMMARY_MISMATCH, value=number, expected=want),
                         )
         elif field == "attempts" and isinstance(value, dict):
             expected_attempts = reference.get("attempts") or {}
@@ -71,14 +76,14 @@ def summary_mismatches(claimed: Any, reference_summary: Summary) -> Iterator[Fin
                         pointer("summary", "attempts", name),
                         codes.SUMMARY_MISMATCH,
                         "warning",
-                        f"summary says {number!r}, the reference summary gives {expected_attempts[name]!r}",
+                        messages.render(codes.SUMMARY_MISMATCH, value=number, expected=expected_attempts[name]),
                     )
         elif field in reference and field != "by_grader" and _differs(value, reference[field]):
             yield Finding(
                 pointer("summary", field),
                 codes.SUMMARY_MISMATCH,
                 "warning",
-                f"summary says {value!r}, the reference summary gives {reference[field]!r}",
+                messages.render(codes.SUMMARY_MISMATCH, value=value, expected=reference[field]),
             )
 
 
@@ -88,10 +93,11 @@ def identified(document: Any, kind: str | None, spec_version: str | None, strict
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     if not isinstance(document, dict):
-        code = codes.UNKNOWN_KIND if kind is None else codes.TYPE_MISMATCH
-        return Identity(kind, None, "", ()), Report.build(
-            kind, [Finding("", code, "error", "a document must be a JSON object")], strict=strict
-        )
+        if kind is None:
+            finding = Finding("", codes.UNKNOWN_KIND, "error", messages.render(codes.UNKNOWN_KIND, "not_object", value=document))
+        else:
+            finding = Finding("", codes.TYPE_MISMATCH, "error", messages.render(codes.TYPE_MISMATCH, value=document, type="object"))
+        return Identity(kind, None, "", ()), Report.build(kind, [finding], strict=strict)
     identity = identify(document, kind)
     if identity.kind is None:
         return identity, Report.build(None, list(identity.findings), strict=strict)
@@ -102,8 +108,7 @@ def identified(document: Any, kind: str | None, spec_version: str | None, strict
             identity.version_pointer,
             codes.VERSION_UNSUPPORTED,
             "error",
-            f"the document is for major version {identity.version[0]}; this validator supports "
-            f"{supported[0]}.x up to {load(spec_version).version}",
+            messages.render(codes.VERSION_UNSUPPORTED, value=identity.version[0], limit=supported[0], version=load(spec_version).version),
         )
         return identity, Report.build(identity.kind, [finding], strict=strict)
     return identity, None
@@ -117,7 +122,7 @@ def schema_findings(
     newer_minor = identity.version is not None and identity.version[:2] > _supported(spec_version)[:2]
     for finding in outcome.findings:
         if allow_unknown and newer_minor and finding.code == codes.UNKNOWN_FIELD:
-            finding = replace(finding, severity="warning", message=finding.message + " (allowed: newer minor version)")
+            finding = replace(finding, severity="warning", message=messages.render(codes.UNKNOWN_FIELD, "allowed", reason=finding.message))
         yield finding
     yield from deprecations.warnings_for(outcome.deprecated, identity.kind)
 

@@ -8,7 +8,8 @@ issue 16) and files that cannot be read or parsed, written to a temporary direct
 of files (one process per batch, never one per file).
 
 What is compared, and between which paths, is the table ``COMPARED``; what is not compared yet is ``NOT_YET`` and
-printed with the test's result line, with how often those fields differ right now.
+printed with the test's result line, with how often those fields differ right now. The message of every finding is
+compared on every path (``_message_differences``): both SDKs render it from its rule's ledger template.
 """
 
 from __future__ import annotations
@@ -52,20 +53,7 @@ COMPARED: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("line and column, Python and TypeScript files", ("code", "pointer", "severity", "line", "column"), PY_FILE + TS_FILE),
 ]
 UNREADABLE_FIELDS = ("code", "pointer", "severity", "line", "column")  # where a file could not be read: every file path
-NOT_YET: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
-    (
-        "messages, Python streamed vs whole (a document with an empty property name is explained by the reference "
-        "engine whole, by pieces when streamed: engine texts differ; issue 14)",
-        ("code", "pointer", "message"),
-        ("py.validate_file.whole", "py.validate_file.stream"),
-    ),
-    (
-        "messages, Python reference engine vs default (engine texts; issue 14)",
-        ("code", "pointer", "message"),
-        ("py.validate.fast", "py.validate.reference"),
-    ),
-    ("messages, Python vs TypeScript (issue 14)", ("code", "pointer", "message"), ("py.cli", "ts.cli")),
-]
+NOT_YET: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []  # every path now agrees on every field
 
 BROKEN_FILES: dict[str, bytes] = {
     "empty": b"",
@@ -109,6 +97,18 @@ def _findings(entry: dict[str, Any], fields: tuple[str, ...]) -> list[tuple[Any,
 
 def _answer(entry: dict[str, Any], fields: tuple[str, ...]) -> tuple[Any, ...]:
     return (entry.get("kind"), entry["valid"], _findings(entry, fields))
+
+
+def _message_differences(row: dict[str, dict[str, Any]]) -> tuple[int, list[tuple[str, str, dict[str, str]]]]:
+    """How many findings (by code, pointer and severity) every path gives, and those whose message is not the same on
+    all of them: (code, pointer, the message of each path). A finding some path lacks is a disagreement of its own
+    (``COMPARED``)."""
+    by_finding: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
+    for path, entry in row.items():
+        for f in entry["errors"] + entry["warnings"]:
+            by_finding[(f["code"], f["pointer"], f["severity"])][path] = f["message"]
+    everywhere = [(code, where, messages) for (code, where, _), messages in sorted(by_finding.items()) if len(messages) == len(row)]
+    return len(everywhere), [(code, where, messages) for code, where, messages in everywhere if len(set(messages.values())) > 1]
 
 
 def _python_api(text: bytes, kind: str | None, strict: bool, allow_unknown: bool, suite: Any, engine: Any) -> dict[str, Any]:
@@ -165,6 +165,8 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
     compared = 0
     disagreements: list[str] = []
     not_yet: Counter[str] = Counter()
+    messages_compared = 0
+    messages_differ: Counter[str] = Counter()  # by rule
     resultsets: list[tuple[Path, Case]] = []
     for group_number, ((kind, strict, allow_unknown, suite_text), members) in enumerate(sorted(groups.items(), key=lambda kv: repr(kv[0]))):
         suite = json.loads(suite_text)
@@ -227,6 +229,11 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
                         problems.append(
                             "where the file cannot be read:\n" + "\n".join(f"  {p}: {a}" for p, a in unreadable_answers.items())
                         )
+                count, differences = _message_differences(row)
+                messages_compared += count
+                for code, where, messages in differences:
+                    messages_differ[code] += 1
+                    problems.append(f"message of {code} at {where!r}:\n" + "\n".join(f"  {p}: {m}" for p, m in messages.items()))
                 for what, fields, among in NOT_YET:
                     if len({repr(_findings(row[p], fields)) for p in among}) > 1:
                         not_yet[what] += 1
@@ -257,6 +264,8 @@ def test_every_project_path_agrees(built_js: Path, tmp_path: Path) -> None:
 
     message = (
         f"{compared} documents x {len(PATHS)} paths compared ({mutants} mutants), {summaries} summaries compared, "
+        f"messages of {messages_compared} findings compared on every path, {sum(messages_differ.values())} differ "
+        f"{dict(sorted(messages_differ.items()))}, "
         f"{len(disagreements)} disagreement(s); compared: {[w for w, _, _ in COMPARED]}; "
         f"NOT YET COMPARED (documents where they differ now): {[(w, not_yet[w]) for w, _, _ in NOT_YET]}"
     )

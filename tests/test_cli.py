@@ -39,7 +39,7 @@ def test_console_script_is_installed() -> None:
 def test_version_names_package_and_spec() -> None:
     proc = run("--version")
     assert proc.returncode == 0
-    version = json.loads((ROOT / "schemas" / "common.json").read_text())["$id"].split("/")[-2]
+    version = json.loads((ROOT / "schemas" / "common.json").read_text())["$id"].split("/")[-2]  # the one version
     assert proc.stdout.strip() == f"evalschema {version} (specification {version})"
 
 

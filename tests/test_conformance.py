@@ -76,9 +76,9 @@ def _load(path: Path) -> Any:
 FIXTURE_PATHS = sorted(CONFORMANCE_DIR.glob("*.json"))
 FIXTURES: dict[str, dict[str, Any]] = {p.stem: _load(p) for p in FIXTURE_PATHS}
 LEDGER: dict[str, dict[str, Any]] = {rule["id"]: rule for rule in _load(LEDGER_PATH)["rules"]}
-# Rules about reading an input file (`"scope": "file"`: FILE_UNREADABLE, INVALID_JSON, DUPLICATE_KEY) concern bytes
+# Rules about two compared result sets (`"scope": "comparison"`, tested by tests/test_compare.py) and rules about reading an input file (`"scope": "file"`: FILE_UNREADABLE, INVALID_JSON, DUPLICATE_KEY) concern bytes
 # before there is a document; a fixture's `document` is already-parsed JSON and cannot express them.
-DOCUMENT_RULES = {rule_id: rule for rule_id, rule in LEDGER.items() if rule.get("scope", "document") != "file"}
+DOCUMENT_RULES = {rule_id: rule for rule_id, rule in LEDGER.items() if rule.get("scope", "document") == "document"}
 
 
 def _pairs(findings: Any) -> list[tuple[str, str]]:

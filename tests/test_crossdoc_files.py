@@ -141,7 +141,7 @@ def test_cases_in_the_file_get_every_rule_inline_cases_get(tmp_path: Path) -> No
         ("cases.jsonl", 6): [("INVALID_JSON", "", 6)],
     }
     duplicate = next(e for e in json.loads(proc.stdout)["files"] if e.get("line") == 3)["errors"][0]["message"]
-    assert duplicate == "duplicate test case id 'a' (first at line 1)"
+    assert duplicate == 'duplicate test case id "a" (first at line 1)'
 
 
 def test_results_against_a_suite_with_a_cases_file_report_the_suite_problems_not_confusing_ones(tmp_path: Path) -> None:

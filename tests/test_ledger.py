@@ -18,6 +18,7 @@ from typing import Any
 
 from schema_helpers import load_schemas, pointer
 
+from evalschema.registry import KINDS
 from evalschema.schema_path import KEYWORD_CODES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +37,9 @@ SUBSCHEMA = frozenset(
 )
 SUBSCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+# The schemas of the documents the ledger's rules are about (its `kinds`) and what they share. comparison.json is
+# the output of `evalschema compare`, not a kind a validator reads: its keywords are no rule of the ledger.
+DOCUMENT_SCHEMAS = frozenset({f"{kind}.json" for kind in KINDS} | {"common.json"})
 FALSE_FAILS = frozenset({"additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems", "propertyNames"})
 
 
@@ -67,6 +71,8 @@ def derived() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     locations: dict[str, list[str]] = {}
     keywords: dict[str, set[str]] = {}
     for file, schema in load_schemas().items():
+        if file not in DOCUMENT_SCHEMAS:
+            continue
         for path, node, under_rule in _walk(schema, (), False):
             if isinstance(node.get("x-rule"), str):
                 locations.setdefault(node["x-rule"], []).append(f"{file}#{pointer(path)}")

@@ -5,7 +5,11 @@ text output that always shows what was checked. Both engines and the TypeScript 
 from __future__ import annotations
 
 import json
+import math
+import random
+import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +18,9 @@ from typing import Any
 import pytest
 
 from evalschema import validate
+from evalschema.messages import PARAMETERS, number, render, template
 from evalschema.validate import rule_messages
+from evalschema_models.rules import RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
@@ -178,7 +184,7 @@ def test_unknown_params_of_well_known_graders_are_reported_with_a_suggestion_and
         (
             "UNKNOWN_GRADER_PARAM",
             "/params/ignorecase",
-            'unknown property "ignorecase"; did you mean "ignore_case"? (the exact_match grader\'s parameters are "ignore_case", "trim_whitespace")',
+            'unknown property "ignorecase"; did you mean "ignore_case"? (the "exact_match" grader\'s parameters are "ignore_case", "trim_whitespace")',
         ),
     ]
     assert [(f.code, f.pointer) for f in validate(regex).findings] == [
@@ -196,3 +202,39 @@ def test_unknown_params_of_well_known_graders_are_reported_with_a_suggestion_and
         assert [(w["code"], w["pointer"], w["message"]) for w in entry["warnings"]] == [
             (f.code, f.pointer, f.message) for f in validate(document).warnings
         ]
+
+
+# --- issue 17, item 2: messages are data ------------------------------------------------------------------
+
+RENDER_CASES = json.loads((ROOT / "tests" / "data" / "messages" / "render.json").read_text())
+
+
+def test_every_rule_has_a_message_template_with_known_parameters_only() -> None:
+    schema = json.loads((ROOT / "spec" / "ledger.schema.json").read_text())
+    pattern = schema["$defs"]["template"]["pattern"]
+    assert set(pattern.split("\\{(")[1].split(")\\}")[0].split("|")) == PARAMETERS
+    for code, rule in RULES.items():
+        variants = [rule["message"]] if isinstance(rule["message"], str) else list(rule["message"].values())
+        assert variants, code
+        for text in variants:
+            assert set(re.findall(r"\{([^{}]*)\}", text)) <= PARAMETERS, (code, text)
+        assert template(code) in variants
+
+
+@pytest.mark.parametrize("case", RENDER_CASES, ids=[f"{c['code']}-{i}" for i, c in enumerate(RENDER_CASES)])
+def test_the_renderer_fills_templates_as_the_shared_table_says(case: dict[str, Any]) -> None:
+    """tests/data/messages/render.json is also run by js/test/messages.test.ts: the same inputs, the same words."""
+    assert render(case["code"], case.get("variant", "default"), **case["params"]) == case["expected"]
+
+
+def test_numbers_are_shown_as_ecmascript_writes_them() -> None:
+    """The one quoting rule for numbers, checked against JavaScript itself on random doubles of every magnitude."""
+    if shutil.which("node") is None:
+        pytest.fail("node is needed")
+    rng = random.Random(17)
+    values = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(3000)]
+    values = [v for v in values if math.isfinite(v)] + [rng.uniform(-1e6, 1e6) for _ in range(500)] + [0.0, -0.0, 1e21, 1e-7, 5e-324]
+    script = "const xs = JSON.parse(require('fs').readFileSync(0, 'utf8')); process.stdout.write(JSON.stringify(xs.map(String)));"
+    out = subprocess.run(["node", "-e", script], input=json.dumps(values), capture_output=True, text=True, timeout=60, check=True)
+    expected = json.loads(out.stdout)
+    assert [number(v) for v in values] == expected

@@ -39,6 +39,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 PUBLISHED = {
     "1.0.0": "7613e35edaa5b15e9ffe149b874bd8b0011a1098ed76fc32a9581d5a3478c627",
     "1.1.0": "1b4d232c3f4a1bfe8be599668f09e7f60da0c00664582eaf93fbf85c538b8e6f",
+    "1.2.0": "f518b88bc0ab1c63b8f07181352c88315a78ae90441a15b050f788ff10e4f689",
 }
 
 
@@ -71,7 +72,11 @@ def test_manifest_lists_exactly_the_files_with_their_hashes(version: str) -> Non
 
 
 def test_release_dates() -> None:
-    assert [(r.version, r.date) for r in policy.releases(RELEASES)] == [("1.0.0", "2026-10-15"), ("1.1.0", "2026-11-30")]
+    assert [(r.version, r.date) for r in policy.releases(RELEASES)] == [
+        ("1.0.0", "2026-10-15"),
+        ("1.1.0", "2026-11-30"),
+        ("1.2.0", "2026-11-30"),
+    ]
 
 
 def test_1_0_0_has_fail_on_violation_live_and_no_constraint_violations() -> None:
@@ -136,11 +141,11 @@ def test_release_command_refuses_to_overwrite(tmp_path: Path) -> None:
 def test_release_command_cuts_a_new_release(tmp_path: Path) -> None:
     rel = tmp_path / "releases"
     shutil.copytree(RELEASES, rel)
-    work = _working(tmp_path / "work", "1.2.0", add_optional=True)
+    work = _working(tmp_path / "work", "1.3.0", add_optional=True)
     run = _codegen("release", "--schemas", str(work), "--releases", str(rel), "--date", "2027-01-15")
     assert run.returncode == 0, run.stdout + run.stderr
     new = policy.releases(rel)[-1]
-    assert (new.version, new.date) == ("1.2.0", "2027-01-15")
+    assert (new.version, new.date) == ("1.3.0", "2027-01-15")
     assert policy.verify_release(new) == []
     # a working set that the policy refuses is not released
     bad = _working(tmp_path / "bad", "1.2.1", remove_deprecated=True)
@@ -429,13 +434,14 @@ def test_policy_cli_on_the_repository() -> None:
 
 
 def _working(folder: Path, version: str, *, remove_deprecated: bool = False, add_optional: bool = False, edit_text: bool = False) -> Path:
-    """A working schema folder derived from release 1.1.0, with its ``$id``s at ``version``."""
+    """A working schema folder derived from the latest release, with its ``$id``s at ``version``."""
+    latest = policy.releases(RELEASES)[-1].version
     folder.mkdir(parents=True)
-    for path in sorted((RELEASES / "1.1.0").glob("*.json")):
+    for path in sorted((RELEASES / latest).glob("*.json")):
         if path.name == "manifest.json":
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
-        doc["$id"] = doc["$id"].replace("/1.1.0/", f"/{version}/")
+        doc["$id"] = doc["$id"].replace(f"/{latest}/", f"/{version}/")
         if path.name == "pack.json" and remove_deprecated:
             del doc["$defs"]["Validator"]["properties"]["fail_on_violation"]
         if path.name == "resultset.json" and add_optional:
@@ -462,25 +468,25 @@ def test_rehearsal_removal_in_2_0_0_waits_for_the_window(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("today", ["2027-06-01", "2027-12-01", "2031-01-01"])
 def test_rehearsal_removal_in_a_minor_is_refused_at_any_date(tmp_path: Path, today: str) -> None:
-    work = _working(tmp_path / "w", "1.2.0", remove_deprecated=True)
+    work = _working(tmp_path / "w", "1.3.0", remove_deprecated=True)
     codes = _codes(tmp_path, work, today)
     assert "VERSION_MISMATCH" in codes and "REMOVAL_NOT_IN_MAJOR" in codes
 
 
 def test_rehearsal_additions_need_a_minor(tmp_path: Path) -> None:
-    assert _codes(tmp_path, _working(tmp_path / "minor", "1.2.0", add_optional=True), "2026-12-15") == []
-    assert _codes(tmp_path, _working(tmp_path / "patch", "1.1.1", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
+    assert _codes(tmp_path, _working(tmp_path / "minor", "1.3.0", add_optional=True), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "patch", "1.2.1", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
     assert _codes(tmp_path, _working(tmp_path / "major", "2.0.0", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
 
 
 def test_rehearsal_text_edits_need_a_patch_and_any_change_needs_a_bump(tmp_path: Path) -> None:
-    assert _codes(tmp_path, _working(tmp_path / "p", "1.1.1", edit_text=True), "2026-12-15") == []
-    assert _codes(tmp_path, _working(tmp_path / "same", "1.1.0", edit_text=True), "2026-12-15") == ["VERSION_NOT_BUMPED"]
-    assert _codes(tmp_path, _working(tmp_path / "idonly", "1.1.1"), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "p", "1.2.1", edit_text=True), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "same", "1.2.0", edit_text=True), "2026-12-15") == ["VERSION_NOT_BUMPED"]
+    assert _codes(tmp_path, _working(tmp_path / "idonly", "1.2.1"), "2026-12-15") == []
 
 
 def test_policy_requires_complete_deprecations(tmp_path: Path) -> None:
-    work = _working(tmp_path / "w", "1.2.0", add_optional=True)
+    work = _working(tmp_path / "w", "1.3.0", add_optional=True)
     doc = json.loads((work / "resultset.json").read_text())
     doc["$defs"]["Runner"]["properties"]["name"]["deprecated"] = True
     (work / "resultset.json").write_text(json.dumps(doc, indent=2))

@@ -66,7 +66,7 @@ def describe(errors: list[Any]) -> str:
 
 
 def test_registry_holds_every_schema_and_refuses_everything_else(registry: referencing.Registry[Any], schemas: dict[str, Any]) -> None:
-    assert SCHEMA_FILES == ["common.json", "grader.json", "pack.json", "resultset.json", "suite.json", "testcase.json"]
+    assert SCHEMA_FILES == ["common.json", "comparison.json", "grader.json", "pack.json", "resultset.json", "suite.json", "testcase.json"]
     for schema in schemas.values():
         assert registry.contents(schema["$id"]) is schema
     local: list[str] = []
@@ -780,6 +780,13 @@ TWINS: list[Twin] = [
         {"/config": {"retry": {"backoff_ms": 10}}},
         {"/config": {"retry": {"backoff_ms": 100}}},
     ),
+    # ---- the suite digest (SPEC §12.6): `sha256:` and 64 lowercase hex digits, nothing after them (not even the
+    # final newline a bare `$` lets through in Python's re)
+    Twin(
+        "suite-digest-pattern", "resultset", "kw:pattern", {"/suite_digest": "sha256:" + "A" * 64}, {"/suite_digest": "sha256:" + "a" * 64}
+    ),
+    Twin("suite-digest-short", "resultset", "kw:pattern", {"/suite_digest": "sha256:" + "a" * 63}),
+    Twin("suite-digest-nothing-after", "resultset", "kw:maxLength", {"/suite_digest": "sha256:" + "a" * 64 + "\n"}),
     # ---- pack patterns and enums
     Twin("pack-id-pattern", "pack", "kw:pattern", {"/id": "Support_Pack"}, {"/id": "support-pack"}),
     Twin("prompt-id-pattern", "pack", "kw:pattern", {"/prompts/main/id": "Main"}),

@@ -14,6 +14,9 @@ type Grader struct {
 	// The grader type. Open: runners define their own types; a type outside the well-known list is a custom grader and needs `params.handler`.
 	Type string `json:"type"`
 
+	// The grader's own version label: change it whenever its behaviour changes, so that compare can tell runs scored by different graders apart.
+	Version *string `json:"version,omitempty"`
+
 	// Extension point: type-specific parameters. The well-known types' required parameters are checked by this schema.
 	Params *map[string]json.RawMessage `json:"params,omitempty"`
 
@@ -27,7 +30,7 @@ type Grader struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderDeclared = map[string]bool{"$schema": true, "id": true, "type": true, "params": true, "weight": true, "description": true}
+var graderDeclared = map[string]bool{"$schema": true, "id": true, "type": true, "version": true, "params": true, "weight": true, "description": true}
 
 // UnmarshalJSON decodes a Grader, keeping undeclared members in AdditionalProperties.
 func (o *Grader) UnmarshalJSON(data []byte) error {

@@ -17,6 +17,9 @@ type ResultSet struct {
 	// The suite's own version label, if it has one.
 	SuiteVersion *string `json:"suite_version,omitempty"`
 
+	// SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.
+	SuiteDigest *string `json:"suite_digest,omitempty"`
+
 	// Identifier of this run; SHOULD be globally unique.
 	RunId Identifier `json:"run_id"`
 
@@ -29,6 +32,9 @@ type ResultSet struct {
 	Provider *Provider `json:"provider,omitempty"`
 
 	Runner *Runner `json:"runner,omitempty"`
+
+	// Provenance of the graders that ran, keyed by grader id: what makes one grader's scores comparable with another run's.
+	Graders *map[string]ResultsetGraderProvenance `json:"graders,omitempty"`
 
 	// How attempts were isolated from each other. Open: `fresh` and `shared` are conventional.
 	Isolation *string `json:"isolation,omitempty"`
@@ -46,7 +52,7 @@ type ResultSet struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var resultSetDeclared = map[string]bool{"$schema": true, "version": true, "suite_id": true, "suite_version": true, "run_id": true, "started_at": true, "completed_at": true, "provider": true, "runner": true, "isolation": true, "group": true, "results": true, "summary": true, "metadata": true}
+var resultSetDeclared = map[string]bool{"$schema": true, "version": true, "suite_id": true, "suite_version": true, "suite_digest": true, "run_id": true, "started_at": true, "completed_at": true, "provider": true, "runner": true, "graders": true, "isolation": true, "group": true, "results": true, "summary": true, "metadata": true}
 
 // UnmarshalJSON decodes a ResultSet, keeping undeclared members in AdditionalProperties.
 func (o *ResultSet) UnmarshalJSON(data []byte) error {
@@ -93,6 +99,40 @@ func (o *Runner) UnmarshalJSON(data []byte) error {
 // MarshalJSON encodes a Runner with its AdditionalProperties.
 func (o Runner) MarshalJSON() ([]byte, error) {
 	type plain Runner
+	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// What identifies a grader's behaviour in a run.
+type ResultsetGraderProvenance struct {
+	// The grader's `type`.
+	Type *string `json:"type,omitempty"`
+
+	// The grader's `version` (or the version of the code that implements it).
+	Version *string `json:"version,omitempty"`
+
+	// For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version.
+	JudgeModel *string `json:"judge_model,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var resultsetGraderProvenanceDeclared = map[string]bool{"type": true, "version": true, "judge_model": true}
+
+// UnmarshalJSON decodes a ResultsetGraderProvenance, keeping undeclared members in AdditionalProperties.
+func (o *ResultsetGraderProvenance) UnmarshalJSON(data []byte) error {
+	type plain ResultsetGraderProvenance
+	extra, err := decodeObject(data, (*plain)(o), resultsetGraderProvenanceDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a ResultsetGraderProvenance with its AdditionalProperties.
+func (o ResultsetGraderProvenance) MarshalJSON() ([]byte, error) {
+	type plain ResultsetGraderProvenance
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 

@@ -24,6 +24,8 @@ export interface Grader {
    * @minLength 1
    */
   type: string;
+  /** The grader's own version label: change it whenever its behaviour changes, so that compare can tell runs scored by different graders apart. */
+  version?: string;
   /** Extension point: type-specific parameters. The well-known types' required parameters are checked by this schema. */
   params?: { [key: string]: unknown };
   /**

@@ -13,6 +13,12 @@ export interface ResultSet {
   suite_id: common.Identifier;
   /** The suite's own version label, if it has one. */
   suite_version?: string;
+  /**
+   * SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.
+   * @pattern ^sha256:[0-9a-f]{64}
+   * @maxLength 71
+   */
+  suite_digest?: string;
   /** Identifier of this run; SHOULD be globally unique. */
   run_id: common.Identifier;
   /** When the run started. */
@@ -21,6 +27,8 @@ export interface ResultSet {
   completed_at?: common.DateTime;
   provider?: common.Provider;
   runner?: Runner;
+  /** Provenance of the graders that ran, keyed by grader id: what makes one grader's scores comparable with another run's. */
+  graders?: { [key: string]: GraderProvenance };
   /** How attempts were isolated from each other. Open: `fresh` and `shared` are conventional. */
   isolation?: string;
   group?: Group;
@@ -36,6 +44,19 @@ export interface Runner {
   name?: string;
   /** Version of the runner. */
   version?: string;
+}
+
+/** What identifies a grader's behaviour in a run. */
+export interface GraderProvenance {
+  /**
+   * The grader's `type`.
+   * @minLength 1
+   */
+  type?: string;
+  /** The grader's `version` (or the version of the code that implements it). */
+  version?: string;
+  /** For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version. */
+  judge_model?: string;
 }
 
 /** Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored. */

@@ -7,11 +7,12 @@
 
 import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { CROSS_CASE_CODES } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
 import { buildReport, finding, type Finding, type Report } from "./findings.js";
 import { get, isObject, type JsonObject } from "./json.js";
 import { parseJson, readText } from "./loader.js";
-import { show } from "./messages.js";
+import { render } from "./messages.js";
 import { suiteRules } from "./rules.js";
 import { validate } from "./validate.js";
 
@@ -28,7 +29,7 @@ export interface CasesFile {
   lines: CaseLine[];
 }
 
-const ACROSS = new Set<string>([codes.DUPLICATE_ID, codes.DANGLING_REFERENCE]);
+const ACROSS = new Set<string>(CROSS_CASE_CODES);
 const CASE_POINTER = /\/test_cases\/(\d+)(?:\/[^\s)]*)?/g;
 
 /**
@@ -63,7 +64,7 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
   if (typeof name !== "string" || name === "" || !isObject(suite)) return out;
   const where = casesPath(suitePath, name);
   if (where.problem !== undefined) {
-    out.problem = finding("/test_cases_file", codes.TEST_CASES_FILE_UNREADABLE, "error", `the test cases file ${show(name)} ${where.problem}`);
+    out.problem = finding("/test_cases_file", codes.TEST_CASES_FILE_UNREADABLE, "error", render(codes.TEST_CASES_FILE_UNREADABLE, { name, detail: where.problem }));
     return out;
   }
   const path = where.path;
@@ -74,7 +75,7 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
       "/test_cases_file",
       codes.TEST_CASES_FILE_UNREADABLE,
       "error",
-      `cannot read the test cases file ${show(name)} (relative to the suite file): ${text.code}: ${text.message}`,
+      render(codes.TEST_CASES_FILE_UNREADABLE, { name, detail: `${text.code}: ${text.message}` }, "unreadable"),
     );
     return out;
   }

@@ -9,7 +9,8 @@
 import * as codes from "./generated/rules.js";
 import { follow, type CasesFile } from "./casesFile.js";
 import { visible } from "./display.js";
-import { buildReport, compareCodePoints, finding, repr, type Finding, type Report } from "./findings.js";
+import { buildReport, compareCodePoints, finding, type Finding, type Report } from "./findings.js";
+import { show } from "./messages.js";
 import { expand, STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
 import { placed, type Positions } from "./positions.js";
 import { get, has, isObject, type JsonObject } from "./json.js";
@@ -216,7 +217,7 @@ function incompleteCases(suite: JsonObject, cases: CasesFile): string | null {
   const bad = cases.lines.find((line) => line.unreadable);
   if (bad === undefined) return null;
   const problem = bad.report.errors[0]!;
-  return `line ${bad.line} of the test cases file ${repr(shorten(String(get(suite, "test_cases_file"))))}: ${problem.code}: ${problem.message}`;
+  return `line ${bad.line} of the test cases file ${show(String(get(suite, "test_cases_file")))}: ${problem.code}: ${problem.message}`;
 }
 
 // --- output: text, JSON and GitHub workflow commands, as the Python command writes them -----------------------

@@ -1,9 +1,9 @@
 /** Rules that need two documents: a result set checked against the suite it claims to be a run of (mirrors evalschema/crossdoc.py). */
 
 import * as codes from "./generated/rules.js";
-import { finding, pointer, repr, type Finding } from "./findings.js";
+import { finding, pointer, type Finding } from "./findings.js";
 import { get, has, isObject, objects, type JsonObject } from "./json.js";
-import { show } from "./messages.js";
+import { render } from "./messages.js";
 
 /** A test case's graders as id → type (null when a reference names no suite grader). */
 function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): Map<string, string | null> {
@@ -71,7 +71,7 @@ export class SuiteIndex {
     const expected = this.cases.get(caseId);
     if (expected !== undefined) this.run.add(caseId);
     if (expected === undefined) {
-      yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", `test case ${repr(caseId)} is not in the suite`);
+      yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", render(codes.UNKNOWN_TEST_CASE, { name: caseId }));
       return;
     }
     const seen = new Set<string>();
@@ -84,7 +84,7 @@ export class SuiteIndex {
           pointer("results", index, "grader_results", gIndex, "grader_id"),
           codes.UNKNOWN_GRADER,
           "error",
-          `grader ${repr(graderId)} is not a grader of test case ${repr(caseId)}`,
+          render(codes.UNKNOWN_GRADER, { name: graderId, test_case: caseId }),
         );
         continue;
       }
@@ -95,7 +95,7 @@ export class SuiteIndex {
           pointer("results", index, "grader_results", gIndex, "type"),
           codes.GRADER_TYPE_MISMATCH,
           "error",
-          `grader ${repr(graderId)} has type ${repr(want)} in the suite, not ${repr(got)}`,
+          render(codes.GRADER_TYPE_MISMATCH, { name: graderId, expected: want, value: got }),
         );
       }
     }
@@ -105,9 +105,7 @@ export class SuiteIndex {
         pointer("results", index, "grader_results"),
         codes.GRADER_RESULT_MISSING,
         "error",
-        "no grader result for " +
-          missing.map(repr).join(", ") +
-          ' (report a skipped grader with a null score and metadata["evalschema.skip_reason"])',
+        render(codes.GRADER_RESULT_MISSING, { names: missing }),
       );
     }
   }
@@ -121,21 +119,16 @@ export class SuiteIndex {
         pointer("suite_id"),
         codes.SUITE_ID_MISMATCH,
         "error",
-        `the result set is for suite ${show(claimed)}, but the suite given is ${show(this.suiteId)}`,
+        render(codes.SUITE_ID_MISMATCH, { value: claimed, expected: this.suiteId }),
       );
       return; // a run of another suite: which of this suite's cases it lacks means nothing
     }
     if (!Array.isArray(get(resultset, "results")) || isPartial(resultset)) return;
     const missing = [...this.cases.keys()].filter((c) => !this.run.has(c));
     if (missing.length > 0) {
-      const shown = missing.slice(0, MISSING_SHOWN).map((c) => show(c)).join(", ");
-      const more = missing.length > MISSING_SHOWN ? ` and ${missing.length - MISSING_SHOWN} more` : "";
-      yield finding(
-        pointer("results"),
-        codes.TEST_CASE_NOT_RUN,
-        "error",
-        `no result for ${missing.length} test case(s) of the suite: ${shown}${more} (a partial run says so with metadata["${PARTIAL_KEY}"]: true)`,
-      );
+      const more = missing.length - MISSING_SHOWN;
+      const params = { count: missing.length, names: missing.slice(0, MISSING_SHOWN), more };
+      yield finding(pointer("results"), codes.TEST_CASE_NOT_RUN, "error", render(codes.TEST_CASE_NOT_RUN, params, more > 0 ? "more" : "default"));
     }
   }
 }

@@ -69,25 +69,19 @@ export function readingOrder(a: Finding, b: Finding): number {
 }
 
 /** Deduplicate by (code, pointer, severity), apply strict mode, and order by position (line, column), then pointer
- * and code; findings without a position (a document given as data) come by pointer. */
+ * and code; findings without a position (a document given as data) come by pointer. Of findings that repeat a
+ * (code, pointer, severity), the one whose message comes first by code point is kept: engines report failures in
+ * different orders, and the choice must not depend on it. */
 export function buildReport(kind: string | null, findings: Iterable<Finding>, strict: boolean): Report {
   const unique = new Map<string, Finding>();
   for (let f of findings) {
     if (strict && f.severity === "warning") f = { ...f, severity: "error" };
     const key = JSON.stringify([f.pointer, f.code, f.severity]);
-    if (!unique.has(key)) unique.set(key, f);
+    const kept = unique.get(key);
+    if (kept === undefined || compareCodePoints(f.message, kept.message) < 0) unique.set(key, f);
   }
   const ordered = [...unique.values()].sort(readingOrder);
   const errors = ordered.filter((f) => f.severity === "error");
   const warnings = ordered.filter((f) => f.severity === "warning");
   return { kind, valid: errors.length === 0, errors, warnings };
-}
-
-/** Python-like repr of a value, for messages. */
-export function repr(value: unknown): string {
-  if (typeof value === "string") return "'" + value.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  return JSON.stringify(value) ?? String(value);
 }

@@ -16,10 +16,12 @@ import type { Summary as Computed } from "./summary.js";
 /** @deprecated the name is the schema's `resultset.Summary` too: use `ReferenceSummary`. */
 export type Summary = Computed;
 export { buildReport, pointer, type Finding, type Report, type Severity } from "./findings.js";
+export { render, show, template, PARAMETERS, type Params } from "./messages.js";
 export { identify, kindFromShape, parseVersion, type Identity } from "./identify.js";
 export { KINDS, isKind, specVersion, type Kind } from "./schemas.js";
 export { parseJson, loadPath, type Loaded } from "./loader.js";
 export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./streaming.js";
+export { compare, type CompareOptions } from "./compare.js";
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
 // the schema's types by their plain names (the schema's `Summary` stays `resultset.Summary`: see ReferenceSummary)

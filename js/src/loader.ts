@@ -9,7 +9,8 @@ import { jsonPositions, LineIndex, type Positions } from "./positions.js";
 import { parseYaml } from "./yaml.js";
 import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
-import { finding, repr, type Finding } from "./findings.js";
+import { finding, type Finding } from "./findings.js";
+import { show } from "./messages.js";
 
 /** A parsed document, or the finding that says why there is none. */
 export interface Loaded {
@@ -28,7 +29,8 @@ export class JsonError extends Error {
 }
 
 /** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
-export const MAX_DEPTH = 1000;
+import { MAX_DEPTH } from "./generated/constants.js";
+export { MAX_DEPTH };
 export const BOM_REASON = "starts with a byte-order mark, which JSON does not allow";
 const WS = new Set([" ", "\t", "\n", "\r"]);
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
@@ -183,7 +185,7 @@ class Parser {
     const seen = new Set<string>();
     // like Python's object_pairs_hook: checked when the object closes, reported at the repeated key
     for (const [key, value, keyAt] of pairs) {
-      if (seen.has(key)) throw new JsonError(`duplicate key ${repr(shorten(key))}`, keyAt, codes.DUPLICATE_KEY);
+      if (seen.has(key)) throw new JsonError(`duplicate key ${show(key)}`, keyAt, codes.DUPLICATE_KEY);
       seen.add(key);
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     }

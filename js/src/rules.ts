@@ -7,9 +7,9 @@
  */
 
 import * as codes from "./generated/rules.js";
-import { finding, pointer, repr, type Finding } from "./findings.js";
+import { finding, pointer, type Finding } from "./findings.js";
 import { get, has, isInt, isObject, objects, type JsonObject } from "./json.js";
-import { show, unknownProperty } from "./messages.js";
+import { render } from "./messages.js";
 import { current } from "./schemas.js";
 import type { Kind } from "./schemas.js";
 
@@ -20,13 +20,13 @@ function text(value: unknown): string | null {
 }
 
 /** Report every later occurrence of a key; `null` keys (unreadable values) are skipped. */
-function* duplicates(items: Iterable<[Where, string | null]>, code: string, what: string): Generator<Finding> {
+function* duplicates(items: Iterable<[Where, string | null]>, code: string, variant = "default"): Generator<Finding> {
   const seen = new Map<string, Where>();
   for (const [where, key] of items) {
     if (key === null) continue;
     const first = seen.get(key);
     if (first !== undefined) {
-      yield finding(pointer(...where), code, "error", `duplicate ${what} ${key} (first at ${pointer(...first)})`);
+      yield finding(pointer(...where), code, "error", render(code, { name: key, first: pointer(...first) }, variant));
     } else seen.set(key, where);
   }
 }
@@ -39,7 +39,7 @@ const MODIFIERS = /\(\?[imsx]*-?[imsx]*:/y;
  * refuses: duplicate named groups (even in different alternatives) and inline modifier groups `(?i:…)`. The same
  * scan as `newer_syntax` in evalschema/rules.py.
  */
-export function newerSyntax(source: string): string | null {
+export function newerSyntax(source: string): [string, string] | null {
   const names = new Set<string>();
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
@@ -54,35 +54,37 @@ export function newerSyntax(source: string): string | null {
       if (source.startsWith("(?<", i) && !source.startsWith("(?<=", i) && !source.startsWith("(?<!", i)) {
         const end = source.indexOf(">", i + 3);
         const name = end > 0 ? source.slice(i + 3, end) : "";
-        if (names.has(name)) return `duplicate capture group name ${repr(Array.from(name).slice(0, 40).join(""))}`;
+        if (names.has(name)) return ["duplicate_group", name];
         names.add(name);
       } else {
         MODIFIERS.lastIndex = i;
         const match = MODIFIERS.exec(source);
-        if (match !== null && match[0] !== "(?:") return "inline modifier groups such as (?i:…) are newer than the dialect (ES2024)";
+        if (match !== null && match[0] !== "(?:") return ["modifier", ""];
       }
     }
   }
   return null;
 }
 
-export function regexError(source: string): string | null {
+/** Why `source` is not a regular expression of the dialect (a message variant of INVALID_REGEX and its `name`), or null. */
+export function regexError(source: string): [string, string] | null {
   const newer = newerSyntax(source);
   if (newer !== null) return newer;
   try {
     new RegExp(source, "u");
     return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+  } catch {
+    // the engine's own words differ from engine to engine: the message names the dialect, not the engine's reason
+    return ["default", ""];
   }
 }
 
 function regexFinding(where: Where, source: unknown): Finding | null {
   if (typeof source !== "string") return null;
   const problem = regexError(source);
-  return problem === null
-    ? null
-    : finding(pointer(...where), codes.INVALID_REGEX, "error", `not a valid ECMA-262 regular expression: ${problem}`);
+  if (problem === null) return null;
+  const [variant, name] = problem;
+  return finding(pointer(...where), codes.INVALID_REGEX, "error", render(codes.INVALID_REGEX, { value: source, name }, variant));
 }
 
 let declared: Map<string, string[]> | undefined;
@@ -120,13 +122,8 @@ function* graderRegex(grader: JsonObject, where: Where): Generator<Finding> {
   if (names !== undefined && isObject(params)) {
     for (const name of Object.keys(params)) {
       if (names.includes(name)) continue;
-      const listed = names.map((n) => show(n)).join(", ") || "none";
-      yield finding(
-        pointer(...where, "params", name),
-        codes.UNKNOWN_GRADER_PARAM,
-        "warning",
-        `${unknownProperty(name, names)} (the ${String(kind)} grader's parameters are ${listed})`,
-      );
+      const message = render(codes.UNKNOWN_GRADER_PARAM, { name, value: kind, declared: names });
+      yield finding(pointer(...where, "params", name), codes.UNKNOWN_GRADER_PARAM, "warning", message);
     }
   }
 }
@@ -145,12 +142,11 @@ export function* suiteRules(document: JsonObject): Generator<Finding> {
   yield* duplicates(
     cases.map(([i, c]): [Where, string | null] => [["test_cases", i, "id"], text(get(c, "id"))]),
     codes.DUPLICATE_ID,
-    "test case id",
   );
   yield* duplicates(
     graders.map(([i, g]): [Where, string | null] => [["graders", i, "id"], text(get(g, "id"))]),
     codes.DUPLICATE_ID,
-    "grader id",
+    "grader",
   );
   const known = new Set<string>();
   for (const [, g] of graders) {
@@ -169,7 +165,7 @@ export function* suiteRules(document: JsonObject): Generator<Finding> {
             pointer("test_cases", caseIndex, "graders", refIndex),
             codes.DANGLING_REFERENCE,
             "error",
-            `grader ${repr(ref)} is not defined in the suite's graders`,
+            render(codes.DANGLING_REFERENCE, { name: ref }),
           );
         }
       }
@@ -198,7 +194,7 @@ function graderIdsOf(result: JsonObject): Set<string> {
 export function* resultsetDocumentRules(document: JsonObject): Generator<Finding> {
   const group = get(document, "group");
   if (isObject(group) && typeof get(group, "group_id") === "string" && get(group, "parent_group_id") === get(group, "group_id")) {
-    yield finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", "a group cannot be its own parent");
+    yield finding(pointer("group", "parent_group_id"), codes.SELF_PARENT, "error", render(codes.SELF_PARENT, { value: get(group, "group_id") }));
   }
 }
 
@@ -232,7 +228,7 @@ export class ResultRows {
             pointer("results", index, "attempt"),
             codes.DUPLICATE_ATTEMPT,
             "error",
-            `duplicate (test_case_id, attempt) ${JSON.stringify([caseId, attempt])} (first at ${pointer("results", first, "attempt")})`,
+            render(codes.DUPLICATE_ATTEMPT, { value: attempt, name: caseId, first: pointer("results", first, "attempt") }),
           );
         }
       }
@@ -248,7 +244,7 @@ export class ResultRows {
             pointer("results", index, "constraint_violations", vIndex, "grader_id"),
             codes.CONSTRAINT_GRADER_UNKNOWN,
             "error",
-            `grader_id ${repr(graderId)} names no grader result of this result`,
+            render(codes.CONSTRAINT_GRADER_UNKNOWN, { value: graderId }),
           );
         }
       }
@@ -257,7 +253,7 @@ export class ResultRows {
           pointer("results", index, "error"),
           codes.ERROR_WITH_INVALIDATING_VIOLATION,
           "warning",
-          "a result has both an error and an invalidating constraint violation; it counts as errored",
+          render(codes.ERROR_WITH_INVALIDATING_VIOLATION),
         );
       }
     }
@@ -291,13 +287,11 @@ function* placeholders(document: JsonObject): Generator<Finding> {
       if (!isObject(extensions) || !has(extensions, MIGRATION_KEY)) continue;
       const marker = extensions[MIGRATION_KEY];
       const decide = isObject(marker) ? get(marker, "decide") : undefined;
-      const what = Array.isArray(decide) && decide.length > 0 ? decide.map(String).join(", ") : "its placeholders";
-      yield finding(
-        pointer(...where, index, "extensions", MIGRATION_KEY),
-        codes.MIGRATION_PLACEHOLDER,
-        "warning",
-        `evalschema migrate left placeholders here: decide ${what}, then remove extensions[${show(MIGRATION_KEY)}]`,
-      );
+      const message =
+        Array.isArray(decide) && decide.length > 0
+          ? render(codes.MIGRATION_PLACEHOLDER, { names: decide, name: MIGRATION_KEY })
+          : render(codes.MIGRATION_PLACEHOLDER, { name: MIGRATION_KEY }, "unspecified");
+      yield finding(pointer(...where, index, "extensions", MIGRATION_KEY), codes.MIGRATION_PLACEHOLDER, "warning", message);
     }
   }
 }
@@ -306,7 +300,6 @@ export function* packRules(document: JsonObject): Generator<Finding> {
   yield* duplicates(
     [...objects(get(document, "evals"))].map(([i, e]): [Where, string | null] => [["evals", i, "id"], text(get(e, "id"))]),
     codes.DUPLICATE_EVAL_ID,
-    "eval id",
   );
   const prompts = get(document, "prompts");
   const validators: [Where, JsonObject][] = [];
@@ -322,13 +315,12 @@ export function* packRules(document: JsonObject): Generator<Finding> {
           pointer("prompts", name, "id"),
           codes.PROMPT_ID_MISMATCH,
           "error",
-          `the prompt's id ${show(id)} differs from its key ${show(name)} in prompts (the key is its identity)`,
+          render(codes.PROMPT_ID_MISMATCH, { value: id, name }),
         );
       }
       yield* duplicates(
         [...objects(get(prompt, "evals"))].map(([i, e]): [Where, string | null] => [["prompts", name, "evals", i, "id"], text(get(e, "id"))]),
         codes.DUPLICATE_EVAL_ID,
-        "eval id",
       );
       for (const [i, v] of objects(get(prompt, "validators"))) validators.push([["prompts", name, "validators", i], v]);
     }
@@ -336,7 +328,6 @@ export function* packRules(document: JsonObject): Generator<Finding> {
   yield* duplicates(
     validators.map(([where, v]): [Where, string | null] => [[...where, "id"], text(get(v, "id"))]),
     codes.DUPLICATE_VALIDATOR_ID,
-    "validator id",
   );
   yield* placeholders(document);
   for (const [where, validator] of validators) {

@@ -15,46 +15,20 @@ import type { ErrorObject } from "ajv";
 import * as codes from "./generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
-import { shorten } from "./limits.js";
-import { oneOf, show, unknownProperty } from "./messages.js";
-import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
+import { render } from "./messages.js";
+import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "./schemas.js";
 
-export const KEYWORD_CODES: Readonly<Record<string, string>> = {
-  type: codes.TYPE_MISMATCH,
-  required: codes.REQUIRED_FIELD,
-  dependentRequired: codes.REQUIRED_FIELD,
-  additionalProperties: codes.UNKNOWN_FIELD,
-  unevaluatedProperties: codes.UNKNOWN_FIELD,
-  propertyNames: codes.UNKNOWN_FIELD,
-  minimum: codes.OUT_OF_RANGE,
-  maximum: codes.OUT_OF_RANGE,
-  exclusiveMinimum: codes.OUT_OF_RANGE,
-  exclusiveMaximum: codes.OUT_OF_RANGE,
-  multipleOf: codes.OUT_OF_RANGE,
-  minLength: codes.LENGTH_OUT_OF_RANGE,
-  maxLength: codes.LENGTH_OUT_OF_RANGE,
-  minItems: codes.LENGTH_OUT_OF_RANGE,
-  maxItems: codes.LENGTH_OUT_OF_RANGE,
-  minProperties: codes.LENGTH_OUT_OF_RANGE,
-  maxProperties: codes.LENGTH_OUT_OF_RANGE,
-  uniqueItems: codes.LENGTH_OUT_OF_RANGE,
-  pattern: codes.PATTERN_MISMATCH,
-  format: codes.INVALID_FORMAT,
-  enum: codes.INVALID_VALUE,
-  const: codes.INVALID_VALUE,
-  oneOf: codes.SCHEMA_MISMATCH,
-  anyOf: codes.SCHEMA_MISMATCH,
-  not: codes.SCHEMA_MISMATCH,
-  contains: codes.SCHEMA_MISMATCH,
-};
+import { KEYWORD_CODES } from "./generated/constants.js";
+export { KEYWORD_CODES };
+/** The failing keyword → its rule (spec/constants.json), indexable by any keyword. */
+const keywordCodes: Readonly<Record<string, string>> = KEYWORD_CODES;
 
-/** A deprecated property present in a document, with the schema's deprecation annotation. */
+/** A deprecated property present in a document, with where its schema says so (`<file>#<JSON Pointer>`, the key of the generated `DEPRECATIONS`). */
 export interface DeprecatedUse {
   pointer: string;
   name: string;
   value: unknown;
-  annotation: JsonObject;
-  description: string;
+  location: string;
 }
 
 export interface SchemaOutcome {
@@ -166,15 +140,6 @@ function regroup(errors: readonly ErrorObject[]): Node[] {
   return top;
 }
 
-function brief(message: string, limit = 240): string {
-  return message.length <= limit ? message : message.slice(0, limit - 1) + "…";
-}
-
-function describe(error: ErrorObject): string {
-  const where = error.instancePath || "the document";
-  return brief(`${where} ${error.message ?? "is invalid"}`);
-}
-
 /** The property names a closed object's subschema declares (its `properties`, through inlined `$ref`s and
  * `allOf`), for suggestions: `path` is the schema path of its `additionalProperties` keyword. */
 function declaredNames(tree: unknown, path: readonly string[]): string[] {
@@ -189,30 +154,32 @@ function declaredNames(tree: unknown, path: readonly string[]): string[] {
   return names;
 }
 
-function keywordFinding(error: ErrorObject, code: string, value: unknown, path: readonly string[], tree: unknown, detail?: string): Finding {
+/** The message variant and parameters of a failed `keyword` whose schema value is `declared`: every parameter the
+ * keyword's rule template may use (Python's `keyword_params`). */
+export function keywordParams(keyword: string, instance: unknown, declared: unknown): [string, Record<string, unknown>] {
+  const params: Record<string, unknown> = { value: instance, keyword, limit: declared, expected: declared };
+  if (keyword === "type") params["type"] = Array.isArray(declared) ? declared.map(String).join(" or ") : String(declared);
+  else if (keyword === "pattern") params["pattern"] = declared;
+  else if (keyword === "format") params["format"] = String(declared);
+  else if (keyword === "enum") params["allowed"] = Array.isArray(declared) ? declared : [declared];
+  else if (keyword === "propertyNames") params["name"] = instance;
+  return [keyword === "const" ? "const" : "default", params];
+}
+
+/** (pointer, message) of the finding a failed keyword makes, the message its own rule's (Python's `_keyword_findings`). */
+function keywordMessage(error: ErrorObject, value: unknown, path: readonly string[], tree: unknown): [string, string] {
   const keyword = error.keyword;
   const params = error.params as Record<string, unknown>;
   if (keyword === "required" || keyword === "dependentRequired") {
     const name = String(params["missingProperty"]);
-    const message = `missing required property '${shorten(name)}'`;
-    return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
+    return [`${error.instancePath}/${escapeToken(name)}`, render(codes.REQUIRED_FIELD, { name })];
   }
   if (keyword === "additionalProperties") {
     const name = String(params["additionalProperty"]);
-    const message = unknownProperty(name, declaredNames(tree, path));
-    return finding(`${error.instancePath}/${escapeToken(name)}`, code, "error", detail ? `${detail} (${message})` : message);
+    return [`${error.instancePath}/${escapeToken(name)}`, render(codes.UNKNOWN_FIELD, { name, declared: declaredNames(tree, path) })];
   }
-  if (detail !== undefined) {
-    const plain = keyword === "const" || (value !== null && typeof value === "object");
-    return finding(error.instancePath, code, "error", plain ? detail : `${detail} (got ${show(value)})`);
-  }
-  if (keyword === "enum" && Array.isArray(params["allowedValues"])) {
-    return finding(error.instancePath, code, "error", oneOf(value, params["allowedValues"] as unknown[]));
-  }
-  if (keyword === "pattern" && typeof params["pattern"] === "string") {
-    return finding(error.instancePath, code, "error", `${show(value)} does not match the pattern ${show(params["pattern"])}`);
-  }
-  return finding(error.instancePath, code, "error", describe(error));
+  const [variant, given] = keywordParams(keyword, value, nodeAt(tree, path));
+  return [error.instancePath, render(keywordCodes[keyword] ?? codes.SCHEMA_MISMATCH, given, variant)];
 }
 
 /** The value at an instance path of the document being validated. */
@@ -221,7 +188,18 @@ type Lookup = (instancePath: string) => unknown;
 function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Readonly<Record<string, string>>): Finding[] {
   const { error, path } = node;
   const rule = ruleOf(tree, path);
-  if (rule !== undefined) return [keywordFinding(error, rule, lookup(error.instancePath), path, tree, ruleMessages[rule] ?? rule)];
+  if (rule !== undefined) {
+    const statement = ruleMessages[rule] ?? rule;
+    const value = lookup(error.instancePath);
+    if (error.keyword === "required" || error.keyword === "dependentRequired" || error.keyword === "additionalProperties") {
+      const [where, reason] = keywordMessage(error, value, path, tree);
+      return [finding(where, rule, "error", render(rule, { statement, reason }, "because"))];
+    }
+    // "false was expected" adds nothing to the rule's own sentence, and a whole object is no help; under
+    // propertyNames one engine gives the name and another the object: the rule's sentence says it all
+    if (error.keyword === "const" || (value !== null && typeof value === "object") || path.includes("propertyNames")) return [finding(error.instancePath, rule, "error", render(rule, { statement }))];
+    return [finding(error.instancePath, rule, "error", render(rule, { statement, value }, "got"))];
+  }
   if (error.keyword === "oneOf" || error.keyword === "anyOf") {
     const branches = nodeAt(tree, path);
     if (Array.isArray(branches)) {
@@ -237,9 +215,11 @@ function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Reado
   }
   const excluded = error.keyword === "not" ? excludedPattern(nodeAt(tree, path)) : undefined;
   if (excluded !== undefined) {
-    return [finding(error.instancePath, codes.PATTERN_MISMATCH, "error", brief(`${error.instancePath || "the document"} must not match pattern "${excluded}"`))];
+    const message = render(codes.PATTERN_MISMATCH, { value: lookup(error.instancePath), pattern: excluded }, "excluded");
+    return [finding(error.instancePath, codes.PATTERN_MISMATCH, "error", message)];
   }
-  return [keywordFinding(error, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH, lookup(error.instancePath), path, tree)];
+  const [where, message] = keywordMessage(error, lookup(error.instancePath), path, tree);
+  return [finding(where, keywordCodes[error.keyword] ?? codes.SCHEMA_MISMATCH, "error", message)];
 }
 
 /**
@@ -288,15 +268,7 @@ function reachesDeprecated(schema: unknown): boolean {
 export function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
   if (depth > 64 || !reachesDeprecated(schema) || !isObject(schema)) return;
   if (schema["deprecated"] === true && where.length > 0) {
-    const annotation = schema["x-deprecation"];
-    const description = schema["description"];
-    found.push({
-      pointer: where.map((t) => "/" + escapeToken(t)).join(""),
-      name: where[where.length - 1]!,
-      value,
-      annotation: isObject(annotation) ? annotation : {},
-      description: typeof description === "string" ? description : "",
-    });
+    found.push({ pointer: where.map((t) => "/" + escapeToken(t)).join(""), name: where[where.length - 1]!, value, location: schemaLocation(schema) });
   }
   for (const keyword of ["allOf", "oneOf", "anyOf"] as const) {
     const branches = schema[keyword];

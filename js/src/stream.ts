@@ -21,7 +21,8 @@
 import { readSync } from "node:fs";
 import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
-import { finding, repr, type Finding } from "./findings.js";
+import { finding, type Finding } from "./findings.js";
+import { show } from "./messages.js";
 import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
 
 /** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
@@ -81,7 +82,8 @@ export class NotStreamable extends Error {}
  * Reading member by member pays off for a result set's few members and many rows; a root with more members than
  * this is no result set worth streaming: it is read whole (as in evalschema/stream.py).
  */
-export const MAX_MEMBERS = 1000;
+import { MAX_MEMBERS } from "./generated/constants.js";
+export { MAX_MEMBERS };
 
 /** One value (a member or a row) is larger than the input size limit. */
 class TooLarge extends Error {}
@@ -595,7 +597,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
   if (repeated !== null) {
     // the parser finds it as the root closes, before it looks for more text
     const [name, at] = repeated;
-    const problem = readProblem(new JsonError(`duplicate key ${repr(shorten(name))}`, 0, codes.DUPLICATE_KEY));
+    const problem = readProblem(new JsonError(`duplicate key ${show(name)}`, 0, codes.DUPLICATE_KEY));
     yield new Raw(problem.code, problem.message, at);
     return;
   }

@@ -30,7 +30,8 @@ const ARRAY = "results";
  * Files at least this large are streamed by default, as in the Python SDK: reading whole takes several times
  * the file in memory (and V8 cannot hold a string over about 512 MiB at all); reading in pieces stays flat.
  */
-export const STREAM_THRESHOLD = 8 << 20;
+import { STREAM_THRESHOLD } from "./generated/constants.js";
+export { STREAM_THRESHOLD };
 
 export interface FileOptions extends ValidateOptions {
   /**

@@ -2,18 +2,22 @@
 
 import * as codes from "./generated/rules.js";
 import { RULES } from "./generated/rules.js";
-import { buildReport, finding, pointer, repr, type Finding, type Report } from "./findings.js";
+import { buildReport, finding, pointer, type Finding, type Report } from "./findings.js";
 import { resultsetAgainstSuite as crossdocFindings } from "./crossdoc.js";
 import { warningsFor } from "./deprecations.js";
 import { identify, parseVersion, type Identity, type Version } from "./identify.js";
+import { render, show } from "./messages.js";
 import { get, isObject, type JsonObject } from "./json.js";
 import { DOCUMENT_RULES } from "./rules.js";
 import { check, type SchemaOutcome } from "./schemaPath.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { summarize, type Summary } from "./summary.js";
 
-export const SUMMARY_TOLERANCE = 1e-9;
-const NO_RESULTS: Readonly<Record<string, unknown>> = { passed: 0, failed: 0, unscored: 0, avg_score: null };
+import { NO_RESULTS, SUMMARY_TOLERANCE } from "./generated/constants.js";
+
+export { SUMMARY_TOLERANCE };
+/** A grader without results, indexable by name. */
+const noResults: Readonly<Record<string, unknown>> = NO_RESULTS;
 
 export interface ValidateOptions {
   /** The document kind; detected from `$schema` or shape when not given. */
@@ -42,29 +46,16 @@ function supported(): Version {
   return version;
 }
 
-/** Python's `==` on JSON values (booleans are the integers 0 and 1; `None` equals only `None`). */
-function pyEqual(a: unknown, b: unknown): boolean {
-  const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "boolean" ? Number(v) : null);
-  const [x, y] = [num(a), num(b)];
-  if (x !== null || y !== null) return x !== null && y !== null && x === y;
-  if (a === null || b === null || typeof a === "string" || typeof b === "string") return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => pyEqual(v, b[i]));
-  }
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && pyEqual(a[k], b[k]));
-  }
-  return false;
-}
-
+/**
+ * Whether a claimed summary value differs from the computed one, compared as JSON values (SPEC §4.5), the same in
+ * every language: a number (never a boolean) matches a number within SUMMARY_TOLERANCE, null only null, true and
+ * false only themselves; anything else differs.
+ */
 function differs(claimed: unknown, computed: unknown): boolean {
-  if (typeof claimed === "boolean" || claimed === null || computed === null || computed === undefined) {
-    return claimed !== computed && !pyEqual(claimed, computed);
-  }
   if (typeof claimed === "number" && typeof computed === "number") {
     return !(claimed === computed || Math.abs(claimed - computed) <= SUMMARY_TOLERANCE);
   }
+  if (typeof claimed === "boolean" || claimed === null || typeof computed === "boolean" || computed === null) return claimed !== computed;
   return true;
 }
 
@@ -81,12 +72,12 @@ export function* summaryMismatchesAgainst(claimed: unknown, summary: Summary): G
   const reference = summary as unknown as Record<string, unknown>;
   const byGrader = reference["by_grader"] as Record<string, Record<string, unknown>>;
   const mismatch = (tokens: string[], said: unknown, want: unknown): Finding =>
-    finding(pointer("summary", ...tokens), codes.SUMMARY_MISMATCH, "warning", `summary says ${repr(said)}, the reference summary gives ${repr(want)}`);
+    finding(pointer("summary", ...tokens), codes.SUMMARY_MISMATCH, "warning", render(codes.SUMMARY_MISMATCH, { value: said, expected: want }));
   for (const [field, value] of Object.entries(claimed)) {
     if (field === "by_grader" && isObject(value)) {
       for (const [graderId, totals] of Object.entries(value)) {
         // a grader with no results has zero counts and no average
-        const expected = Object.prototype.hasOwnProperty.call(byGrader, graderId) ? byGrader[graderId]! : NO_RESULTS;
+        const expected = Object.prototype.hasOwnProperty.call(byGrader, graderId) ? byGrader[graderId]! : noResults;
         if (!isObject(totals)) continue;
         for (const [name, number] of Object.entries(totals)) {
           if (Object.prototype.hasOwnProperty.call(expected, name) && differs(number, expected[name])) {
@@ -109,7 +100,7 @@ export function* summaryMismatchesAgainst(claimed: unknown, summary: Summary): G
 
 /** Throws on a kind this specification does not define (a caller's mistake, not a finding). */
 export function checkKind(kind: Kind | null): void {
-  if (kind !== null && !isKind(kind)) throw new Error(`unknown kind ${repr(kind)}; expected one of ${KINDS.join(", ")}`);
+  if (kind !== null && !isKind(kind)) throw new Error(`unknown kind ${show(kind)}; expected one of ${KINDS.join(", ")}`);
 }
 
 /**
@@ -119,8 +110,12 @@ export function checkKind(kind: Kind | null): void {
 export function identified(document: unknown, kind: Kind | null, strict: boolean): { identity: Identity; decided: Report | null } {
   if (!isObject(document)) {
     const identity: Identity = { kind, version: null, versionPointer: "", findings: [] };
-    if (kind === null) return { identity, decided: buildReport(null, [finding("", codes.UNKNOWN_KIND, "error", "a document must be a JSON object")], strict) };
-    return { identity, decided: buildReport(kind, [finding("", codes.TYPE_MISMATCH, "error", "a document must be a JSON object")], strict) };
+    if (kind === null) {
+      const only = finding("", codes.UNKNOWN_KIND, "error", render(codes.UNKNOWN_KIND, { value: document }, "not_object"));
+      return { identity, decided: buildReport(null, [only], strict) };
+    }
+    const only = finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, { value: document, type: "object" }));
+    return { identity, decided: buildReport(kind, [only], strict) };
   }
   const identity = identify(document, kind);
   if (identity.kind === null) return { identity, decided: buildReport(null, [...identity.findings], strict) };
@@ -131,7 +126,7 @@ export function identified(document: unknown, kind: Kind | null, strict: boolean
       identity.versionPointer,
       codes.VERSION_UNSUPPORTED,
       "error",
-      `the document is for major version ${identity.version[0]}; this validator supports ${ours[0]}.x up to ${specVersion()}`,
+      render(codes.VERSION_UNSUPPORTED, { value: identity.version[0], limit: ours[0], version: specVersion() }),
     );
     return { identity, decided: buildReport(identity.kind, [only], strict) };
   }
@@ -147,7 +142,7 @@ export function* schemaFindings(outcome: SchemaOutcome, identity: Identity, allo
   const newerMinor = v !== null && (v[0] > ours[0] || (v[0] === ours[0] && v[1] > ours[1]));
   for (const f of outcome.findings) {
     if (allowUnknown && newerMinor && f.code === codes.UNKNOWN_FIELD) {
-      yield { ...f, severity: "warning", message: f.message + " (allowed: newer minor version)" };
+      yield { ...f, severity: "warning", message: render(codes.UNKNOWN_FIELD, { reason: f.message }, "allowed") };
     } else yield f;
   }
   yield* warningsFor(outcome.deprecated, kind);

@@ -8,13 +8,14 @@
 
 import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from "yaml";
 import * as codes from "./generated/rules.js";
-import { finding, repr, type Finding } from "./findings.js";
-import { shorten } from "./limits.js";
+import { finding, type Finding } from "./findings.js";
+import { YAML_NODE_LIMIT } from "./generated/constants.js";
+import { show } from "./messages.js";
 import { LineIndex, type Positions } from "./positions.js";
 import { escapeToken } from "./findings.js";
 
-/** Nodes in one YAML document, as written and as its aliases expand it (evalschema/limits.py `YAML_NODE_LIMIT`). */
-export const YAML_NODE_LIMIT = 1_500_000;
+/** Nodes in one YAML document, as written and as its aliases expand it (spec/constants.json, shared with Python). */
+export { YAML_NODE_LIMIT };
 
 /** A document read from a YAML stream: its value and where each of its values starts, or why there is none. */
 export interface YamlDocument {
@@ -116,7 +117,7 @@ function scalarValue(node: YamlNode): unknown {
   }
   const source = typeof node.source === "string" ? node.source : String(node.value);
   if (tag === `${CORE}int` && !CORE_INT.test(source)) {
-    throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${repr(source)} is not a YAML 1.2 integer`, node.range?.[0]);
+    throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${show(source)} is not a YAML 1.2 integer`, node.range?.[0]);
   }
   const value = node.value;
   if (typeof value === "number" && !Number.isFinite(value)) {
@@ -146,7 +147,7 @@ function build(node: YamlNode, doc: Document): unknown {
       // compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
       const name = typeof key === "string" ? key : jsonKey(key);
       if (seen.has(name)) {
-        throw new Refused(codes.DUPLICATE_KEY, `duplicate key ${repr(shorten(name))}: the document's meaning would depend on the parser`, keyNode?.range?.[0]);
+        throw new Refused(codes.DUPLICATE_KEY, `duplicate key ${show(name)}: the document's meaning would depend on the parser`, keyNode?.range?.[0]);
       }
       seen.add(name);
       const valueNode = pair.value === null || pair.value === undefined ? null : target(pair.value as YamlNode, doc);

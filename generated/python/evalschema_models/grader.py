@@ -17,7 +17,7 @@ class Grader(_base.Model):
         extra="forbid",
         validate_by_name=True,
     )
-    __not_null__ = frozenset({"field_schema", "params", "description"})
+    __not_null__ = frozenset({"field_schema", "version", "params", "description"})
     field_schema: Annotated[
         str | None,
         Field(
@@ -41,6 +41,13 @@ class Grader(_base.Model):
             min_length=1,
         ),
     ]
+    version: Annotated[
+        str | None,
+        Field(
+            description="The grader's own version label: change it whenever its behaviour changes, so that compare can tell runs scored by different graders apart.",
+            examples=["1.0.0", "2026-11-30"],
+        ),
+    ] = None
     params: Annotated[
         dict[str, Any] | None,
         Field(

@@ -27,6 +27,33 @@ class Runner(_base.Model):
     )
 
 
+class GraderProvenance(_base.Model):
+    """
+    What identifies a grader's behaviour in a run.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    __not_null__ = frozenset({"type", "version", "judge_model"})
+    type: Annotated[
+        str | None, Field(description="The grader's `type`.", min_length=1)
+    ] = None
+    version: Annotated[
+        str | None,
+        Field(
+            description="The grader's `version` (or the version of the code that implements it)."
+        ),
+    ] = None
+    judge_model: Annotated[
+        str | None,
+        Field(
+            description="For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version."
+        ),
+    ] = None
+
+
 class Group(_base.Model):
     """
     Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
@@ -380,7 +407,7 @@ class ResultSet(_base.Model):
         extra="forbid",
         validate_by_name=True,
     )
-    __not_null__ = frozenset({"field_schema", "suite_version", "completed_at", "provider", "runner", "isolation", "group", "summary", "metadata"})
+    __not_null__ = frozenset({"field_schema", "suite_version", "suite_digest", "completed_at", "provider", "runner", "graders", "isolation", "group", "summary", "metadata"})
     field_schema: Annotated[
         str | None,
         Field(
@@ -404,6 +431,15 @@ class ResultSet(_base.Model):
         str | None,
         Field(description="The suite's own version label, if it has one."),
     ] = None
+    suite_digest: Annotated[
+        str | None,
+        Field(
+            description="SHA-256 of the suite that was run: `sha256:` and 64 lowercase hex digits of the suite document's RFC 8785 (JCS) canonical JSON in UTF-8 (SPEC §12.6). Compare warns when two runs' digests differ.",
+            examples=["sha256:9f2b5c0e8e6b7d1c4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b"],
+            max_length=71,
+            pattern="^sha256:[0-9a-f]{64}",
+        ),
+    ] = None
     run_id: Annotated[
         str,
         Field(
@@ -417,6 +453,12 @@ class ResultSet(_base.Model):
     ] = None
     provider: common.Provider | None = None
     runner: Runner | None = None
+    graders: Annotated[
+        dict[str, GraderProvenance] | None,
+        Field(
+            description="Provenance of the graders that ran, keyed by grader id: what makes one grader's scores comparable with another run's."
+        ),
+    ] = None
     isolation: Annotated[
         str | None,
         Field(

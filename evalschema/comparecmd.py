@@ -1,0 +1,160 @@
+"""``evalschema compare BASE NEW``: is NEW better than BASE, or is it noise? (SPEC.md §12)
+
+Pairs the rows of two result sets by test case and attempt, reports the paired statistics (McNemar's test,
+Wilson and Newcombe intervals, a seeded bootstrap per grader), every difference that makes the runs not
+comparable, and the flipped cases. Exit status: 0 done (and the gate passed) · 1 ``--fail-on-regression`` and
+the pass rate dropped significantly at ``--alpha`` or by more than ``--max-drop`` · 2 usage error, an
+unreadable result set, or (with ``--strict``) runs that are not comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1: {text!r}")
+    return value
+
+
+def _drop(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a fraction of 1 (0.02 is 2 points): {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from .compare import Options, Unreadable, compare_files, suite_digest
+    from .compare.render import render_html, render_text
+    from .display import display_path, finite, visible
+    from .loader import load_path
+
+    digest = None
+    if args.suite is not None:
+        loaded = next(iter(load_path(args.suite)))
+        if loaded.problem is not None:
+            sys.stderr.write(
+                f"evalschema: {visible(display_path(loaded.path))}: {loaded.problem.code}: {visible(loaded.problem.message)}\n"
+            )
+            return EXIT_USAGE
+        digest = suite_digest(loaded.document)
+    options = Options(
+        alpha=args.alpha,
+        seed=args.seed,
+        resamples=args.resamples,
+        grader=args.grader,
+        max_drop=args.max_drop,
+        suite_digest=digest,
+        strict=args.strict,
+    )
+    try:
+        document = compare_files(args.base, args.new, options)
+    except Unreadable as problem:
+        sys.stderr.write(
+            f"evalschema: {visible(display_path(str(problem.path)))}: {problem.finding.code}: {visible(problem.finding.message)}\n"
+        )
+        return EXIT_USAGE
+    if args.html is not None:
+        from .atomic import write_atomic
+        from .cli import _check_output
+
+        _check_output(Path(args.html), [Path(args.base), Path(args.new)])
+
+        write_atomic(args.html, render_html(document).encode("utf-8"))
+    if args.format == "json":
+        sys.stdout.write(json.dumps(finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    else:
+        sys.stdout.write(render_text(document))
+    if args.strict and document["findings"]:
+        sys.stderr.write(f"evalschema: the runs are not comparable ({len(document['findings'])} finding(s)); --strict refuses\n")
+        return EXIT_USAGE
+    if args.fail_on_regression and document["verdict"]["gate_failed"]:
+        return EXIT_REGRESSION
+    return EXIT_OK
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``compare`` on the ``evalschema`` command's subparsers; the handler is ``args.handler``."""
+    from .compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "compare",
+        help="did NEW really get better than BASE? paired statistics, comparability, a CI gate",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    p.add_argument("base", type=Path, metavar="BASE", help="the result set compared against")
+    p.add_argument("new", type=Path, metavar="NEW", help="the result set being judged")
+    p.add_argument("--suite", type=Path, metavar="S", help="the suite both ran: its digest is checked against each run's suite_digest")
+    p.add_argument("--grader", metavar="ID", help="judge rows by this grader's verdict instead of their passed")
+    p.add_argument("--alpha", type=_fraction, default=0.05, help="significance level (default 0.05; intervals at 1 - alpha)")
+    p.add_argument("--seed", type=_count, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--resamples", type=_count, default=DEFAULT_RESAMPLES, help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}; 0: normal interval)"
+    )
+    p.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 when the pass rate dropped significantly (or by more than --max-drop)"
+    )
+    p.add_argument(
+        "--max-drop",
+        type=_drop,
+        metavar="FRACTION",
+        help="with --fail-on-regression: also fail on a drop larger than this (0.02 = 2 points)",
+    )
+    p.add_argument("--strict", action="store_true", help="refuse (exit 2) when the runs are not comparable")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML comparison report")
+    p.set_defaults(handler=run)
+    return p
+
+
+# --- pass@k, pass^k and the flip rate in ``evalschema summarize`` (SPEC §12.5) ------------------------------
+
+
+def attempt_statistics_of(results: list[tuple[str, dict[str, Any], Any]]) -> dict[str, dict[str, Any]]:
+    """For each summarized result set whose rows carry ``attempt``: its pass@k, pass^k and flip rate, by label. A
+    result set summarized in pieces (its rows not held) is read again, in pieces."""
+    from .compare import attempt_statistics
+
+    out: dict[str, dict[str, Any]] = {}
+    for label, document, summary in results:
+        if summary.attempts is None:
+            continue
+        found = attempt_statistics(document if "results" in document else Path(label))
+        if found is not None:
+            out[label] = found
+    return out
+
+
+def attempt_text(statistics: dict[str, dict[str, Any]]) -> str:
+    """One line per result set: the flip rate and pass@k / pass^k for the first k."""
+    lines = []
+    for label, found in statistics.items():
+        flip = "n/a" if found["flip_rate"] is None else f"{100 * found['flip_rate']:.1f} %"
+        ks = ", ".join(f"pass@{e['k']} {100 * e['pass_at_k']:.1f} % pass^{e['k']} {100 * e['pass_hat_k']:.1f} %" for e in found["by_k"][:5])
+        lines.append(f"{label}: attempts: flip rate {flip} over {found['multi_attempt_cases']} test case(s); {ks}\n")
+    return "".join(lines)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import difflib
 import sys
 from pathlib import Path
 
-from . import changelog, diff, policy
+from . import changelog, diff, embed, policy
 from .catalog import load_catalog, load_config
 from .ir import build
 from .load import SchemaError, load
@@ -142,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.go_package:
             options = {**options, "go": {**options.get("go", {}), "package": args.go_package}}
         tree = render_all(build(schemas), schemas, catalogs, layout, options)
+        # tables embedded in hand-written files (between marker comments): (path, current text, regenerated text)
+        embeds = [embed.render(base, c.name, c.embed, c.records) for c in catalogs if c.embed is not None]
     except SchemaError as exc:
         print(f"error: {exc.file}#{exc.pointer}: {exc.message}", file=sys.stderr)
         return 2
@@ -157,12 +160,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "generate":
         try:
             write_tree(tree, args.out)
+            for path, current, regenerated in embeds:
+                if regenerated != current:
+                    path.write_text(regenerated, encoding="utf-8")
         except OSError as exc:
             print(f"error: writing {args.out}: {exc}; the previous tree is intact", file=sys.stderr)
             return 2
-        print(f"wrote {len(tree)} files to {args.out}")
+        print(f"wrote {len(tree)} files to {args.out}" + (f" and {len(embeds)} embedded table(s)" if embeds else ""))
         return 0
     diffs = diff_trees(tree, read_tree(args.out), args.out.as_posix().rstrip("/"))
+    for path, current, regenerated in embeds:
+        if regenerated != current:
+            name = path.as_posix()
+            lines = difflib.unified_diff(
+                current.splitlines(keepends=True), regenerated.splitlines(keepends=True), name, name + " (regenerated)"
+            )
+            diffs.append(f"stale embedded table: {name}\n" + "".join(lines))
     if diffs:
         sys.stdout.write("".join(diffs))
         print(f"{len(diffs)} generated file(s) out of date; run: python -m codegen generate", file=sys.stderr)

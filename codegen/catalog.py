@@ -13,6 +13,17 @@ Markdown table, and the drift check covers it like everything else. Catalogs are
     doc = "statement"              # optional: the field used as each constant's doc comment
     title = "Rules"                # heading of the docs page
     columns = ["id", "severity"]   # docs table columns, in order
+
+A catalog of ``form = "constants"`` is a table of named values instead: ``items`` points at a JSON object whose
+members are ``NAME: {"value": <any JSON value>, "description": "..."}``; each becomes a typed constant
+(``NAME: Final = <value>`` in Python, arrays as tuples; ``export const NAME = <value> as const`` in TypeScript)
+documented by its description, and a row of the docs table::
+
+    [[tool.codegen.catalogs]]
+    name = "constants"
+    source = "data/constants.json"
+    items = "/constants"
+    form = "constants"
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .embed import Embed, parse
 from .load import SchemaError
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -37,6 +49,8 @@ class Catalog:
     doc: str | None
     columns: tuple[str, ...]
     records: tuple[dict[str, Any], ...]
+    form: str = "records"  # "records" | "constants"
+    embed: Embed | None = None  # a table of the records inside a hand-written file (codegen/embed.py)
 
 
 def _pointer_get(document: Any, pointer: str, file: str) -> Any:
@@ -54,7 +68,7 @@ def _pointer_get(document: Any, pointer: str, file: str) -> Any:
 def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
     """Read one catalog declaration and its records; every problem is a SchemaError naming file and pointer."""
     where = "pyproject.toml"
-    for required in ("name", "source", "key"):
+    for required in ("name", "source") if spec.get("form") == "constants" else ("name", "source", "key"):
         if not isinstance(spec.get(required), str):
             raise SchemaError(where, "/tool/codegen/catalogs", f"a catalog needs a string {required!r}")
     name = spec["name"]
@@ -67,6 +81,11 @@ def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
         raise SchemaError(str(path), "", f"cannot read catalog source: {exc}") from exc
     items_pointer = spec.get("items", "")
     items = _pointer_get(document, items_pointer, str(path))
+    form = spec.get("form", "records")
+    if form not in ("records", "constants"):
+        raise SchemaError(where, "/tool/codegen/catalogs", f"catalog form {form!r} is not 'records' or 'constants'")
+    if form == "constants":
+        return _constants(spec, name, path, document, items_pointer)
     if not isinstance(items, list):
         raise SchemaError(str(path), items_pointer, "catalog items must be an array of objects")
     key, seen = spec["key"], set()
@@ -86,6 +105,31 @@ def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
         doc=spec.get("doc"),
         columns=columns,
         records=tuple(items),
+        embed=parse(spec.get("embed"), where),
+    )
+
+
+def _constants(spec: dict[str, Any], name: str, path: Path, document: Any, items_pointer: str) -> Catalog:
+    items = _pointer_get(document, items_pointer, str(path))
+    if not isinstance(items, dict):
+        raise SchemaError(str(path), items_pointer, "a constants catalog's items must be an object of NAME: {value, description}")
+    records = []
+    for key, entry in items.items():
+        at = f"{items_pointer}/{key}"
+        if not _IDENTIFIER.match(key):
+            raise SchemaError(str(path), at, f"constant name {key!r} is not an identifier")
+        if not isinstance(entry, dict) or "value" not in entry or not isinstance(entry.get("description"), str):
+            raise SchemaError(str(path), at, "each constant needs a value and a string description")
+        records.append({"name": key, "value": entry["value"], "description": entry["description"]})
+    return Catalog(
+        name=name,
+        source=spec["source"],
+        title=str(spec.get("title", name)),
+        key="name",
+        doc="description",
+        columns=("name", "value", "description"),
+        records=tuple(records),
+        form="constants",
     )
 
 

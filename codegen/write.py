@@ -38,11 +38,14 @@ def render_all(
 ) -> Tree:
     """Render every target and catalog; ``layout`` maps a target name to its folder (default: the name),
     ``options`` a target name to the options it takes."""
-    folders = {target.name: _safe((layout or {}).get(target.name, target.name)) for target in targets()}
+    folders = {
+        target.name: (layout or {}).get(target.name, target.name if target.folder is None else target.folder) for target in targets()
+    }
+    folders = {name: _safe(folder) if folder else "" for name, folder in folders.items()}
     tree: Tree = {}
     for target in targets():
         for rel, content in target.run(ir, schemas, (options or {}).get(target.name, {})).items():
-            tree[_safe(f"{folders[target.name]}/{_safe(rel)}")] = content
+            tree[_safe(f"{folders[target.name]}/{_safe(rel)}" if folders[target.name] else rel)] = content
     for rel, content in render_catalogs(catalogs).items():
         name, _, rest = _safe(rel).partition("/")
         path = _safe(f"{folders.get(name, name)}/{rest}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from . import messages
@@ -24,7 +25,7 @@ from .validate import validate
 
 _CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
 # the suite rules that look across test cases: the file's cases get them as the suite's inline cases do
-_ACROSS = frozenset({codes.DUPLICATE_ID, codes.DANGLING_REFERENCE})
+_ACROSS = frozenset(constants.CROSS_CASE_CODES)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from . import comparecmd, diffcmd, schemacmd
@@ -236,7 +237,7 @@ def _github_entry(entry: dict[str, Any]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-_UNREADABLE_CODES = frozenset({"FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY"})
+_UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
 
 
 STREAM_CHOICES = {"auto": None, "always": True, "never": False}

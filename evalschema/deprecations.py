@@ -1,37 +1,23 @@
-"""Warnings for deprecated fields present in a document, driven by the schema's ``x-deprecation``."""
+"""Warnings for deprecated fields present in a document. The text is the one message codegen formats for each
+deprecated location of the schemas (``evalschema_models._deprecations``, the models' warnings say the same)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 
 from evalschema_models import rules as codes
+from evalschema_models._deprecations import DEPRECATIONS
 
 from .findings import Finding
 from .messages import show
 from .schema_path import DeprecatedUse
 
 
-def _removal_floor(published: str) -> str:
-    """The earliest removal date: twelve months after the deprecation was published."""
-    try:
-        day = date.fromisoformat(published)
-    except ValueError:
-        return "unknown"
-    try:
-        return day.replace(year=day.year + 1).isoformat()
-    except ValueError:  # 29 February
-        return day.replace(year=day.year + 1, day=28).isoformat()
-
-
 def describe(use: DeprecatedUse) -> str:
-    note = use.annotation
-    if not note:
-        return f"{show(use.name)} is deprecated. {use.description}".strip()
-    return (
-        f"{show(use.name)} is deprecated since {note.get('since')} and will be removed in {note.get('removal')} "
-        f"(not before {_removal_floor(str(note.get('date')))}); use {note.get('replacement')} instead."
-    )
+    """``'<name>' is deprecated: <the location's generated message>`` (a location the working schemas do not
+    deprecate — a field of an older release since removed — has no message of its own)."""
+    message = DEPRECATIONS.get(use.location)
+    return f"{show(use.name)} is deprecated: {message}" if message else f"{show(use.name)} is deprecated."
 
 
 def warnings_for(uses: list[DeprecatedUse], kind: str) -> Iterator[Finding]:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from . import messages
@@ -16,11 +17,8 @@ _OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind
 # The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
 _EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\.json\Z")
 _PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json\Z")
-_SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?\Z")
-# the version segment of one of our $schema URIs: a whole semantic version, nothing else (no "v", no "..")
-_URI_VERSION = re.compile(
-    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?\Z"
-)
+_SEMVER = re.compile(constants.SEMVER_PREFIX)  # matched whole (fullmatch), as in every SDK
+_URI_VERSION = re.compile(constants.URI_VERSION)
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ _HUGE = 10**18  # a version component longer than 18 digits is "newer than anyth
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
-    match = _SEMVER.match(text)
+    match = _SEMVER.fullmatch(text)
     if not match:
         return None
     major, minor, patch = (int(part) if len(part) <= 18 else _HUGE for part in match.groups()[:3])
@@ -54,16 +52,9 @@ def schema_uri_kind(uri: str) -> str | None:
 
 def kind_from_shape(document: dict[str, Any]) -> str | None:
     """Detect the kind from one telltale property, checked in this order (SPEC.md, "Identification")."""
-    if "prompts" in document or "template_engine" in document:
-        return "pack"
-    if "results" in document or "run_id" in document:
-        return "resultset"
-    if "test_cases" in document or "test_cases_file" in document:
-        return "suite"
-    if "input" in document:
-        return "testcase"
-    if "type" in document:
-        return "grader"
+    for kind, telltales in constants.KIND_TELLTALES.items():
+        if any(name in document for name in telltales):
+            return kind
     return None
 
 
@@ -77,7 +68,7 @@ def identify(document: Any, kind: str | None) -> Identity:
     declared = document.get("$schema")
     if isinstance(declared, str):
         ours, evalport, promptpack = _OURS.match(declared), _EVALPORT.match(declared), _PROMPTPACK.match(declared)
-        if ours and ours["kind"] in KINDS and _URI_VERSION.match(ours["version"]):
+        if ours and ours["kind"] in KINDS and _URI_VERSION.fullmatch(ours["version"]):
             schema_kind, schema_version = ours["kind"], parse_version(ours["version"])
         elif evalport:
             schema_kind = evalport["kind"]

@@ -1,4 +1,5 @@
-"""The limits every input is read under: one place, mirrored by ``js/src/limits.ts`` (a test checks they are equal).
+"""The limits every input is read under. Their values are generated from ``spec/constants.json`` (into
+``evalschema_models.constants``, which ``js/src/limits.ts`` imports too); this module adds how they are applied.
 
 - ``MAX_INPUT_BYTES``: the most evalschema holds of one input at a time — a file or stdin read whole, one
   JSON Lines line, one member or row of a result set read in pieces. Larger input is refused *while it is
@@ -13,14 +14,13 @@ from __future__ import annotations
 
 import os
 
-MAX_INPUT_BYTES = 128 << 20
-MAX_INPUT_BYTES_CEILING = 1 << 30  # the variable can raise the limit this far, no further
-MAX_FINDINGS = 1000
-MAX_VALUE_CHARS = 200
-# A YAML document (Python only: the TypeScript SDK reads JSON) may have at most this many nodes, as written and as
-# its aliases expand it; JSON documents are bounded by the input size limit alone.
-YAML_NODE_LIMIT = 1_500_000
-INPUT_BYTES_VARIABLE = "EVALSCHEMA_MAX_INPUT_BYTES"
+# re-exported (``X as X``): the SDK reads the limits from here
+from evalschema_models.constants import INPUT_BYTES_VARIABLE as INPUT_BYTES_VARIABLE
+from evalschema_models.constants import MAX_FINDINGS as MAX_FINDINGS
+from evalschema_models.constants import MAX_INPUT_BYTES as MAX_INPUT_BYTES
+from evalschema_models.constants import MAX_INPUT_BYTES_CEILING as MAX_INPUT_BYTES_CEILING
+from evalschema_models.constants import MAX_VALUE_CHARS as MAX_VALUE_CHARS
+from evalschema_models.constants import YAML_NODE_LIMIT as YAML_NODE_LIMIT
 
 
 def max_input_bytes() -> int:

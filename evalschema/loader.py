@@ -239,7 +239,7 @@ class _SafeLoader(yaml.SafeLoader):
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         text = str(self.construct_scalar(node))
         if _CORE_INT.fullmatch(text) is None:  # an explicit !!int tag on YAML 1.1 syntax (0b11, 1_000, 1:20)
-            raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a YAML 1.2 integer", node.start_mark)
+            raise yaml.constructor.ConstructorError(None, None, f"{show(text)} is not a YAML 1.2 integer", node.start_mark)
         try:
             base = 8 if text.startswith("0o") else 16 if text.startswith("0x") else 10
             value = int(text[2:] if base != 10 else text, base)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from evalschema_models import constants
+
 from .findings import escape_token
 
 Positions = dict[str, tuple[int, int]]
@@ -154,7 +156,7 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
 _TOKEN = re.compile(
     r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL
 )
-MAX_DEPTH = 1000  # containers nested deeper than this are refused, by every SDK
+MAX_DEPTH = constants.MAX_DEPTH  # containers nested deeper than this are refused, by every SDK
 _DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits
 
 

@@ -19,7 +19,9 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 from referencing.jsonschema import DRAFT202012
 
-KINDS: tuple[str, ...] = ("testcase", "grader", "suite", "resultset", "pack")
+from evalschema_models import constants
+
+KINDS: tuple[str, ...] = constants.KINDS
 
 
 _CHECKOUT = Path(__file__).resolve().parent.parent

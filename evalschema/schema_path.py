@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import jsonschema_rs
 from referencing._core import Resolver
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 if TYPE_CHECKING:
@@ -38,34 +39,7 @@ from .registry import SchemaSet, load
 Engine = Literal["fast", "reference"]
 ENGINES: tuple[Engine, ...] = ("fast", "reference")
 
-KEYWORD_CODES: dict[str, str] = {
-    "type": codes.TYPE_MISMATCH,
-    "required": codes.REQUIRED_FIELD,
-    "dependentRequired": codes.REQUIRED_FIELD,
-    "additionalProperties": codes.UNKNOWN_FIELD,
-    "unevaluatedProperties": codes.UNKNOWN_FIELD,
-    "propertyNames": codes.UNKNOWN_FIELD,
-    "minimum": codes.OUT_OF_RANGE,
-    "maximum": codes.OUT_OF_RANGE,
-    "exclusiveMinimum": codes.OUT_OF_RANGE,
-    "exclusiveMaximum": codes.OUT_OF_RANGE,
-    "multipleOf": codes.OUT_OF_RANGE,
-    "minLength": codes.LENGTH_OUT_OF_RANGE,
-    "maxLength": codes.LENGTH_OUT_OF_RANGE,
-    "minItems": codes.LENGTH_OUT_OF_RANGE,
-    "maxItems": codes.LENGTH_OUT_OF_RANGE,
-    "minProperties": codes.LENGTH_OUT_OF_RANGE,
-    "maxProperties": codes.LENGTH_OUT_OF_RANGE,
-    "uniqueItems": codes.LENGTH_OUT_OF_RANGE,
-    "pattern": codes.PATTERN_MISMATCH,
-    "format": codes.INVALID_FORMAT,
-    "enum": codes.INVALID_VALUE,
-    "const": codes.INVALID_VALUE,
-    "oneOf": codes.SCHEMA_MISMATCH,
-    "anyOf": codes.SCHEMA_MISMATCH,
-    "not": codes.SCHEMA_MISMATCH,
-    "contains": codes.SCHEMA_MISMATCH,
-}
+KEYWORD_CODES: dict[str, str] = constants.KEYWORD_CODES  # the failing keyword → its rule (spec/constants.json)
 
 
 @dataclass(frozen=True)
@@ -84,13 +58,13 @@ class Failure:
 
 @dataclass(frozen=True)
 class DeprecatedUse:
-    """A deprecated property present in a document, with the schema's deprecation annotation."""
+    """A deprecated property present in a document, with where its schema says so (``<file>#<JSON Pointer>``, the key
+    of the generated ``DEPRECATIONS`` table of messages)."""
 
     pointer: str
     name: str
     value: Any
-    annotation: dict[str, Any]
-    description: str
+    location: str
 
 
 @dataclass(frozen=True)
@@ -461,6 +435,25 @@ def _find_deprecated(document: Any, kind: str, version: str | None) -> list[Depr
     return _walk_deprecated(schemas, kind, [(document, resolved.contents, resolved.resolver, ())])
 
 
+@cache
+def _schema_locations(version: str) -> dict[int, str]:
+    """Every subschema object of a version's schemas (by identity: the registry holds the loaded documents) and
+    its location, ``<file>#<JSON Pointer>``."""
+    schemas = load(version)
+    locations: dict[int, str] = {}
+    for uri in schemas.resources:
+        file = uri.rsplit("/", 1)[-1]
+        stack: list[tuple[Any, str]] = [(schemas.registry.contents(uri), "")]
+        while stack:
+            node, at = stack.pop()
+            if isinstance(node, dict):
+                locations[id(node)] = f"{file}#{at}"
+                stack.extend((v, f"{at}/{k.replace('~', '~0').replace('/', '~1')}") for k, v in node.items() if isinstance(v, (dict, list)))
+            elif isinstance(node, list):
+                stack.extend((v, f"{at}/{i}") for i, v in enumerate(node) if isinstance(v, (dict, list)))
+    return locations
+
+
 def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> list[DeprecatedUse]:
     walker = _Walker(schemas, schemas.uri(kind))
     found: list[DeprecatedUse] = []
@@ -472,9 +465,7 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
             target = resolver.lookup(schema["$ref"])
             stack.append((value, target.contents, target.resolver, where))
         if schema.get("deprecated") is True and where:
-            found.append(
-                DeprecatedUse(pointer(*where), str(where[-1]), value, schema.get("x-deprecation", {}), schema.get("description", ""))
-            )
+            found.append(DeprecatedUse(pointer(*where), str(where[-1]), value, _schema_locations(schemas.version).get(id(schema), "")))
         for keyword in ("allOf", "oneOf", "anyOf"):
             for branch in schema.get(keyword, ()):
                 if keyword == "allOf" or _accepts_type(walker.resolve(branch, resolver), json_type(value)):

@@ -23,6 +23,7 @@ from typing import IO, Any
 
 import orjson
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from .findings import Finding, escape_token
@@ -36,7 +37,7 @@ BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call
 BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
 # Reading member by member pays off for a result set's few members and many rows; a root with more members than
 # this is no result set worth streaming (its members would each cost a Python round trip): it is read whole
-MAX_MEMBERS = 1000
+MAX_MEMBERS = constants.MAX_MEMBERS
 _FIRST_WINDOW = 1 << 12
 _MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach that far ahead
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end

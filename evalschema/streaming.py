@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from . import schema_path, stream
@@ -31,7 +32,7 @@ from .validate import identified, rule_messages, schema_findings, summary_mismat
 KIND, ARRAY = "resultset", "results"
 # Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
 # reading in pieces stays flat (a batch of rows and a read chunk) whatever the size, at the same speed.
-STREAM_THRESHOLD = 8 << 20
+STREAM_THRESHOLD = constants.STREAM_THRESHOLD
 
 
 def place(finding: Finding, positions: Positions) -> Finding:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
+from evalschema_models import constants
 from evalschema_models import rules as codes
 from evalschema_models.rules import RULES
 
@@ -19,8 +20,8 @@ from .registry import KINDS, load
 from .rules import DOCUMENT_RULES
 from .summary import Summary, summarize
 
-SUMMARY_TOLERANCE = 1e-9
-_NO_RESULTS: dict[str, Any] = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}
+SUMMARY_TOLERANCE = constants.SUMMARY_TOLERANCE
+_NO_RESULTS: dict[str, Any] = constants.NO_RESULTS
 
 
 @cache

@@ -678,7 +678,7 @@ def built_python_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: P
 @pytest.fixture(scope="module")
 def built_js_runs(tmp_path_factory: pytest.TempPathFactory, sitecustomize: Path) -> dict[str, tuple[dict[str, Any], Run | None]]:
     if not _js_ready():
-        pytest.skip("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
+        missing_tool("the TypeScript CLI is not built (js/dist/cli.js) or node is missing")
     return _built_runs(tmp_path_factory.mktemp("hostile-built-js"), sitecustomize, js=True)
 
 

@@ -1,9 +1,10 @@
-"""The limits are written once per SDK (evalschema/limits.py, js/src/limits.ts): they must be equal, and both
-SDKs must read the same environment variable the same way."""
+"""The shared values (limits, sizes, kinds, telltales, version patterns, tolerances) are written once, in
+spec/constants.json, generated into evalschema_models.constants and generated/typescript/constants.ts; both SDKs
+must use those, never a copy of their own, and read the same environment variable the same way."""
 
 from __future__ import annotations
 
-import ast
+import importlib
 import json
 import re
 import shutil
@@ -14,32 +15,86 @@ from pathlib import Path
 import pytest
 from tools import missing_tool
 
-from evalschema import limits
+from evalschema import cli, identify, limits, positions, registry, schema_path, stream, streaming
+from evalschema_models import constants
 
+validate = importlib.import_module("evalschema.validate")  # the package re-exports a function of that name
 ROOT = Path(__file__).resolve().parents[1]
-TS = (ROOT / "js" / "src" / "limits.ts").read_text(encoding="utf-8")
-SHARED = ("MAX_INPUT_BYTES", "MAX_INPUT_BYTES_CEILING", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE")
+SPEC = json.loads((ROOT / "spec" / "constants.json").read_text(encoding="utf-8"))["constants"]
+
+# each value the Python SDK exposes, and the generated constant it must be
+PYTHON_USES = {
+    "MAX_INPUT_BYTES": limits.MAX_INPUT_BYTES,
+    "MAX_INPUT_BYTES_CEILING": limits.MAX_INPUT_BYTES_CEILING,
+    "MAX_FINDINGS": limits.MAX_FINDINGS,
+    "MAX_VALUE_CHARS": limits.MAX_VALUE_CHARS,
+    "YAML_NODE_LIMIT": limits.YAML_NODE_LIMIT,
+    "INPUT_BYTES_VARIABLE": limits.INPUT_BYTES_VARIABLE,
+    "MAX_DEPTH": positions.MAX_DEPTH,
+    "STREAM_THRESHOLD": streaming.STREAM_THRESHOLD,
+    "MAX_MEMBERS": stream.MAX_MEMBERS,
+    "SUMMARY_TOLERANCE": validate.SUMMARY_TOLERANCE,
+    "KINDS": registry.KINDS,
+    "KEYWORD_CODES": schema_path.KEYWORD_CODES,
+}
+# TypeScript: the module that exposes each value, and how it must get it
+TYPESCRIPT_USES = {
+    "limits.ts": ("MAX_INPUT_BYTES", "MAX_INPUT_BYTES_CEILING", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE"),
+    "loader.ts": ("MAX_DEPTH",),
+    "streaming.ts": ("STREAM_THRESHOLD",),
+    "stream.ts": ("MAX_MEMBERS",),
+    "validate.ts": ("SUMMARY_TOLERANCE", "NO_RESULTS"),
+    "schemas.ts": ("KINDS",),
+    "schemaPath.ts": ("KEYWORD_CODES",),
+    "casesFile.ts": ("CROSS_CASE_CODES",),
+    "identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
+}
 
 
-def _ts_constant(name: str) -> object:
-    match = re.search(rf"^export const {name} = (.+);$", TS, re.MULTILINE)
-    assert match, f"js/src/limits.ts has no {name}"
-    node = ast.parse(match.group(1), mode="eval")
-    allowed = (ast.Expression, ast.BinOp, ast.Constant, ast.Mult, ast.Pow, ast.Add, ast.LShift)
-    assert all(isinstance(n, allowed) for n in ast.walk(node)), match.group(1)  # arithmetic on literals only
-    return eval(compile(node, "limits.ts", "eval"))  # checked above: literals and arithmetic only
+def _tuples(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
 
 
-@pytest.mark.parametrize("name", SHARED)
-def test_the_sdks_share_each_limit(name: str) -> None:
-    assert _ts_constant(name) == getattr(limits, name)
+@pytest.mark.parametrize("name", sorted(SPEC))
+def test_generated_python_constant_is_the_spec_value(name: str) -> None:
+    assert getattr(constants, name) == _tuples(SPEC[name]["value"])
 
 
-def test_stream_member_limit_is_shared() -> None:
-    from evalschema import stream
+@pytest.mark.parametrize("name", sorted(PYTHON_USES))
+def test_python_sdk_uses_the_generated_constant(name: str) -> None:
+    """The SDK's value is the generated object itself (not an equal copy kept by hand)."""
+    value = PYTHON_USES[name]
+    assert value is getattr(constants, name) or (isinstance(value, int | float | str) and value == getattr(constants, name))
 
-    source = (ROOT / "js" / "src" / "stream.ts").read_text(encoding="utf-8")
-    assert re.search(rf"^export const MAX_MEMBERS = {stream.MAX_MEMBERS};$", source, re.MULTILINE)
+
+@pytest.mark.parametrize("module,name", [(m, n) for m, names in TYPESCRIPT_USES.items() for n in names])
+def test_typescript_sdk_imports_the_generated_constant(module: str, name: str) -> None:
+    text = (ROOT / "js" / "src" / module).read_text(encoding="utf-8")
+    imports = re.findall(r'^(?:import|export) \{([^}]*)\} from "\./generated/constants\.js";$', text, re.MULTILINE)
+    assert any(re.search(rf"\b{name}\b", names) for names in imports), f"js/src/{module} does not import {name} from generated/constants"
+    assert not re.search(rf"^(?:export )?const {name}\b", text, re.MULTILINE), f"js/src/{module} defines its own {name}"
+
+
+def test_python_sdk_defines_no_copy() -> None:
+    """No module of the Python SDK assigns a literal to a name of the generated constants."""
+    hits = []
+    for path in sorted((ROOT / "evalschema").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = re.match(r"^([A-Z_][A-Z0-9_]*)\s*(?::[^=]*)?=\s*(.+)$", line)
+            if match and match.group(1).lstrip("_") in SPEC and "constants." not in match.group(2):
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line}")
+    assert not hits, "\n".join(hits)
+
+
+def test_kind_detection_follows_the_telltales() -> None:
+    """Each telltale, alone, detects its kind in both the table order and the SDK."""
+    for kind, telltales in constants.KIND_TELLTALES.items():
+        for name in telltales:
+            assert identify.kind_from_shape({name: 1}) == kind
 
 
 @pytest.mark.parametrize(
@@ -101,8 +156,7 @@ def _listed(command: list[str]) -> tuple[int, list[tuple[int | None, str, str]],
 
 def test_the_finding_cap_keeps_the_first_findings_in_reading_order(tmp_path: Path, built_js: Path) -> None:
     """Past ``MAX_FINDINGS``, the CLIs list the findings a reader meets first (line by line) and count the rest —
-    the same list whether the result set is streamed or read whole. (The TypeScript SDK places no finding yet, so
-    it lists by pointer: the same number, the same count left out, the same list either way.)"""
+    the same list whether the result set is streamed or read whole, and the same list from both CLIs."""
     path = tmp_path / "many.json"
     rows = 2 * limits.MAX_FINDINGS + 10  # more rows with findings than the streamed reader keeps: it trims them
     _capped_result_set(path, rows)
@@ -118,6 +172,19 @@ def test_the_finding_cap_keeps_the_first_findings_in_reading_order(tmp_path: Pat
     assert shown[-1][1] == f"/results/{last}/surprise"
     assert _listed([*python, "never"]) == (status, shown, omitted)
     node = ["node", str(built_js), "validate", "--format", "json", str(path), "--stream"]
-    ts_status, ts_shown, ts_omitted = _listed([*node, "always"])
-    assert (ts_status, len(ts_shown), ts_omitted) == (status, len(shown), omitted)
-    assert _listed([*node, "never"]) == (ts_status, ts_shown, ts_omitted)
+    assert _listed([*node, "always"]) == (status, shown, omitted)
+    assert _listed([*node, "never"]) == (status, shown, omitted)
+
+
+def test_constants_file_is_described_by_its_schema() -> None:
+    import jsonschema
+
+    schema = json.loads((ROOT / "spec" / "constants.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    document = json.loads((ROOT / "spec" / "constants.json").read_text(encoding="utf-8"))
+    errors = [f"{e.json_path}: {e.message}" for e in jsonschema.Draft202012Validator(schema).iter_errors(document)]
+    assert not errors, errors
+
+
+def test_cli_reads_the_generated_read_error_codes() -> None:
+    assert frozenset(constants.UNREADABLE_CODES) == cli._UNREADABLE_CODES

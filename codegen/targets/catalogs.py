@@ -22,6 +22,16 @@ def _py_literal(value: Any) -> str:
     raise TypeError(value)
 
 
+def _py_constant(value: Any) -> str:
+    """A Python literal for a constant: arrays become tuples (immutable, precisely typed)."""
+    if isinstance(value, list):
+        items = [_py_constant(v) for v in value]
+        return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_py_constant(v)}" for k, v in value.items()) + "}"
+    return _py_literal(value)
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -36,14 +46,21 @@ def _comment(text: Any) -> str:
 
 
 def render(catalogs: tuple[Catalog, ...]) -> dict[str, bytes]:
-    filters = {"py_literal": _py_literal, "cell": _cell, "comment": _comment, "tojson": lambda v: json.dumps(v, ensure_ascii=False)}
+    filters = {
+        "py_literal": _py_literal,
+        "py_constant": _py_constant,
+        "cell": _cell,
+        "comment": _comment,
+        "tojson": lambda v: json.dumps(v, ensure_ascii=False),
+    }
     env = environment("catalog", filters)
     out: dict[str, bytes] = {}
     for catalog in catalogs:
+        prefix = "constants_" if catalog.form == "constants" else ""
         for template, path in (
-            ("python.py.j2", f"python/{catalog.name}.py"),
-            ("typescript.ts.j2", f"typescript/{catalog.name}.ts"),
-            ("docs.md.j2", f"docs/{catalog.name}.md"),
+            (prefix + "python.py.j2", f"python/{catalog.name}.py"),
+            (prefix + "typescript.ts.j2", f"typescript/{catalog.name}.ts"),
+            (prefix + "docs.md.j2", f"docs/{catalog.name}.md"),
         ):
             out[path] = env.get_template(template).render(catalog=catalog).encode("utf-8")
     return out

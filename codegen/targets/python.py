@@ -409,7 +409,24 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
         result["__init__.py"] = _init(ir, metadata, module_of_file).encode("utf-8")
         result["_base.py"] = (_header("(every schema: the base of the models)") + "\n" + BASE_MODULE).encode("utf-8")
         result["py.typed"] = b""  # PEP 561: the models are typed for the package's users too
+        result["_deprecations.py"] = _deprecations(ir).encode("utf-8")
     return result
+
+
+def _deprecations(ir: IR) -> str:
+    """``DEPRECATIONS``: every deprecated location (``<file>#<JSON Pointer>``) and its one canonical message, so that
+    code reporting a deprecated value uses the text the models' warnings use instead of formatting its own."""
+    entries = "".join(
+        f"    {json.dumps(str(loc), ensure_ascii=False)}: {json.dumps(dep.message, ensure_ascii=False)},\n" for loc, dep in ir.deprecations
+    )
+    return (
+        _header("(every schema: the deprecated locations)")
+        + '"""Every deprecated location of the schemas (``<file>#<JSON Pointer>``) and its message, as the models warn it."""\n\n'
+        + "from __future__ import annotations\n\nfrom typing import Final\n\n"
+        + "DEPRECATIONS: Final[dict[str, str]] = {\n"
+        + entries
+        + "}\n"
+    )
 
 
 def _header(files: str) -> str:

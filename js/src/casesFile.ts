@@ -7,6 +7,7 @@
 
 import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { CROSS_CASE_CODES } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
 import { buildReport, finding, type Finding, type Report } from "./findings.js";
 import { get, isObject, type JsonObject } from "./json.js";
@@ -28,7 +29,7 @@ export interface CasesFile {
   lines: CaseLine[];
 }
 
-const ACROSS = new Set<string>([codes.DUPLICATE_ID, codes.DANGLING_REFERENCE]);
+const ACROSS = new Set<string>(CROSS_CASE_CODES);
 const CASE_POINTER = /\/test_cases\/(\d+)(?:\/[^\s)]*)?/g;
 
 /**

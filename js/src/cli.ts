@@ -9,15 +9,18 @@
 import * as codes from "./generated/rules.js";
 import { follow, type CasesFile } from "./casesFile.js";
 import { visible } from "./display.js";
-import { buildReport, type Finding, type Report } from "./findings.js";
+import { buildReport, compareCodePoints, finding, type Finding, type Report } from "./findings.js";
 import { show } from "./messages.js";
+import { expand, STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
+import { placed, type Positions } from "./positions.js";
 import { get, has, isObject, type JsonObject } from "./json.js";
 import { MAX_FINDINGS, shorten } from "./limits.js";
-import { loadPath } from "./loader.js";
+import { loadSources, loadStdin } from "./loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile } from "./streaming.js";
 import { VERSION } from "./generated/version.js";
 import { validate } from "./validate.js";
+import { summarize } from "./summary.js";
 import type { Summary } from "./summary.js";
 
 const EXIT_OK = 0;
@@ -25,7 +28,15 @@ const EXIT_INVALID = 1;
 const EXIT_UNREADABLE = 2;
 const PROG = "evalschema-js";
 
-class UsageError extends Error {}
+/** A usage error; `usage`: argparse's kind (printed after the usage text), else the command's own. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage = true,
+  ) {
+    super(message);
+  }
+}
 
 interface Args {
   command: "validate" | "summarize";
@@ -35,14 +46,17 @@ interface Args {
   strict: boolean;
   allowUnknown: boolean;
   force: boolean;
-  format: "text" | "json";
+  format: "text" | "json" | "github";
   stream: "auto" | "always" | "never";
+  inputFormat: Form | null;
+  verbose: number;
+  quiet: boolean;
 }
 
 const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
 
-const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json}] [--stream {auto,always,never}] PATH [PATH ...]
-       ${PROG} summarize [--force] [--format {text,json}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
+const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json,github}] [-v | -q] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] PATH [PATH ...]
+       ${PROG} summarize [--force] [--format {text,json}] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
 /** `str(pathlib.Path(p))`: collapse repeated slashes, drop `.` parts and a trailing slash. */
@@ -60,9 +74,25 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   if (command === "--version") return "version";
   if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
   const options =
-    command === "validate" ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--stream", "--help"] : ["--force", "--format", "--stream", "--help"];
-  const takesValue = new Set(["--kind", "--suite", "--format", "--stream"]);
-  const args: Args = { command, paths: [], kind: null, suite: null, strict: false, allowUnknown: false, force: false, format: "text", stream: "auto" };
+    command === "validate"
+      ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
+      : ["--force", "--format", "--input-format", "--stream", "--help"];
+  const takesValue = new Set(["--kind", "--suite", "--format", "--input-format", "--stream"]);
+  const args: Args = {
+    command,
+    paths: [],
+    kind: null,
+    suite: null,
+    strict: false,
+    allowUnknown: false,
+    force: false,
+    format: "text",
+    stream: "auto",
+    inputFormat: null,
+    verbose: 0,
+    quiet: false,
+  };
+  const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json"];
   let onlyPaths = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -75,6 +105,15 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       continue;
     }
     if (arg === "-h") return "help";
+    if (command === "validate" && /^-[vq]+$/.test(arg)) {
+      // short flags, bundled as argparse allows (-vv)
+      for (const flag of arg.slice(1)) {
+        if (flag === "v") args.verbose++;
+        else args.quiet = true;
+      }
+      if (args.quiet && args.verbose) throw new UsageError("argument -q/--quiet: not allowed with argument -v/--verbose");
+      continue;
+    }
     const eq = arg.indexOf("=");
     const given = eq >= 0 ? arg.slice(0, eq) : arg;
     const matches = options.filter((o) => o === given || o.startsWith(given));
@@ -91,8 +130,17 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       args.kind = value;
     } else if (name === "--suite") args.suite = value!;
     else if (name === "--format") {
-      if (value !== "text" && value !== "json") throw new UsageError(`argument --format: invalid choice: '${value}' (choose from 'text', 'json')`);
-      args.format = value;
+      if (!formats.includes(value!)) throw new UsageError(`argument --format: invalid choice: '${value}' (choose from ${formats.map((f) => `'${f}'`).join(", ")})`);
+      args.format = value as Args["format"];
+    } else if (name === "--input-format") {
+      if (value !== "json" && value !== "jsonl" && value !== "yaml") {
+        throw new UsageError(`argument --input-format: invalid choice: '${value}' (choose from 'json', 'jsonl', 'yaml')`);
+      }
+      args.inputFormat = value;
+    } else if (name === "--verbose" || name === "--quiet") {
+      if (name === "--verbose") args.verbose++;
+      else args.quiet = true;
+      if (args.quiet && args.verbose) throw new UsageError("argument -q/--quiet: not allowed with argument -v/--verbose");
     } else if (name === "--stream") {
       if (value !== "auto" && value !== "always" && value !== "never") {
         throw new UsageError(`argument --stream: invalid choice: '${value}' (choose from 'auto', 'always', 'never')`);
@@ -131,18 +179,18 @@ function quietStreams(): void {
 
 type Entry = { path: string; unreadable: boolean; line?: number } & Report;
 
-function entry(path: string, report: Report, unreadable: boolean): Entry {
-  return { path: displayPath(path), unreadable, ...report };
+function entry(path: string, report: Report, unreadable: boolean, line?: number): Entry {
+  return { path: displayPath(path), unreadable, ...(line !== undefined ? { line } : {}), ...report };
 }
 
 /** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
  * line of that file (mirrors Python's `_suite_entries`). */
-function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }): Entry[] {
+function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }, positions: () => Positions): Entry[] {
   const cases = follow(suite, path, options);
-  const own = cases.problem === null ? report : buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict);
+  const own = cases.problem === null ? report : placed(buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict), positions());
   // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2)
   const out: Entry[] = [entry(path, own, cases.problem !== null)];
-  for (const { line, report: lineReport, unreadable } of cases.lines) out.push({ ...entry(cases.path!, lineReport, unreadable), line });
+  for (const { line, report: lineReport, unreadable } of cases.lines) out.push(entry(cases.path!, lineReport, unreadable, line));
   return out;
 }
 
@@ -172,82 +220,230 @@ function incompleteCases(suite: JsonObject, cases: CasesFile): string | null {
   return `line ${bad.line} of the test cases file ${show(String(get(suite, "test_cases_file")))}: ${problem.code}: ${problem.message}`;
 }
 
-function runValidate(args: Args): number {
-  let suite: unknown;
-  if (args.suite !== null) {
-    const loaded = loadPath(args.suite);
-    if (loaded.problem !== undefined || !isObject(loaded.document)) {
-      // as the Python CLI says it: the finding's code, then its message
-      const message = loaded.problem ? `${loaded.problem.code}: ${loaded.problem.message}` : "not one JSON object";
-      process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${visible(message)}\n`);
-      return EXIT_UNREADABLE;
-    }
-    suite = loaded.document;
+// --- output: text, JSON and GitHub workflow commands, as the Python command writes them -----------------------
+
+type Paint = (text: string, code: string) => string;
+
+function painter(): Paint {
+  const colour = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb";
+  return colour ? (text, code) => `\x1b[${code}m${text}\x1b[0m` : (text) => text;
+}
+
+const ROOT_LABEL = "(root)"; // how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
+
+function where(pointer: string): string {
+  return pointer ? visible(shorten(pointer)) : ROOT_LABEL;
+}
+
+/** Python's `f"{n:,}"`. */
+function grouped(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** Text findings come by position, then pointer and code (Python's `_text_entry` ordering). */
+function textOrder(a: Finding, b: Finding): number {
+  return (
+    (a.line === undefined ? 1 : 0) - (b.line === undefined ? 1 : 0) ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    (a.column ?? 0) - (b.column ?? 0) ||
+    compareCodePoints(a.pointer, b.pointer) ||
+    compareCodePoints(a.code, b.code)
+  );
+}
+
+/** A file's findings in reading order (`verbosity` -1: errors only; 1: a line for a valid file too). */
+function textEntry(e: Entry, shown: { errors: Finding[]; warnings: Finding[]; omitted: number }, paint: Paint, verbosity: number): string {
+  const findings = verbosity < 0 ? [...shown.errors] : [...shown.errors, ...shown.warnings];
+  const label = visible(e.path) + (e.line !== undefined ? ` (line ${e.line})` : "");
+  const kind = e.kind ? `  [${e.kind}]` : "";
+  if (!findings.length) {
+    if (verbosity > 0) return label + kind + "  " + paint(e.valid ? "valid" : "invalid", e.valid ? "32" : "31") + "\n";
+    return "";
   }
-  const checked = { strict: args.strict, allowUnknown: args.allowUnknown };
-  // each entry is written as soon as it is known: memory does not grow with the number of documents
-  let files = 0;
-  let unreadable = 0;
-  let invalid = 0;
-  const report = (e: Entry): void => {
-    if (e.unreadable) unreadable++;
-    else if (!e.valid) invalid++;
-    const { errors, warnings, omitted } = capped(e);
-    if (args.format === "json") {
-      const file: Record<string, unknown> = {
-        path: e.path,
-        ...(e.line !== undefined ? { line: e.line } : {}),
-        unreadable: e.unreadable,
-        kind: e.kind,
-        valid: e.valid,
-        errors: errors.map(findingJson),
-        warnings: warnings.map(findingJson),
-      };
-      if (omitted) file["omitted"] = omitted;
-      const text = JSON.stringify(file, null, 2).split("\n").map((line) => "    " + line).join("\n");
-      write((files === 0 ? '{\n  "files": [\n' : ",\n") + text);
-    } else {
-      const lines: string[] = [];
-      const path = visible(e.path) + (e.line !== undefined ? ` (line ${e.line})` : "");
-      for (const f of [...errors, ...warnings]) {
-        const where = path + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}\n`);
-      }
-      if (omitted) lines.push(`${path}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown\n`);
-      write(lines.join(""));
-    }
-    files++;
+  const lines = [paint(label, "1") + kind];
+  for (const f of findings.sort(textOrder)) {
+    const position = f.line !== undefined ? `${f.line}:${f.column || 1}` : "-";
+    const severity = f.severity === "error" ? paint("error", "31") : paint("warning", "33");
+    lines.push(`  ${position.padStart(9)}  ${severity}  ${paint(f.code, "36")}  ${where(f.pointer)}  ${visible(f.message)}`);
+  }
+  if (shown.omitted) lines.push(`  … ${grouped(shown.omitted)} more finding(s) not shown`);
+  return lines.join("\n") + "\n";
+}
+
+interface Totals {
+  files: number;
+  valid: number;
+  invalid: number;
+  unreadable: number;
+}
+
+function textSummary(totals: Totals, errors: number, warnings: number, paint: Paint, omitted = 0): string {
+  const summary =
+    `${totals.files} document(s): ${totals.valid} valid, ${totals.invalid} invalid, ${totals.unreadable} unreadable; ` +
+    `${errors} error(s), ${warnings} warning(s)` +
+    (omitted ? `, ${grouped(omitted)} more not shown` : "");
+  return paint(summary, totals.invalid + totals.unreadable === 0 ? "32" : "31") + "\n";
+}
+
+/** GitHub workflow-command escaping: a message cannot end its command or start another. */
+function escapeData(text: string): string {
+  return visible(text).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+function githubEntry(e: Entry, shown: { errors: Finding[]; warnings: Finding[]; omitted: number }): string {
+  const lines: string[] = [];
+  for (const f of [...shown.errors, ...shown.warnings]) {
+    const props = [`file=${escapeProperty(e.path)}`];
+    if (f.line !== undefined) props.push(`line=${f.line}`, `col=${f.column || 1}`);
+    props.push(`title=${escapeProperty(f.code)}`);
+    lines.push(`::${f.severity === "error" ? "error" : "warning"} ${props.join(",")}::${escapeData(where(f.pointer) + ": " + f.message)}`);
+  }
+  if (shown.omitted) lines.push(`::notice file=${escapeProperty(e.path)}::${shown.omitted} more finding(s) not shown`);
+  return lines.map((line) => line + "\n").join("");
+}
+
+function jsonEntry(e: Entry, shown: { errors: Finding[]; warnings: Finding[]; omitted: number }): string {
+  const file: Record<string, unknown> = {
+    path: e.path,
+    ...(e.line !== undefined ? { line: e.line } : {}),
+    unreadable: e.unreadable,
+    kind: e.kind,
+    valid: e.valid,
+    errors: shown.errors.map(findingJson),
+    warnings: shown.warnings.map(findingJson),
   };
-  if (args.suite !== null && isObject(suite)) {
-    // the suite's own findings and its test cases file's are reported too: results checked against a broken
-    // suite mislead (unless the suite is among the paths, and so reported anyway)
-    const given = new Set(args.paths.map(displayPath));
-    const cases = follow(suite, args.suite, checked);
-    const incomplete = incompleteCases(suite, cases);
-    if (incomplete !== null) {
-      // results checked against a suite without its test cases would all be "unknown": a usage error instead
-      process.stderr.write(`${PROG}: --suite ${visible(displayPath(args.suite))}: ${codes.TEST_CASES_FILE_UNREADABLE}: ${visible(incomplete)}\n`);
-      return EXIT_UNREADABLE;
-    }
-    const suiteEntries = suiteWithCases(args.suite, suite, validate(suite, { kind: "suite", ...checked }), checked);
-    if (!given.has(displayPath(args.suite))) suiteEntries.filter((e) => e.errors.length + e.warnings.length > 0).forEach(report);
-    if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
+  if (shown.omitted) file["omitted"] = shown.omitted;
+  return JSON.stringify(file, null, 2).split("\n").map((line) => "    " + line).join("\n");
+}
+
+/** Output gathered into writes of about 64 KiB: a write per document would cost more than validating a small one. */
+class Buffered {
+  private parts: string[] = [];
+  private size = 0;
+
+  add(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= 1 << 16) this.flush();
   }
-  for (const path of args.paths) {
-    // a large result set is read in pieces (--stream): the same report, memory bounded by a batch of rows
-    const options = { kind: args.kind, strict: args.strict, allowUnknown: args.allowUnknown, suite, streamRows: STREAM_CHOICES[args.stream] };
-    const checkedFile = checkFile(path, options);
-    if (!checkedFile.unreadable && checkedFile.report.kind === "suite") {
-      suiteWithCases(path, loadPath(path).document, checkedFile.report, checked).forEach(report);
+
+  flush(): void {
+    if (this.parts.length) write(this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+}
+
+// --- validate ---------------------------------------------------------------------------------------------------
+
+interface Checked {
+  strict: boolean;
+  allowUnknown: boolean;
+}
+
+/** The suite given with --suite: its document and the entries of its own findings and its test cases file's. */
+function loadSuite(args: Args, checked: Checked): { suite: JsonObject; entries: Entry[] } {
+  const path = args.suite!;
+  const loaded = [...loadSources(path)];
+  const first = loaded[0];
+  if (loaded.length !== 1 || first === undefined || first.problem !== undefined || !isObject(first.document)) {
+    // as the Python CLI says it: the finding's code, then its message
+    const problem = first?.problem;
+    throw new UsageError(`--suite ${visible(displayPath(path))}: ${problem ? `${problem.code}: ${visible(problem.message)}` : "not one JSON object"}`, false);
+  }
+  let suite = first.document;
+  const cases = follow(suite, path, checked);
+  const incomplete = incompleteCases(suite, cases);
+  if (incomplete !== null) {
+    // results checked against a suite without its test cases would all be "unknown": a usage error instead
+    throw new UsageError(`--suite ${visible(displayPath(path))}: ${codes.TEST_CASES_FILE_UNREADABLE}: ${visible(incomplete)}`, false);
+  }
+  const report = validate(suite, { kind: "suite", ...checked });
+  const own = report.errors.length + report.warnings.length ? placed(report, first.positions()) : report;
+  const entries = suiteWithCases(path, suite, own, checked, first.positions);
+  if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
+  return { suite, entries: entries.filter((e) => e.errors.length + e.warnings.length > 0) };
+}
+
+/** Whether a source is read by path as one JSON document (by its suffix, or --input-format json). */
+function jsonFile(source: string, form: Form | null): boolean {
+  return source !== STDIN && (form ?? SUFFIXES[suffix(source)] ?? "json") === "json";
+}
+
+/** An entry per document of the given paths (JSON files through `checkFile`: large result sets are read in
+ * pieces; stdin, JSON Lines and YAML through the loaders). */
+function* entries(args: Args, suite: JsonObject | undefined, checked: Checked): Generator<Entry> {
+  const options = { kind: args.kind, ...checked, suite, streamRows: STREAM_CHOICES[args.stream] };
+  for (const source of expand(args.paths)) {
+    if (jsonFile(source, args.inputFormat)) {
+      const file = checkFile(source, options);
+      if (!file.unreadable && file.report.kind === "suite") {
+        const [loaded] = loadSources(source, "json");
+        yield* suiteWithCases(source, loaded!.document, file.report, checked, loaded!.positions);
+        continue;
+      }
+      yield entry(source, file.report, file.unreadable);
       continue;
     }
-    report(entry(path, checkedFile.report, checkedFile.unreadable));
+    for (const loaded of source === STDIN ? loadStdin(args.inputFormat) : loadSources(source, args.inputFormat)) {
+      if (loaded.problem !== undefined) {
+        yield entry(loaded.path, buildReport(args.kind, [loaded.problem], false), true, loaded.line);
+        continue;
+      }
+      let report = validate(loaded.document, options);
+      if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
+      if (report.kind === "suite" && source !== STDIN) {
+        yield* suiteWithCases(source, loaded.document, report, checked, loaded.positions);
+        continue;
+      }
+      yield entry(loaded.path, report, false, loaded.line);
+    }
   }
-  const valid = files - invalid - unreadable;
-  if (args.format === "json") write('\n  ],\n  "summary": ' + JSON.stringify({ files, valid, invalid, unreadable }) + "\n}\n");
-  else write(`${files} file(s): ${valid} valid, ${invalid} invalid, ${unreadable} unreadable\n`);
-  if (unreadable) return EXIT_UNREADABLE;
-  return invalid ? EXIT_INVALID : EXIT_OK;
+}
+
+function runValidate(args: Args): number {
+  const checked: Checked = { strict: args.strict, allowUnknown: args.allowUnknown };
+  const { suite, entries: suiteEntries } = args.suite !== null ? loadSuite(args, checked) : { suite: undefined, entries: [] };
+  const given = new Set([...expand(args.paths)].filter((p) => p !== STDIN).map(displayPath));
+  const paint = painter();
+  const verbosity = args.quiet ? -1 : args.verbose;
+  // each entry is written as soon as it is known: memory does not grow with the number of documents
+  const totals: Totals = { files: 0, valid: 0, invalid: 0, unreadable: 0 };
+  let errors = 0;
+  let warnings = 0;
+  let omitted = 0;
+  const out = new Buffered();
+  // the suite's own findings come first, unless the suite is among the paths (and so reported anyway)
+  const first = suiteEntries.filter((e) => !given.has(e.path));
+  const all = (function* (): Generator<Entry> {
+    yield* first;
+    yield* entries(args, suite, checked);
+  })();
+  for (const e of all) {
+    if (e.unreadable) totals.unreadable++;
+    else if (!e.valid) totals.invalid++;
+    else totals.valid++;
+    const shown = capped(e);
+    errors += shown.errors.length;
+    warnings += shown.warnings.length;
+    omitted += shown.omitted;
+    if (args.format === "json") out.add((totals.files === 0 ? '{\n  "files": [\n' : ",\n") + jsonEntry(e, shown));
+    else if (args.format === "github") out.add(githubEntry(e, shown));
+    else out.add(textEntry(e, shown, paint, verbosity));
+    totals.files++;
+  }
+  out.flush();
+  if (!totals.files) throw new UsageError("no documents found in the given paths", false);
+  if (args.format === "json") {
+    // as Python's json.dumps writes it
+    write(`\n  ],\n  "summary": {"files": ${totals.files}, "valid": ${totals.valid}, "invalid": ${totals.invalid}, "unreadable": ${totals.unreadable}}\n}\n`);
+  } else if (args.format === "text" && verbosity >= 0) write(textSummary(totals, errors, warnings, paint, omitted));
+  if (totals.unreadable) return EXIT_UNREADABLE;
+  return totals.invalid ? EXIT_INVALID : EXIT_OK;
 }
 
 function percent(rate: number): string {
@@ -263,47 +459,63 @@ function runSummarize(args: Args): number {
   const out: { path: string; valid: boolean; summary?: Summary; errors?: ReturnType<typeof findingJson>[] }[] = [];
   let status = EXIT_OK;
   const lines: string[] = [];
-  for (const path of args.paths) {
-    const shown = visible(displayPath(path));
+  const admit = (label: string, report: Report): boolean => {
+    // a result set that is not valid is refused (exit 1), unless --force
+    if (report.valid) return true;
+    status = Math.max(status, EXIT_INVALID);
+    const shown = visible(label);
+    const { errors, omitted } = capped(entry(label, report, false));
+    for (const f of errors) {
+      const at = shown + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
+      lines.push(`${at}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}`);
+    }
+    if (omitted) lines.push(`${shown}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown`);
+    if (args.force) return true;
+    out.push({ path: label, valid: false, errors: errors.map(findingJson) });
+    lines.push(`${shown}: not a valid result set (${report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
+    return false;
+  };
+  const summarized = (label: string, valid: boolean, errors: number, s: Summary): void => {
+    out.push({ path: label, valid, summary: s });
+    const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
+    if (!valid) lines.push(`WARNING: not a valid result set (${errors} error(s)); these numbers may be ones the specification makes impossible`);
+    lines.push(
+      `${visible(label)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
+        `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
+    );
+  };
+  const unreadable = (label: string, problem: Finding): void => {
+    process.stderr.write(`${PROG}: ${visible(label)}: ${problem.code}: ${visible(problem.message)}\n`);
+    status = EXIT_UNREADABLE;
+  };
+  for (const path of expand(args.paths)) {
+    if (!jsonFile(path, args.inputFormat)) {
+      // YAML, JSON Lines (a result set per line) and stdin: read whole, through the loaders
+      for (const loaded of path === STDIN ? loadStdin(args.inputFormat) : loadSources(path, args.inputFormat)) {
+        const label = displayPath(loaded.path) + (loaded.line ? `:${loaded.line}` : "");
+        if (loaded.problem !== undefined || !isObject(loaded.document)) {
+          unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", "not a JSON object"));
+          continue;
+        }
+        let report = validate(loaded.document, { kind: "resultset" });
+        if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
+        if (admit(label, report)) summarized(label, report.valid, report.errors.length, summarize(loaded.document));
+      }
+      continue;
+    }
+    const label = displayPath(path);
     const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
     // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
     const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
     const problem = checked.unreadable ? checked.report.errors[0] : notObject;
     if (problem !== undefined) {
-      process.stderr.write(`${PROG}: ${shown}: ${problem.code}: ${visible(problem.message)}\n`);
-      status = EXIT_UNREADABLE;
+      unreadable(label, problem);
       continue;
     }
-    if (!checked.report.valid) {
-      status = Math.max(status, EXIT_INVALID);
-      const { errors, omitted } = capped(entry(path, checked.report, false));
-      for (const f of errors) {
-        const where = shown + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-        lines.push(`${where}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}`);
-      }
-      if (omitted) lines.push(`${shown}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown`);
-      if (!args.force) {
-        out.push({ path: displayPath(path), valid: false, errors: errors.map(findingJson) });
-        lines.push(`${shown}: not a valid result set (${checked.report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
-        continue;
-      }
-    }
-    const summarized = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
-    if (!("summary" in summarized)) {
-      process.stderr.write(`${PROG}: ${shown}: ${summarized.code}: ${visible(summarized.message)}\n`);
-      status = EXIT_UNREADABLE;
-      continue;
-    }
-    out.push({ path: displayPath(path), valid: checked.report.valid, summary: summarized.summary });
-    const s = summarized.summary;
-    const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
-    if (!checked.report.valid) {
-      lines.push(`WARNING: not a valid result set (${checked.report.errors.length} error(s)); these numbers may be ones the specification makes impossible`);
-    }
-    lines.push(
-      `${shown}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
-        `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
-    );
+    if (!admit(label, checked.report)) continue;
+    const file = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
+    if (!("summary" in file)) unreadable(label, file);
+    else summarized(label, checked.report.valid, checked.report.errors.length, file.summary);
   }
   if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
   else if (lines.length) write(lines.join("\n") + "\n");
@@ -319,6 +531,16 @@ export function main(argv: string[]): number {
     process.stderr.write(`${USAGE}\n${PROG}: error: ${error.message}\n`);
     return EXIT_UNREADABLE;
   }
+  try {
+    return run(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${PROG}: ${error.message}\n`);
+    return EXIT_UNREADABLE;
+  }
+}
+
+function run(args: ReturnType<typeof parseArgs>): number {
   if (args === "version") {
     write(`${PROG} ${VERSION} (spec ${specVersion()})\n`);
     return EXIT_OK;

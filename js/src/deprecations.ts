@@ -1,30 +1,19 @@
-/** Warnings for deprecated fields present in a document, driven by the schema's `x-deprecation` (mirrors evalschema/deprecations.py). */
+/**
+ * Warnings for deprecated fields present in a document (mirrors evalschema/deprecations.py). The text is the one
+ * message codegen formats for each deprecated location of the schemas (generated/_deprecations.ts; the types'
+ * `@deprecated` tags say the same).
+ */
 
+import { DEPRECATIONS } from "./generated/_deprecations.js";
 import * as codes from "./generated/rules.js";
 import { finding, type Finding } from "./findings.js";
 import { show } from "./messages.js";
-import { isDate } from "./schemas.js";
 import type { DeprecatedUse } from "./schemaPath.js";
 
-/** The earliest removal date: twelve months after the deprecation was published. */
-function removalFloor(published: string): string {
-  if (!isDate(published)) return "unknown";
-  const [year, month, day] = published.split("-");
-  const next = String(Number(year) + 1).padStart(4, "0");
-  return month === "02" && day === "29" ? `${next}-02-28` : `${next}-${month}-${day}`;
-}
-
-function str(value: unknown): string {
-  return value === undefined || value === null ? "None" : String(value);
-}
-
+/** `'<name>' is deprecated: <the location's generated message>` (a location the working schemas do not deprecate has none). */
 export function describe(use: DeprecatedUse): string {
-  const note = use.annotation;
-  if (Object.keys(note).length === 0) return `${show(use.name)} is deprecated. ${use.description}`.trim();
-  return (
-    `${show(use.name)} is deprecated since ${str(note["since"])} and will be removed in ${str(note["removal"])} ` +
-    `(not before ${removalFloor(str(note["date"]))}); use ${str(note["replacement"])} instead.`
-  );
+  const message = Object.prototype.hasOwnProperty.call(DEPRECATIONS, use.location) ? DEPRECATIONS[use.location] : undefined;
+  return message === undefined ? `${show(use.name)} is deprecated.` : `${show(use.name)} is deprecated: ${message}`;
 }
 
 export function* warningsFor(uses: readonly DeprecatedUse[], kind: string): Generator<Finding> {

@@ -5,6 +5,7 @@ import { finding, pointer, type Finding } from "./findings.js";
 import { render } from "./messages.js";
 import { get, has, isObject } from "./json.js";
 import { isKind, type Kind } from "./schemas.js";
+import { KIND_TELLTALES, SEMVER_PREFIX, URI_VERSION } from "./generated/constants.js";
 
 export type Version = readonly [number, number, number];
 
@@ -12,9 +13,9 @@ const OURS = /^https:\/\/evalschema\.org\/schema\/(?<version>[^/]+)\/(?<kind>[a-
 // The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
 const EVALPORT = /^https:\/\/evalport\.org\/schema\/(?:v?[0-9][^/]*\/)?(?<kind>testcase|grader|suite|resultset)\.json$/;
 const PROMPTPACK = /^https:\/\/promptpack\.org\/schema\/[^/]+\/promptpack\.schema\.json$/;
-const SEMVER = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?$/;
-/** The version segment of one of our `$schema` URIs: a whole semantic version, nothing else (no "v", no ".."). */
-const URI_VERSION = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+/** Both matched against the whole string, as in every SDK. */
+const SEMVER_RE = new RegExp(`^(?:${SEMVER_PREFIX})$`);
+const URI_VERSION_RE = new RegExp(`^(?:${URI_VERSION})$`);
 
 export interface Identity {
   kind: Kind | null;
@@ -24,17 +25,15 @@ export interface Identity {
 }
 
 export function parseVersion(text: string): Version | null {
-  const m = SEMVER.exec(text);
+  const m = SEMVER_RE.exec(text);
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
 }
 
 /** Detect the kind from one telltale property, checked in this order (SPEC.md, "Identification"). */
 export function kindFromShape(document: Record<string, unknown>): Kind | null {
-  if (has(document, "prompts") || has(document, "template_engine")) return "pack";
-  if (has(document, "results") || has(document, "run_id")) return "resultset";
-  if (has(document, "test_cases") || has(document, "test_cases_file")) return "suite";
-  if (has(document, "input")) return "testcase";
-  if (has(document, "type")) return "grader";
+  for (const [kind, telltales] of Object.entries(KIND_TELLTALES)) {
+    if (telltales.some((name) => has(document, name))) return kind as Kind;
+  }
   return null;
 }
 
@@ -48,7 +47,7 @@ export function identify(document: unknown, kind: Kind | null): Identity {
   if (typeof declared === "string") {
     const ours = OURS.exec(declared);
     const evalport = EVALPORT.exec(declared);
-    if (ours && isKind(ours.groups!["kind"]) && URI_VERSION.test(ours.groups!["version"]!)) {
+    if (ours && isKind(ours.groups!["kind"]) && URI_VERSION_RE.test(ours.groups!["version"]!)) {
       schemaKind = ours.groups!["kind"];
       schemaVersion = parseVersion(ours.groups!["version"]!);
     } else if (evalport) {

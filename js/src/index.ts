@@ -8,7 +8,13 @@
  */
 
 export { validate, summaryMismatches, type ValidateOptions } from "./validate.js";
-export { summarize, classify, type Summary, type GraderSummary, type AttemptSummary, type Outcome } from "./summary.js";
+export { summarize, classify, type GraderSummary, type AttemptSummary, type Outcome } from "./summary.js";
+/** The reference summary `summarize` computes (every field present): not the schema's `resultset.Summary`, the
+ * summary a result set may carry. */
+export type { Summary as ReferenceSummary } from "./summary.js";
+import type { Summary as Computed } from "./summary.js";
+/** @deprecated the name is the schema's `resultset.Summary` too: use `ReferenceSummary`. */
+export type Summary = Computed;
 export { buildReport, pointer, type Finding, type Report, type Severity } from "./findings.js";
 export { render, show, template, PARAMETERS, type Params } from "./messages.js";
 export { identify, kindFromShape, parseVersion, type Identity } from "./identify.js";
@@ -18,5 +24,7 @@ export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type S
 export { compare, type CompareOptions } from "./compare.js";
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
+// the schema's types by their plain names (the schema's `Summary` stays `resultset.Summary`: see ReferenceSummary)
+export type { Result, GraderResult, Runner, Group, ConstraintViolation, ExecutionError, ErrorType } from "./generated/resultset.js";
 
 export { VERSION } from "./generated/version.js";

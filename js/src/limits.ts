@@ -1,5 +1,6 @@
 /**
- * The limits every input is read under: one place, mirrored by evalschema/limits.py (a test checks they are equal).
+ * The limits every input is read under. Their values are generated from spec/constants.json (generated/constants.ts,
+ * which evalschema/limits.py reads too); this module adds how they are applied.
  *
  * - `MAX_INPUT_BYTES`: the most evalschema holds of one input at a time — a file read whole, or one member or row
  *   of a result set read in pieces. Larger input is refused while it is read (FILE_UNREADABLE), whatever the
@@ -9,12 +10,9 @@
  *   characters.
  */
 
-export const MAX_INPUT_BYTES = 128 * 2 ** 20;
-/** The variable can raise the limit this far, no further. */
-export const MAX_INPUT_BYTES_CEILING = 2 ** 30;
-export const MAX_FINDINGS = 1000;
-export const MAX_VALUE_CHARS = 200;
-export const INPUT_BYTES_VARIABLE = "EVALSCHEMA_MAX_INPUT_BYTES";
+import { INPUT_BYTES_VARIABLE, MAX_INPUT_BYTES, MAX_INPUT_BYTES_CEILING, MAX_VALUE_CHARS } from "./generated/constants.js";
+
+export { INPUT_BYTES_VARIABLE, MAX_FINDINGS, MAX_INPUT_BYTES, MAX_INPUT_BYTES_CEILING, MAX_VALUE_CHARS } from "./generated/constants.js";
 
 /** `MAX_INPUT_BYTES`, or the positive whole number in `EVALSCHEMA_MAX_INPUT_BYTES` (anything else is ignored), at most `MAX_INPUT_BYTES_CEILING`. */
 export function maxInputBytes(): number {

@@ -3,7 +3,10 @@
  * (mirrors evalschema/loader.py, which reads with Python's `json` module: the same errors at the same places).
  */
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
+import { STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
+import { jsonPositions, LineIndex, type Positions } from "./positions.js";
+import { parseYaml } from "./yaml.js";
 import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
 import { finding, type Finding } from "./findings.js";
@@ -26,7 +29,8 @@ export class JsonError extends Error {
 }
 
 /** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
-export const MAX_DEPTH = 1000;
+import { MAX_DEPTH } from "./generated/constants.js";
+export { MAX_DEPTH };
 export const BOM_REASON = "starts with a byte-order mark, which JSON does not allow";
 const WS = new Set([" ", "\t", "\n", "\r"]);
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
@@ -364,4 +368,197 @@ export function loadPath(path: string): Loaded {
   const text = readText(path);
   if (typeof text !== "string") return { problem: text };
   return parseJson(text);
+}
+
+// --- documents from sources: JSON, JSON Lines (streamed), YAML; files and stdin -------------------------------
+
+/** One document read from a source (a JSON Lines file gives one per line), or the finding that says why there is
+ * none; `positions` locates its values, for placing findings (computed only when asked). */
+export interface Source {
+  path: string;
+  line?: number;
+  document?: unknown;
+  problem?: Finding;
+  positions: () => Positions;
+}
+
+const NOWHERE = (): Positions => new Map();
+
+function sourceOf(path: string, loaded: Loaded, text: string, line?: number): Source {
+  const offset = line !== undefined ? line - 1 : 0;
+  const base = line !== undefined ? { path, line } : { path };
+  if (loaded.problem === undefined) return { ...base, document: loaded.document, positions: () => jsonPositions(text, offset) };
+  const p = loaded.problem;
+  // a JSON Lines entry's problem is on its line of the file
+  const shifted = p.line !== undefined ? { ...p, line: p.line + offset } : line !== undefined ? { ...p, line } : p;
+  return { ...base, problem: shifted, positions: NOWHERE };
+}
+
+/** Bytes as one JSON document (Python's `parse_json_bytes`): a byte that is not UTF-8 is FILE_UNREADABLE. */
+function jsonBytes(data: Uint8Array, path: string, line?: number): Source {
+  const bad = invalidUtf8(data);
+  if (bad >= 0) {
+    const before = new TextDecoder("utf-8").decode(data.subarray(0, bad));
+    const [l, column] = new LineIndex(before).where(before.length);
+    const problem = finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line ?? l, column);
+    return { path, ...(line !== undefined ? { line } : {}), problem, positions: NOWHERE };
+  }
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+  return sourceOf(path, parseJson(text), text, line);
+}
+
+function yamlSources(text: string, path: string): Source[] {
+  return parseYaml(text, MAX_DEPTH).map((d) =>
+    d.problem !== undefined ? { path, problem: d.problem, positions: NOWHERE } : { path, document: d.document, positions: d.positions ?? NOWHERE },
+  );
+}
+
+/** Python's `str.splitlines()` line boundaries. */
+const LINE_BREAK = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
+
+function* textSources(text: string, path: string, form: Form): Generator<Source> {
+  if (form === "yaml") yield* yamlSources(text, path);
+  else if (form === "jsonl") {
+    const lines = text.split(LINE_BREAK);
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    for (let i = 0; i < lines.length; i++) if (lines[i]!.trim() !== "") yield sourceOf(path, parseJson(lines[i]!), lines[i]!, i + 1);
+  } else yield sourceOf(path, parseJson(text), text);
+}
+
+/** Python's `bytes.strip()` is empty: only ASCII whitespace. */
+function blank(data: Uint8Array): boolean {
+  for (const b of data) if (b !== 0x20 && (b < 0x09 || b > 0x0d)) return false;
+  return true;
+}
+
+/** A JSON Lines file, streamed: memory holds one line (at most the input size limit) at a time. */
+function* jsonlFile(path: string): Generator<Source> {
+  let fd: number;
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if (!stat.isFile()) {
+      yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)"), positions: NOWHERE };
+      return;
+    }
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    yield { path, problem: openProblem(error), positions: NOWHERE };
+    return;
+  }
+  const limit = maxInputBytes();
+  let number = 0;
+  try {
+    let pending: Buffer[] = [];
+    let size = 0;
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      let start = 0;
+      for (;;) {
+        const newline = n === 0 ? -1 : chunk.indexOf(0x0a, start);
+        const end = newline >= 0 && newline < n ? newline + 1 : n;
+        if (end > start) {
+          pending.push(Buffer.from(chunk.subarray(start, end)));
+          size += end - start;
+        }
+        const complete = newline >= 0 && newline < n;
+        if (!complete && size > limit) {
+          number++;
+          const where = finding("", codes.FILE_UNREADABLE, "error", `line ${number} is ${tooLargeMessage(limit)}`, number, 1);
+          yield { path, line: number, problem: where, positions: NOWHERE };
+          return;
+        }
+        if (complete || (n === 0 && size > 0)) {
+          number++;
+          const raw = Buffer.concat(pending, size);
+          pending = [];
+          size = 0;
+          if (!blank(raw)) {
+            let stop = raw.length;
+            while (stop > 0 && (raw[stop - 1] === 0x0a || raw[stop - 1] === 0x0d)) stop--;
+            yield jsonBytes(raw.subarray(0, stop), path, number);
+          }
+        }
+        if (!complete) break;
+        start = end;
+      }
+      if (n === 0) return;
+    }
+  } catch (error) {
+    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`), positions: NOWHERE };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every document in one file, read as `form` (by default: by its suffix, JSON for any other). */
+export function* loadSources(path: string, form: Form | null = null): Generator<Source> {
+  const how = form ?? SUFFIXES[suffix(path)] ?? "json";
+  if (how === "jsonl") {
+    yield* jsonlFile(path);
+    return;
+  }
+  if (how === "json") {
+    const data = readBytes(path);
+    yield data instanceof Uint8Array ? jsonBytes(data, path) : { path, problem: data, positions: NOWHERE };
+    return;
+  }
+  const text = readText(path);
+  if (typeof text !== "string") yield { path, problem: text, positions: NOWHERE };
+  else yield* textSources(text, path, how);
+}
+
+/** Standard input, up to the input size limit (a pipe may not be ready yet: wait for it, briefly). */
+function stdinBytes(): Uint8Array | Finding {
+  const limit = maxInputBytes();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1 << 22, limit + 1 - total));
+    let n: number;
+    try {
+      n = readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        Atomics.wait(pause, 0, 0, 10);
+        continue;
+      }
+      if (code === "EOF") break;
+      return finding("", codes.FILE_UNREADABLE, "error", `cannot read standard input: ${(error as Error).message}`);
+    }
+    if (n === 0) break;
+    chunks.push(chunk.subarray(0, n));
+    total += n;
+    if (total > limit) return finding("", codes.FILE_UNREADABLE, "error", tooLargeMessage(limit));
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The documents on standard input: one JSON document, or (unless told it is JSON) JSON Lines when the text holds
+ * several; or YAML, or JSON Lines, when told (Python's `load_stdin`). */
+export function* loadStdin(form: Form | null = null): Generator<Source> {
+  const data = stdinBytes();
+  if (!(data instanceof Uint8Array)) {
+    yield { path: STDIN, problem: data, positions: NOWHERE };
+    return;
+  }
+  let how: Form = form ?? "json";
+  if (how === "json") {
+    const single = jsonBytes(data, STDIN);
+    // our own parser's reason, not a third party's message: several documents, one per line
+    if (form === "json" || single.problem === undefined || !single.problem.message.includes("Extra data")) {
+      yield single;
+      return;
+    }
+    how = "jsonl";
+  }
+  const bad = invalidUtf8(data);
+  if (bad >= 0) {
+    yield jsonBytes(data, STDIN);
+    return;
+  }
+  yield* textSources(new TextDecoder("utf-8", { ignoreBOM: true }).decode(data), STDIN, how);
 }

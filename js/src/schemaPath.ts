@@ -16,44 +16,19 @@ import * as codes from "./generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "./findings.js";
 import { has, isObject, jsonType, type JsonObject } from "./json.js";
 import { render } from "./messages.js";
-import { compiledKind, compiledProperty, current, resolveRef, type Kind } from "./schemas.js";
+import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "./schemas.js";
 
-export const KEYWORD_CODES: Readonly<Record<string, string>> = {
-  type: codes.TYPE_MISMATCH,
-  required: codes.REQUIRED_FIELD,
-  dependentRequired: codes.REQUIRED_FIELD,
-  additionalProperties: codes.UNKNOWN_FIELD,
-  unevaluatedProperties: codes.UNKNOWN_FIELD,
-  propertyNames: codes.UNKNOWN_FIELD,
-  minimum: codes.OUT_OF_RANGE,
-  maximum: codes.OUT_OF_RANGE,
-  exclusiveMinimum: codes.OUT_OF_RANGE,
-  exclusiveMaximum: codes.OUT_OF_RANGE,
-  multipleOf: codes.OUT_OF_RANGE,
-  minLength: codes.LENGTH_OUT_OF_RANGE,
-  maxLength: codes.LENGTH_OUT_OF_RANGE,
-  minItems: codes.LENGTH_OUT_OF_RANGE,
-  maxItems: codes.LENGTH_OUT_OF_RANGE,
-  minProperties: codes.LENGTH_OUT_OF_RANGE,
-  maxProperties: codes.LENGTH_OUT_OF_RANGE,
-  uniqueItems: codes.LENGTH_OUT_OF_RANGE,
-  pattern: codes.PATTERN_MISMATCH,
-  format: codes.INVALID_FORMAT,
-  enum: codes.INVALID_VALUE,
-  const: codes.INVALID_VALUE,
-  oneOf: codes.SCHEMA_MISMATCH,
-  anyOf: codes.SCHEMA_MISMATCH,
-  not: codes.SCHEMA_MISMATCH,
-  contains: codes.SCHEMA_MISMATCH,
-};
+import { KEYWORD_CODES } from "./generated/constants.js";
+export { KEYWORD_CODES };
+/** The failing keyword → its rule (spec/constants.json), indexable by any keyword. */
+const keywordCodes: Readonly<Record<string, string>> = KEYWORD_CODES;
 
-/** A deprecated property present in a document, with the schema's deprecation annotation. */
+/** A deprecated property present in a document, with where its schema says so (`<file>#<JSON Pointer>`, the key of the generated `DEPRECATIONS`). */
 export interface DeprecatedUse {
   pointer: string;
   name: string;
   value: unknown;
-  annotation: JsonObject;
-  description: string;
+  location: string;
 }
 
 export interface SchemaOutcome {
@@ -204,7 +179,7 @@ function keywordMessage(error: ErrorObject, value: unknown, path: readonly strin
     return [`${error.instancePath}/${escapeToken(name)}`, render(codes.UNKNOWN_FIELD, { name, declared: declaredNames(tree, path) })];
   }
   const [variant, given] = keywordParams(keyword, value, nodeAt(tree, path));
-  return [error.instancePath, render(KEYWORD_CODES[keyword] ?? codes.SCHEMA_MISMATCH, given, variant)];
+  return [error.instancePath, render(keywordCodes[keyword] ?? codes.SCHEMA_MISMATCH, given, variant)];
 }
 
 /** The value at an instance path of the document being validated. */
@@ -244,7 +219,7 @@ function mapError(node: Node, lookup: Lookup, tree: unknown, ruleMessages: Reado
     return [finding(error.instancePath, codes.PATTERN_MISMATCH, "error", message)];
   }
   const [where, message] = keywordMessage(error, lookup(error.instancePath), path, tree);
-  return [finding(where, KEYWORD_CODES[error.keyword] ?? codes.SCHEMA_MISMATCH, "error", message)];
+  return [finding(where, keywordCodes[error.keyword] ?? codes.SCHEMA_MISMATCH, "error", message)];
 }
 
 /**
@@ -293,15 +268,7 @@ function reachesDeprecated(schema: unknown): boolean {
 export function walkDeprecated(value: unknown, schema: unknown, where: string[], found: DeprecatedUse[], depth: number): void {
   if (depth > 64 || !reachesDeprecated(schema) || !isObject(schema)) return;
   if (schema["deprecated"] === true && where.length > 0) {
-    const annotation = schema["x-deprecation"];
-    const description = schema["description"];
-    found.push({
-      pointer: where.map((t) => "/" + escapeToken(t)).join(""),
-      name: where[where.length - 1]!,
-      value,
-      annotation: isObject(annotation) ? annotation : {},
-      description: typeof description === "string" ? description : "",
-    });
+    found.push({ pointer: where.map((t) => "/" + escapeToken(t)).join(""), name: where[where.length - 1]!, value, location: schemaLocation(schema) });
   }
   for (const keyword of ["allOf", "oneOf", "anyOf"] as const) {
     const branches = schema[keyword];

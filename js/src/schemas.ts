@@ -18,7 +18,9 @@ import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
 import { has, isObject, type JsonObject } from "./json.js";
 
-export const KINDS = ["testcase", "grader", "suite", "resultset", "pack"] as const;
+import { KINDS } from "./generated/constants.js";
+
+export { KINDS };
 export type Kind = (typeof KINDS)[number];
 
 export function isKind(value: unknown): value is Kind {
@@ -126,18 +128,32 @@ function lookup(set: SchemaSet, file: string, ref: string): { file: string; node
   return { file: targetFile, node, key: `${targetFile}#${fragment}` };
 }
 
-function inline(set: SchemaSet, file: string, node: unknown, stack: string[], cache: Map<string, unknown>): unknown {
+/** Inlined subschema → where it was written, `<file>#<JSON Pointer>` (the key of the generated `DEPRECATIONS`). */
+const locations = new WeakMap<object, string>();
+
+/** Where an inlined subschema was written in the schema files (`<file>#<JSON Pointer>`), or "" if not known. */
+export function schemaLocation(schema: unknown): string {
+  return (typeof schema === "object" && schema !== null && locations.get(schema)) || "";
+}
+
+function escapePointerToken(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function inline(set: SchemaSet, file: string, node: unknown, stack: string[], cache: Map<string, unknown>, at = ""): unknown {
   if (!isObject(node)) return node;
   const out: JsonObject = {};
+  locations.set(out, `${file}#${at}`);
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED.has(key) || key === "$ref") continue;
-    if (SCHEMA_VALUED.has(key)) out[key] = inline(set, file, value, stack, cache);
+    const here = `${at}/${escapePointerToken(key)}`;
+    if (SCHEMA_VALUED.has(key)) out[key] = inline(set, file, value, stack, cache, here);
     else if (SCHEMA_MAPS.has(key) && isObject(value)) {
       const map: JsonObject = {};
-      for (const [name, sub] of Object.entries(value)) map[name] = inline(set, file, sub, stack, cache);
+      for (const [name, sub] of Object.entries(value)) map[name] = inline(set, file, sub, stack, cache, `${here}/${escapePointerToken(name)}`);
       out[key] = map;
     } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
-      out[key] = value.map((sub) => inline(set, file, sub, stack, cache));
+      out[key] = value.map((sub, i) => inline(set, file, sub, stack, cache, `${here}/${i}`));
     } else out[key] = value;
   }
   const ref = node["$ref"];
@@ -146,7 +162,7 @@ function inline(set: SchemaSet, file: string, node: unknown, stack: string[], ca
     if (stack.includes(target.key)) throw new Error(`recursive $ref ${target.key}: cannot inline`);
     let inlined = cache.get(target.key);
     if (inlined === undefined) {
-      inlined = inline(set, target.file, target.node, [...stack, target.key], cache);
+      inlined = inline(set, target.file, target.node, [...stack, target.key], cache, target.key.slice(target.key.indexOf("#") + 1));
       cache.set(target.key, inlined);
     }
     const branches = Array.isArray(out["allOf"]) ? (out["allOf"] as unknown[]) : [];

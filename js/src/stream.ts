@@ -82,7 +82,8 @@ export class NotStreamable extends Error {}
  * Reading member by member pays off for a result set's few members and many rows; a root with more members than
  * this is no result set worth streaming: it is read whole (as in evalschema/stream.py).
  */
-export const MAX_MEMBERS = 1000;
+import { MAX_MEMBERS } from "./generated/constants.js";
+export { MAX_MEMBERS };
 
 /** One value (a member or a row) is larger than the input size limit. */
 class TooLarge extends Error {}

@@ -10,12 +10,13 @@
  * that it is.
  */
 
-import { closeSync, openSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { SuiteIndex } from "./crossdoc.js";
 import { buildReport, finding, type Finding, type Report } from "./findings.js";
 import * as codes from "./generated/rules.js";
 import { get, has, isObject, type JsonObject } from "./json.js";
-import { loadPath } from "./loader.js";
+import { loadPath, parseJson, readText } from "./loader.js";
+import { ChunkedPositions, jsonPositions, placed } from "./positions.js";
 import { ResultRows, resultsetDocumentRules } from "./rules.js";
 import { check, checkRows, rowsStandAlone, type DeprecatedUse } from "./schemaPath.js";
 import { DEFAULT_SIZES, newStats, NotStreamable, read, type ReadStats, type Sizes } from "./stream.js";
@@ -29,7 +30,8 @@ const ARRAY = "results";
  * Files at least this large are streamed by default, as in the Python SDK: reading whole takes several times
  * the file in memory (and V8 cannot hold a string over about 512 MiB at all); reading in pieces stays flat.
  */
-export const STREAM_THRESHOLD = 8 << 20;
+import { STREAM_THRESHOLD } from "./generated/constants.js";
+export { STREAM_THRESHOLD };
 
 export interface FileOptions extends ValidateOptions {
   /**
@@ -108,9 +110,13 @@ export function checkFile(path: string, options: FileOptions = {}, tuning: Tunin
     const streamed = withFile(path, (fd) => streamReport(fd, options, tuning));
     if (streamed !== null) return streamed;
   }
-  const loaded = loadPath(path);
+  const text = readText(path);
+  const loaded = typeof text === "string" ? parseJson(text) : { problem: text };
   if (loaded.problem !== undefined) return { report: buildReport(kind, [loaded.problem], false), unreadable: true };
-  return { report: validate(loaded.document, options), unreadable: false };
+  const report = validate(loaded.document, options);
+  // every finding carries its line and column (positions are computed only for a document that has findings)
+  const found = report.errors.length + report.warnings.length > 0;
+  return { report: found && typeof text === "string" ? placed(report, jsonPositions(text)) : report, unreadable: false };
 }
 
 /**
@@ -158,7 +164,7 @@ function streamReport(fd: number, options: ValidateOptions, tuning: Tuning): Fil
   if (!Array.isArray(get(envelope, ARRAY))) return null; // no rows were streamed: read the document the usual way
   const { identity, decided } = identified(envelope, kind, strict);
   if (identity.kind !== KIND) return null; // a pack that happens to have "results", say: validate it whole, as what it is
-  if (decided !== null) return { report: decided, unreadable: false };
+  if (decided !== null) return { report: placeStreamed(fd, decided), unreadable: false };
   // the whole document's findings, in the order validating it whole gives them
   const outcome = check(envelope, KIND, messages);
   const findings: Finding[] = [...identity.findings];
@@ -171,7 +177,25 @@ function streamReport(fd: number, options: ValidateOptions, tuning: Tuning): Fil
   append(findings, summaryMismatchesAgainst(get(envelope, "summary"), summary.build()));
   append(findings, rowCross);
   if (against !== null) append(findings, against.finish(envelope));
-  return { report: buildReport(KIND, findings, strict), unreadable: false };
+  return { report: placeStreamed(fd, buildReport(KIND, findings, strict)), unreadable: false };
+}
+
+/**
+ * The report with every finding placed, as reading the file whole places it: a second pass over the file, which
+ * keeps the positions of the findings' values (and their ancestors') only. A report without findings costs nothing.
+ */
+function placeStreamed(fd: number, report: Report): Report {
+  const found = [...report.errors, ...report.warnings];
+  if (!found.length) return report;
+  const scanner = new ChunkedPositions(found.map((f) => f.pointer));
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let offset = 0; ; ) {
+    const n = readSync(fd, chunk, 0, chunk.length, offset);
+    if (n === 0) break;
+    scanner.feed(chunk.subarray(0, n));
+    offset += n;
+  }
+  return placed(report, scanner.positions);
 }
 
 /** A result set's reference summary, and its own fields (without its rows). */

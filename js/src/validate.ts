@@ -13,8 +13,11 @@ import { check, type SchemaOutcome } from "./schemaPath.js";
 import { isKind, KINDS, specVersion, type Kind } from "./schemas.js";
 import { summarize, type Summary } from "./summary.js";
 
-export const SUMMARY_TOLERANCE = 1e-9;
-const NO_RESULTS: Readonly<Record<string, unknown>> = { passed: 0, failed: 0, unscored: 0, avg_score: null };
+import { NO_RESULTS, SUMMARY_TOLERANCE } from "./generated/constants.js";
+
+export { SUMMARY_TOLERANCE };
+/** A grader without results, indexable by name. */
+const noResults: Readonly<Record<string, unknown>> = NO_RESULTS;
 
 export interface ValidateOptions {
   /** The document kind; detected from `$schema` or shape when not given. */
@@ -74,7 +77,7 @@ export function* summaryMismatchesAgainst(claimed: unknown, summary: Summary): G
     if (field === "by_grader" && isObject(value)) {
       for (const [graderId, totals] of Object.entries(value)) {
         // a grader with no results has zero counts and no average
-        const expected = Object.prototype.hasOwnProperty.call(byGrader, graderId) ? byGrader[graderId]! : NO_RESULTS;
+        const expected = Object.prototype.hasOwnProperty.call(byGrader, graderId) ? byGrader[graderId]! : noResults;
         if (!isObject(totals)) continue;
         for (const [name, number] of Object.entries(totals)) {
           if (Object.prototype.hasOwnProperty.call(expected, name) && differs(number, expected[name])) {

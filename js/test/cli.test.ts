@@ -32,14 +32,16 @@ test("validate --format json: every example is valid, exit 0", () => {
   assert.equal(report.files[1].kind, "suite");
 });
 
-test("an invalid document: exit 1, findings with code, severity, pointer, message", () => {
+test("an invalid document: exit 1, findings with code, severity, pointer, message, line and column", () => {
   const path = file("grader.json", JSON.stringify({ type: "contains", params: { substring: "x" } }));
   const out = run("validate", "--format=json", "--kind", "grader", path);
   assert.equal(out.status, 1);
   const [entry] = JSON.parse(out.stdout).files;
   assert.equal(entry.valid, false);
   assert.deepEqual(entry.errors.map((f: { code: string; pointer: string }) => [f.code, f.pointer]), [[REQUIRED_FIELD, "/id"]]);
-  assert.deepEqual(Object.keys(entry.errors[0]), ["code", "severity", "pointer", "message"]);
+  assert.deepEqual(Object.keys(entry.errors[0]), ["code", "severity", "pointer", "message", "line", "column"]);
+  // a missing property is placed at its parent: the root object, 1:1
+  assert.deepEqual([entry.errors[0].line, entry.errors[0].column], [1, 1]);
 });
 
 test("unreadable and unparseable inputs: exit 2, the others still checked", () => {
@@ -50,17 +52,17 @@ test("unreadable and unparseable inputs: exit 2, the others still checked", () =
     file("nan.json", '{"id": "x", "type": "human", "weight": NaN}'),
     file("latin1.bin", Buffer.from([0x7b, 0x0a, 0x22, 0xe9, 0x22, 0x7d])),
     join(dir, "missing.json"),
-    join(dir, "a-directory"),
+    join(dir, "a-directory"), // a folder gives its documents: none here
     join(examples, "grader-llm-judge.json"),
   ];
   const out = run("validate", "--format", "json", ...paths);
   assert.equal(out.status, 2);
   const report = JSON.parse(out.stdout);
   const codes = report.files.map((e: { errors: { code: string }[] }) => e.errors[0]?.code ?? null);
-  assert.deepEqual(codes, [INVALID_JSON, DUPLICATE_KEY, INVALID_JSON, FILE_UNREADABLE, FILE_UNREADABLE, FILE_UNREADABLE, null]);
+  assert.deepEqual(codes, [INVALID_JSON, DUPLICATE_KEY, INVALID_JSON, FILE_UNREADABLE, FILE_UNREADABLE, null]);
   assert.deepEqual([report.files[0].errors[0].line, report.files[0].errors[0].column], [3, 11]);
   assert.deepEqual([report.files[3].errors[0].line, report.files[3].errors[0].column], [2, 2]);
-  assert.deepEqual(report.summary, { files: 7, valid: 1, invalid: 0, unreadable: 6 });
+  assert.deepEqual(report.summary, { files: 6, valid: 1, invalid: 0, unreadable: 5 });
 });
 
 test("--strict turns warnings into errors", () => {

@@ -254,7 +254,13 @@ def test_d6_file_names_that_are_no_identifiers(tmp_path: Path, capsys: pytest.Ca
         },
         capsys,
     )
-    assert sorted(p.name for p in (out / "python").glob("*.py")) == ["__init__.py", "_base.py", "class_.py", "schema_2020_12.py"]
+    assert sorted(p.name for p in (out / "python").glob("*.py")) == [
+        "__init__.py",
+        "_base.py",
+        "_deprecations.py",
+        "class_.py",
+        "schema_2020_12.py",
+    ]
     models = import_models(out)
     assert round_trip(root_model(models, "schema_2020_12"), {"c": {"n": 1}}) == {"c": {"n": 1}}
     ts = (out / "typescript" / "schema_2020_12.ts").read_text()

@@ -113,8 +113,19 @@ def bench(session: nox.Session) -> None:
     _node_modules(session)
     session.run("npm", "run", "build", "--prefix", "js", external=True)
     session.run(PYTHON, "benchmarks/validation_bench.py", *session.posargs)
+    session.run(PYTHON, "benchmarks/limit_bench.py")
     session.run(PYTHON, "benchmarks/codegen_bench.py")
     session.run(PYTHON, "benchmarks/scale_bench.py")
+
+
+@nox.session
+def bench_limit(session: nox.Session) -> None:
+    """Benchmark (issue 22): whole ``evalschema validate`` / ``evalschema-js`` processes against the practical limit
+    (read + ``orjson.loads``, collector off), a small document to 100k results, medians of >= 5 alternating runs and
+    peaks per side. ``./noxw -s bench_limit -- --large-mb 1024`` adds the 1 GiB result set."""
+    _node_modules(session)
+    session.run("npm", "run", "build", "--prefix", "js", external=True)
+    session.run(PYTHON, "benchmarks/limit_bench.py", *session.posargs)
 
 
 @nox.session

@@ -1,0 +1,198 @@
+"""Speed at the limit (issue 22): whole ``evalschema validate`` processes against the practical limit, from one run.
+
+Not a test: ``./noxw -s bench_limit`` (part of ``./noxw -s bench``). The limit is a process that only reads the
+file and calls ``orjson.loads`` with the garbage collector off — what any validator must at least do. For each size
+(one small document, then result sets of 1k, 10k and 100k results, and with ``--large-mb`` one result set of that
+many MiB) the sides run alternately, ``--repeats`` times each (at least 5), and the table gives medians, the peak
+resident memory of each side (its own high-water mark, VmHWM, sampled until it exits) and the ratios:
+
+- ``evalschema validate`` as users run it (a large result set streams) and with ``--stream never`` / ``always``;
+- the limit process, and ``json.loads`` as a process (the standard library, collector on), for reference;
+- for the small document, ``python -c pass`` (start-up alone);
+- TypeScript: ``validate(JSON.parse(text))`` against ``JSON.parse(text)`` in one Node process
+  (``benchmarks/ts_bench.mjs``), and ``validateFile`` streamed as a whole ``node`` process against a ``node``
+  process that reads the file and ``JSON.parse``\\ s it, with both peaks. ``JSON.parse`` cannot take a 1 GiB string,
+  so at that size the TypeScript row reports the streamed time and peak alone.
+
+Every process must exit 0 (every generated document is valid): any other status stops the benchmark with the
+command and its stderr, so a broken side can never pass for a fast one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import synthetic
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+CLI = str(Path(sys.executable).with_name("evalschema"))
+NODE = shutil.which("node")
+TS_CLI = ROOT / "js" / json.loads((ROOT / "js" / "package.json").read_text())["bin"]["evalschema-js"]
+
+LIMIT = [PYTHON, "-c", "import gc, sys, orjson; gc.disable(); orjson.loads(open(sys.argv[1], 'rb').read())"]
+JSON_LOADS = [PYTHON, "-c", "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"]
+PASS = [PYTHON, "-c", "pass"]
+NODE_PARSE = ["-e", "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))"]
+
+
+class SideFailed(SystemExit):
+    pass
+
+
+@dataclass
+class Side:
+    name: str
+    command: list[str]
+    seconds: list[float] = field(default_factory=list)
+    peaks: list[float] = field(default_factory=list)
+
+    def run(self) -> None:
+        """One run: wall time from spawn to exit, and the child's own peak RSS (VmHWM) sampled every 5 ms."""
+        start = time.perf_counter()
+        proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        status, peak_kib = Path(f"/proc/{proc.pid}/status"), 0
+        while proc.poll() is None:
+            try:
+                for line in status.read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peak_kib = max(peak_kib, int(line.split()[1]))
+            except (OSError, ValueError):  # the process ended between poll() and the read
+                pass
+            time.sleep(0.005)
+        self.seconds.append(time.perf_counter() - start)
+        stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.returncode != 0:
+            raise SideFailed(f"{self.name}: exit {proc.returncode}: {' '.join(self.command)}\n{stderr[-2000:]}")
+        self.peaks.append(peak_kib / 1024)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def peak(self) -> float:
+        return max(self.peaks)
+
+
+def measure(sides: list[Side], repeats: int) -> None:
+    for side in sides:  # one unmeasured run each: the page cache holds the file for every side alike
+        side.run()
+        side.seconds.clear()
+        side.peaks.clear()
+    for _ in range(repeats):
+        for side in sides:  # alternately, so a slow spell of the shared machine lands on every side
+            side.run()
+
+
+def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[str, object]]:
+    file = str(path)
+    limit, loads = Side("limit", [*LIMIT, file]), Side("json.loads", [*JSON_LOADS, file])
+    default = Side("validate", [CLI, "validate", "--format", "json", file])
+    never = Side("validate --stream never", [CLI, "validate", "--format", "json", "--stream", "never", file])
+    always = Side("validate --stream always", [CLI, "validate", "--format", "json", "--stream", "always", file])
+    sides = [limit, loads, default, always] if large else [limit, loads, default, never, always]
+    start_up = Side("python -c pass", PASS) if label == "small" else None
+    measure([*sides, *([start_up] if start_up else [])], repeats)
+    rows = []
+    for side in sides[2:]:
+        row: dict[str, object] = {
+            "work": f"{label}: {side.name}",
+            "s": round(side.median, 3),
+            "peak MiB": round(side.peak),
+            "limit s": round(limit.median, 3),
+            "limit peak MiB": round(limit.peak),
+            "x limit": round(side.median / limit.median, 2),
+            "x json.loads": round(side.median / loads.median, 2),
+        }
+        if start_up is not None:
+            row["x python -c pass"] = round(side.median / start_up.median, 2)
+            row["python -c pass s"] = round(start_up.median, 3)
+        rows.append(row)
+    return rows
+
+
+def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[str, object]]:
+    if NODE is None or not TS_CLI.exists():
+        raise SideFailed(f"the TypeScript SDK is not built ({TS_CLI}): run `npm run build --prefix js`")
+    file = str(path)
+    streamed = Side("ts validateFile streamed", [NODE, str(ROOT / "benchmarks" / "ts_stream_bench.mjs"), file, "stream"])
+    if large:  # JSON.parse cannot hold a string this long: the streamed time and peak alone
+        measure([streamed], repeats)
+        return [{"work": f"{label}: {streamed.name}", "s": round(streamed.median, 3), "peak MiB": round(streamed.peak)}]
+    parse = Side("node JSON.parse", [NODE, *NODE_PARSE, file])
+    measure([parse, streamed], repeats)
+    api = subprocess.run([NODE, str(ROOT / "benchmarks" / "ts_bench.mjs"), file, str(max(repeats, 5))], capture_output=True, text=True)
+    if api.returncode != 0:
+        raise SideFailed(f"ts_bench.mjs: exit {api.returncode}\n{api.stderr[-2000:]}")
+    in_process = json.loads(api.stdout)
+    return [
+        {
+            "work": f"{label}: ts validate(JSON.parse) in process",
+            "s": round(in_process["validate_ms"] / 1000, 4),
+            "limit s": round(in_process["json_parse_ms"] / 1000, 4),
+            "x limit": round(in_process["ratio"], 2),
+        },
+        {
+            "work": f"{label}: {streamed.name} (process)",
+            "s": round(streamed.median, 3),
+            "peak MiB": round(streamed.peak),
+            "limit s": round(parse.median, 3),
+            "limit peak MiB": round(parse.peak),
+            "x limit": round(streamed.median / parse.median, 2),
+        },
+    ]
+
+
+COLUMNS = ["work", "s", "peak MiB", "limit s", "limit peak MiB", "x limit", "x json.loads", "x python -c pass"]
+
+
+def table(rows: list[dict[str, object]]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(str(row.get(column, "")) for column in COLUMNS) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000], help="results per result set")
+    parser.add_argument("--large-mb", type=int, default=0, help="also one result set of this many MiB (1024 for 1 GiB)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-typescript", action="store_true")
+    args = parser.parse_args()
+    repeats = max(args.repeats, 5)
+    rows: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory(prefix="evalschema-limit-") as tmp:
+        folder = Path(tmp)
+        small = folder / "small.resultset.json"
+        small.write_bytes((ROOT / "spec" / "examples" / "resultset-multi-attempt.json").read_bytes())
+        cases: list[tuple[str, Path, bool]] = [("small", small, False)]
+        for size in args.sizes:
+            cases.append(
+                (f"{size // 1000}k" if size % 1000 == 0 else str(size), synthetic.write_resultset(folder / f"r{size}.json", size), False)
+            )
+        if args.large_mb:
+            one_large = folder / "large.json"
+            synthetic.write_large_resultset(one_large, args.large_mb << 20)
+            cases.append((f"{args.large_mb} MiB", one_large, True))
+        print(f"# medians of {repeats} alternating runs per side, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})", flush=True)
+        for label, path, large in cases:
+            rows += python_rows(label, path, repeats, large)
+            if not args.no_typescript:
+                rows += typescript_rows(label, path, repeats, large)
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()

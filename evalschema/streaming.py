@@ -20,14 +20,15 @@ from typing import Any, BinaryIO
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from . import schema_path, stream
-from .crossdoc import SuiteIndex
-from .findings import Finding, Report
+from . import stream
+from .core.findings import Finding, Report
+from .engine import schema_path
 from .loader import Loaded, irregular_file, load_path, paused_gc
+from .pipeline import identified, rule_messages, schema_findings, summary_mismatches, validate
 from .positions import Positions, locate
-from .rules import ResultRows, resultset_document_rules
-from .summary import Summary, SummaryBuilder, summarize
-from .validate import identified, rule_messages, schema_findings, summary_mismatches, validate
+from .rules.crossdoc import SuiteIndex
+from .rules.document import ResultRows, resultset_document_rules
+from .summary.states import Summary, SummaryBuilder, summarize
 
 KIND, ARRAY = "resultset", "results"
 # Files at least this large are streamed by default: reading whole takes about nine times the file in memory,

@@ -26,9 +26,10 @@ from schema_helpers import value_paths
 
 import evalschema_models
 import evalschema_models.constants
-from evalschema import schema_path, summarize, validate
-from evalschema.registry import current
-from evalschema.validate import rule_messages
+from evalschema import summarize, validate
+from evalschema.engine import schema_path
+from evalschema.pipeline import rule_messages
+from evalschema.schemas.registry import current
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text())["rules"]}

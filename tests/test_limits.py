@@ -15,10 +15,13 @@ from pathlib import Path
 import pytest
 from tools import missing_tool
 
-from evalschema import cli, identify, limits, positions, registry, schema_path, stream, streaming
+from evalschema import cli, positions, stream, streaming
+from evalschema.core import limits
+from evalschema.engine import schema_path
+from evalschema.schemas import identify, registry
 from evalschema_models import constants
 
-validate = importlib.import_module("evalschema.validate")  # the package re-exports a function of that name
+validate = importlib.import_module("evalschema.pipeline")  # the package re-exports a function of that name
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "spec" / "constants.json").read_text(encoding="utf-8"))["constants"]
 

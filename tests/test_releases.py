@@ -27,7 +27,9 @@ from codegen import changelog, policy
 from codegen.__main__ import main as codegen_main
 from codegen.diff import RULE_IDS, DiffReport, Finding, diff, diff_sets
 from codegen.load import SchemaError, load
-from evalschema import __version__, diffcmd, releases, validate
+from evalschema import __version__, validate
+from evalschema.cli import diffcmd
+from evalschema.schemas import releases
 
 REPO = Path(__file__).resolve().parent.parent
 RELEASES = REPO / "spec" / "releases"

@@ -12,13 +12,15 @@ from evalschema_models import constants
 from evalschema_models import rules as codes
 from evalschema_models.rules import RULES
 
-from . import crossdoc, deprecations, messages, schema_path
-from .findings import Finding, Report, pointer
-from .identify import Identity, identify, parse_version
+from .core import messages
+from .core.findings import Finding, Report, pointer
+from .engine import deprecations, schema_path
 from .loader import parse_json_bytes, paused_gc
-from .registry import KINDS, load
-from .rules import DOCUMENT_RULES
-from .summary import Summary, summarize
+from .rules import crossdoc
+from .rules.document import DOCUMENT_RULES
+from .schemas.identify import Identity, identify, parse_version
+from .schemas.registry import KINDS, load
+from .summary.states import Summary, summarize
 
 SUMMARY_TOLERANCE = constants.SUMMARY_TOLERANCE
 _NO_RESULTS: dict[str, Any] = constants.NO_RESULTS

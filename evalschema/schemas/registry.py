@@ -24,18 +24,18 @@ from evalschema_models import constants
 KINDS: tuple[str, ...] = constants.KINDS
 
 
-_CHECKOUT = Path(__file__).resolve().parent.parent
+_CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def _schema_dir() -> Traversable:
     """Where the schemas live: package data of an installed distribution, the repository's schemas/ otherwise."""
-    bundled = resources.files(__package__) / "_schemas"
+    bundled = resources.files("evalschema") / "_schemas"
     return bundled if bundled.is_dir() else _CHECKOUT / "schemas"
 
 
 def bundled_dir() -> Traversable:
     """The single-file schemas and their catalog (``generated/schemas/`` in a checkout)."""
-    bundled = resources.files(__package__) / "_schemas" / "bundled"
+    bundled = resources.files("evalschema") / "_schemas" / "bundled"
     return bundled if bundled.is_dir() else _CHECKOUT / "generated" / "schemas"
 
 

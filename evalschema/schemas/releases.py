@@ -30,7 +30,7 @@ def _root() -> Traversable:
     bundled = resources.files("evalschema") / "_schemas" / "releases"
     if bundled.is_dir():
         return bundled
-    return Path(__file__).resolve().parent.parent / "spec" / "releases"
+    return Path(__file__).resolve().parents[2] / "spec" / "releases"
 
 
 def _key(version: str) -> tuple[int, ...]:

@@ -21,24 +21,23 @@ from typing import TYPE_CHECKING, Any, TextIO
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from . import comparecmd, diffcmd, schemacmd
+from ..core.display import display_path, finite, visible
+from ..core.extras import MissingExtra
+from ..core.findings import Finding, Report
+from ..core.limits import MAX_FINDINGS, shorten
+from ..core.messages import show
+from ..loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from ..pipeline import validate
+from ..positions import Positions
+from ..schemas.registry import KINDS, spec_version
+from ..schemas.selection import declared
+from ..streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
+from . import comparecmd, diffcmd, interopcmd, schemacmd
 from .casesfile import CasesFile, follow
-from .display import display_path, finite, visible
-from .extras import MissingExtra
-from .findings import Finding, Report
-from .interop import cli as interopcmd
-from .limits import MAX_FINDINGS, shorten
-from .loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
-from .messages import show
-from .positions import Positions
-from .registry import KINDS, spec_version
-from .selection import declared
-from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
-from .validate import validate
 
 if TYPE_CHECKING:
-    from .report import CaseLists
-    from .summary import Summary
+    from ..report.html import CaseLists
+    from ..summary.states import Summary
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 FORMS = ("json", "jsonl", "yaml")
@@ -340,7 +339,7 @@ def _json_entry(entry: dict[str, Any]) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.spec_version is not None:
-        from . import releases
+        from ..schemas import releases
 
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
@@ -411,8 +410,8 @@ class Summarizing:
 def source_summaries(source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None) -> Iterator[Summarizing]:
     """The result sets of one source, validated, then summarized if valid or ``--force`` (``documents``: its
     documents when already read, e.g. a range of JSON Lines, whose file name was checked)."""
-    from .report import CaseLists, case_lists
-    from .summary import summarize
+    from ..report.html import CaseLists, case_lists
+    from ..summary.states import summarize
 
     if documents is None:
         bad_name = name_problem(str(source))
@@ -464,7 +463,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
     anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1). With ``-j N``, N processes
     compute the same (``evalschema.parallel``)."""
-    from .report import Summarized, render_html, render_text
+    from ..report.html import Summarized, render_html, render_text
 
     results: list[Summarized] = []
     refused: list[dict[str, Any]] = []
@@ -496,7 +495,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             if item.lists is not None:
                 lists[label] = item.lists
     if args.html is not None and (results or not refused):
-        from .atomic import write_atomic
+        from ..io.atomic import write_atomic
 
         write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
     attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
@@ -549,7 +548,7 @@ def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from .migrate import run
+    from ..migrate import run
 
     return run(args.paths, check=args.check, write=_write)
 

@@ -209,13 +209,13 @@ def test_bundled_releases_validate_offline(capsys: pytest.CaptureFixture[str], b
     """Every bundled release's registry builds offline, and the examples validate against it (``--spec-version``):
     one entry per file, and the exit status the entries call for."""
     from evalschema.cli import main
-    from evalschema.schemas import releases
+    from evalschema.schemas import registry, releases
 
     examples = [str(p) for p in sorted(EXAMPLES.glob("*.json"))]
     versions = releases.available()
     assert len(versions) >= 2, versions
     for version in versions:
-        releases.registry(version)
+        registry.load(version)
         status = main(["validate", "--format", "json", "--spec-version", version, *examples])
         out = capsys.readouterr()
         # one entry per example, and per line of the test cases file a suite names (followed, offline too)

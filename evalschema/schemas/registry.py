@@ -21,6 +21,8 @@ from referencing.jsonschema import DRAFT202012
 
 from evalschema_models import constants
 
+from . import releases
+
 KINDS: tuple[str, ...] = constants.KINDS
 
 
@@ -93,8 +95,6 @@ def load(version: str | None = None) -> SchemaSet:
     """The schemas of one version: the working ones (``None``, or their version), else a published release."""
     if version is None or version == current().version:
         return current()
-    from . import releases
-
     return build(list(releases.schemas(version).values()), f"release {version}")
 
 

@@ -8,9 +8,8 @@ True
 from __future__ import annotations
 
 from .core.findings import Finding, Report
-from .pipeline import validate, validate_json
+from .pipeline import summarize_file, validate, validate_file, validate_json
 from .schemas.registry import KINDS, spec_version
-from .streaming import summarize_file, validate_file
 from .summary.states import Summary, classify, summarize
 
 __all__ = [

@@ -27,8 +27,7 @@ from corpus import Case, corpus, show
 
 from evalschema.core.findings import Report
 from evalschema.loader import parse_json_bytes
-from evalschema.pipeline import validate
-from evalschema.streaming import validate_file
+from evalschema.pipeline import validate, validate_file
 from evalschema.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,11 +27,10 @@ from ..core.findings import Finding, Report
 from ..core.limits import MAX_FINDINGS, shorten
 from ..core.messages import show
 from ..loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
-from ..pipeline import validate
+from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_file
 from ..positions import Positions
 from ..schemas.registry import KINDS, spec_version
 from ..schemas.selection import declared
-from ..streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
 from . import comparecmd, diffcmd, interopcmd, schemacmd
 from .casesfile import CasesFile, follow
 

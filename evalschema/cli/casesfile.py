@@ -19,9 +19,8 @@ from evalschema_models import rules as codes
 from ..core import messages
 from ..core.findings import Finding, Report
 from ..loader import load_path
-from ..pipeline import validate
+from ..pipeline import placed, validate
 from ..rules.document import suite_rules
-from ..streaming import placed
 
 _CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
 # the suite rules that look across test cases: the file's cases get them as the suite's inline cases do

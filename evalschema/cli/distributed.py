@@ -102,7 +102,7 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
     over the input size limit stops the reading of a file) and its summary state: the rows of its valid result
     sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
     from ..loader import load_path, paused_gc
-    from ..streaming import wants_stream
+    from ..pipeline import wants_stream
     from . import parallel, source_reports
 
     force = bool(options.get("force"))

@@ -333,7 +333,9 @@ def render_html(
     are shown side by side, in ``sequence`` order, each headed by its role and label."""
     from datetime import UTC, datetime
 
-    from .. import __version__
+    from ..schemas.registry import spec_version
+
+    __version__ = spec_version()  # evalschema.__version__ is this
 
     invalid, lists = invalid or {}, lists or {}
     groups: dict[str, list[Summarized]] = {}

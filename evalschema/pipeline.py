@@ -40,8 +40,8 @@ from .rules import units as _units  # noqa: F401  (registers the code rules' uni
 from .rules.registry import Batch, Context, Stage, stage_factories
 from .schemas.identify import Identity, identify, parse_version
 from .schemas.registry import KINDS, load
-from .summary.stage import SourceFailed, SummaryStage
-from .summary.states import Summary, SummaryBuilder, summarize
+from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
+from .summary.states import Summary, summarize
 
 KIND, ARRAY = "resultset", "results"  # the kind whose rows may be streamed, and its array of rows
 # Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
@@ -377,25 +377,18 @@ def summarize_file(
         handle = _open(file) if wants_stream(file, stream_rows) else None
         if handle is not None:
             with handle:
-                envelope: dict[str, Any] = {}
-                builder = SummaryBuilder(compact=True)
+                source, reference = StreamSource(handle), ReferenceSummary(each_row=each_row)
                 try:
-                    for piece in stream.read(handle, ARRAY):
-                        if isinstance(piece, stream.Problem):
-                            return piece.finding
-                        if isinstance(piece, stream.Member):
-                            envelope[piece.key] = piece.value
-                        elif isinstance(piece, stream.Rows):
-                            for item in piece.items:
-                                if isinstance(item, dict):
-                                    builder.add(item)
-                                if each_row is not None:
-                                    each_row(item)
-                    if ARRAY in envelope:  # "results" was there but not an array: it has no rows
-                        return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
-                    return envelope, builder.build()
+                    problem = source.feed([reference])
                 except stream.NotStreamable:
-                    pass
+                    problem = None
+                else:
+                    if problem is not None:
+                        return problem
+                    if not source.has_rows():  # "results" was there but not an array: it has no rows
+                        envelope = source.members
+                        return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
+                    return {k: v for k, v in source.members.items() if k != ARRAY}, reference.build()
         loaded = _load_whole(file)
         if loaded.problem is not None:
             return loaded.problem
@@ -420,6 +413,50 @@ def _load_whole(file: Path) -> Loaded:
     return next(iter(load_path(file, "json")))
 
 
+class StreamSource:
+    """A source: the JSON result set in ``handle`` read in pieces — its own members as they come (``members``,
+    with ``results`` empty, and their texts, to place findings in them later), its rows in batches."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.members: dict[str, Any] = {}
+        self.texts: dict[str, stream.Text] = {}
+        self.positions: Positions = {}
+
+    def feed(
+        self,
+        run: list[Stage],
+        on_rows: Callable[[stream.Rows, list[Finding]], None] | None = None,
+        on_array: Callable[[], None] | None = None,
+    ) -> Finding | None:
+        """Read to the end, each batch of rows through the stages (``on_rows`` sees the batch and its findings);
+        the reader's finding if the input cannot be read. Raises ``stream.NotStreamable`` if it must be read
+        whole instead."""
+        members, positions = self.members, self.positions
+        for piece in stream.read(self.handle, ARRAY):
+            if isinstance(piece, stream.Problem):
+                return piece.finding
+            if isinstance(piece, stream.Opened):
+                positions[""] = (piece.line, piece.column)
+            elif isinstance(piece, stream.Array):
+                members[ARRAY] = []
+                positions["/" + ARRAY] = (piece.line, piece.column)
+                if on_array is not None:
+                    on_array()
+            elif isinstance(piece, stream.Member):
+                members[piece.key] = piece.value
+                self.texts[piece.key] = piece.text
+            else:
+                found = _rows(run, Batch(piece.items, piece.start, piece.positions))
+                if on_rows is not None:
+                    on_rows(piece, found)
+        return None
+
+    def has_rows(self) -> bool:
+        """Whether ``results`` was an array (read in batches): if not, the whole document is in hand."""
+        return isinstance(self.members.get(ARRAY), list)
+
+
 def validate_stream(
     handle: BinaryIO,
     kind: str | None = None,
@@ -437,9 +474,8 @@ def validate_stream(
     if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
         return None
     options = Options(strict, allow_unknown, suite, engine, spec_version)
-    envelope: dict[str, Any] = {}
-    texts: dict[str, stream.Text] = {}
-    positions: Positions = {}
+    source = StreamSource(handle)
+    envelope, texts, positions = source.members, source.texts, source.positions
     rows_found: list[Finding] = []
     origin = handle.tell() if handle.seekable() else 0
 
@@ -452,32 +488,24 @@ def validate_stream(
     summary = SummaryStage(streamed=True, while_reading=while_reading, again=lambda: _summary_again(handle, origin))
     schema, run = stages(KIND, options, streamed=True, summary=summary)
     first_rows = _FirstRows(place_limit, strict) if place_limit is not None else None
+
+    def placed_rows(piece: stream.Rows, found: list[Finding]) -> None:
+        if not found:
+            return
+        if first_rows is not None:
+            first_rows.add(found, piece.texts({_row(f.pointer) for f in found}))
+            rows_found.extend(found)  # placed at the end, if they are among the first
+        else:
+            where = piece.positions({_row(f.pointer) for f in found})
+            rows_found.extend(place(f, where) for f in found)
+
     try:
-        for piece in stream.read(handle, ARRAY):
-            if isinstance(piece, stream.Problem):
-                return Report.build(kind, [piece.finding], strict=False)
-            if isinstance(piece, stream.Opened):
-                positions[""] = (piece.line, piece.column)
-            elif isinstance(piece, stream.Array):
-                envelope[ARRAY] = []
-                positions["/" + ARRAY] = (piece.line, piece.column)
-                summary.start_rows()
-            elif isinstance(piece, stream.Member):
-                envelope[piece.key] = piece.value
-                texts[piece.key] = piece.text
-            else:
-                found = _rows(run, Batch(piece.items, piece.start, piece.positions))
-                if not found:
-                    continue
-                if first_rows is not None:
-                    first_rows.add(found, piece.texts({_row(f.pointer) for f in found}))
-                    rows_found.extend(found)  # placed at the end, if they are among the first
-                else:
-                    where = piece.positions({_row(f.pointer) for f in found})
-                    rows_found.extend(place(f, where) for f in found)
+        problem = source.feed(run, placed_rows, summary.start_rows)
     except stream.NotStreamable:
         return None
-    if ARRAY not in envelope or not isinstance(envelope.get(ARRAY), list):
+    if problem is not None:
+        return Report.build(kind, [problem], strict=False)
+    if not source.has_rows():
         return None  # no rows were streamed: the whole document is in hand, read it the usual way
     identity, decided = identified(envelope, kind, spec_version, strict)
     if identity.kind != KIND:
@@ -519,15 +547,12 @@ def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
         handle.seek(origin)
     except OSError as exc:
         return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read again: {exc.strerror or exc}")
-    builder = SummaryBuilder(compact=True)
-    for piece in stream.read(handle, ARRAY):
-        if isinstance(piece, stream.Problem):
-            return piece.finding
-        if isinstance(piece, stream.Rows):
-            for item in piece.items:
-                if isinstance(item, dict):
-                    builder.add(item)
-    return builder.build()
+    reference = ReferenceSummary()
+    try:
+        problem = StreamSource(handle).feed([reference])
+    except stream.NotStreamable:  # it was streamable the first time: it changed under the second read
+        return Finding("", codes.FILE_UNREADABLE, "error", "cannot read again: the input changed")
+    return problem if problem is not None else reference.build()
 
 
 def _row(pointer: str) -> int:

@@ -27,6 +27,33 @@ class SourceFailed(Exception):
         self.finding = finding
 
 
+class ReferenceSummary:
+    """The reference summary of the rows, as a stage (``summarize_file``, the summary stage, a second read of a
+    stream); ``each_row``, if given, sees every row once."""
+
+    def __init__(self, *, compact: bool = True, each_row: Callable[[Any], None] | None = None) -> None:
+        self.builder = SummaryBuilder(compact=compact)
+        self.each_row = each_row
+
+    def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+        return ()
+
+    def rows(self, batch: Batch) -> Iterable[Finding]:
+        add, each_row = self.builder.add, self.each_row
+        for item in batch.items:
+            if isinstance(item, dict):
+                add(item)
+            if each_row is not None:
+                each_row(item)
+        return ()
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+    def build(self) -> Summary:
+        return self.builder.build()
+
+
 class SummaryStage:
     """The claimed summary against the reference summary of the rows, built only when there is a claim to check.
 
@@ -45,24 +72,19 @@ class SummaryStage:
     ) -> None:
         self.streamed, self.while_reading, self.again = streamed, while_reading, again
         self.members: dict[str, Any] = {}
-        self.builder: SummaryBuilder | None = None
+        self.reference: ReferenceSummary | None = None
 
     def start_rows(self) -> None:
         """Called as the rows start, before the first batch (if any)."""
         if self.streamed and self.while_reading is not None and self.while_reading():
-            self.builder = SummaryBuilder(compact=True)
+            self.reference = ReferenceSummary()
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
         self.members = members
         return ()
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
-        if self.builder is not None:
-            add = self.builder.add
-            for item in batch.items:
-                if isinstance(item, dict):
-                    add(item)
-        return ()
+        return () if self.reference is None else self.reference.rows(batch)
 
     def finish(self) -> Iterable[Finding]:
         claimed = self.members.get("summary")
@@ -70,8 +92,8 @@ class SummaryStage:
             return ()
         if not self.streamed:
             return summary_mismatches(claimed, summarize(self.members))
-        if self.builder is not None:
-            reference: Summary | Finding = self.builder.build()
+        if self.reference is not None:
+            reference: Summary | Finding = self.reference.build()
         else:
             assert self.again is not None, "a streamed summary is built while reading or read again"
             reference = self.again()

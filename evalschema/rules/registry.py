@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from evalschema_models.rules import RULES
+
 from ..core.findings import Finding
 
 Family = Literal["stage", "reader", "identity", "engine", "summary", "comparison", "cli"]
@@ -74,16 +76,23 @@ def register(*rules: Rule) -> None:
     _RULES.extend(rules)
 
 
+def bind(rule_id: str, kind: str, check: StageFactory) -> None:
+    """Register one rule for one kind, checked by the stage ``check`` makes. Several rules bound to the same
+    factory are one pass over the document for all of them (the pipeline runs each factory once)."""
+    register(Rule(rule_id, (kind,), "stage", check))
+
+
 def family(ids: Iterable[str], kinds: Iterable[str], check: StageFactory) -> None:
-    """Register several rules checked by one stage (one pass over the document for all of them)."""
+    """Register several rules checked by one stage, for several kinds: a family generated from a table (schema
+    annotations), whose ids and kinds come from that table."""
     kinds = tuple(kinds)
     register(*(Rule(rule_id, kinds, "stage", check) for rule_id in ids))
 
 
-def elsewhere(ids: Iterable[str], kinds: Iterable[str], family: Family, implemented_by: str) -> None:
-    """Register rules that are no stage of the pipeline, with the dotted name of what implements them."""
-    kinds = tuple(kinds)
-    register(*(Rule(rule_id, kinds, family, None, implemented_by) for rule_id in ids))
+def elsewhere(rule_id: str, family: Family, implemented_by: str) -> None:
+    """Register a rule that is no stage of the pipeline, for every kind the ledger gives it, with the dotted name
+    of what implements it."""
+    register(Rule(rule_id, tuple(RULES[rule_id]["kinds"]), family, None, implemented_by))
 
 
 def units() -> tuple[Rule, ...]:

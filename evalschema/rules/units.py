@@ -18,7 +18,7 @@ from evalschema_models import rules as codes
 from ..core.findings import Finding
 from .crossdoc import SuiteIndex
 from .document import ResultRows, grader_rules, pack_rules, resultset_document_rules, suite_rules, testcase_rules
-from .registry import Batch, Context, Stage, elsewhere, family
+from .registry import Batch, Context, Stage, bind, elsewhere
 
 
 class DocumentPass:
@@ -88,48 +88,48 @@ def _against_suite(context: Context) -> Stage | None:
     return SuitePass(context.suite) if isinstance(context.suite, dict) else None
 
 
-ALL_KINDS = tuple(constants.KINDS)
-
-# stages: registered in the order they run
-family([codes.INVALID_REGEX, codes.UNKNOWN_GRADER_PARAM], ["grader"], _document(grader_rules))
-family([codes.INVALID_REGEX, codes.UNKNOWN_GRADER_PARAM], ["testcase"], _document(testcase_rules))
-family([codes.DUPLICATE_ID, codes.DANGLING_REFERENCE, codes.INVALID_REGEX, codes.UNKNOWN_GRADER_PARAM], ["suite"], _document(suite_rules))
-family(
-    [codes.DUPLICATE_EVAL_ID, codes.DUPLICATE_VALIDATOR_ID, codes.PROMPT_ID_MISMATCH, codes.MIGRATION_PLACEHOLDER, codes.INVALID_REGEX],
-    ["pack"],
-    _document(pack_rules),
-)
-family([codes.SELF_PARENT], ["resultset"], _document(resultset_document_rules))
-family([codes.DUPLICATE_ATTEMPT, codes.CONSTRAINT_GRADER_UNKNOWN, codes.ERROR_WITH_INVALIDATING_VIOLATION], ["resultset"], _rows)
-family(
-    [
-        codes.UNKNOWN_TEST_CASE,
-        codes.GRADER_TYPE_MISMATCH,
-        codes.UNKNOWN_GRADER,
-        codes.GRADER_RESULT_MISSING,
-        codes.SUITE_ID_MISMATCH,
-        codes.TEST_CASE_NOT_RUN,
-    ],
-    ["resultset"],
-    _against_suite,
-)
+# stages, in the order they run; one statement binds one rule, for one kind, to the pass that checks it
+grader, testcase, suite, pack = (_document(grader_rules), _document(testcase_rules), _document(suite_rules), _document(pack_rules))
+bind(codes.INVALID_REGEX, "grader", grader)
+bind(codes.UNKNOWN_GRADER_PARAM, "grader", grader)
+bind(codes.INVALID_REGEX, "testcase", testcase)
+bind(codes.UNKNOWN_GRADER_PARAM, "testcase", testcase)
+bind(codes.DUPLICATE_ID, "suite", suite)
+bind(codes.DANGLING_REFERENCE, "suite", suite)
+bind(codes.INVALID_REGEX, "suite", suite)
+bind(codes.UNKNOWN_GRADER_PARAM, "suite", suite)
+bind(codes.DUPLICATE_EVAL_ID, "pack", pack)
+bind(codes.DUPLICATE_VALIDATOR_ID, "pack", pack)
+bind(codes.PROMPT_ID_MISMATCH, "pack", pack)
+bind(codes.MIGRATION_PLACEHOLDER, "pack", pack)
+bind(codes.INVALID_REGEX, "pack", pack)
+bind(codes.SELF_PARENT, "resultset", _document(resultset_document_rules))
+bind(codes.DUPLICATE_ATTEMPT, "resultset", _rows)
+bind(codes.CONSTRAINT_GRADER_UNKNOWN, "resultset", _rows)
+bind(codes.ERROR_WITH_INVALIDATING_VIOLATION, "resultset", _rows)
+bind(codes.UNKNOWN_TEST_CASE, "resultset", _against_suite)
+bind(codes.GRADER_TYPE_MISMATCH, "resultset", _against_suite)
+bind(codes.UNKNOWN_GRADER, "resultset", _against_suite)
+bind(codes.GRADER_RESULT_MISSING, "resultset", _against_suite)
+bind(codes.SUITE_ID_MISMATCH, "resultset", _against_suite)
+bind(codes.TEST_CASE_NOT_RUN, "resultset", _against_suite)
 
 # no stage: the reader finds these while reading (a document that has them is never checked further)
-elsewhere(constants.UNREADABLE_CODES, ALL_KINDS, "reader", "evalschema.loader.load_path")
+for code in constants.UNREADABLE_CODES:
+    elsewhere(code, "reader", "evalschema.loader.load_path")
 # the identification of a document, before any stage (and, when it decides, instead of them)
-elsewhere([codes.UNKNOWN_KIND, codes.UNKNOWN_SCHEMA], ALL_KINDS, "identity", "evalschema.schemas.identify.identify")
-elsewhere([codes.VERSION_UNSUPPORTED], ALL_KINDS, "identity", "evalschema.pipeline.identified")
+elsewhere(codes.UNKNOWN_KIND, "identity", "evalschema.schemas.identify.identify")
+elsewhere(codes.UNKNOWN_SCHEMA, "identity", "evalschema.schemas.identify.identify")
+elsewhere(codes.VERSION_UNSUPPORTED, "identity", "evalschema.pipeline.identified")
 # the schema stage: the engine reports the deprecated locations a document uses
-elsewhere([codes.DEPRECATED_FIELD], ALL_KINDS, "engine", "evalschema.engine.deprecations.warnings_for")
-elsewhere([codes.VALIDATOR_FAIL_OPEN], ["pack"], "engine", "evalschema.engine.deprecations.warnings_for")
+elsewhere(codes.DEPRECATED_FIELD, "engine", "evalschema.engine.deprecations.warnings_for")
+elsewhere(codes.VALIDATOR_FAIL_OPEN, "engine", "evalschema.engine.deprecations.warnings_for")
 # the summary stage (the summary layer, above this one)
-elsewhere([codes.SUMMARY_MISMATCH], ["resultset"], "summary", "evalschema.summary.stage.SummaryStage")
+elsewhere(codes.SUMMARY_MISMATCH, "summary", "evalschema.summary.stage.SummaryStage")
 # the CLI reads a suite's test cases file
-elsewhere([codes.TEST_CASES_FILE_UNREADABLE], ["suite"], "cli", "evalschema.cli.casesfile.follow")
+elsewhere(codes.TEST_CASES_FILE_UNREADABLE, "cli", "evalschema.cli.casesfile.follow")
 # a feature: comparing result sets
-elsewhere(
-    [codes.COMPARE_SUITE_MISMATCH, codes.COMPARE_SUITE_DIGEST_MISMATCH, codes.COMPARE_GRADER_CHANGED, codes.COMPARE_TEST_CASES_DIFFER],
-    ["resultset"],
-    "comparison",
-    "evalschema.compare.document",
-)
+elsewhere(codes.COMPARE_SUITE_MISMATCH, "comparison", "evalschema.compare.document")
+elsewhere(codes.COMPARE_SUITE_DIGEST_MISMATCH, "comparison", "evalschema.compare.document")
+elsewhere(codes.COMPARE_GRADER_CHANGED, "comparison", "evalschema.compare.document")
+elsewhere(codes.COMPARE_TEST_CASES_DIFFER, "comparison", "evalschema.compare.document")

@@ -45,6 +45,8 @@ def generate(session: nox.Session) -> None:
 def check(session: nox.Session) -> None:
     """Fail (with a diff) when generated/ is stale; never writes."""
     session.run(PYTHON, "-m", "codegen", "check")
+    session.run(PYTHON, "scripts/import_graph.py")  # no cycle, no upward import, no import of the generator
+    session.run(PYTHON, "scripts/rule_units.py")  # every code rule of the ledger has one unit, and no unit lacks one
 
 
 @nox.session

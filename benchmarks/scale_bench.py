@@ -107,16 +107,16 @@ def main() -> None:
         summaries.append(_run("summarize", "--format", "json", "-j", "2", str(folder))[0])
     engine, summarized = statistics.median(engines), statistics.median(summaries)
     print(
-        f"evalschema.distributed (validate and summarize), 2 local Dask workers, same folder: {engine:.1f} s: "
+        f"evalschema.cli.distributed (validate and summarize), 2 local Dask workers, same folder: {engine:.1f} s: "
         f"{engine / summarized:.2f}x the time of summarize -j 2 ({summarized:.1f} s), {engine / two:.2f}x validate -j 2; {_load()}"
     )
 
 
 def _distributed(folder: Path) -> float:
-    """Seconds for evalschema.distributed on a 2-process LocalCluster (starting the cluster not counted)."""
+    """Seconds for evalschema.cli.distributed on a 2-process LocalCluster (starting the cluster not counted)."""
     from distributed import Client, LocalCluster
 
-    from evalschema import distributed
+    from evalschema.cli import distributed
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)  # type: ignore[no-untyped-call]
     with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]

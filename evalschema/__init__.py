@@ -7,11 +7,10 @@ True
 
 from __future__ import annotations
 
-from .findings import Finding, Report
-from .registry import KINDS, spec_version
-from .streaming import summarize_file, validate_file
-from .summary import Summary, classify, summarize
-from .validate import validate, validate_json
+from .core.findings import Finding, Report
+from .pipeline import summarize_file, validate, validate_file, validate_json
+from .schemas.registry import KINDS, spec_version
+from .summary.states import Summary, classify, summarize
 
 __all__ = [
     "KINDS",

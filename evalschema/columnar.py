@@ -36,8 +36,8 @@ from typing import Any
 
 import orjson
 
-from .extras import require
-from .registry import _CHECKOUT, spec_version
+from .core.extras import require
+from .schemas.registry import _CHECKOUT, spec_version
 
 BATCH = 8192
 TABLES = ("runs", "results", "grader_results")
@@ -797,7 +797,7 @@ def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "
                 if loaded.problem is not None:
                     raise Unexportable(loaded.path, loaded.problem)
                 if not isinstance(loaded.document, dict):
-                    from .findings import Finding
+                    from .core.findings import Finding
 
                     raise Unexportable(loaded.path, Finding("", "TYPE_MISMATCH", "error", "not a JSON object", loaded.line))
                 writer.write(loaded.document)

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .atomic import write_atomic
-from .extras import MissingExtra, require
-from .findings import Finding, pointer
+from .core.extras import MissingExtra, require
+from .core.findings import Finding, pointer
+from .io.atomic import write_atomic
 
 EXIT_OK, EXIT_NEEDED, EXIT_UNREADABLE = 0, 1, 2
 PLACEHOLDER_TRIGGER = "every_turn"
@@ -538,7 +538,7 @@ def _sequence_offset(lines: list[str], document: Any) -> int:
 
 def _readable(path: Path, form: str) -> tuple[str | None, str | None]:
     """(text, None), or (None, why the pack cannot be migrated): exactly the inputs ``validate`` reads."""
-    from .display import visible
+    from .core.display import visible
     from .loader import decode, load_text, name_problem, read_bytes
 
     problem = name_problem(str(path))
@@ -621,7 +621,7 @@ def unified_diff(old: list[str], new: list[str], old_name: str, new_name: str) -
 
 def run(paths: list[Path], *, check: bool, write: Callable[[str], None]) -> int:
     """Migrate each pack (or with ``check``, show the diff); report exactly which files were rewritten."""
-    from .display import display_path, visible
+    from .core.display import display_path, visible
 
     status = EXIT_OK
     changed: list[str] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .extras import require
+from .core.extras import require
 
 
 def _table(folder: Path, name: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from schema_helpers import value_paths
 
-from evalschema.identify import identify
+from evalschema.schemas.identify import identify
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = int(os.environ.get("EVALSCHEMA_AGREEMENT_MUTANTS", "3200"))

@@ -25,11 +25,10 @@ from typing import Any
 
 from corpus import Case, corpus, show
 
-from evalschema.findings import Report
+from evalschema.core.findings import Report
 from evalschema.loader import parse_json_bytes
-from evalschema.streaming import validate_file
+from evalschema.pipeline import validate, validate_file
 from evalschema.summary import summarize
-from evalschema.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "js"

@@ -14,7 +14,7 @@ from codegen.ir import build
 from codegen.load import SchemaError, load
 from codegen.targets import arrow as arrow_target
 from evalschema import cli, columnar
-from evalschema.registry import spec_version
+from evalschema.schemas.registry import spec_version
 
 ROOT = Path(__file__).resolve().parents[1]
 

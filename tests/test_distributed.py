@@ -1,4 +1,4 @@
-"""evalschema.distributed on a real local Dask cluster (2 worker processes): the same findings as ``evalschema
+"""evalschema.cli.distributed on a real local Dask cluster (2 worker processes): the same findings as ``evalschema
 validate`` and the summary of all rows, from a folder, a glob, ``file://`` URLs and a JSON Lines file cut into byte
 ranges — also when a worker is killed mid-run and the engine re-runs its tasks."""
 
@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from distributed import Client, LocalCluster
 
-from evalschema import cli, distributed, validate
+from evalschema import cli, validate
+from evalschema.cli import distributed
 from evalschema.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import evalschema
 from evalschema import loader
-from evalschema.findings import Finding
+from evalschema.core.findings import Finding
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"

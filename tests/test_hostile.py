@@ -1218,7 +1218,7 @@ def test_migrate_says_exactly_which_packs_it_rewrote(tmp_path: Path, monkeypatch
     and said to be; the second is unchanged and said to be; nothing claims that "nothing was changed"."""
     import evalschema.migrate as migrate_module
     from evalschema import migrate
-    from evalschema.atomic import write_atomic as real
+    from evalschema.io.atomic import write_atomic as real
 
     first, second = tmp_path / "a" / "pack.json", tmp_path / "b" / "pack.json"
     for pack in (first, second):

@@ -26,7 +26,7 @@ from evalschema.interop import ConversionError, export_results, import_results
 from evalschema.interop.common import LossReport
 from evalschema.interop.csv_export import COLUMNS
 from evalschema.interop.eee import record
-from evalschema.validate import validate
+from evalschema.pipeline import validate
 
 HERE = Path(__file__).parent / "interop"
 FIXTURES = HERE / "fixtures"

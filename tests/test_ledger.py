@@ -18,8 +18,8 @@ from typing import Any
 
 from schema_helpers import load_schemas, pointer
 
-from evalschema.registry import KINDS
-from evalschema.schema_path import KEYWORD_CODES
+from evalschema.engine.schema_path import KEYWORD_CODES
+from evalschema.schemas.registry import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text(encoding="utf-8"))["rules"]}

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from evalschema import validate
-from evalschema.messages import PARAMETERS, number, render, template
-from evalschema.validate import rule_messages
+from evalschema.core.messages import PARAMETERS, number, render, template
+from evalschema.pipeline import rule_messages
 from evalschema_models.rules import RULES
 
 ROOT = Path(__file__).resolve().parents[1]

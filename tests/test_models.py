@@ -18,7 +18,7 @@ import evalschema_models.resultset
 import evalschema_models.suite
 import evalschema_models.testcase
 from evalschema import validate
-from evalschema.identify import identify
+from evalschema.schemas.identify import identify
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS: dict[str, Any] = {

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import evalschema
-from evalschema.registry import KINDS
+from evalschema.schemas.registry import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
@@ -208,14 +208,14 @@ def test_evalschema_diff_offline(monkeypatch: pytest.MonkeyPatch, blocked: list[
 def test_bundled_releases_validate_offline(capsys: pytest.CaptureFixture[str], blocked: list[str]) -> None:
     """Every bundled release's registry builds offline, and the examples validate against it (``--spec-version``):
     one entry per file, and the exit status the entries call for."""
-    from evalschema import releases
     from evalschema.cli import main
+    from evalschema.schemas import registry, releases
 
     examples = [str(p) for p in sorted(EXAMPLES.glob("*.json"))]
     versions = releases.available()
     assert len(versions) >= 2, versions
     for version in versions:
-        releases.registry(version)
+        registry.load(version)
         status = main(["validate", "--format", "json", "--spec-version", version, *examples])
         out = capsys.readouterr()
         # one entry per example, and per line of the test cases file a suite names (followed, offline too)

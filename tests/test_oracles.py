@@ -33,9 +33,9 @@ from corpus import Case, corpus, show
 from jsonschema import Draft202012Validator
 from schema_helpers import SCHEMAS_DIR, build_registry, load_schemas
 
-from evalschema import schema_path
+from evalschema.engine import schema_path
 from evalschema.loader import parse_json_bytes
-from evalschema.validate import rule_messages
+from evalschema.pipeline import rule_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text(encoding="utf-8"))["rules"]}

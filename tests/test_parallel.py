@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evalschema import cli, parallel
+from evalschema import cli
+from evalschema.cli import parallel
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,7 +27,9 @@ from codegen import changelog, policy
 from codegen.__main__ import main as codegen_main
 from codegen.diff import RULE_IDS, DiffReport, Finding, diff, diff_sets
 from codegen.load import SchemaError, load
-from evalschema import __version__, diffcmd, releases, validate
+from evalschema import __version__, validate
+from evalschema.cli import diffcmd
+from evalschema.schemas import registry, releases
 
 REPO = Path(__file__).resolve().parent.parent
 RELEASES = REPO / "spec" / "releases"
@@ -625,8 +627,8 @@ def test_release_lookup_registry() -> None:
     assert validate(_resultset("1.1.0", True), spec_version="1.1.0").errors == ()
     assert validate(_resultset("1.1.0", True)).errors == ()
     with pytest.raises(LookupError):
-        releases.registry("0.9.0")
-    assert isinstance(releases.registry("1.0.0"), Registry)
+        registry.load("0.9.0")
+    assert isinstance(registry.load("1.0.0").registry, Registry)
 
 
 def test_finding_is_frozen() -> None:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from evalschema import columnar, sql
+from evalschema.pipeline import validate
 from evalschema.summary import summarize
-from evalschema.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 AVERAGES = {"avg_score", "first_attempt_pass_rate", "any_pass_rate", "all_pass_rate", "pass_rate"}

@@ -24,8 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalschema import stream, streaming
-from evalschema.streaming import validate_file, validate_stream
+from evalschema import pipeline as streaming
+from evalschema import stream
+from evalschema.pipeline import validate_file, validate_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

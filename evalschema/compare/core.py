@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compact import KeyTable
-from ..registry import _schema_dir
-from ..summary import attempt_number
+from ..schemas.registry import _schema_dir
+from ..summary.states import attempt_number
 from . import stats
 
 # a row's outcome (SPEC §4.2, or the --grader verdict), stored in one byte

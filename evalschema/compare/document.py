@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from evalschema_models import rules as codes
 
-from ..findings import pointer
-from ..registry import spec_version
+from ..core.findings import pointer
+from ..schemas.registry import spec_version
 from . import stats
 
 if TYPE_CHECKING:

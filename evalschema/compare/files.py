@@ -11,9 +11,9 @@ from evalschema_models import rules as codes
 
 from .. import stream
 from ..compact import KeyTable
-from ..findings import Finding
+from ..core.findings import Finding
 from ..loader import load_path, paused_gc
-from ..summary import attempt_number
+from ..summary.states import attempt_number
 from .core import Comparer, Options, _Attempts, _key, row_outcome
 
 ARRAY = "results"

@@ -10,7 +10,7 @@ import json
 from html import escape
 from typing import Any
 
-from ..display import visible
+from ..core.display import visible
 
 TEXT_FLIPS = 50  # the text lists this many flipped cases; JSON and HTML list all
 

@@ -99,7 +99,7 @@ def export_results(format: str, resultset: Path, out: Path) -> ExportOutcome:
     """
     if format not in EXPORTERS:
         raise ValueError(f"unknown export format {format!r} (one of {', '.join(EXPORTERS)})")
-    from ..validate import validate
+    from ..pipeline import validate
 
     try:
         document = orjson.loads(Path(resultset).read_bytes())

@@ -18,8 +18,8 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from ..summary import SummaryBuilder
-from ..validate import validate
+from ..pipeline import validate
+from ..summary.states import SummaryBuilder
 
 # Conversion error codes (SPEC.md, Appendix A). Not document rules: they say why an input could not be converted.
 ERROR_CODES: dict[str, str] = {
@@ -185,13 +185,13 @@ def atomic_stream(path: Path) -> Iterator[IO[bytes]]:
 
 
 def schema_uri(kind: str) -> str:
-    from ..registry import current
+    from ..schemas.registry import current
 
     return current().uri(kind)
 
 
 def spec_version() -> str:
-    from ..registry import spec_version as version
+    from ..schemas.registry import spec_version as version
 
     return version()
 

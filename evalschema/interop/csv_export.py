@@ -13,7 +13,7 @@ import csv
 import io
 from typing import IO, Any
 
-from ..summary import classify
+from ..summary.states import classify
 from .common import LossReport
 
 COLUMNS = (

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 import orjson
 
-from ..summary import summarize
+from ..summary.states import summarize
 from .common import LossReport
 
 SCHEMA_VERSION = "0.3.0"

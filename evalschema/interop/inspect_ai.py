@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..extras import require
+from ..core.extras import require
 from .base import Sink, map_score, prefixed, text_or_default
 from .common import ConversionError, LossReport, pointer
 

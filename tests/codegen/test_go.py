@@ -17,7 +17,7 @@ import pytest
 from codegen_helpers import REPO
 from tools import missing_tool
 
-from evalschema.identify import identify
+from evalschema.schemas.identify import identify
 
 GO = REPO / "generated" / "go"
 

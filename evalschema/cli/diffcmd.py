@@ -23,7 +23,7 @@ EXIT_OK, EXIT_BREAKING, EXIT_USAGE = 0, 1, 2
 
 
 def _folder(text: str) -> Path:
-    from . import releases  # imported on use: registering the subcommand must not slow the other commands
+    from ..schemas import releases  # imported on use: registering the subcommand must not slow the other commands
 
     path = Path(text)
     if path.is_dir():
@@ -52,8 +52,8 @@ _CHILD = "import runpy, sys; sys.setrecursionlimit(20000); runpy.run_module('cod
 def _unreadable(folder: Path) -> list[str]:
     """What the strict reader (the one ``validate`` uses) says of each schema file in ``folder``: schemas get the
     same checks as documents (UTF-8, duplicate keys, NaN, nesting depth, the input size limit)."""
-    from .display import display_path, visible
-    from .loader import load_path
+    from ..core.display import display_path, visible
+    from ..loader import load_path
 
     problems = []
     for path in sorted(folder.glob("*.json")):

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from evalschema_models import rules as codes
 from evalschema_models._deprecations import DEPRECATIONS
 
-from .findings import Finding
-from .messages import show
+from ..core.findings import Finding
+from ..core.messages import show
 from .schema_path import DeprecatedUse
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .columnar import Unexportable
+from ..columnar import Unexportable
 
 FORMATS = ("parquet", "arrow")
 
@@ -27,8 +27,8 @@ class Unreadable(ValueError):
 def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
     """Export the result sets of these arguments (files, folders, globs) into the new ``folder``; how many.
     Raises ``Unexportable`` or ``FileExistsError``; nothing is written then."""
-    from . import columnar
-    from .loader import expand
+    from .. import columnar
+    from ..loader import expand
 
     paths = [p for p in expand(arguments) if isinstance(p, Path)]
     return columnar.export_files(paths, folder, fmt)
@@ -36,8 +36,8 @@ def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
 
 def import_folder(folder: Path, fmt: str, output: Path) -> int:
     """Write the result sets of an export to ``output`` (written atomically); how many."""
-    from . import columnar
-    from .atomic import write_atomic
+    from .. import columnar
+    from ..io.atomic import write_atomic
 
     try:
         documents = list(columnar.read(folder))

@@ -9,8 +9,8 @@ from typing import Any
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from . import messages
-from .findings import Finding, pointer
+from ..core import messages
+from ..core.findings import Finding, pointer
 from .registry import KINDS
 
 _OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind>[a-z]+)\.json\Z")

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from .registry import KINDS, bundled_dir
+from ..schemas.registry import KINDS, bundled_dir
 
 
 def run(args: argparse.Namespace) -> int:

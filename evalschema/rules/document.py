@@ -15,10 +15,10 @@ import regress
 
 from evalschema_models import rules as codes
 
-from . import messages
-from .compact import KeyTable
-from .findings import Finding, pointer
-from .registry import load
+from ..compact import KeyTable
+from ..core import messages
+from ..core.findings import Finding, pointer
+from ..schemas.registry import load
 
 
 def _text(value: Any) -> str | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .display import visible
-from .limits import shorten
-from .summary import Summary, classify
+from ..core.display import visible
+from ..core.limits import shorten
+from ..summary.states import Summary, classify
 
 OUTCOMES = (
     ("passed", "#2e7d32"),
@@ -333,7 +333,9 @@ def render_html(
     are shown side by side, in ``sequence`` order, each headed by its role and label."""
     from datetime import UTC, datetime
 
-    from . import __version__
+    from ..schemas.registry import spec_version
+
+    __version__ = spec_version()  # evalschema.__version__ is this
 
     invalid, lists = invalid or {}, lists or {}
     groups: dict[str, list[Summarized]] = {}

@@ -24,8 +24,8 @@ EXIT_OK, EXIT_LOSS, EXIT_UNCONVERTIBLE = 0, 1, 2
 
 
 def add_parsers(subparsers: Any) -> None:
-    from ..columnarcmd import FORMATS as COLUMNAR
-    from . import EXPORTERS, IMPORTERS
+    from ..interop import EXPORTERS, IMPORTERS
+    from .columnarcmd import FORMATS as COLUMNAR
 
     imp: argparse.ArgumentParser = subparsers.add_parser(
         "import",
@@ -74,8 +74,8 @@ def _report(args: argparse.Namespace, loss: Any, extra: dict[str, Any]) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from .. import columnarcmd
-    from . import ConversionError, LossReport, import_results
+    from ..interop import ConversionError, LossReport, import_results
+    from . import columnarcmd
 
     if args.source_format in columnarcmd.FORMATS:
         if len(args.inputs) != 1 or args.suite_out is not None:
@@ -101,8 +101,8 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from .. import columnarcmd
-    from . import ConversionError, LossReport, export_results
+    from ..interop import ConversionError, LossReport, export_results
+    from . import columnarcmd
 
     if args.target_format in columnarcmd.FORMATS:
         try:

@@ -7,9 +7,9 @@ from typing import Any
 
 from evalschema_models import rules as codes
 
-from . import messages
-from .findings import Finding, pointer
-from .rules import indexed_objects
+from ..core import messages
+from ..core.findings import Finding, pointer
+from .document import indexed_objects
 
 
 def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[str, str | None]:

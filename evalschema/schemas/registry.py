@@ -21,21 +21,23 @@ from referencing.jsonschema import DRAFT202012
 
 from evalschema_models import constants
 
+from . import releases
+
 KINDS: tuple[str, ...] = constants.KINDS
 
 
-_CHECKOUT = Path(__file__).resolve().parent.parent
+_CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def _schema_dir() -> Traversable:
     """Where the schemas live: package data of an installed distribution, the repository's schemas/ otherwise."""
-    bundled = resources.files(__package__) / "_schemas"
+    bundled = resources.files("evalschema") / "_schemas"
     return bundled if bundled.is_dir() else _CHECKOUT / "schemas"
 
 
 def bundled_dir() -> Traversable:
     """The single-file schemas and their catalog (``generated/schemas/`` in a checkout)."""
-    bundled = resources.files(__package__) / "_schemas" / "bundled"
+    bundled = resources.files("evalschema") / "_schemas" / "bundled"
     return bundled if bundled.is_dir() else _CHECKOUT / "generated" / "schemas"
 
 
@@ -93,8 +95,6 @@ def load(version: str | None = None) -> SchemaSet:
     """The schemas of one version: the working ones (``None``, or their version), else a published release."""
     if version is None or version == current().version:
         return current()
-    from . import releases
-
     return build(list(releases.schemas(version).values()), f"release {version}")
 
 

@@ -49,10 +49,10 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .compare import Options, Unreadable, compare_files, suite_digest
-    from .compare.render import render_html, render_text
-    from .display import display_path, finite, visible
-    from .loader import load_path
+    from ..compare import Options, Unreadable, compare_files, suite_digest
+    from ..compare.render import render_html, render_text
+    from ..core.display import display_path, finite, visible
+    from ..loader import load_path
 
     digest = None
     if args.suite is not None:
@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     if args.html is not None:
-        from .atomic import write_atomic
-        from .cli import _check_output
+        from ..io.atomic import write_atomic
+        from . import _check_output
 
         _check_output(Path(args.html), [Path(args.base), Path(args.new)])
 
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``compare`` on the ``evalschema`` command's subparsers; the handler is ``args.handler``."""
-    from .compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+    from ..compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
     p: argparse.ArgumentParser = subparsers.add_parser(
         "compare",
@@ -138,7 +138,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def attempt_statistics_of(results: list[tuple[str, dict[str, Any], Any]]) -> dict[str, dict[str, Any]]:
     """For each summarized result set whose rows carry ``attempt``: its pass@k, pass^k and flip rate, by label. A
     result set summarized in pieces (its rows not held) is read again, in pieces."""
-    from .compare import attempt_statistics
+    from ..compare import attempt_statistics
 
     out: dict[str, dict[str, Any]] = {}
     for label, document, summary in results:

@@ -5,7 +5,7 @@ build time from ``spec/releases/``); in a source checkout they are read from ``s
 Nothing is ever fetched: a reference the local files cannot resolve is an error. To validate against a
 release, pass it to the validator: ``evalschema.validate(document, spec_version="1.0.0")``.
 
->>> from evalschema import releases
+>>> from evalschema.schemas import releases
 >>> "1.0.0" in releases.available()
 True
 """
@@ -19,9 +19,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from referencing import Registry
-
-from .registry import KINDS
+from evalschema_models import constants
 
 MANIFEST = "manifest.json"
 
@@ -30,7 +28,7 @@ def _root() -> Traversable:
     bundled = resources.files("evalschema") / "_schemas" / "releases"
     if bundled.is_dir():
         return bundled
-    return Path(__file__).resolve().parent.parent / "spec" / "releases"
+    return Path(__file__).resolve().parents[2] / "spec" / "releases"
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -66,14 +64,7 @@ def schemas(version: str) -> dict[str, dict[str, Any]]:
     return {name: json.loads((where / name).read_text(encoding="utf-8")) for name in sorted(manifest(version)["files"])}
 
 
-def registry(version: str) -> Registry[Any]:
-    """A ``referencing`` registry holding every schema of the release, keyed by ``$id``; never fetches."""
-    from .registry import load
-
-    return load(version).registry
-
-
 def schema_uri(version: str, kind: str) -> str:
-    if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    if kind not in constants.KINDS:
+        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(constants.KINDS)}")
     return str(schemas(version)[f"{kind}.json"]["$id"])

@@ -30,11 +30,11 @@ from evalschema_models import rules as codes
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from . import messages, rfc3339
-from .extras import require
-from .findings import Finding, pointer
-from .positions import MAX_DEPTH
-from .registry import SchemaSet, load
+from ..core import messages, rfc3339
+from ..core.extras import require
+from ..core.findings import Finding, pointer
+from ..positions import MAX_DEPTH
+from ..schemas.registry import SchemaSet, load
 
 Engine = Literal["fast", "reference"]
 ENGINES: tuple[Engine, ...] = ("fast", "reference")

@@ -21,24 +21,30 @@ from typing import TYPE_CHECKING, Any, TextIO
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from . import comparecmd, diffcmd, schemacmd
+from ..core.display import display_path, finite, visible
+from ..core.extras import MissingExtra
+from ..core.findings import Finding, Report
+from ..core.limits import MAX_FINDINGS
+from ..core.messages import show
+from ..loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_file
+from ..positions import Positions
+from ..report.github import github_entry as _github_entry
+from ..report.json_report import entry as _entry
+from ..report.json_report import json_entry as _json_entry
+from ..report.text import colour as _colour
+from ..report.text import painter as _paint
+from ..report.text import render_text as _render_text
+from ..report.text import text_entry as _text_entry
+from ..report.text import text_summary as _text_summary
+from ..schemas.registry import KINDS, spec_version
+from ..schemas.selection import declared
+from . import comparecmd, diffcmd, interopcmd, schemacmd
 from .casesfile import CasesFile, follow
-from .display import display_path, finite, visible
-from .extras import MissingExtra
-from .findings import Finding, Report
-from .interop import cli as interopcmd
-from .limits import MAX_FINDINGS, shorten
-from .loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
-from .messages import show
-from .positions import Positions
-from .registry import KINDS, spec_version
-from .selection import declared
-from .streaming import STREAM_THRESHOLD, placed, summarize_file, validate_file
-from .validate import validate
 
 if TYPE_CHECKING:
-    from .report import CaseLists
-    from .summary import Summary
+    from ..report.html import CaseLists
+    from ..summary.states import Summary
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 FORMS = ("json", "jsonl", "yaml")
@@ -60,10 +66,6 @@ def _write(text: str, stream: TextIO | None = None) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
     except (OSError, ValueError):  # a stream open read-only, or closed under us: the exit status still tells
         pass
-
-
-def _colour(stream: TextIO) -> bool:
-    return stream is not None and stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
 class Progress:
@@ -141,100 +143,6 @@ def _suite_entries(
     yield _entry(str(path), None, report), cases.problem is None
     for line, case_report, readable in cases.lines:
         yield _entry(str(cases.path), line, case_report), readable
-
-
-def _entry(path: str, line: int | None, report: Report) -> dict[str, Any]:
-    """The report of one document (``line``: of a JSON Lines entry) as the JSON report writes it. At most
-    ``MAX_FINDINGS`` findings are listed (errors first); ``omitted`` counts the rest."""
-    entry: dict[str, Any] = {"path": display_path(path)}
-    if line is not None:
-        entry["line"] = line
-    errors = report.errors[:MAX_FINDINGS]
-    warnings = report.warnings[: MAX_FINDINGS - len(errors)]
-    entry.update(
-        kind=report.kind,
-        valid=report.valid,
-        errors=[f.to_dict() for f in errors],
-        warnings=[f.to_dict() for f in warnings],
-    )
-    omitted = len(report.errors) + len(report.warnings) - len(errors) - len(warnings)
-    if omitted:
-        entry["omitted"] = omitted
-    return entry
-
-
-def _paint(colour: bool) -> Any:
-    return (lambda text, code: f"\033[{code}m{text}\033[0m") if colour else (lambda text, code: text)
-
-
-ROOT_LABEL = "(root)"  # how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
-
-
-def _where(pointer: str) -> str:
-    return visible(shorten(pointer)) if pointer else ROOT_LABEL
-
-
-def _text_entry(entry: dict[str, Any], paint: Any, verbosity: int = 0) -> str:
-    """A file's findings in reading order (``verbosity`` ``-1``: errors only; ``1``: a line for a valid file too)."""
-    findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
-    where = visible(entry["path"]) + (f" (line {entry['line']})" if "line" in entry else "")
-    kind = f"  [{entry['kind']}]" if entry["kind"] else ""
-    if not findings:
-        if verbosity > 0:
-            verdict: str = paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31")
-            return where + kind + "  " + verdict + "\n"
-        return ""
-    lines = [paint(where, "1") + kind]
-    for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
-        position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
-        severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-        lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {_where(f['pointer'])}  {visible(f['message'])}")
-    if entry.get("omitted"):
-        lines.append(f"  … {entry['omitted']:,} more finding(s) not shown")
-    return "\n".join(lines) + "\n"
-
-
-def _text_summary(totals: dict[str, int], errors: int, warnings: int, paint: Any, omitted: int = 0) -> str:
-    summary = (
-        f"{totals['files']} document(s): {totals['valid']} valid, {totals['invalid']} invalid, "
-        f"{totals['unreadable']} unreadable; {errors} error(s), {warnings} warning(s)"
-        + (f", {omitted:,} more not shown" if omitted else "")
-    )
-    painted: str = paint(summary, "32" if totals["invalid"] + totals["unreadable"] == 0 else "31")
-    return painted + "\n"
-
-
-def _render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
-    """Entries and their findings, then (unless ``verbosity`` is ``-1``, errors only) a one-line summary."""
-    paint = _paint(_colour(stream))
-    text = "".join(_text_entry(e, paint, verbosity) for e in entries)
-    if verbosity < 0:
-        return text
-    errors = sum(len(e["errors"]) for e in entries)
-    warnings = sum(len(e["warnings"]) for e in entries)
-    return text + _text_summary(totals, errors, warnings, paint)
-
-
-def _escape_data(text: str) -> str:
-    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _github_entry(entry: dict[str, Any]) -> str:
-    lines = []
-    for f in entry["errors"] + entry["warnings"]:
-        props = [f"file={_escape_property(entry['path'])}"]
-        if "line" in f:
-            props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
-        props.append(f"title={_escape_property(f['code'])}")
-        level = "error" if f["severity"] == "error" else "warning"
-        lines.append(f"::{level} {','.join(props)}::{_escape_data(_where(f['pointer']) + ': ' + f['message'])}")
-    if entry.get("omitted"):
-        lines.append(f"::notice file={_escape_property(entry['path'])}::{entry['omitted']} more finding(s) not shown")
-    return "".join(line + "\n" for line in lines)
 
 
 _UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
@@ -327,20 +235,9 @@ class _Buffered:
         self.parts, self.size = [], 0
 
 
-def _json_entry(entry: dict[str, Any]) -> str:
-    """One entry of the JSON report, indented to sit in its ``files`` list."""
-    import orjson
-
-    try:
-        text = orjson.dumps(entry, option=orjson.OPT_INDENT_2).decode("utf-8")
-    except TypeError:  # a lone surrogate (a JSON text may escape one): the standard library writes it escaped
-        text = json.dumps(entry, indent=2, ensure_ascii=False)
-    return "    " + text.replace("\n", "\n    ")
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.spec_version is not None:
-        from . import releases
+        from ..schemas import releases
 
         if args.spec_version not in releases.available():
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
@@ -411,8 +308,8 @@ class Summarizing:
 def source_summaries(source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None) -> Iterator[Summarizing]:
     """The result sets of one source, validated, then summarized if valid or ``--force`` (``documents``: its
     documents when already read, e.g. a range of JSON Lines, whose file name was checked)."""
-    from .report import CaseLists, case_lists
-    from .summary import summarize
+    from ..report.html import CaseLists, case_lists
+    from ..summary.states import summarize
 
     if documents is None:
         bad_name = name_problem(str(source))
@@ -464,7 +361,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
     anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1). With ``-j N``, N processes
     compute the same (``evalschema.parallel``)."""
-    from .report import Summarized, render_html, render_text
+    from ..report.html import Summarized, render_html, render_text
 
     results: list[Summarized] = []
     refused: list[dict[str, Any]] = []
@@ -496,7 +393,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             if item.lists is not None:
                 lists[label] = item.lists
     if args.html is not None and (results or not refused):
-        from .atomic import write_atomic
+        from ..io.atomic import write_atomic
 
         write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
     attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
@@ -549,7 +446,7 @@ def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from .migrate import run
+    from ..migrate import run
 
     return run(args.paths, check=args.check, write=_write)
 

@@ -17,8 +17,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from .cli import Summarizing
-from .loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
+from ..loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
+from . import Summarizing
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
 # range's bytes at a time) and there are at least four per process, so that uneven lines still even out.
@@ -90,7 +90,7 @@ class LineRange:
 
 def plan(args: argparse.Namespace) -> list[Task]:
     """The tasks for the command's paths, in the order one process would read them."""
-    from .cli import skipped
+    from . import skipped
 
     tasks: list[Task] = []
     for source in expand(args.paths):
@@ -122,7 +122,7 @@ def document_reports(
     source: Path | str, documents: Iterable[Loaded], args: argparse.Namespace, suite: dict[str, Any] | None
 ) -> Iterator[tuple[Loaded, list[Entry]]]:
     """Each document with its entries: its own first, then (for a suite) its test cases file's."""
-    from .cli import source_reports
+    from . import source_reports
 
     for loaded in documents:
         yield loaded, list(source_reports(source, args, suite, iter([loaded])))
@@ -134,7 +134,7 @@ Done = tuple[list[tuple[T, bool]], int, bool]
 
 
 def _validate_task(task: Task) -> Done[Entry]:
-    from .cli import source_reports
+    from . import source_reports
 
     args, suite = _context["args"], _context["suite"]
     if task.end < 0:
@@ -148,7 +148,7 @@ def _validate_task(task: Task) -> Done[Entry]:
 
 
 def _summarize_task(task: Task) -> Done[Summarizing]:
-    from .cli import source_summaries
+    from . import source_summaries
 
     args = _context["args"]
     if task.end < 0:

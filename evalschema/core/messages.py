@@ -1,0 +1,139 @@
+"""Messages are data: every finding's text is its ledger rule's ``message`` template (spec/ledger.json), filled
+from named parameters by :func:`render`. ``js/src/messages.ts`` is the same renderer, so the two SDKs say the
+same words by construction.
+
+The parameters and how each is written are listed in spec/ledger.schema.json (``$defs/template``):
+
+- quoted values (``value``, ``name``, …) go through :func:`show`: JSON, shortened; a number as ECMAScript's
+  ``Number::toString`` writes the nearest IEEE double (the shortest decimal that reads back as it); an object or
+  array by its shape only, so no finding dumps a whole document or a long regular expression;
+- lists (``allowed``, ``names``, ``declared``) are their items quoted and joined by ``", "``, ``none`` when empty;
+- text (``type``, ``first``, ``detail``, ``statement``, …) is inserted as it is;
+- ``suggestion`` is derived: the close matches :func:`difflib.get_close_matches` finds for ``name`` (or ``value``)
+  among ``allowed`` (or ``declared``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+from evalschema_models.rules import RULES
+
+VALUE_LIMIT = 60  # characters of a quoted value shown in a message
+SUGGESTIONS = 3  # close matches offered at most
+CUTOFF = 0.75  # stricter than difflib's default 0.6: one or two close names, not every similar one
+
+QUOTED = frozenset({"value", "expected", "name", "pattern", "limit", "test_case", "count", "more"})
+LISTS = frozenset({"allowed", "names", "declared"})
+TEXT = frozenset(
+    {
+        "type",
+        "keyword",
+        "format",
+        "first",
+        "detail",
+        "statement",
+        "reason",
+        "version",
+        "since",
+        "removal",
+        "date",
+        "replacement",
+        "description",
+    }
+)
+DERIVED = frozenset({"suggestion"})
+PARAMETERS = QUOTED | LISTS | TEXT | DERIVED
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def number(value: int | float) -> str:
+    """A number as ECMAScript's ``Number::toString`` writes the nearest double: the shortest decimal that reads
+    back as it, positional from 1e-7 to 1e21 (exclusive), otherwise ``d.ddde±x``; zero (either sign) as ``0``."""
+    try:
+        as_float = float(value)
+    except OverflowError:
+        return "Infinity" if value > 0 else "-Infinity"
+    if as_float != as_float:
+        return "NaN"
+    if as_float in (float("inf"), float("-inf")):
+        return "Infinity" if as_float > 0 else "-Infinity"
+    if as_float == 0:
+        return "0"
+    sign, digit_tuple, exponent = Decimal(repr(as_float)).as_tuple()  # repr is the shortest round trip
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    k = len(digits)
+    n = exponent + len(digit_tuple)  # the decimal point sits after n digits
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return ("-" if sign else "") + text
+
+
+def show(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A value as a message quotes it: scalars as JSON (shortened), containers by their shape only."""
+    if isinstance(value, dict):
+        return "an object" if value else "an empty object"
+    if isinstance(value, (list, tuple)):
+        return f"an array of {len(value)} item(s)"
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return number(value)
+    # JSON quoting as JSON.stringify does it: control characters and lone surrogates escaped, the rest as it is
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(str(value), ensure_ascii=False))
+    return text if len(text) <= limit else text[: limit - 2] + '…"'
+
+
+def suggest(word: Any, candidates: Iterable[Any]) -> str:
+    """``"; did you mean "x"?"`` for the close matches of ``word`` among the string ``candidates``, or ``""``."""
+    if not isinstance(word, str):
+        return ""
+    names = sorted({c for c in candidates if isinstance(c, str) and c != word}, key=lambda c: c.encode("utf-16-be", "surrogatepass"))
+    matches = difflib.get_close_matches(word, names, n=SUGGESTIONS, cutoff=CUTOFF)
+    return "; did you mean " + " or ".join(show(m) for m in matches) + "?" if matches else ""
+
+
+@cache
+def template(code: str, variant: str = "default") -> str:
+    """The ledger's message template of rule ``code`` (its ``variant``, when it has several)."""
+    message = RULES[code]["message"]
+    if isinstance(message, str):
+        if variant != "default":
+            raise KeyError(f"{code} has no message variant {variant!r}")
+        return message
+    return str(message[variant])
+
+
+def _fill(name: str, params: Mapping[str, Any], code: str) -> str:
+    if name == "statement" and name not in params:
+        return str(RULES[code]["statement"])
+    if name == "suggestion":
+        word = params["name"] if "name" in params else params.get("value")
+        return suggest(word, params.get("allowed", params.get("declared", ())))
+    value = params[name]
+    if name in LISTS:
+        return ", ".join(show(item) for item in value) or "none"
+    if name in TEXT:
+        return str(value)
+    return show(value)
+
+
+def render(code: str, variant: str = "default", **params: Any) -> str:
+    """Rule ``code``'s message (``variant``) with its placeholders filled from ``params``."""
+    return _PLACEHOLDER.sub(lambda m: _fill(m.group(1), params, code), template(code, variant))

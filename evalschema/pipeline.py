@@ -1,0 +1,575 @@
+"""The pipeline: a document, from a source, through the stages that check it (issue 17 item 4).
+
+A source gives the document's own members, then its rows in batches: a document in hand (``validate``,
+``validate_json``, a file read whole) is the one-batch case; a large result set read in pieces (``validate_stream``,
+``validate_file``) gives its members as they come and ``results`` in batches, so memory is bounded by a batch of
+rows, not by the file. Every source feeds the same stages, each with three steps — ``envelope(members)``,
+``rows(batch)``, ``finish()`` — and keeping only compact state across rows:
+
+- the schema stage (the engine, its failures mapped to ledger codes, then deprecations);
+- the rule stages registered for the kind (``evalschema.rules.registry``: units bound to ledger ids), the
+  cross-document one when a suite is given;
+- the summary stage (a claimed summary against the reference summary of the rows).
+
+A streamed result set's findings are placed (line, column) while the text of their batch is still at hand; its
+own fields are checked once at the end, as a document whose ``results`` is empty, and the reference summary is
+built only if there is a claimed one to check. The report is the one validating the whole document gives; the
+test suite checks that it is.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from evalschema_models import constants
+from evalschema_models import rules as codes
+from evalschema_models.rules import RULES
+
+from . import stream
+from .core import messages
+from .core.findings import Finding, Report
+from .engine import deprecations, schema_path
+from .loader import Loaded, irregular_file, load_path, parse_json_bytes, paused_gc
+from .positions import Positions, locate
+from .rules import units as _units  # noqa: F401  (registers the code rules' units)
+from .rules.registry import Batch, Context, Stage, stage_factories
+from .schemas.identify import Identity, identify, parse_version
+from .schemas.registry import KINDS, load
+from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
+from .summary.states import Summary, summarize
+
+KIND, ARRAY = "resultset", "results"  # the kind whose rows may be streamed, and its array of rows
+# Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
+# reading in pieces stays flat (a batch of rows and a read chunk) whatever the size, at the same speed.
+STREAM_THRESHOLD = constants.STREAM_THRESHOLD
+
+
+@cache
+def rule_messages() -> dict[str, str]:
+    return {rule_id: str(rule["statement"]) for rule_id, rule in RULES.items()}
+
+
+def _supported(pinned: str | None) -> tuple[int, int, int]:
+    version = parse_version(load(pinned).version)
+    assert version is not None, "the bundled schemas carry a SemVer $id"
+    return version
+
+
+def identified(document: Any, kind: str | None, spec_version: str | None, strict: bool) -> tuple[Identity, Report | None]:
+    """The document's kind and claimed version; and the report, if that alone decides it (not an object, an unknown
+    kind, a newer major version: then nothing else is checked)."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if not isinstance(document, dict):
+        if kind is None:
+            finding = Finding("", codes.UNKNOWN_KIND, "error", messages.render(codes.UNKNOWN_KIND, "not_object", value=document))
+        else:
+            finding = Finding("", codes.TYPE_MISMATCH, "error", messages.render(codes.TYPE_MISMATCH, value=document, type="object"))
+        return Identity(kind, None, "", ()), Report.build(kind, [finding], strict=strict)
+    identity = identify(document, kind)
+    if identity.kind is None:
+        return identity, Report.build(None, list(identity.findings), strict=strict)
+    supported = _supported(spec_version)
+    if identity.version is not None and identity.version[0] > supported[0]:
+        # a newer major may mean anything: say only that, and check nothing else
+        finding = Finding(
+            identity.version_pointer,
+            codes.VERSION_UNSUPPORTED,
+            "error",
+            messages.render(codes.VERSION_UNSUPPORTED, value=identity.version[0], limit=supported[0], version=load(spec_version).version),
+        )
+        return identity, Report.build(identity.kind, [finding], strict=strict)
+    return identity, None
+
+
+def as_document(value: Any) -> Any:
+    """A generated model (any pydantic model) as the document it holds (``model_dump(mode="json")``: by alias, the
+    fields it was given); anything else as it is."""
+    dump = getattr(type(value), "model_dump", None)
+    if dump is not None and hasattr(type(value), "model_fields"):
+        return dump(value, mode="json")
+    return value
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a document is checked (the keyword arguments of ``validate``)."""
+
+    strict: bool = False
+    allow_unknown: bool = False
+    suite: dict[str, Any] | None = None
+    engine: schema_path.Engine = "fast"
+    spec_version: str | None = None
+
+
+class SchemaStage:
+    """The schema: the whole document in hand at once; streamed, each batch of rows on the rows' subschema (which
+    judges each row on its own: ``schema_path.rows_stand_alone``) and the document's own members at the end. Then
+    the deprecated locations the document uses."""
+
+    def __init__(self, kind: str, options: Options, *, streamed: bool) -> None:
+        self.kind, self.options, self.streamed = kind, options, streamed
+        self.found: list[Finding] = []
+        self.deprecated: list[schema_path.DeprecatedUse] = []
+        self.deprecated_at: Positions = {}  # streamed: where the deprecated uses in rows are
+
+    def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+        options = self.options
+        outcome = schema_path.check(members, self.kind, rule_messages(), options.engine, options.spec_version)
+        self.deprecated[:0] = outcome.deprecated
+        return outcome.findings
+
+    def rows(self, batch: Batch) -> Iterable[Finding]:
+        if not self.streamed:
+            return ()  # the document in hand was checked whole
+        options = self.options
+        outcome = schema_path.check_rows(batch.items, batch.start, self.kind, ARRAY, rule_messages(), options.engine, options.spec_version)
+        if outcome.deprecated:
+            self.deprecated.extend(outcome.deprecated)
+            if batch.positions is not None:
+                where = batch.positions({_row(u.pointer) for u in outcome.deprecated})
+                self.deprecated_at.update({u.pointer: where[u.pointer] for u in outcome.deprecated if u.pointer in where})
+        return outcome.findings
+
+    def finish(self) -> Iterable[Finding]:
+        return deprecations.warnings_for(self.deprecated, self.kind)
+
+
+def stages(kind: str, options: Options, *, streamed: bool, summary: SummaryStage | None = None) -> tuple[SchemaStage, list[Stage]]:
+    """The stages that check a document of ``kind``, in the order they run: the schema, the rules registered for
+    the kind (and the cross-document ones when a suite is given), the summary (a result set's)."""
+    schema = SchemaStage(kind, options, streamed=streamed)
+    context = Context(kind, options.suite if isinstance(options.suite, dict) else None, compact=streamed)
+    out: list[Stage] = [schema]
+    out.extend(stage for make in stage_factories(kind) if (stage := make(context)) is not None)
+    if kind == KIND:
+        out.append(summary if summary is not None else SummaryStage())
+    return schema, out
+
+
+def _envelope(run: list[Stage], members: dict[str, Any]) -> list[Finding]:
+    return [finding for stage in run for finding in stage.envelope(members)]
+
+
+def _rows(run: list[Stage], batch: Batch) -> list[Finding]:
+    return [finding for stage in run for finding in stage.rows(batch)]
+
+
+def _finish(run: list[Stage]) -> list[Finding]:
+    return [finding for stage in run for finding in stage.finish()]
+
+
+def _relaxed(findings: Iterable[Finding], identity: Identity, options: Options) -> Iterable[Finding]:
+    """Unknown fields allowed (as warnings) in a document of a newer minor version, with ``allow_unknown``."""
+    newer_minor = identity.version is not None and identity.version[:2] > _supported(options.spec_version)[:2]
+    if not (options.allow_unknown and newer_minor):
+        yield from findings
+        return
+    for finding in findings:
+        if finding.code == codes.UNKNOWN_FIELD:
+            finding = replace(finding, severity="warning", message=messages.render(codes.UNKNOWN_FIELD, "allowed", reason=finding.message))
+        yield finding
+
+
+def _check(document: Any, kind: str | None, options: Options) -> Report:
+    """A document in hand through the pipeline: its members, then its rows as one batch."""
+    identity, decided = identified(document, kind, options.spec_version, options.strict)
+    if decided is not None:
+        return decided
+    assert identity.kind is not None
+    _, run = stages(identity.kind, options, streamed=False)
+    findings = _envelope(run, document)
+    rows = document.get(ARRAY) if identity.kind == KIND else None
+    if isinstance(rows, list):
+        findings.extend(_rows(run, Batch(rows, 0)))
+    findings.extend(_finish(run))
+    return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict)
+
+
+def validate(
+    document: Any,
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
+) -> Report:
+    """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
+
+    ``document`` is a parsed JSON value or a generated model instance (``evalschema_models``). ``kind`` is detected
+    from ``$schema`` or shape when not given. ``strict`` reports warnings as errors.
+    ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
+    ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
+    both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
+    working schemas.
+    """
+    document, suite = as_document(document), as_document(suite)
+    options = Options(strict, allow_unknown, suite, engine, spec_version)
+    return _check(document, kind, options)
+
+
+def validate_json(
+    data: bytes | str,
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
+) -> Report:
+    """Parse strict JSON (duplicate keys, NaN and Infinity are errors) and validate it, in one call.
+
+    The fastest way to check a whole file: ``validate_json(path.read_bytes())``.
+    """
+    with paused_gc():
+        loaded = parse_json_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+        if loaded.problem is not None:
+            return Report.build(kind, [loaded.problem], strict=False)
+        report = validate(
+            loaded.document, kind, strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version
+        )
+        del loaded  # freed while the collector is still paused, so it never walks the document
+    return report
+
+
+def place(finding: Finding, positions: Positions) -> Finding:
+    """The finding with the line and column of its value (or of its nearest ancestor that has one)."""
+    if finding.line is not None:
+        return finding
+    where = locate(positions, finding.pointer)
+    return finding if where is None else replace(finding, line=where[0], column=where[1])
+
+
+def placed(report: Report, positions: Positions) -> Report:
+    """The report with every finding placed, in reading order (line, column, then pointer)."""
+    return Report(
+        report.kind, tuple(place(f, positions) for f in report.errors), tuple(place(f, positions) for f in report.warnings)
+    ).ordered()
+
+
+class _FirstRows:
+    """The texts of the rows whose findings can be among the first ``limit`` errors or warnings in reading order:
+    the ``limit`` rows with findings of each severity that come first. Rows are read in the order they are written,
+    so the first rows are those with the smallest indices; only their texts are kept (memory stays within
+    2 × limit rows per severity), and only their findings are placed."""
+
+    def __init__(self, limit: int, strict: bool) -> None:
+        self.limit, self.strict = limit, strict
+        self.rows: dict[str, set[int]] = {"error": set(), "warning": set()}
+        self.texts: dict[int, stream.Text] = {}
+
+    def add(self, found: list[Finding], texts: dict[int, stream.Text]) -> None:
+        for finding in found:
+            self.rows["error" if self.strict else finding.severity].add(_row(finding.pointer))
+        for severity, rows in self.rows.items():
+            if len(rows) > 2 * self.limit:  # trimmed now and then: amortised
+                self.rows[severity] = set(sorted(rows)[: self.limit])
+        wanted = self.kept()
+        self.texts.update({row: text for row, text in texts.items() if row in wanted})
+        for row in [r for r in self.texts if r not in wanted]:
+            del self.texts[row]
+
+    def kept(self) -> set[int]:
+        return self.rows["error"] | self.rows["warning"]
+
+    def positions(self) -> Positions:
+        out: Positions = {}
+        for row, text in self.texts.items():
+            out.update(text.positions(f"/{ARRAY}/{row}"))
+        return out
+
+
+def _placed_first(report: Report, positions: Positions, kept: set[int]) -> Report:
+    """The report in reading order with the findings of the ``kept`` rows and of the result set's own fields placed;
+    the other rows' findings stay without a position, in row order where their rows are (after the kept rows')."""
+    rows_at = positions.get("/" + ARRAY)
+    prefix = f"/{ARRAY}/"
+
+    def put(finding: Finding) -> Finding:
+        if finding.pointer.startswith(prefix) and _row(finding.pointer) not in kept:
+            return finding
+        return place(finding, positions)
+
+    def order(finding: Finding) -> tuple[int, int, int, int, str, str]:
+        line, column = finding.line or 0, finding.column or 0
+        if finding.pointer.startswith(prefix):
+            return (1, _row(finding.pointer), line, column, finding.pointer, finding.code)
+        if finding.line is None:
+            return (3, 0, 0, 0, finding.pointer, finding.code)
+        # the result set's own members are written before the rows or after them, never among them
+        after = rows_at is not None and (line, column) > rows_at
+        return (2 if after else 0, 0, line, column, finding.pointer, finding.code)
+
+    errors = sorted((put(f) for f in report.errors), key=order)
+    warnings = sorted((put(f) for f in report.warnings), key=order)
+    return Report(report.kind, tuple(errors), tuple(warnings))
+
+
+def validate_file(
+    path: str | os.PathLike[str],
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
+    stream_rows: bool | None = None,
+    place_limit: int | None = None,
+) -> Report:
+    """Read one JSON file and validate it; every finding carries its line and column.
+
+    ``place_limit``: only the findings among the first ``place_limit`` errors and the first ``place_limit`` warnings
+    in reading order need a line and column — a caller that shows no more than that many saves keeping and
+    placing the rest of a streamed result set's rows (over a million findings, most of the time and memory); the
+    others keep no position and follow in row order. ``None``: every finding is placed.
+
+    A result set is read in pieces (``stream_rows``: ``None`` from ``STREAM_THRESHOLD`` bytes on, ``True`` always,
+    ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
+    either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
+    """
+    file = Path(path)
+    options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
+    handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
+    if handle is not None:
+        with paused_gc(), handle:
+            report = validate_stream(handle, kind, place_limit=place_limit, **options)
+        if report is not None:
+            return report
+    with paused_gc():
+        loaded = _load_whole(file)
+        if loaded.problem is not None:
+            return Report.build(kind, [loaded.problem], strict=False)
+        report = validate(loaded.document, kind, **options)
+        if report.findings:
+            report = placed(report, loaded.positions())
+        del loaded  # freed while the collector is still paused, so it never walks the document
+    return report
+
+
+def wants_stream(file: Path, stream_rows: bool | None) -> bool:
+    """Whether to read this file in pieces: asked for, or (``None``) a regular file of ``STREAM_THRESHOLD`` bytes
+    or more. A pipe or a device is never opened here: the whole-file path reports it."""
+    if stream_rows is False or irregular_file(file) is not None:
+        return False
+    try:
+        return stream_rows is True or file.stat().st_size >= STREAM_THRESHOLD
+    except OSError:
+        return False
+
+
+def summarize_file(
+    path: str | os.PathLike[str], *, stream_rows: bool | None = None, each_row: Callable[[Any], None] | None = None
+) -> tuple[dict[str, Any], Summary] | Finding:
+    """The reference summary of the result set in a JSON file, and the result set's own fields (without its
+    rows); or the finding that says why the file cannot be read. Large files are read in pieces. ``each_row``, if
+    given, sees every row once (the HTML report's case lists)."""
+    file = Path(path)
+    with paused_gc():
+        handle = _open(file) if wants_stream(file, stream_rows) else None
+        if handle is not None:
+            with handle:
+                source, reference = StreamSource(handle), ReferenceSummary(each_row=each_row)
+                try:
+                    problem = source.feed([reference])
+                except stream.NotStreamable:
+                    problem = None
+                else:
+                    if problem is not None:
+                        return problem
+                    if not source.has_rows():  # "results" was there but not an array: it has no rows
+                        envelope = source.members
+                        return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
+                    return {k: v for k, v in source.members.items() if k != ARRAY}, reference.build()
+        loaded = _load_whole(file)
+        if loaded.problem is not None:
+            return loaded.problem
+        if not isinstance(loaded.document, dict):
+            return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
+        document = loaded.document
+        if each_row is not None and isinstance(document.get(ARRAY), list):
+            for item in document[ARRAY]:
+                each_row(item)
+        return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
+
+
+def _open(file: Path) -> BinaryIO | None:
+    """The file, open for reading; ``None`` if it cannot be opened (the whole-file path then says why)."""
+    try:
+        return file.open("rb")
+    except OSError:
+        return None
+
+
+def _load_whole(file: Path) -> Loaded:
+    return next(iter(load_path(file, "json")))
+
+
+class StreamSource:
+    """A source: the JSON result set in ``handle`` read in pieces — its own members as they come (``members``,
+    with ``results`` empty, and their texts, to place findings in them later), its rows in batches."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.members: dict[str, Any] = {}
+        self.texts: dict[str, stream.Text] = {}
+        self.positions: Positions = {}
+
+    def feed(
+        self,
+        run: list[Stage],
+        on_rows: Callable[[stream.Rows, list[Finding]], None] | None = None,
+        on_array: Callable[[], None] | None = None,
+    ) -> Finding | None:
+        """Read to the end, each batch of rows through the stages (``on_rows`` sees the batch and its findings);
+        the reader's finding if the input cannot be read. Raises ``stream.NotStreamable`` if it must be read
+        whole instead."""
+        members, positions = self.members, self.positions
+        for piece in stream.read(self.handle, ARRAY):
+            if isinstance(piece, stream.Problem):
+                return piece.finding
+            if isinstance(piece, stream.Opened):
+                positions[""] = (piece.line, piece.column)
+            elif isinstance(piece, stream.Array):
+                members[ARRAY] = []
+                positions["/" + ARRAY] = (piece.line, piece.column)
+                if on_array is not None:
+                    on_array()
+            elif isinstance(piece, stream.Member):
+                members[piece.key] = piece.value
+                self.texts[piece.key] = piece.text
+            else:
+                found = _rows(run, Batch(piece.items, piece.start, piece.positions))
+                if on_rows is not None:
+                    on_rows(piece, found)
+        return None
+
+    def has_rows(self) -> bool:
+        """Whether ``results`` was an array (read in batches): if not, the whole document is in hand."""
+        return isinstance(self.members.get(ARRAY), list)
+
+
+def validate_stream(
+    handle: BinaryIO,
+    kind: str | None = None,
+    *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
+    place_limit: int | None = None,
+) -> Report | None:
+    """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
+    an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``:
+    as for :func:`validate_file`."""
+    if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
+        return None
+    options = Options(strict, allow_unknown, suite, engine, spec_version)
+    source = StreamSource(handle)
+    envelope, texts, positions = source.members, source.texts, source.positions
+    rows_found: list[Finding] = []
+    origin = handle.tell() if handle.seekable() else 0
+
+    def while_reading() -> bool:
+        # the reference summary is only needed to check a claimed one: it is built while the rows are read when a
+        # claim came before them or may follow them (the file's end mentions one), or the input cannot be read
+        # again; otherwise, should a claim turn up after the rows all the same, the rows are read again for it
+        return "summary" in envelope or not handle.seekable() or _ends_with_a_summary(handle)
+
+    summary = SummaryStage(streamed=True, while_reading=while_reading, again=lambda: _summary_again(handle, origin))
+    schema, run = stages(KIND, options, streamed=True, summary=summary)
+    first_rows = _FirstRows(place_limit, strict) if place_limit is not None else None
+
+    def placed_rows(piece: stream.Rows, found: list[Finding]) -> None:
+        if not found:
+            return
+        if first_rows is not None:
+            first_rows.add(found, piece.texts({_row(f.pointer) for f in found}))
+            rows_found.extend(found)  # placed at the end, if they are among the first
+        else:
+            where = piece.positions({_row(f.pointer) for f in found})
+            rows_found.extend(place(f, where) for f in found)
+
+    try:
+        problem = source.feed(run, placed_rows, summary.start_rows)
+    except stream.NotStreamable:
+        return None
+    if problem is not None:
+        return Report.build(kind, [problem], strict=False)
+    if not source.has_rows():
+        return None  # no rows were streamed: the whole document is in hand, read it the usual way
+    identity, decided = identified(envelope, kind, spec_version, strict)
+    if identity.kind != KIND:
+        return None  # a pack that happens to have "results", say: validate it whole, as what it is
+    if decided is not None:
+        return _placed_envelope(decided, positions, texts)
+    findings = _envelope(run, envelope)
+    try:
+        findings.extend(_finish(run))
+    except SourceFailed as failed:  # the input changed or failed under the second read
+        return Report.build(kind, [failed.finding], strict=False)
+    findings.extend(rows_found)
+    report = Report.build(KIND, [*identity.findings, *_relaxed(findings, identity, options)], strict=strict)
+    positions.update(schema.deprecated_at)
+    if first_rows is None:
+        return _placed_envelope(report, positions, texts)
+    positions.update(first_rows.positions())
+    return _placed_envelope(report, positions, texts, first_rows.kept())
+
+
+def _ends_with_a_summary(handle: BinaryIO) -> bool:
+    """Whether the last 64 KiB of the input mention ``"summary"`` (where producers that count as they run write
+    it). Only a guess, to save reading the rows twice: a wrong one costs time, never correctness."""
+    try:
+        where = handle.tell()
+        try:
+            handle.seek(-min(handle.seek(0, os.SEEK_END), 1 << 16), os.SEEK_END)
+            return b'"summary"' in handle.read(1 << 16)
+        finally:
+            handle.seek(where)
+    except OSError:
+        return True  # build it while reading, then: the input may not be read twice
+
+
+def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
+    """The reference summary of the rows, reading the input again from ``origin`` (it was read to its end once
+    already, without a problem: one now means it changed, or failed, under the second read)."""
+    try:
+        handle.seek(origin)
+    except OSError as exc:
+        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read again: {exc.strerror or exc}")
+    reference = ReferenceSummary()
+    try:
+        problem = StreamSource(handle).feed([reference])
+    except stream.NotStreamable:  # it was streamable the first time: it changed under the second read
+        return Finding("", codes.FILE_UNREADABLE, "error", "cannot read again: the input changed")
+    return problem if problem is not None else reference.build()
+
+
+def _row(pointer: str) -> int:
+    """The row index of a pointer under the streamed array (``/results/12/…`` → 12)."""
+    return int(pointer.split("/", 3)[2])
+
+
+def _placed_envelope(report: Report, positions: Positions, texts: dict[str, stream.Text], kept: set[int] | None = None) -> Report:
+    """Place findings in the result set's own fields, scanning only the members that have one. ``kept``: the rows
+    whose findings are placed (their positions are in ``positions``); ``None``: every row's findings were placed."""
+    scanned: set[str] = set()
+    for finding in report.findings:
+        if finding.line is not None or not finding.pointer.startswith("/") or finding.pointer.startswith(f"/{ARRAY}/"):
+            continue
+        token = finding.pointer.split("/", 2)[1]
+        key = token.replace("~1", "/").replace("~0", "~")
+        if key in texts and key not in scanned:
+            scanned.add(key)
+            positions.update(texts[key].positions("/" + token))
+    return placed(report, positions) if kept is None else _placed_first(report, positions, kept)

@@ -1,0 +1,1 @@
+"""The bundled schemas (``registry``), published releases, and kind and version detection."""

@@ -1,0 +1,62 @@
+"""The runtime's layout is its pipeline: scripts/import_graph.py finds no cycle between packages, no arrow from a
+lower layer to a higher one, and no import of the generator — and it does find each of them when there is one."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "import_graph.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_runtime_graph_is_layered() -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "[core]" in done.stdout and "[cli]" in done.stdout
+    assert ", 0 problems" in done.stdout
+
+
+def test_the_check_finds_an_upward_arrow_a_cycle_and_the_generator() -> None:
+    graph = _script()
+    clean = {
+        "evalschema.core": set(),
+        "evalschema.pipeline": {"evalschema.core", "evalschema.rules"},
+        "evalschema.rules": {"evalschema.core"},
+    }
+    assert graph.problems(clean) == []
+    upward = {**clean, "evalschema.core": {"evalschema.cli"}, "evalschema.cli": set()}
+    assert "upward: evalschema.core (core) -> evalschema.cli (cli)" in graph.problems(upward)
+    circle = {**clean, "evalschema.compare": {"evalschema.interop"}, "evalschema.interop": {"evalschema.compare"}}
+    assert graph.problems(circle) == ["cycle: evalschema.compare <-> evalschema.interop"]
+    generator = {**clean, "evalschema.cli": {"codegen"}}
+    assert graph.problems(generator) == ["the runtime imports the generator: evalschema.cli -> codegen"]
+    stray = {**clean, "evalschema.newthing": set()}
+    assert graph.problems(stray) == ["no layer: evalschema.newthing (add it to LAYERS in scripts/import_graph.py)"]
+
+
+def test_moved_public_modules_still_import_with_a_deprecation_warning() -> None:
+    """``evalschema.streaming`` (now ``evalschema.pipeline``) imports as an alias of its new home, and says so
+    (``evalschema.distributed``, now ``evalschema.cli.distributed``, is the same kind of alias)."""
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import evalschema.streaming, evalschema.pipeline\n"
+        "assert evalschema.streaming.validate_file is evalschema.pipeline.validate_file\n"
+        "assert [str(w.message) for w in caught if w.category is DeprecationWarning] == "
+        "['evalschema.streaming is evalschema.pipeline'], caught\n"
+        "assert callable(evalschema.validate)  # the function, not a module of that name\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

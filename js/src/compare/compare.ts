@@ -4,7 +4,7 @@
  * same counts, flips and findings, numbers within 1e-9 (closed forms) and identical bootstrap resamples.
  */
 
-import * as codes from "./generated/rules.js";
+import * as codes from "../generated/rules.js";
 import type {
   AttemptStats,
   Changes,
@@ -19,10 +19,10 @@ import type {
   Run,
   RowOutcome,
   RunRate,
-} from "./generated/comparison.js";
-import { VERSION } from "./generated/version.js";
-import { compareCodePoints } from "./findings.js";
-import { get, isObject, type JsonObject } from "./json.js";
+} from "../generated/comparison.js";
+import { VERSION } from "../generated/version.js";
+import { compareCodePoints } from "../core/findings.js";
+import { get, isObject, type JsonObject } from "../json.js";
 import * as stats from "./compareStats.js";
 
 export interface CompareOptions {

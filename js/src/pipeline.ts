@@ -315,9 +315,9 @@ function withoutRows(document: JsonObject): JsonObject {
 
 /** The summary's stage over a source: the reference summary and the document's own fields, or why the source
  * cannot be read, or null (a stream that must be read whole). */
-function summaryOf(source: Source): Summarized | Finding | null {
+function summaryOf(source: Source, others: readonly Stage[]): Summarized | Finding | null {
   const stage = new SummaryStage(false);
-  const fed = feed(source, [stage], []);
+  const fed = feed(source, [stage, ...others], []);
   if (fed === null) return null;
   if ("problem" in fed) return fed.problem;
   return { fields: withoutRows(fed.members), summary: stage.summary() };
@@ -325,15 +325,18 @@ function summaryOf(source: Source): Summarized | Finding | null {
 
 /**
  * The reference summary of the result set in a JSON file, and the result set's own fields; or the finding that
- * says why the file cannot be read. Large files are read in pieces (`streamRows`, as for `validateFile`).
+ * says why the file cannot be read. Large files are read in pieces (`streamRows`, as for `validateFile`). `stages`:
+ * more stages to feed the same rows (`summarize`'s attempt statistics, say); a stream that turns out not to be one
+ * is read again whole, so a stage must tolerate being fed the rows again after a NotStreamable.
  */
-export function summarizeFile(path: string, options: { streamRows?: boolean | null } = {}, tuning: Tuning = {}): Summarized | Finding {
+export function summarizeFile(path: string, options: { streamRows?: boolean | null; stages?: readonly Stage[] } = {}, tuning: Tuning = {}): Summarized | Finding {
+  const others = options.stages ?? [];
   if (wantsStream(path, options.streamRows)) {
-    const streamed = withFile(path, (fd) => summaryOf(fileSource(fd, tuning)));
+    const streamed = withFile(path, (fd) => summaryOf(fileSource(fd, tuning), others));
     if (streamed !== null) return streamed;
   }
   const loaded = loadPath(path);
   if (loaded.problem !== undefined) return loaded.problem;
   if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", "not a JSON object");
-  return summaryOf(wholeSource(loaded.document))!;
+  return summaryOf(wholeSource(loaded.document), others)!;
 }

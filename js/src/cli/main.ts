@@ -10,6 +10,9 @@ import { follow, type CasesFile } from "./casesFile.js";
 import { visible } from "../core/display.js";
 import { capped, displayPath, entry, findingJson, type Entry } from "../report/entry.js";
 import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } from "../report/render.js";
+import { attemptText, summaryText } from "../report/summaryText.js";
+import { AttemptTally } from "../compare/compare.js";
+import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, compareCodePoints, finding, type Finding, type Report } from "../core/findings.js";
 import { show } from "../core/messages.js";
 import { expand, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
@@ -317,43 +320,26 @@ function runValidate(args: Args): number {
   return totals.invalid ? EXIT_INVALID : EXIT_OK;
 }
 
-function percent(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
-}
-
 /**
  * The reference summary of each result set. One that is not a valid result set is refused: its findings are
  * printed and the exit status is 1 (its numbers could be ones the specification makes impossible); `--force`
- * prints them anyway, under a warning (mirrors the Python command).
+ * prints them anyway, under a warning. Text and JSON as the Python command writes them (evalschema/cli.py
+ * `cmd_summarize`, report.py `render_text`, comparecmd.py `attempt_text`).
  */
 function runSummarize(args: Args): number {
-  const out: { path: string; valid: boolean; summary?: Summary; errors?: ReturnType<typeof findingJson>[] }[] = [];
+  const results: Summarized[] = [];
+  const refused: Entry[] = [];
+  const invalid = new Map<string, number>();
   let status = EXIT_OK;
-  const lines: string[] = [];
-  const admit = (label: string, report: Report): boolean => {
-    // a result set that is not valid is refused (exit 1), unless --force
+  /** Whether to summarize a result set of this report (a refused one is recorded whether or not --force). */
+  const admit = (label: string, path: string, line: number | undefined, report: Report): boolean => {
     if (report.valid) return true;
     status = Math.max(status, EXIT_INVALID);
-    const shown = visible(label);
-    const { errors, omitted } = capped(entry(label, report, false));
-    for (const f of errors) {
-      const at = shown + (f.line !== undefined ? `:${f.line}:${f.column}` : "");
-      lines.push(`${at}: ${f.severity} ${f.code} at ${f.pointer ? visible(shorten(f.pointer)) : "(root)"}: ${visible(f.message)}`);
-    }
-    if (omitted) lines.push(`${shown}: … ${omitted.toLocaleString("en-US")} more finding(s) not shown`);
-    if (args.force) return true;
-    out.push({ path: label, valid: false, errors: errors.map(findingJson) });
-    lines.push(`${shown}: not a valid result set (${report.errors.length} error(s)): not summarized (use --force to see the numbers anyway)`);
-    return false;
-  };
-  const summarized = (label: string, valid: boolean, errors: number, s: Summary): void => {
-    out.push({ path: label, valid, summary: s });
-    const rate = s.pass_rate === null ? "n/a" : percent(s.pass_rate);
-    if (!valid) lines.push(`WARNING: not a valid result set (${errors} error(s)); these numbers may be ones the specification makes impossible`);
-    lines.push(
-      `${visible(label)}: ${s.total} results, ${s.passed} passed, ${s.failed} failed (${s.invalidated} invalidated), ` +
-        `${s.errored} errored, ${s.unscored} unscored; pass rate ${rate}`,
-    );
+    const e = entry(path, report, false, line);
+    const shown = capped(e);
+    refused.push({ ...e, errors: shown.errors, warnings: shown.warnings });
+    invalid.set(label, shown.errors.length);
+    return args.force;
   };
   const unreadable = (label: string, problem: Finding): void => {
     process.stderr.write(`${PROG}: ${visible(label)}: ${problem.code}: ${visible(problem.message)}\n`);
@@ -370,7 +356,11 @@ function runSummarize(args: Args): number {
         }
         let report = validate(loaded.document, { kind: "resultset" });
         if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
-        if (admit(label, report)) summarized(label, report.valid, report.errors.length, summarize(loaded.document));
+        if (!admit(label, loaded.path, loaded.line, report)) continue;
+        const fields: JsonObject = {};
+        for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") fields[key] = value;
+        // as the Python command, attempt statistics only for a JSON file (it reads them again from the file)
+        results.push({ label, fields, summary: summarize(loaded.document), tally: null });
       }
       continue;
     }
@@ -383,14 +373,42 @@ function runSummarize(args: Args): number {
       unreadable(label, problem);
       continue;
     }
-    if (!admit(label, checked.report)) continue;
-    const file = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream] });
+    if (!admit(label, path, undefined, checked.report)) continue;
+    const tally = new AttemptTally();
+    const file = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream], stages: [tally] });
     if (!("summary" in file)) unreadable(label, file);
-    else summarized(label, checked.report.valid, checked.report.errors.length, file.summary);
+    else results.push({ label, fields: file.fields, summary: file.summary, tally });
   }
-  if (args.format === "json") write(JSON.stringify(out, null, 2) + "\n");
-  else if (lines.length) write(lines.join("\n") + "\n");
+  // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
+  const attempts = new Map<string, AttemptStats>();
+  for (const r of results) if (r.tally !== null && r.summary.attempts !== undefined && r.summary.attempts !== null) attempts.set(r.label, r.tally.statistics());
+  if (args.format === "json") {
+    const payload: Record<string, unknown>[] = results.map((r) => ({
+      path: r.label,
+      valid: !invalid.has(r.label),
+      summary: r.summary,
+      ...(attempts.has(r.label) ? { attempt_statistics: attempts.get(r.label) } : {}),
+    }));
+    if (!args.force) for (const e of refused) payload.push({ path: e.path, valid: false, errors: e.errors.map(findingJson) });
+    write(JSON.stringify(payload, null, 2) + "\n");
+    return status;
+  }
+  const paint = painter();
+  let text = "";
+  if (refused.length) {
+    for (const e of refused) text += textEntry(e, { errors: e.errors, warnings: e.warnings, omitted: 0 }, paint, -1);
+    const verdict = args.force ? "summarized anyway (--force)" : "not summarized (use --force to see the numbers anyway)";
+    text += `${refused.length} invalid result set(s): ${verdict}\n\n`;
+  }
+  write(text + summaryText(results, paint, invalid) + attemptText(attempts));
   return status;
+}
+
+interface Summarized {
+  label: string;
+  fields: JsonObject;
+  summary: Summary;
+  tally: AttemptTally | null;
 }
 
 export function main(argv: string[]): number {

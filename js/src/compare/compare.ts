@@ -485,3 +485,30 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     flips,
   };
 }
+
+/**
+ * pass@k, pass^k and the flip rate of one result set (SPEC §12.5), for `summarize`: a stage fed the rows (whole or
+ * in batches) with the summary's (mirrors Python's `compare.files.attempt_statistics`). A repeated (test case,
+ * attempt) counts once, its first row.
+ */
+export class AttemptTally {
+  private readonly perCase = new Map<string, [number, number]>();
+  private readonly seen = new Set<string>();
+
+  rows(batch: readonly unknown[]): never[] {
+    for (const row of batch) {
+      if (!isObject(row)) continue;
+      const caseId = get(row, "test_case_id");
+      if (typeof caseId !== "string") continue;
+      const key = `${attemptNumber(row)}\u0000${caseId}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      addAttempt(this.perCase, caseId, rowOutcome(row, null));
+    }
+    return [];
+  }
+
+  statistics(): AttemptStats {
+    return attemptStats(this.perCase);
+  }
+}

@@ -25,7 +25,7 @@ def _js_stale() -> bool:
         return True
     built = cli.stat().st_mtime
     sources = [
-        *JS.glob("src/*.ts"),
+        *JS.glob("src/**/*.ts"),
         *JS.glob("test/*.ts"),
         *(ROOT / "generated" / "typescript").glob("*.ts"),
         *(ROOT / "schemas").glob("*.json"),

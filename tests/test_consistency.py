@@ -104,7 +104,7 @@ def _python_codes() -> set[str]:
 def _typescript_codes() -> set[str]:
     """Every ``codes.X`` and every code-like string literal in the TypeScript SDK's sources."""
     named: set[str] = set()
-    for path in (ROOT / "js" / "src").glob("*.ts"):
+    for path in sorted(p for p in (ROOT / "js" / "src").rglob("*.ts") if "generated" not in p.parts):
         text = path.read_text()
         named |= set(re.findall(r"\bcodes\.([A-Z][A-Z0-9_]*)", text))
         named |= {m for m in re.findall(r"[\"'`]([A-Z][A-Z0-9_]*)[\"'`]", text) if _CODE_LIKE.fullmatch(m)}

@@ -43,15 +43,15 @@ PYTHON_USES = {
 }
 # TypeScript: the module that exposes each value, and how it must get it
 TYPESCRIPT_USES = {
-    "limits.ts": ("MAX_INPUT_BYTES", "MAX_INPUT_BYTES_CEILING", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE"),
+    "core/limits.ts": ("MAX_INPUT_BYTES", "MAX_INPUT_BYTES_CEILING", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE"),
     "loader.ts": ("MAX_DEPTH",),
-    "streaming.ts": ("STREAM_THRESHOLD",),
+    "pipeline.ts": ("STREAM_THRESHOLD",),
     "stream.ts": ("MAX_MEMBERS",),
-    "validate.ts": ("SUMMARY_TOLERANCE", "NO_RESULTS"),
-    "schemas.ts": ("KINDS",),
-    "schemaPath.ts": ("KEYWORD_CODES",),
-    "casesFile.ts": ("CROSS_CASE_CODES",),
-    "identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
+    "summary/mismatch.ts": ("SUMMARY_TOLERANCE", "NO_RESULTS"),
+    "schemas/schemas.ts": ("KINDS",),
+    "engine/schemaPath.ts": ("KEYWORD_CODES",),
+    "cli/casesFile.ts": ("CROSS_CASE_CODES",),
+    "engine/identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
 }
 
 
@@ -78,7 +78,7 @@ def test_python_sdk_uses_the_generated_constant(name: str) -> None:
 @pytest.mark.parametrize("module,name", [(m, n) for m, names in TYPESCRIPT_USES.items() for n in names])
 def test_typescript_sdk_imports_the_generated_constant(module: str, name: str) -> None:
     text = (ROOT / "js" / "src" / module).read_text(encoding="utf-8")
-    imports = re.findall(r'^(?:import|export) \{([^}]*)\} from "\./generated/constants\.js";$', text, re.MULTILINE)
+    imports = re.findall(r'^(?:import|export) \{([^}]*)\} from "(?:\./|(?:\.\./)+)generated/constants\.js";$', text, re.MULTILINE)
     assert any(re.search(rf"\b{name}\b", names) for names in imports), f"js/src/{module} does not import {name} from generated/constants"
     assert not re.search(rf"^(?:export )?const {name}\b", text, re.MULTILINE), f"js/src/{module} defines its own {name}"
 

@@ -599,7 +599,11 @@ def test_no_version_is_written_by_hand_in_the_sources() -> None:
     """Neither SDK restates the version: Python reads it from the schemas, TypeScript from a generated module."""
     (version,) = {re.search(r"/schema/([^/]+)/", json.loads(p.read_text())["$id"])[1] for p in SCHEMAS.glob("*.json")}  # type: ignore[index]
     literal = re.compile(rf"[\"']{re.escape(version)}[\"']")
-    sources = [*(REPO / "evalschema").rglob("*.py"), *(REPO / "codegen").rglob("*.py"), *(REPO / "js" / "src").glob("*.ts")]
+    sources = [
+        *(REPO / "evalschema").rglob("*.py"),
+        *(REPO / "codegen").rglob("*.py"),
+        *(p for p in (REPO / "js" / "src").rglob("*.ts") if "generated" not in p.parts),
+    ]
     written = [str(p.relative_to(REPO)) for p in sources if literal.search(p.read_text(encoding="utf-8"))]
     assert written == []
 

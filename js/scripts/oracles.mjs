@@ -86,8 +86,8 @@ const oracles = {};
 
 // not an oracle: the TypeScript SDK's own schema path, which must give the oracles' verdict
 {
-  const { check } = await import(new URL("../dist/schemaPath.js", import.meta.url).href);
-  const { ruleMessages } = await import(new URL("../dist/validate.js", import.meta.url).href);
+  const { check } = await import(new URL("../dist/engine/schemaPath.js", import.meta.url).href);
+  const { ruleMessages } = await import(new URL("../dist/engine/stage.js", import.meta.url).href);
   const messages = ruleMessages();
   oracles["evalschema-ts"] = { version: "this repository", check: (kind) => (doc) => check(doc, kind, messages).findings.length === 0 };
 }

@@ -4,7 +4,7 @@
 // "validateFile.stream": [...]}: one {unreadable, kind, valid, errors, warnings} per path, in order.
 import { readFileSync } from "node:fs";
 import { buildReport, loadPath, validate } from "../dist/index.js";
-import { checkFile } from "../dist/streaming.js";
+import { checkFile } from "../dist/pipeline.js";
 
 const [optionsText, ...paths] = process.argv.slice(2);
 const given = JSON.parse(optionsText);

@@ -7,21 +7,22 @@
  * ```
  */
 
-export { validate, summaryMismatches, type ValidateOptions } from "./validate.js";
-export { summarize, classify, type GraderSummary, type AttemptSummary, type Outcome } from "./summary.js";
+export { validate, validateJson, type ValidateOptions } from "./pipeline.js";
+export { summaryMismatches } from "./summary/mismatch.js";
+export { summarize, classify, type GraderSummary, type AttemptSummary, type Outcome } from "./summary/summary.js";
 /** The reference summary `summarize` computes (every field present): not the schema's `resultset.Summary`, the
  * summary a result set may carry. */
-export type { Summary as ReferenceSummary } from "./summary.js";
-import type { Summary as Computed } from "./summary.js";
+export type { Summary as ReferenceSummary } from "./summary/summary.js";
+import type { Summary as Computed } from "./summary/summary.js";
 /** @deprecated the name is the schema's `resultset.Summary` too: use `ReferenceSummary`. */
 export type Summary = Computed;
-export { buildReport, pointer, type Finding, type Report, type Severity } from "./findings.js";
-export { render, show, template, PARAMETERS, type Params } from "./messages.js";
-export { identify, kindFromShape, parseVersion, type Identity } from "./identify.js";
-export { KINDS, isKind, specVersion, type Kind } from "./schemas.js";
+export { buildReport, pointer, type Finding, type Report, type Severity } from "./core/findings.js";
+export { render, show, template, PARAMETERS, type Params } from "./core/messages.js";
+export { identify, kindFromShape, parseVersion, type Identity } from "./engine/identify.js";
+export { KINDS, isKind, specVersion, type Kind } from "./schemas/schemas.js";
 export { parseJson, loadPath, type Loaded } from "./loader.js";
-export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./streaming.js";
-export { compare, type CompareOptions } from "./compare.js";
+export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./pipeline.js";
+export { compare, type CompareOptions } from "./compare/compare.js";
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
 // the schema's types by their plain names (the schema's `Summary` stays `resultset.Summary`: see ReferenceSummary)

@@ -14,7 +14,7 @@ interface CompiledKind {
 }
 
 // an internal module, not part of the package's API: loaded from the build by path
-const schemas = (await import(pathToFileURL(join(JS, "dist", "schemas.js")).href)) as { compiledKind: (kind: Kind) => CompiledKind };
+const schemas = (await import(pathToFileURL(join(JS, "dist", "schemas", "schemas.js")).href)) as { compiledKind: (kind: Kind) => CompiledKind };
 
 /** Values that flip the schemas' conditions: types, grader types, scores, booleans, empty and odd shapes. */
 const REPLACEMENTS: unknown[] = [null, true, false, 0, 0.5, "x", "regex", "llm_judge", "model graded", [], [{}], {}];

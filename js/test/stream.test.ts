@@ -49,7 +49,7 @@ interface Stream {
 }
 
 // internal modules, not part of the package's API: loaded from the build by path
-const streaming = (await import(pathToFileURL(join(JS, "dist", "streaming.js")).href)) as Streaming;
+const streaming = (await import(pathToFileURL(join(JS, "dist", "pipeline.js")).href)) as Streaming;
 const stream = (await import(pathToFileURL(join(JS, "dist", "stream.js")).href)) as Stream;
 
 const dir = mkdtempSync(join(tmpdir(), "evalschema-stream-"));

@@ -16,9 +16,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { _, Ajv2020, type KeywordCxt, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
-import { has, isObject, type JsonObject } from "./json.js";
+import { has, isObject, type JsonObject } from "../json.js";
 
-import { KINDS } from "./generated/constants.js";
+import { KINDS } from "../generated/constants.js";
 
 export { KINDS };
 export type Kind = (typeof KINDS)[number];
@@ -75,7 +75,7 @@ export function resolveRef(schema: unknown): unknown {
 }
 
 function schemaDir(): URL {
-  return new URL("../schemas/", import.meta.url);
+  return new URL("../../schemas/", import.meta.url);
 }
 
 let loaded: SchemaSet | undefined;

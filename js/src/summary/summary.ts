@@ -7,8 +7,8 @@
  * with a row score of 0.
  */
 
-import { compareCodePoints } from "./findings.js";
-import { get, has, isObject, type JsonObject } from "./json.js";
+import { compareCodePoints } from "../core/findings.js";
+import { get, has, isObject, type JsonObject } from "../json.js";
 
 export type Outcome = "passed" | "failed" | "invalidated" | "errored" | "unscored";
 

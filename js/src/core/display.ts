@@ -17,3 +17,22 @@ export function visible(text: string): string {
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
 }
+
+/**
+ * Python's `f"{x:.{digits}f}"`: the exact binary value rounded to `digits` decimals, an exact tie to even (JavaScript's
+ * `toFixed` takes a tie up: 0.0625 is "0.063" there and "0.062" in Python).
+ */
+export function fixed(x: number, digits: number): string {
+  if (!Number.isFinite(x)) return x !== x ? "nan" : x > 0 ? "inf" : "-inf";
+  const exact = Math.abs(x).toFixed(100); // every digit of a double's expansion this rounding can depend on
+  const point = exact.indexOf(".");
+  const tail = exact.slice(point + 1 + digits);
+  let out = x.toFixed(digits);
+  if (/^50*$/.test(tail)) {
+    // a tie: toFixed went up; Python goes to the even neighbour
+    const kept = exact.slice(0, point + 1 + digits).replace(/\.$/, "");
+    const last = Number(kept[kept.length - 1]);
+    if (last % 2 === 0) out = (x < 0 ? "-" : "") + kept;
+  }
+  return out;
+}

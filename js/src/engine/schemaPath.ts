@@ -12,13 +12,13 @@
  */
 
 import type { ErrorObject } from "ajv";
-import * as codes from "./generated/rules.js";
-import { escapeToken, finding, tokens, type Finding } from "./findings.js";
-import { has, isObject, jsonType, type JsonObject } from "./json.js";
-import { render } from "./messages.js";
-import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "./schemas.js";
+import * as codes from "../generated/rules.js";
+import { escapeToken, finding, tokens, type Finding } from "../core/findings.js";
+import { has, isObject, jsonType, type JsonObject } from "../json.js";
+import { render } from "../core/messages.js";
+import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
 
-import { KEYWORD_CODES } from "./generated/constants.js";
+import { KEYWORD_CODES } from "../generated/constants.js";
 export { KEYWORD_CODES };
 /** The failing keyword → its rule (spec/constants.json), indexable by any keyword. */
 const keywordCodes: Readonly<Record<string, string>> = KEYWORD_CODES;

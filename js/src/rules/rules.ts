@@ -6,12 +6,12 @@
  * it cannot read, so it never throws on bad input.
  */
 
-import * as codes from "./generated/rules.js";
-import { finding, pointer, type Finding } from "./findings.js";
-import { get, has, isInt, isObject, objects, type JsonObject } from "./json.js";
-import { render } from "./messages.js";
-import { current } from "./schemas.js";
-import type { Kind } from "./schemas.js";
+import * as codes from "../generated/rules.js";
+import { finding, pointer, type Finding } from "../core/findings.js";
+import { get, has, isInt, isObject, objects, type JsonObject } from "../json.js";
+import { render } from "../core/messages.js";
+import { current } from "../schemas/schemas.js";
+import type { Kind } from "../schemas/schemas.js";
 
 type Where = readonly (string | number)[];
 

@@ -1,11 +1,11 @@
 /** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/identify.py). */
 
-import * as codes from "./generated/rules.js";
-import { finding, pointer, type Finding } from "./findings.js";
-import { render } from "./messages.js";
-import { get, has, isObject } from "./json.js";
-import { isKind, type Kind } from "./schemas.js";
-import { KIND_TELLTALES, SEMVER_PREFIX, URI_VERSION } from "./generated/constants.js";
+import * as codes from "../generated/rules.js";
+import { finding, pointer, type Finding } from "../core/findings.js";
+import { render } from "../core/messages.js";
+import { get, has, isObject } from "../json.js";
+import { isKind, type Kind } from "../schemas/schemas.js";
+import { KIND_TELLTALES, SEMVER_PREFIX, URI_VERSION } from "../generated/constants.js";
 
 export type Version = readonly [number, number, number];
 

@@ -7,14 +7,14 @@
 
 import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { CROSS_CASE_CODES } from "./generated/constants.js";
-import * as codes from "./generated/rules.js";
-import { buildReport, finding, type Finding, type Report } from "./findings.js";
-import { get, isObject, type JsonObject } from "./json.js";
-import { parseJson, readText } from "./loader.js";
-import { render } from "./messages.js";
-import { suiteRules } from "./rules.js";
-import { validate } from "./validate.js";
+import { CROSS_CASE_CODES } from "../generated/constants.js";
+import * as codes from "../generated/rules.js";
+import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
+import { get, isObject, type JsonObject } from "../json.js";
+import { parseJson, readText } from "../loader.js";
+import { render } from "../core/messages.js";
+import { suiteRules } from "../rules/rules.js";
+import { validate } from "../pipeline.js";
 
 export interface CaseLine {
   line: number;

@@ -4,10 +4,10 @@
  * `@deprecated` tags say the same).
  */
 
-import { DEPRECATIONS } from "./generated/_deprecations.js";
-import * as codes from "./generated/rules.js";
-import { finding, type Finding } from "./findings.js";
-import { show } from "./messages.js";
+import { DEPRECATIONS } from "../generated/_deprecations.js";
+import * as codes from "../generated/rules.js";
+import { finding, type Finding } from "../core/findings.js";
+import { show } from "../core/messages.js";
 import type { DeprecatedUse } from "./schemaPath.js";
 
 /** `'<name>' is deprecated: <the location's generated message>` (a location the working schemas do not deprecate has none). */

@@ -1,9 +1,9 @@
 /** Rules that need two documents: a result set checked against the suite it claims to be a run of (mirrors evalschema/crossdoc.py). */
 
-import * as codes from "./generated/rules.js";
-import { finding, pointer, type Finding } from "./findings.js";
-import { get, has, isObject, objects, type JsonObject } from "./json.js";
-import { render } from "./messages.js";
+import * as codes from "../generated/rules.js";
+import { finding, pointer, type Finding } from "../core/findings.js";
+import { get, has, isObject, objects, type JsonObject } from "../json.js";
+import { render } from "../core/messages.js";
 
 /** A test case's graders as id → type (null when a reference names no suite grader). */
 function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): Map<string, string | null> {

@@ -4,7 +4,7 @@
  * same counts, flips and findings, numbers within 1e-9 (closed forms) and identical bootstrap resamples.
  */
 
-import * as codes from "./generated/rules.js";
+import * as codes from "../generated/rules.js";
 import type {
   AttemptStats,
   Changes,
@@ -19,10 +19,10 @@ import type {
   Run,
   RowOutcome,
   RunRate,
-} from "./generated/comparison.js";
-import { VERSION } from "./generated/version.js";
-import { compareCodePoints } from "./findings.js";
-import { get, isObject, type JsonObject } from "./json.js";
+} from "../generated/comparison.js";
+import { VERSION } from "../generated/version.js";
+import { compareCodePoints } from "../core/findings.js";
+import { get, isObject, type JsonObject } from "../json.js";
 import * as stats from "./compareStats.js";
 
 export interface CompareOptions {
@@ -484,4 +484,31 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     verdict: { outcome, significant, gate_failed: reasons.length > 0, gate_reasons: reasons },
     flips,
   };
+}
+
+/**
+ * pass@k, pass^k and the flip rate of one result set (SPEC §12.5), for `summarize`: a stage fed the rows (whole or
+ * in batches) with the summary's (mirrors Python's `compare.files.attempt_statistics`). A repeated (test case,
+ * attempt) counts once, its first row.
+ */
+export class AttemptTally {
+  private readonly perCase = new Map<string, [number, number]>();
+  private readonly seen = new Set<string>();
+
+  rows(batch: readonly unknown[]): never[] {
+    for (const row of batch) {
+      if (!isObject(row)) continue;
+      const caseId = get(row, "test_case_id");
+      if (typeof caseId !== "string") continue;
+      const key = `${attemptNumber(row)}\u0000${caseId}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      addAttempt(this.perCase, caseId, rowOutcome(row, null));
+    }
+    return [];
+  }
+
+  statistics(): AttemptStats {
+    return attemptStats(this.perCase);
+  }
 }

@@ -1,0 +1,87 @@
+/**
+ * Messages are data: every finding's text is its ledger rule's `message` template (spec/ledger.json), filled from
+ * named parameters by `render`. evalschema/messages.py is the same renderer, so the two SDKs say the same words by
+ * construction.
+ *
+ * The parameters and how each is written are listed in spec/ledger.schema.json (`$defs/template`):
+ * - quoted values (`value`, `name`, …) go through `show`: JSON, shortened; a number as `Number::toString` writes it
+ *   (the shortest decimal that reads back as the same double); an object or array by its shape only, so no finding
+ *   dumps a whole document or a long regular expression;
+ * - lists (`allowed`, `names`, `declared`) are their items quoted and joined by ", ", "none" when empty;
+ * - text (`type`, `first`, `detail`, `statement`, …) is inserted as it is;
+ * - `suggestion` is derived: the close matches `difflib.getCloseMatches` (a port of Python's difflib) finds for
+ *   `name` (or `value`) among `allowed` (or `declared`).
+ */
+
+import difflib from "difflib";
+import { RULES } from "../generated/rules.js";
+
+export const VALUE_LIMIT = 60;
+export const SUGGESTIONS = 3;
+export const CUTOFF = 0.75;
+
+export const QUOTED: ReadonlySet<string> = new Set(["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"]);
+export const LISTS: ReadonlySet<string> = new Set(["allowed", "names", "declared"]);
+export const TEXT: ReadonlySet<string> = new Set([
+  "type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description",
+]);
+export const DERIVED: ReadonlySet<string> = new Set(["suggestion"]);
+export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...TEXT, ...DERIVED]);
+
+/** A value as a message quotes it: scalars as JSON (shortened), containers by their shape only. */
+export function show(value: unknown, limit = VALUE_LIMIT): string {
+  if (Array.isArray(value)) return `an array of ${value.length} item(s)`;
+  if (value !== null && typeof value === "object") return Object.keys(value).length ? "an object" : "an empty object";
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number" || typeof value === "bigint") return String(value === 0 ? 0 : Number(value));
+  const text = JSON.stringify(String(value));
+  const chars = [...text];
+  return chars.length <= limit ? text : chars.slice(0, limit - 2).join("") + '…"';
+}
+
+/** `; did you mean "x"?` for the close matches of `word` among the string `candidates`, or "". */
+export function suggest(word: unknown, candidates: Iterable<unknown>): string {
+  if (typeof word !== "string") return "";
+  const names = [...new Set([...candidates].filter((c): c is string => typeof c === "string" && c !== word))].sort(
+    (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  );
+  const matches: string[] = difflib.getCloseMatches(word, names, SUGGESTIONS, CUTOFF);
+  return matches.length ? "; did you mean " + matches.map((m) => show(m)).join(" or ") + "?" : "";
+}
+
+type Message = string | Readonly<Record<string, string>>;
+
+/** The ledger's message template of rule `code` (its `variant`, when it has several). */
+export function template(code: string, variant = "default"): string {
+  const rule = (RULES as Readonly<Record<string, { message: Message; statement: string }>>)[code];
+  if (rule === undefined) throw new Error(`no rule ${code}`);
+  const message = rule.message;
+  const text = typeof message === "string" ? (variant === "default" ? message : undefined) : message[variant];
+  if (text === undefined) throw new Error(`${code} has no message variant ${JSON.stringify(variant)}`);
+  return text;
+}
+
+export type Params = Readonly<Record<string, unknown>>;
+
+function fill(name: string, params: Params, code: string): string {
+  const has = (key: string): boolean => Object.prototype.hasOwnProperty.call(params, key);
+  if (name === "statement" && !has(name)) {
+    return (RULES as Readonly<Record<string, { statement: string }>>)[code]!.statement;
+  }
+  if (name === "suggestion") {
+    const word = has("name") ? params["name"] : params["value"];
+    const candidates = (has("allowed") ? params["allowed"] : has("declared") ? params["declared"] : []) as Iterable<unknown>;
+    return suggest(word, candidates);
+  }
+  if (!has(name)) throw new Error(`${code}: no parameter ${name}`);
+  const value = params[name];
+  if (LISTS.has(name)) return [...(value as Iterable<unknown>)].map((item) => show(item)).join(", ") || "none";
+  if (TEXT.has(name)) return String(value);
+  return show(value);
+}
+
+/** Rule `code`'s message (`variant`) with its placeholders filled from `params`. */
+export function render(code: string, params: Params = {}, variant = "default"): string {
+  return template(code, variant).replace(/\{([a-z_]+)\}/g, (_, name: string) => fill(name, params, code));
+}

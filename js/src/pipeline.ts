@@ -1,0 +1,342 @@
+/**
+ * One pipeline over a source of pieces (issue 17, item 4; mirrors evalschema's pipeline): the document's own
+ * members, then its rows in batches. A document read whole is the one-batch case; a large result set read from a
+ * file in pieces keeps memory bounded by a batch of rows, not by the file. Every check is a stage (core/stage.ts)
+ * with `envelope` / `rows` / `finish` steps: the schema engine's (engine/stage.ts), each code rule's
+ * (rules/registry.ts) and the summary's (summary/mismatch.ts). `validate`, `validateJson`, `validateFile` and
+ * `validateStream` differ only in their source; `summarizeFile` runs the same pipeline with the summary's stage.
+ * The report is the same whichever the source: test/stream.test.ts checks that it is.
+ */
+
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { buildReport, finding, type Finding, type Report } from "./core/findings.js";
+import type { Stage } from "./core/stage.js";
+import { checkKind, identified, SchemaStage } from "./engine/stage.js";
+import { rowsStandAlone } from "./engine/schemaPath.js";
+import { STREAM_THRESHOLD } from "./generated/constants.js";
+import * as codes from "./generated/rules.js";
+import { get, isObject, type JsonObject } from "./json.js";
+import { loadPath, parseJson, readText } from "./loader.js";
+import { ChunkedPositions, jsonPositions, placed } from "./positions.js";
+import { RULES_REGISTRY } from "./rules/registry.js";
+import type { StageContext } from "./rules/rule.js";
+import type { Kind } from "./schemas/schemas.js";
+import { DEFAULT_SIZES, newStats, NotStreamable, read, type Piece, type ReadStats, type Sizes } from "./stream.js";
+import { SUMMARY_REGISTRY, SummaryStage } from "./summary/mismatch.js";
+import type { Summary } from "./summary/summary.js";
+
+export { STREAM_THRESHOLD };
+
+const KIND = "resultset";
+const ARRAY = "results";
+
+/** Every code rule, as a unit bound to its ledger ids (test/registry.test.ts holds it to the ledger). */
+export const REGISTRY = RULES_REGISTRY.with(SUMMARY_REGISTRY);
+
+export interface ValidateOptions {
+  /** The document kind; detected from `$schema` or shape when not given. */
+  kind?: Kind | null;
+  /** Report warnings as errors. */
+  strict?: boolean;
+  /** Report unknown properties as warnings in a document of a newer minor version. */
+  allowUnknown?: boolean;
+  /** The suite a result set was run from: enables the cross-document rules. */
+  suite?: unknown;
+}
+
+export interface FileOptions extends ValidateOptions {
+  /**
+   * Read a result set in pieces, so that memory is bounded by a batch of rows rather than the file: `true`
+   * always, `false` never, `null`/absent from `STREAM_THRESHOLD` bytes on. The report is the same either way.
+   */
+  streamRows?: boolean | null;
+}
+
+/** Reader sizes and statistics, for tests and benchmarks. */
+export interface Tuning {
+  sizes?: Sizes;
+  stats?: ReadStats;
+}
+
+/** A report, and whether it says the file could not be read (the command line's exit status 2). */
+export interface FileReport {
+  report: Report;
+  unreadable: boolean;
+}
+
+// --- sources and stages ------------------------------------------------------------------------------------------
+
+/** The one-batch piece: a whole document, its members and rows at once. */
+interface Whole {
+  type: "whole";
+  document: JsonObject;
+}
+
+/** A source of pieces: a whole document, or the pieces a stream reads (stream.ts). */
+type Source = Iterable<Piece | Whole>;
+
+function wholeSource(document: JsonObject): Source {
+  return [{ type: "whole", document }];
+}
+
+function fileSource(fd: number, tuning: Tuning): Source {
+  return read(fd, ARRAY, tuning.sizes ?? DEFAULT_SIZES, tuning.stats ?? newStats());
+}
+
+function append<T>(target: T[], items: Iterable<T> | undefined): void {
+  if (items === undefined) return;
+  for (const item of items) target.push(item); // no spread: a million findings overflow the stack
+}
+
+function define(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** What feeding a source gave: the document's own members (whether their `envelope` step already ran), why the
+ * source cannot be read, or null when a stream turns out not to be streamable (read it whole instead). */
+type Fed = { members: JsonObject; enveloped: boolean } | { problem: Finding } | null;
+
+/**
+ * Feed a source's pieces to the stages, collecting their findings: a whole document gets its `envelope` step,
+ * then its rows as one batch; a stream's rows go as they are read, its members are gathered (the caller runs
+ * their `envelope` step once it knows what the document is).
+ */
+function feed(source: Source, stages: readonly Stage[], findings: Finding[]): Fed {
+  const members: JsonObject = {};
+  try {
+    for (const piece of source) {
+      if (piece.type === "whole") {
+        const document = piece.document;
+        for (const stage of stages) append(findings, stage.envelope?.(document));
+        const rows = get(document, ARRAY);
+        if (Array.isArray(rows)) for (const stage of stages) append(findings, stage.rows?.(rows, 0));
+        return { members: document, enveloped: true };
+      }
+      if (piece.type === "problem") return { problem: piece.finding };
+      if (piece.type === "array") define(members, ARRAY, []);
+      else if (piece.type === "member") define(members, piece.key, piece.value);
+      else if (piece.type === "rows") for (const stage of stages) append(findings, stage.rows?.(piece.items, piece.start));
+    }
+  } catch (error) {
+    if (error instanceof NotStreamable) return null;
+    throw error;
+  }
+  return { members, enveloped: false };
+}
+
+/** The stages that check a document of this kind: the schema's, then every code rule's, in registry order. */
+function stagesFor(kind: Kind, options: ValidateOptions, whole: boolean): { schema: SchemaStage; all: Stage[] } {
+  const schema = new SchemaStage(kind, whole, options.allowUnknown ?? false, ARRAY);
+  const context: StageContext = { kind, suite: isObject(options.suite) ? options.suite : null };
+  const all: Stage[] = [schema];
+  for (const unit of REGISTRY.stageUnits(kind)) {
+    const stage = unit.stage!(context);
+    if (stage !== null) all.push(stage);
+  }
+  return { schema, all };
+}
+
+function finish(stages: readonly Stage[], members: JsonObject, findings: Finding[]): void {
+  for (const stage of stages) append(findings, stage.finish?.(members));
+}
+
+// --- validation ----------------------------------------------------------------------------------------------
+
+/**
+ * A model-like value as the document it holds: a class instance with `toJSON()` (what `JSON.stringify` writes) is
+ * that; any other class instance is a caller's mistake, refused with a TypeError that says what to pass. Parsed
+ * JSON (plain objects, arrays, scalars) is returned as it is. Mirrors Python's `as_document`.
+ */
+export function asDocument(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return JSON.parse(JSON.stringify(value)) as unknown;
+  const name = (value as object).constructor?.name ?? "object";
+  throw new TypeError(`validate() takes a parsed JSON document (a plain object), not a ${name} instance; pass its plain data`);
+}
+
+/**
+ * Validate one document: schema rules, code rules, deprecations, and (with `suite`) cross-document rules.
+ *
+ * `kind` is detected from `$schema` or shape when not given. `strict` reports warnings as errors.
+ * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
+ */
+export function validate(document: unknown, options: ValidateOptions = {}): Report {
+  document = asDocument(document);
+  const kind = options.kind ?? null;
+  const strict = options.strict ?? false;
+  checkKind(kind);
+  const { identity, decided } = identified(document, kind, strict);
+  if (decided !== null) return decided;
+  const doc = document as JsonObject;
+  const identifiedKind = identity.kind!;
+  const stages = stagesFor(identifiedKind, options, true);
+  stages.schema.identity = identity;
+  const findings: Finding[] = [...identity.findings];
+  feed(wholeSource(doc), stages.all, findings);
+  finish(stages.all, doc, findings);
+  return buildReport(identifiedKind, findings, strict);
+}
+
+/** Validate a JSON text: read by the strict reader (a text that cannot be read is one finding that says why);
+ * every finding carries its line and column. */
+export function validateJson(text: string, options: ValidateOptions = {}): Report {
+  return checkText(text, options).report;
+}
+
+function checkText(text: string, options: ValidateOptions): FileReport {
+  const loaded = parseJson(text);
+  if (loaded.problem !== undefined) return { report: buildReport(options.kind ?? null, [loaded.problem], false), unreadable: true };
+  const report = validate(loaded.document, options);
+  // positions are computed only for a document that has findings
+  return { report: report.errors.length + report.warnings.length > 0 ? placed(report, jsonPositions(text)) : report, unreadable: false };
+}
+
+/**
+ * Whether to read this file in pieces: asked for, or (`null`) a regular file of `STREAM_THRESHOLD` bytes or
+ * more. Anything that is not a regular file is left to the whole-file path to read or report.
+ */
+export function wantsStream(path: string, streamRows: boolean | null | undefined): boolean {
+  if (streamRows === false) return false;
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) return false;
+    size = stat.size;
+  } catch {
+    return false;
+  }
+  return streamRows === true || size >= STREAM_THRESHOLD;
+}
+
+/** `fn` with the file open for reading, or `null` if it cannot be opened (the whole-file path reports why). */
+function withFile<T>(path: string, fn: (fd: number) => T): T | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    return fn(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Read one JSON file and validate it. A result set is read in pieces (`streamRows`), so memory is bounded by the
+ * largest batch of rows, not the file; the report is the same either way. Other documents, and result sets whose
+ * rows cannot be judged one by one, are read whole.
+ */
+export function validateFile(path: string, options: FileOptions = {}): Report {
+  return checkFile(path, options).report;
+}
+
+/** `validateFile`, saying also whether the file could be read at all. */
+export function checkFile(path: string, options: FileOptions = {}, tuning: Tuning = {}): FileReport {
+  const kind = options.kind ?? null;
+  checkKind(kind);
+  if ((kind === null || kind === KIND) && wantsStream(path, options.streamRows)) {
+    const streamed = withFile(path, (fd) => streamReport(fd, options, tuning));
+    if (streamed !== null) return streamed;
+  }
+  const text = readText(path);
+  if (typeof text !== "string") return { report: buildReport(kind, [text], false), unreadable: true };
+  return checkText(text, options);
+}
+
+/**
+ * Validate the JSON result set in the open file `fd` (read from its start) in pieces; `null` if it must be read
+ * whole instead: it is not an object with a `results` array, or not a result set, or its schema judges rows
+ * together.
+ */
+export function validateStream(fd: number, options: ValidateOptions = {}, tuning: Tuning = {}): Report | null {
+  return streamReport(fd, options, tuning)?.report ?? null;
+}
+
+function streamReport(fd: number, options: ValidateOptions, tuning: Tuning): FileReport | null {
+  const kind = options.kind ?? null;
+  const strict = options.strict ?? false;
+  checkKind(kind);
+  if ((kind !== null && kind !== KIND) || !rowsStandAlone(KIND, ARRAY)) return null;
+  // the rows come before the document is identified: their stages are a result set's
+  const stages = stagesFor(KIND, options, false);
+  const found: Finding[] = [];
+  const fed = feed(fileSource(fd, tuning), stages.all, found);
+  if (fed === null) return null;
+  if ("problem" in fed) return { report: buildReport(kind, [fed.problem], false), unreadable: true };
+  const members = fed.members;
+  if (!Array.isArray(get(members, ARRAY))) return null; // no rows were streamed: read the document the usual way
+  const { identity, decided } = identified(members, kind, strict);
+  if (identity.kind !== KIND) return null; // a pack that happens to have "results", say: validate it whole, as what it is
+  if (decided !== null) return { report: placeStreamed(fd, decided), unreadable: false };
+  stages.schema.identity = identity;
+  const findings: Finding[] = [...identity.findings];
+  for (const stage of stages.all) append(findings, stage.envelope?.(members));
+  append(findings, found);
+  finish(stages.all, members, findings);
+  return { report: placeStreamed(fd, buildReport(KIND, findings, strict)), unreadable: false };
+}
+
+/**
+ * The report with every finding placed, as reading the file whole places it: a second pass over the file, which
+ * keeps the positions of the findings' values (and their ancestors') only. A report without findings costs nothing.
+ */
+function placeStreamed(fd: number, report: Report): Report {
+  const found = [...report.errors, ...report.warnings];
+  if (!found.length) return report;
+  const scanner = new ChunkedPositions(found.map((f) => f.pointer));
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let offset = 0; ; ) {
+    const n = readSync(fd, chunk, 0, chunk.length, offset);
+    if (n === 0) break;
+    scanner.feed(chunk.subarray(0, n));
+    offset += n;
+  }
+  return placed(report, scanner.positions);
+}
+
+// --- summaries -----------------------------------------------------------------------------------------------
+
+/** A result set's reference summary, and its own fields (without its rows). */
+export interface Summarized {
+  fields: JsonObject;
+  summary: Summary;
+}
+
+function withoutRows(document: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(document)) if (key !== ARRAY) define(out, key, value);
+  return out;
+}
+
+/** The summary's stage over a source: the reference summary and the document's own fields, or why the source
+ * cannot be read, or null (a stream that must be read whole). */
+function summaryOf(source: Source, others: readonly Stage[]): Summarized | Finding | null {
+  const stage = new SummaryStage(false);
+  const fed = feed(source, [stage, ...others], []);
+  if (fed === null) return null;
+  if ("problem" in fed) return fed.problem;
+  return { fields: withoutRows(fed.members), summary: stage.summary() };
+}
+
+/**
+ * The reference summary of the result set in a JSON file, and the result set's own fields; or the finding that
+ * says why the file cannot be read. Large files are read in pieces (`streamRows`, as for `validateFile`). `stages`:
+ * more stages to feed the same rows (`summarize`'s attempt statistics, say); a stream that turns out not to be one
+ * is read again whole, so a stage must tolerate being fed the rows again after a NotStreamable.
+ */
+export function summarizeFile(path: string, options: { streamRows?: boolean | null; stages?: readonly Stage[] } = {}, tuning: Tuning = {}): Summarized | Finding {
+  const others = options.stages ?? [];
+  if (wantsStream(path, options.streamRows)) {
+    const streamed = withFile(path, (fd) => summaryOf(fileSource(fd, tuning), others));
+    if (streamed !== null) return streamed;
+  }
+  const loaded = loadPath(path);
+  if (loaded.problem !== undefined) return loaded.problem;
+  if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", "not a JSON object");
+  return summaryOf(wholeSource(loaded.document), others)!;
+}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import json
 import os
 import re
 import stat
@@ -26,10 +25,11 @@ import yaml
 
 from evalschema_models import rules as codes
 
+from . import strict_json
 from .findings import Finding
 from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, too_large_message
-from .messages import show
-from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
+from .messages import render, show
+from .positions import MAX_DEPTH, Positions, json_positions, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 
@@ -42,6 +42,7 @@ class Loaded:
     document: Any = None
     problem: Finding | None = None
     line: int | None = None  # the line of a JSON Lines entry
+    problem_variant: str | None = None  # the ledger message variant of ``problem`` (e.g. "trailing"), to decide on
     _locate: Callable[[], Positions] | None = field(default=None, repr=False)
 
     def positions(self) -> Positions:
@@ -49,39 +50,14 @@ class Loaded:
 
 
 class DuplicateKeyError(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {show(key)}")
-        self.key = key
+    """A YAML mapping repeats a key (raised by the YAML constructor, caught by :func:`parse_yaml`)."""
+
+    def __init__(self, key: str, where: tuple[int, int]) -> None:
+        super().__init__(key)
+        self.key, self.where = key, where
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKeyError(key)
-        out[key] = value
-    return out
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is too large for a double")
-    return value
-
-
-def _finite_int(text: str) -> int:
-    """An integer a double can hold (a longer one has no value every implementation agrees on)."""
-    if beyond_double(text):
-        raise ValueError(f"the number {text[:40]} is too large for a double")
-    return int(text)
-
-
-BOM_MESSAGE = "not valid JSON: starts with a byte-order mark, which JSON does not allow"
+BOM_MESSAGE = render(codes.INVALID_JSON, "bom")
 
 
 def _position(before: str) -> tuple[int, int]:
@@ -156,69 +132,34 @@ def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> L
 
 class ReadProblem(ValueError):
     """Why a JSON text cannot be read: a ledger code, a message, and where in the text (1-based line and column;
-    for a syntax error also the index)."""
+    also the index). ``variant`` is the message variant (spec/ledger.json): callers decide on it, not on the text."""
 
-    def __init__(self, code: str, message: str, where: tuple[int, int] | None, index: int | None = None) -> None:
+    def __init__(self, code: str, message: str, where: tuple[int, int] | None, index: int | None = None, variant: str = "default") -> None:
         super().__init__(message)
-        self.code, self.message, self.where, self.index = code, message, where, index
+        self.code, self.message, self.where, self.index, self.variant = code, message, where, index, variant
 
 
 def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False) -> tuple[Any, int]:
-    """Strict JSON with the standard library: duplicate keys, NaN and Infinity are errors, nesting is limited to
-    ``max_depth``. Returns the value and the index where it ends; with ``partial``, the text may go on after the
-    value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
-    limit = sys.getrecursionlimit()
-    # the standard parser recurses once per level: leave room for MAX_DEPTH levels whatever the caller's stack
-    sys.setrecursionlimit(max(limit, MAX_DEPTH * 3))
-    decoder = json.JSONDecoder(
-        object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float, parse_int=_finite_int
-    )
+    """Strict JSON, read by :mod:`evalschema.strict_json`: duplicate keys, NaN and Infinity are errors, nesting is
+    limited to ``max_depth``. Returns the value and the index where it ends; with ``partial``, the text may go on
+    after the value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
     try:
-        value, end = decoder.raw_decode(text) if partial else (decoder.decode(text), len(text))
-    except json.JSONDecodeError as exc:
-        raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno), exc.pos) from None
-    except DuplicateKeyError as exc:
-        raise ReadProblem(
-            codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)
-        ) from None
-    except RecursionError:
-        raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth)) from None
-    except ValueError as exc:  # NaN, Infinity; integers too long to convert
-        raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc}", problem_position(text, max_depth)) from None
-    finally:
-        sys.setrecursionlimit(limit)
-    if _depth(value) > max_depth:
-        raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth))
-    return value, end
+        return strict_json.read(text, max_depth=max_depth, partial=partial)
+    except strict_json.JsonProblem as exc:
+        raise ReadProblem(exc.code, exc.message, strict_json.position(text, exc.index), exc.index, exc.variant) from None
 
 
 def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
     """Strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted."""
     offset = (line - 1) if line else 0
-
-    def problem(code: str, message: str, at: tuple[int, int] | None = None) -> Loaded:
-        where = (at[0] + offset, at[1]) if at else (line, None)
-        return Loaded(path, problem=Finding("", code, "error", message, where[0], where[1]), line=line)
-
-    if text.startswith("\ufeff"):
-        return problem(codes.INVALID_JSON, BOM_MESSAGE, (1, 1))
     try:
         document, _ = exact_value(text)
     except ReadProblem as exc:
-        return problem(exc.code, exc.message, exc.where)
+        at = exc.where or (1, 1)
+        return Loaded(
+            path, problem=Finding("", exc.code, "error", exc.message, at[0] + offset, at[1]), line=line, problem_variant=exc.variant
+        )
     return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
-
-
-def _depth(value: Any) -> int:
-    """How many containers deep a parsed value nests (iteratively: deep values cannot exhaust the stack)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, (dict, list)):
-            deepest = max(deepest, depth)
-            children = current.values() if isinstance(current, dict) else current
-            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
 
 
 class _SafeLoader(yaml.SafeLoader):
@@ -257,7 +198,7 @@ class _SafeLoader(yaml.SafeLoader):
                 key = key if isinstance(key, str) else _json_key(key)
                 if key in seen:
                     mark = key_node.start_mark
-                    raise DuplicateKeyError(f"{key}@{mark.line + 1}:{mark.column + 1}")
+                    raise DuplicateKeyError(key, (mark.line + 1, mark.column + 1))
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -420,21 +361,8 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             with _deep_stack():
                 document = constructor.construct_document(node)
         except DuplicateKeyError as exc:
-            key, _, key_at = str(exc.key).rpartition("@")
-            line, column = (int(x) for x in key_at.split(":"))
-            out.append(
-                Loaded(
-                    path,
-                    problem=Finding(
-                        "",
-                        codes.DUPLICATE_KEY,
-                        "error",
-                        f"duplicate key {show(key)}: the document's meaning would depend on the parser",
-                        line,
-                        column,
-                    ),
-                )
-            )
+            finding = Finding("", codes.DUPLICATE_KEY, "error", render(codes.DUPLICATE_KEY, name=exc.key), *exc.where)
+            out.append(Loaded(path, problem=finding))
             continue
         except RecursionError:
             out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", *at)))
@@ -661,7 +589,7 @@ def load_stdin(form: str | None) -> Iterator[Loaded]:
     if form in (None, "json"):
         # one JSON document, or (unless told it is JSON) JSON Lines when the text holds several
         single = parse_json_bytes(data, "-")
-        if form == "json" or single.problem is None or "Extra data" not in single.problem.message:
+        if form == "json" or single.problem is None or single.problem_variant != "trailing":
             yield single
             return
         form = "jsonl"

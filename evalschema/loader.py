@@ -162,6 +162,14 @@ def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
     return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
 
 
+class _NotJson(yaml.constructor.ConstructorError):
+    """A YAML value this reader refuses, in its own words (``detail``), at ``mark``."""
+
+    def __init__(self, detail: str, mark: Any) -> None:
+        super().__init__(None, None, detail, mark)
+        self.detail = detail
+
+
 class _SafeLoader(yaml.SafeLoader):
     """PyYAML's safe loader with the YAML 1.2 core schema's plain scalars (SPEC 2.4), refusing duplicate keys
     (safe_load silently keeps the last one) and the non-finite numbers (.nan, .inf) that JSON cannot hold.
@@ -174,25 +182,30 @@ class _SafeLoader(yaml.SafeLoader):
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         value = super().construct_yaml_float(node)
         if value != value or value in (float("inf"), float("-inf")):
-            raise yaml.constructor.ConstructorError(None, None, f"{node.value} is not a JSON number", node.start_mark)
+            raise _NotJson(f"{node.value} is not a JSON number", node.start_mark)
         return value
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         text = str(self.construct_scalar(node))
         if _CORE_INT.fullmatch(text) is None:  # an explicit !!int tag on YAML 1.1 syntax (0b11, 1_000, 1:20)
-            raise yaml.constructor.ConstructorError(None, None, f"{show(text)} is not a YAML 1.2 integer", node.start_mark)
+            raise _NotJson(f"{show(text)} is not a YAML 1.2 integer", node.start_mark)
         try:
             base = 8 if text.startswith("0o") else 16 if text.startswith("0x") else 10
             value = int(text[2:] if base != 10 else text, base)
             float(value)
-        except (ValueError, OverflowError) as exc:  # too large for a double, as for JSON (or for Python to convert)
-            raise yaml.constructor.ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark) from exc
+        except (ValueError, OverflowError):  # too large for a double, as for JSON (or for Python to convert)
+            raise _NotJson("integer out of range: too large for a double", node.start_mark) from None
         return value
+
+    def construct_undefined(self, node: yaml.Node) -> Any:
+        raise _NotJson(f"{node.tag} has no JSON equivalent", node.start_mark)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (list, dict)):
+                raise _NotJson("a mapping key that is not a scalar", key_node.start_mark)
             if isinstance(key, (str, int, float, bool)) or key is None or hasattr(key, "isoformat"):
                 # compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
                 key = key if isinstance(key, str) else _json_key(key)
@@ -204,7 +217,7 @@ class _SafeLoader(yaml.SafeLoader):
 
 
 def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    raise yaml.constructor.ConstructorError(None, None, f"{node.tag} has no JSON equivalent", node.start_mark)
+    raise _NotJson(f"{node.tag} has no JSON equivalent", node.start_mark)
 
 
 # The YAML 1.2 core schema's resolution of plain scalars (YAML 1.2.2, section 10.3.2), in place of PyYAML's 1.1 set.
@@ -227,6 +240,7 @@ for _tag, _pattern, _first in _CORE_RESOLVERS:
 # safe tags whose values JSON cannot hold (bytes, sets, ordered pairs)
 _SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+_SafeLoader.add_constructor(None, _SafeLoader.construct_undefined)
 for _tag in ("binary", "set", "omap", "pairs"):
     _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
@@ -334,9 +348,9 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc.problem}", *where))]
-    except yaml.YAMLError as exc:
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc}"))]
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "syntax"), *where))]
+    except yaml.YAMLError:  # the reader's own words, never the parser's: its class and mark are what is known
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "syntax")))]
     # one constructor for every document (it is given nodes, not text: a new one per document re-read the whole
     # stream each time, which for 20,000 small documents took gigabytes)
     constructor = _SafeLoader("")
@@ -370,9 +384,12 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
             where_at = (mark.line + 1, mark.column + 1) if mark else (None, None)
+            # our own refusals carry their words; any other constructor error is said the same way by every SDK
+            detail = exc.detail if isinstance(exc, _NotJson) else "a value JSON cannot hold"
             out.append(
                 Loaded(
-                    path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where_at)
+                    path,
+                    problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "unsafe", detail=detail), *where_at),
                 )
             )
             continue

@@ -98,12 +98,17 @@ export function invalidUtf8(data: Uint8Array, from = 0): number {
   return -1;
 }
 
+/** An OS error's code (EIO, EMFILE, …): its message is Node's words, not ours. */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? "unknown error";
+}
+
 function openProblem(error: unknown): Finding {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
   if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", "no such file");
   if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", "permission denied");
-  return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`);
+  return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${errorCode(error)}`);
 }
 
 /**
@@ -295,7 +300,7 @@ function* jsonlFile(path: string): Generator<Source> {
       if (n === 0) return;
     }
   } catch (error) {
-    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`), positions: NOWHERE };
+    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${errorCode(error)}`), positions: NOWHERE };
   } finally {
     closeSync(fd);
   }
@@ -336,7 +341,7 @@ function stdinBytes(): Uint8Array | Finding {
         continue;
       }
       if (code === "EOF") break;
-      return finding("", codes.FILE_UNREADABLE, "error", `cannot read standard input: ${(error as Error).message}`);
+      return finding("", codes.FILE_UNREADABLE, "error", `cannot read standard input: ${errorCode(error)}`);
     }
     if (n === 0) break;
     chunks.push(chunk.subarray(0, n));

@@ -33,9 +33,7 @@ PYTHON = {
     "a regular expression over a message": re.compile(rf"\bre\.\w+\([^)]*\b{_EXC}\.(?:message|msg)\b"),
 }
 TYPESCRIPT = {
-    "a branch on error.message": re.compile(
-        r"\bmessage\s*\.\s*(?:includes|startsWith|endsWith|match|matchAll|indexOf|search|split)\("
-    ),
+    "a branch on error.message": re.compile(r"\bmessage\s*\.\s*(?:includes|startsWith|endsWith|match|matchAll|indexOf|search|split)\("),
     "a regular expression over error.message": re.compile(rf"\.(?:exec|test)\(\s*(?:{_EXC}\.message|message)\b"),
     "a third-party Error's message": re.compile(r"\((?:e|err|error|exc)\s+as\s+Error\)\.message"),
     "String(error)": re.compile(rf"\bString\({_EXC}\)"),
@@ -66,7 +64,7 @@ KNOWN: dict[tuple[str, str], str] = {
 
 
 def _sources() -> list[Path]:
-    python = [p for p in (ROOT / "evalschema").rglob("*.py")]
+    python = list((ROOT / "evalschema").rglob("*.py"))
     typescript = [p for p in (ROOT / "js" / "src").rglob("*.ts") if "generated" not in p.relative_to(ROOT / "js" / "src").parts]
     return sorted(python + typescript)
 
@@ -104,7 +102,7 @@ def test_no_source_reads_a_third_party_message() -> None:
     ("suffix", "line"),
     [
         (".py", 'if form == "json" or "Extra data" not in single.problem.message:'),
-        (".py", "raise ReadProblem(codes.INVALID_JSON, f\"not valid JSON: {exc.msg}\", (exc.lineno, exc.colno))"),
+        (".py", 'raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno))'),
         (".py", "if not exc.msg.startswith(_AFTER_VALUE):"),
         (".py", 'return Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc.problem}", *where)'),
         (".py", 'raise ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark)'),

@@ -12,9 +12,7 @@ from evalschema_models import constants
 
 from . import strict_json
 from .findings import escape_token
-from .strict_json import beyond_double
-
-__all__ = ["MAX_DEPTH", "Positions", "beyond_double", "json_positions", "locate", "problem_position", "yaml_positions"]
+from .strict_json import beyond_double as beyond_double  # re-exported: it lived here
 
 Positions = dict[str, tuple[int, int]]
 

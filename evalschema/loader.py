@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import json
 import os
 import re
 import stat
@@ -26,10 +25,11 @@ import yaml
 
 from evalschema_models import rules as codes
 
+from . import strict_json
 from .findings import Finding
 from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, too_large_message
-from .messages import show
-from .positions import MAX_DEPTH, Positions, beyond_double, json_positions, problem_position, yaml_positions
+from .messages import render, show
+from .positions import MAX_DEPTH, Positions, json_positions, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 
@@ -42,6 +42,7 @@ class Loaded:
     document: Any = None
     problem: Finding | None = None
     line: int | None = None  # the line of a JSON Lines entry
+    problem_variant: str | None = None  # the ledger message variant of ``problem`` (e.g. "trailing"), to decide on
     _locate: Callable[[], Positions] | None = field(default=None, repr=False)
 
     def positions(self) -> Positions:
@@ -49,39 +50,14 @@ class Loaded:
 
 
 class DuplicateKeyError(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {show(key)}")
-        self.key = key
+    """A YAML mapping repeats a key (raised by the YAML constructor, caught by :func:`parse_yaml`)."""
+
+    def __init__(self, key: str, where: tuple[int, int]) -> None:
+        super().__init__(key)
+        self.key, self.where = key, where
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKeyError(key)
-        out[key] = value
-    return out
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is too large for a double")
-    return value
-
-
-def _finite_int(text: str) -> int:
-    """An integer a double can hold (a longer one has no value every implementation agrees on)."""
-    if beyond_double(text):
-        raise ValueError(f"the number {text[:40]} is too large for a double")
-    return int(text)
-
-
-BOM_MESSAGE = "not valid JSON: starts with a byte-order mark, which JSON does not allow"
+BOM_MESSAGE = render(codes.INVALID_JSON, "bom")
 
 
 def _position(before: str) -> tuple[int, int]:
@@ -156,69 +132,42 @@ def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> L
 
 class ReadProblem(ValueError):
     """Why a JSON text cannot be read: a ledger code, a message, and where in the text (1-based line and column;
-    for a syntax error also the index)."""
+    also the index). ``variant`` is the message variant (spec/ledger.json): callers decide on it, not on the text."""
 
-    def __init__(self, code: str, message: str, where: tuple[int, int] | None, index: int | None = None) -> None:
+    def __init__(self, code: str, message: str, where: tuple[int, int] | None, index: int | None = None, variant: str = "default") -> None:
         super().__init__(message)
-        self.code, self.message, self.where, self.index = code, message, where, index
+        self.code, self.message, self.where, self.index, self.variant = code, message, where, index, variant
 
 
 def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False) -> tuple[Any, int]:
-    """Strict JSON with the standard library: duplicate keys, NaN and Infinity are errors, nesting is limited to
-    ``max_depth``. Returns the value and the index where it ends; with ``partial``, the text may go on after the
-    value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
-    limit = sys.getrecursionlimit()
-    # the standard parser recurses once per level: leave room for MAX_DEPTH levels whatever the caller's stack
-    sys.setrecursionlimit(max(limit, MAX_DEPTH * 3))
-    decoder = json.JSONDecoder(
-        object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_float=_finite_float, parse_int=_finite_int
-    )
+    """Strict JSON, read by :mod:`evalschema.strict_json`: duplicate keys, NaN and Infinity are errors, nesting is
+    limited to ``max_depth``. Returns the value and the index where it ends; with ``partial``, the text may go on
+    after the value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
     try:
-        value, end = decoder.raw_decode(text) if partial else (decoder.decode(text), len(text))
-    except json.JSONDecodeError as exc:
-        raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", (exc.lineno, exc.colno), exc.pos) from None
-    except DuplicateKeyError as exc:
-        raise ReadProblem(
-            codes.DUPLICATE_KEY, f"{exc}: the document's meaning would depend on the parser", problem_position(text, max_depth)
-        ) from None
-    except RecursionError:
-        raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth)) from None
-    except ValueError as exc:  # NaN, Infinity; integers too long to convert
-        raise ReadProblem(codes.INVALID_JSON, f"not valid JSON: {exc}", problem_position(text, max_depth)) from None
-    finally:
-        sys.setrecursionlimit(limit)
-    if _depth(value) > max_depth:
-        raise ReadProblem(codes.INVALID_JSON, f"nested more than {MAX_DEPTH} levels deep", problem_position(text, max_depth))
-    return value, end
+        return strict_json.read(text, max_depth=max_depth, partial=partial)
+    except strict_json.JsonProblem as exc:
+        raise ReadProblem(exc.code, exc.message, strict_json.position(text, exc.index), exc.index, exc.variant) from None
 
 
 def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
     """Strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted."""
     offset = (line - 1) if line else 0
-
-    def problem(code: str, message: str, at: tuple[int, int] | None = None) -> Loaded:
-        where = (at[0] + offset, at[1]) if at else (line, None)
-        return Loaded(path, problem=Finding("", code, "error", message, where[0], where[1]), line=line)
-
-    if text.startswith("\ufeff"):
-        return problem(codes.INVALID_JSON, BOM_MESSAGE, (1, 1))
     try:
         document, _ = exact_value(text)
     except ReadProblem as exc:
-        return problem(exc.code, exc.message, exc.where)
+        at = exc.where or (1, 1)
+        return Loaded(
+            path, problem=Finding("", exc.code, "error", exc.message, at[0] + offset, at[1]), line=line, problem_variant=exc.variant
+        )
     return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
 
 
-def _depth(value: Any) -> int:
-    """How many containers deep a parsed value nests (iteratively: deep values cannot exhaust the stack)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, (dict, list)):
-            deepest = max(deepest, depth)
-            children = current.values() if isinstance(current, dict) else current
-            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
+class _NotJson(yaml.constructor.ConstructorError):
+    """A YAML value this reader refuses, in its own words (``detail``), at ``mark``."""
+
+    def __init__(self, detail: str, mark: Any) -> None:
+        super().__init__(None, None, detail, mark)
+        self.detail = detail
 
 
 class _SafeLoader(yaml.SafeLoader):
@@ -233,37 +182,42 @@ class _SafeLoader(yaml.SafeLoader):
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         value = super().construct_yaml_float(node)
         if value != value or value in (float("inf"), float("-inf")):
-            raise yaml.constructor.ConstructorError(None, None, f"{node.value} is not a JSON number", node.start_mark)
+            raise _NotJson(f"{node.value} is not a JSON number", node.start_mark)
         return value
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         text = str(self.construct_scalar(node))
         if _CORE_INT.fullmatch(text) is None:  # an explicit !!int tag on YAML 1.1 syntax (0b11, 1_000, 1:20)
-            raise yaml.constructor.ConstructorError(None, None, f"{show(text)} is not a YAML 1.2 integer", node.start_mark)
+            raise _NotJson(f"{show(text)} is not a YAML 1.2 integer", node.start_mark)
         try:
             base = 8 if text.startswith("0o") else 16 if text.startswith("0x") else 10
             value = int(text[2:] if base != 10 else text, base)
             float(value)
-        except (ValueError, OverflowError) as exc:  # too large for a double, as for JSON (or for Python to convert)
-            raise yaml.constructor.ConstructorError(None, None, f"integer out of range: {exc}", node.start_mark) from exc
+        except (ValueError, OverflowError):  # too large for a double, as for JSON (or for Python to convert)
+            raise _NotJson("integer out of range: too large for a double", node.start_mark) from None
         return value
+
+    def construct_undefined(self, node: yaml.Node) -> Any:
+        raise _NotJson(f"{node.tag} has no JSON equivalent", node.start_mark)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (list, dict)):
+                raise _NotJson("a mapping key that is not a scalar", key_node.start_mark)
             if isinstance(key, (str, int, float, bool)) or key is None or hasattr(key, "isoformat"):
                 # compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
                 key = key if isinstance(key, str) else _json_key(key)
                 if key in seen:
                     mark = key_node.start_mark
-                    raise DuplicateKeyError(f"{key}@{mark.line + 1}:{mark.column + 1}")
+                    raise DuplicateKeyError(key, (mark.line + 1, mark.column + 1))
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
 def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    raise yaml.constructor.ConstructorError(None, None, f"{node.tag} has no JSON equivalent", node.start_mark)
+    raise _NotJson(f"{node.tag} has no JSON equivalent", node.start_mark)
 
 
 # The YAML 1.2 core schema's resolution of plain scalars (YAML 1.2.2, section 10.3.2), in place of PyYAML's 1.1 set.
@@ -286,6 +240,7 @@ for _tag, _pattern, _first in _CORE_RESOLVERS:
 # safe tags whose values JSON cannot hold (bytes, sets, ordered pairs)
 _SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+_SafeLoader.add_constructor(None, _SafeLoader.construct_undefined)
 for _tag in ("binary", "set", "omap", "pairs"):
     _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
@@ -393,9 +348,9 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc.problem}", *where))]
-    except yaml.YAMLError as exc:
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"not valid YAML: {exc}"))]
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "syntax"), *where))]
+    except yaml.YAMLError:  # the reader's own words, never the parser's: its class and mark are what is known
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "syntax")))]
     # one constructor for every document (it is given nodes, not text: a new one per document re-read the whole
     # stream each time, which for 20,000 small documents took gigabytes)
     constructor = _SafeLoader("")
@@ -420,21 +375,8 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             with _deep_stack():
                 document = constructor.construct_document(node)
         except DuplicateKeyError as exc:
-            key, _, key_at = str(exc.key).rpartition("@")
-            line, column = (int(x) for x in key_at.split(":"))
-            out.append(
-                Loaded(
-                    path,
-                    problem=Finding(
-                        "",
-                        codes.DUPLICATE_KEY,
-                        "error",
-                        f"duplicate key {show(key)}: the document's meaning would depend on the parser",
-                        line,
-                        column,
-                    ),
-                )
-            )
+            finding = Finding("", codes.DUPLICATE_KEY, "error", render(codes.DUPLICATE_KEY, name=exc.key), *exc.where)
+            out.append(Loaded(path, problem=finding))
             continue
         except RecursionError:
             out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", *at)))
@@ -442,9 +384,12 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
             where_at = (mark.line + 1, mark.column + 1) if mark else (None, None)
+            # our own refusals carry their words; any other constructor error is said the same way by every SDK
+            detail = exc.detail if isinstance(exc, _NotJson) else "a value JSON cannot hold"
             out.append(
                 Loaded(
-                    path, problem=Finding("", codes.INVALID_YAML, "error", f"not allowed in a safe YAML document: {exc.problem}", *where_at)
+                    path,
+                    problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "unsafe", detail=detail), *where_at),
                 )
             )
             continue
@@ -661,7 +606,7 @@ def load_stdin(form: str | None) -> Iterator[Loaded]:
     if form in (None, "json"):
         # one JSON document, or (unless told it is JSON) JSON Lines when the text holds several
         single = parse_json_bytes(data, "-")
-        if form == "json" or single.problem is None or "Extra data" not in single.problem.message:
+        if form == "json" or single.problem is None or single.problem_variant != "trailing":
             yield single
             return
         form = "jsonl"

@@ -10,7 +10,9 @@ from typing import Any
 
 from evalschema_models import constants
 
+from . import strict_json
 from .findings import escape_token
+from .strict_json import beyond_double as beyond_double  # re-exported: it lived here
 
 Positions = dict[str, tuple[int, int]]
 
@@ -111,9 +113,7 @@ class _Scanner:
 
 
 def _unquote(token: str) -> str:
-    import json
-
-    value = json.loads(token)
+    value = strict_json.read(token)[0]
     return value if isinstance(value, str) else token
 
 
@@ -153,71 +153,14 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
         pointer = pointer[: pointer.rfind("/")]
 
 
-_TOKEN = re.compile(
-    r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[{}\[\],:]|-?Infinity|NaN|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|[ \t\r\n]+|.', re.DOTALL
-)
 MAX_DEPTH = constants.MAX_DEPTH  # containers nested deeper than this are refused, by every SDK
-_DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits
-
-
-def beyond_double(token: str) -> bool:
-    """Whether a JSON number is too large for an IEEE 754 double (RFC 8259, section 6): implementations would not
-    agree on its value (JavaScript reads Infinity), so it is refused, integer or not."""
-    if any(c in token for c in ".eE"):
-        return float(token) in (float("inf"), float("-inf"))
-    digits = token.lstrip("-")
-    if len(digits) != _DOUBLE_DIGITS:
-        return len(digits) > _DOUBLE_DIGITS
-    try:
-        float(int(token))
-    except OverflowError:
-        return True
-    return False
 
 
 def problem_position(text: str, max_depth: int = MAX_DEPTH) -> tuple[int, int] | None:
-    """Where the first strictness problem of a JSON text is — a repeated key, ``NaN``/``Infinity``, a number out of
-    range, nesting past ``max_depth`` — as (line, column); ``None`` if there is none. Used only to place an error
-    the parser already found, so its speed does not matter. Problems are found in the order a parser meets them:
-    a number when it is read, a repeated key when its object closes (at the repeated key)."""
-    import json
-
-    scanner = _Scanner(text)
-    # per open container: (keys seen, position of the first repeated key) for objects, None for arrays
-    frames: list[tuple[set[str], list[int]] | None] = []
-    expecting_key = False
-    for match in _TOKEN.finditer(text):
-        token, start = match.group(), match.start()
-        first = token[0]
-        if first in " \t\r\n":
-            continue
-        if token in ("{", "["):
-            frames.append((set(), []) if token == "{" else None)
-            if len(frames) > max_depth:
-                return scanner.where(start)
-            expecting_key = token == "{"
-        elif token in ("]", "}"):
-            closed = frames.pop() if frames else None
-            if closed is not None and closed[1]:
-                return scanner.where(closed[1][0])
-            expecting_key = False
-        elif token == ",":
-            expecting_key = bool(frames) and frames[-1] is not None
-        elif token == ":":
-            expecting_key = False
-        elif first == '"':
-            frame = frames[-1] if frames else None
-            if expecting_key and frame is not None:
-                key = json.loads(token)
-                if key in frame[0] and not frame[1]:
-                    frame[1].append(start)
-                frame[0].add(key)
-            expecting_key = False
-        elif token in ("NaN", "Infinity", "-Infinity"):
-            return scanner.where(start)
-        elif first == "-" or first.isdigit():
-            if beyond_double(token):
-                return scanner.where(start)
-        else:
-            expecting_key = False
+    """Where the first problem of a JSON text is, as (line, column), by the strict reader (``strict_json``: the one
+    grammar); ``None`` if there is none."""
+    try:
+        strict_json.read(text, max_depth=max_depth)
+    except strict_json.JsonProblem as exc:
+        return strict_json.position(text, exc.index)
     return None

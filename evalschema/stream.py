@@ -2,20 +2,20 @@
 root array (a result set's ``results``) in batches. Memory holds a read chunk and one batch, never the file.
 
 Each piece is read as strictly as a whole document is (``loader``): orjson when its reading is certainly exact,
-the standard library otherwise. A document that cannot be read gives the finding that reading it whole gives —
+the strict reader (``strict_json``) otherwise. A document that cannot be read gives the finding that reading it whole gives —
 same code, message, line and column — with the same precedence: text that is not UTF-8 anywhere in the file
 first, then the first problem in document order (a repeated key counts where its object closes).
 
 How a piece is found without scanning it in Python: orjson parses a window of bytes from the piece's start and
-stops at the first byte after the value ("unexpected content after document", at that offset); a window that
-ends inside the value ("unexpected end of data") is doubled. A piece is parsed twice by C code, never
+stops with an error at the first byte after the value; when the bytes before that offset parse as one value, that
+is the piece. An error at the window's end (a window that ends inside the value) doubles the window. Anything else
+is decided by the strict reader, from its own state: orjson's error messages are never read. A piece is parsed twice by C code, never
 walked byte by byte in Python. After the first row, a whole batch of rows is usually found in one step (see
 ``_rows``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -29,8 +29,10 @@ from evalschema_models import rules as codes
 from .findings import Finding, escape_token
 from .limits import max_input_bytes, too_large_message
 from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
-from .messages import show
+from .messages import render
 from .positions import MAX_DEPTH, Positions, json_positions
+from .strict_json import JsonProblem
+from .strict_json import read as strict_read
 
 CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
 BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call costs are shared
@@ -43,8 +45,6 @@ _MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
 _SPACE = re.compile(rb"[ \t\r\n]*")
 _NOT_CONTINUATION = bytes(i for i in range(256) if not 0x80 <= i <= 0xBF)
-_CUT_SHORT = "unexpected end of data"  # orjson's messages (tests/test_stream.py pins them)
-_AFTER_VALUE = "unexpected content after document"
 
 
 class _TooLarge(Exception):
@@ -154,6 +154,17 @@ class Rows:
         return out
 
 
+def _value_before(view: memoryview, pos: int, size: int) -> tuple[Any, int] | None:
+    """The value and ``pos + size`` when the ``size`` bytes from ``pos`` are one whole JSON value (orjson stopped
+    there, after the value); else ``None``. Decided by parsing, never by orjson's message."""
+    if size <= 0:
+        return None
+    try:
+        return orjson.loads(view[pos : pos + size]), pos + size
+    except orjson.JSONDecodeError:
+        return None
+
+
 def _split(raw: bytes) -> tuple[list[int], list[int]]:
     """Where each value of a comma-separated run of JSON values starts and ends (the run is known to be valid:
     orjson read it)."""
@@ -168,12 +179,13 @@ def _split(raw: bytes) -> tuple[list[int], list[int]]:
         try:
             orjson.loads(view[pos:end])
         except orjson.JSONDecodeError as exc:
-            if not exc.msg.startswith(_AFTER_VALUE):
+            found = _value_before(view, pos, _byte_offset(raw, pos, exc.pos))
+            if found is None:
                 if end == len(raw):  # pragma: no cover - the run was read by orjson already
                     raise
                 window *= 2
                 continue
-            stop = pos + _byte_offset(raw, pos, exc.pos)
+            stop = found[1]
         else:
             if end < len(raw):
                 window *= 2
@@ -276,14 +288,21 @@ class _Reader:
             start = self.pos
 
     def syntax(self, index: int, context: str) -> Problem:
-        """The standard library's message for text that goes wrong at ``buf[index]``, found by letting it parse the
-        same context (``context`` stands for the document up to there) followed by the next bytes."""
+        """The strict reader's finding for text that goes wrong at ``buf[index]``, found by letting it read the same
+        context (``context`` stands for the document up to there) followed by the next bytes."""
+        ahead = index - self.pos
+        while len(self.buf) < self.pos + ahead + 64 and self.fill():  # the fragment's characters whole
+            pass
+        index = self.pos + ahead
         line, column = self.where(index)
-        fragment = self.buf[index : index + 64].decode("utf-8", "replace")
+        end = min(index + 64, len(self.buf))
+        while end < len(self.buf) and self.buf[end] & 0xC0 == 0x80:  # never cut a character in two
+            end -= 1
+        fragment = self.buf[index:end].decode("utf-8", "replace")
         try:
-            json.loads(context + fragment)
-        except json.JSONDecodeError as exc:
-            return self.problem(codes.INVALID_JSON, f"not valid JSON: {exc.msg}", line, column + exc.pos - len(context) + 1)
+            strict_read(context + fragment)
+        except JsonProblem as exc:
+            return self.problem(exc.code, exc.message, line, column + exc.index - len(context) + 1)
         raise AssertionError(f"{context + fragment!r} parsed")  # pragma: no cover - only called on bad text
 
     # --- values -------------------------------------------------------------------------------------------
@@ -298,15 +317,18 @@ class _Reader:
             while end < len(self.buf) and self.buf[end] & 0xC0 == 0x80:  # never cut a character in two
                 end -= 1
             final = self.eof and end == len(self.buf)
+            view = memoryview(self.buf)
             try:
-                value = orjson.loads(memoryview(self.buf)[self.pos : end])
+                value = orjson.loads(view[self.pos : end])
             except orjson.JSONDecodeError as exc:
-                if exc.msg.startswith(_AFTER_VALUE):
-                    stop = self.pos + _byte_offset(self.buf, self.pos, exc.pos)
-                    # the next value is likely alike: start from a window that holds four of this one
-                    self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (stop - self.pos)))
-                    return orjson.loads(memoryview(self.buf)[self.pos : stop]), stop
-                if exc.msg.startswith(_CUT_SHORT) and not final:
+                size = _byte_offset(self.buf, self.pos, exc.pos)
+                if self.pos + size < end:  # orjson stopped inside the window: after the value, or at a problem
+                    found = _value_before(view, self.pos, size)
+                    if found is not None:
+                        # the next value is likely alike: start from a window that holds four of this one
+                        self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (found[1] - self.pos)))
+                        return found
+                elif not final:  # orjson ran out of text: the window ends inside the value
                     if end - self.pos > self.limit:  # the value goes on past the limit
                         raise _TooLarge from None
                     window *= 2
@@ -317,7 +339,7 @@ class _Reader:
             window *= 2  # the value fills the window exactly: a number may go on past it
 
     def exact(self, end: int, final: bool, max_depth: int) -> tuple[Any, int] | Problem:
-        """The standard library's reading of the value at ``pos`` (orjson refused it: a problem, or something only
+        """The strict reader's reading of the value at ``pos`` (orjson refused it: a problem, or something only
         it refuses, such as a lone surrogate)."""
         while True:
             try:
@@ -330,7 +352,9 @@ class _Reader:
                 if final or stop < len(text):  # a value that fills the window exactly may be a number cut short
                     return value, self.pos + len(text[:stop].encode("utf-8"))
             except ReadProblem as exc:
-                cut = exc.index is not None and (exc.index >= len(text) - _CUT_MARGIN or "Unterminated string" in exc.message)
+                # the text ended where more was expected, or went wrong so close to the window's end that a longer
+                # window may read it (a literal or a number cut in two)
+                cut = exc.variant == "end" or (exc.index is not None and exc.index >= len(text) - _CUT_MARGIN)
                 if final or not cut:
                     line, column = self.where(self.pos)
                     if exc.where is None:
@@ -433,7 +457,7 @@ def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
         context = '{"k":0,'
     if repeated is not None:  # a parser finds it as the root closes, before it looks for more text
         key_name, key_line, key_column = repeated
-        message = f"duplicate key {show(key_name)}: the document's meaning would depend on the parser"
+        message = render(codes.DUPLICATE_KEY, name=key_name)
         yield reader.problem(codes.DUPLICATE_KEY, message, key_line, key_column)
         return
     reader.pos += 1

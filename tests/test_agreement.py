@@ -87,6 +87,17 @@ BROKEN_FILES: dict[str, bytes] = {
     "integer_309_digits_within_double": b'{"weight": 1' + b"0" * 308 + b"}",
     "latin1_same_line_after_utf8": b'{"a": "\xc3\xa9\xc3\xa9", "id": "caf\xe9"}',
     "string_document": b'"just a string"',
+    # the strict readers' variants (strict_json.py, strictJson.ts): what was found, what was expected, and where
+    "escape_astral": '{"id": "\\\U0001f600"}'.encode(),
+    "unicode_escape_cut": b'{"id": "\\u12',
+    "bad_literal": b'{"id": tru}',
+    "fraction_without_digits": b'{"weight": 1.}',
+    "exponent_without_digits": b'{"weight": 1.5e}',
+    "too_deep": b'{"a": ' + b"[" * 1001 + b"]" * 1001 + b"}",
+    "astral_before_error": '{"id": "\U0001f600\U0001f600", "x": ]}'.encode(),
+    "trailing_text": b'{"id": "x"} x',
+    "multiline_error": b'{\n  "id": "x",\n\n   "type" "y"\n}',
+    "lone_surrogate_escape": b'{"id": "\\ud800"}',
 }
 
 

@@ -79,6 +79,7 @@ _NOT_CODES = {
     "STREAM_THRESHOLD",
     "EVALSCHEMA_MAX_INPUT_BYTES",
     "O_NONBLOCK",
+    "RESOURCE_EXHAUSTION",  # the yaml package's error code for a parser out of stack (js/src/yaml.ts)
     "MAX_INPUT_BYTES",
     "MAX_INPUT_BYTES_CEILING",
     "MAX_FINDINGS",

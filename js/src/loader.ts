@@ -1,6 +1,7 @@
 /**
  * Reading documents from files: strict JSON, with a finding (code, line, column) for every way it can fail
- * (mirrors evalschema/loader.py, which reads with Python's `json` module: the same errors at the same places).
+ * (mirrors evalschema/loader.py; both read with their strict reader, strictJson.ts / strict_json.py: the same
+ * findings at the same places).
  */
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
@@ -10,250 +11,56 @@ import { parseYaml } from "./yaml.js";
 import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
 import { finding, type Finding } from "./findings.js";
-import { show } from "./messages.js";
+import { render } from "./messages.js";
+import { JsonProblem, position, read } from "./strictJson.js";
 
 /** A parsed document, or the finding that says why there is none. */
 export interface Loaded {
   document?: unknown;
   problem?: Finding;
-}
-
-export class JsonError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly index: number | null,
-    readonly code: string = codes.INVALID_JSON,
-  ) {
-    super(reason);
-  }
+  /** The ledger message variant of `problem` (e.g. "trailing"), to decide on. */
+  variant?: string;
 }
 
 /** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
 import { MAX_DEPTH } from "./generated/constants.js";
 export { MAX_DEPTH };
-export const BOM_REASON = "starts with a byte-order mark, which JSON does not allow";
-const WS = new Set([" ", "\t", "\n", "\r"]);
-const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+export { JsonProblem };
+/** The finding's message for a text that starts with a byte-order mark. */
+export const BOM_MESSAGE = render(codes.INVALID_JSON, {}, "bom");
 
-/** A strict JSON parser: duplicate keys, NaN and Infinity are errors; error positions follow Python's `json`. */
-class Parser {
-  private depth = 0;
-
-  constructor(
-    private readonly s: string,
-    private readonly maxDepth: number = MAX_DEPTH,
-  ) {}
-
-  private ws(i: number): number {
-    while (i < this.s.length && WS.has(this.s[i]!)) i++;
-    return i;
-  }
-
-  parse(): unknown {
-    if (this.s.startsWith("\ufeff")) throw new JsonError(BOM_REASON, 0);
-    const [value, end] = this.value(this.ws(0));
-    const rest = this.ws(end);
-    if (rest !== this.s.length) throw new JsonError("Extra data", rest);
-    return value;
-  }
-
-  /** The value the text starts with (no whitespace before it) and the index where it ends; text may follow. */
-  partial(): [unknown, number] {
-    return this.value(0);
-  }
-
-  private value(i: number): [unknown, number] {
-    const s = this.s;
-    if (i >= s.length) throw new JsonError("Expecting value", i);
-    const c = s[i];
-    if (c === '"') return this.string(i + 1);
-    if (c === "{" || c === "[") {
-      if (++this.depth > this.maxDepth) throw new JsonError(`nested more than ${MAX_DEPTH} levels deep`, i);
-      const out = c === "{" ? this.object(i + 1) : this.array(i + 1);
-      this.depth--;
-      return out;
-    }
-    if (s.startsWith("null", i)) return [null, i + 4];
-    if (s.startsWith("true", i)) return [true, i + 4];
-    if (s.startsWith("false", i)) return [false, i + 5];
-    if (s.startsWith("NaN", i)) throw new JsonError("NaN is not valid JSON", i);
-    if (s.startsWith("Infinity", i)) throw new JsonError("Infinity is not valid JSON", i);
-    if (s.startsWith("-Infinity", i)) throw new JsonError("-Infinity is not valid JSON", i);
-    return this.number(i);
-  }
-
-  private number(start: number): [unknown, number] {
-    const s = this.s;
-    const digit = (k: number): boolean => k < s.length && s[k]! >= "0" && s[k]! <= "9";
-    let i = start;
-    if (s[i] === "-") {
-      i++;
-      if (i >= s.length) throw new JsonError("Expecting value", start);
-    }
-    if (s[i]! >= "1" && s[i]! <= "9") {
-      i++;
-      while (digit(i)) i++;
-    } else if (s[i] === "0") i++;
-    else throw new JsonError("Expecting value", start);
-    if (i < s.length - 1 && s[i] === "." && digit(i + 1)) {
-      i += 2;
-      while (digit(i)) i++;
-    }
-    if (i < s.length - 1 && (s[i] === "e" || s[i] === "E")) {
-      const eStart = i;
-      i++;
-      if (i < s.length - 1 && (s[i] === "-" || s[i] === "+")) i++;
-      while (digit(i)) i++;
-      if (!digit(i - 1)) i = eStart;
-    }
-    const text = s.slice(start, i);
-    const value = Number(text);
-    if (!Number.isFinite(value)) throw new JsonError(`the number ${text.slice(0, 40)} is too large for a double`, start);
-    if (/^-?[0-9]+$/.test(text) && text.replace("-", "").length > 4300) {
-      throw new JsonError("Exceeds the limit (4300 digits) for integer string conversion", start);
-    }
-    return [value, i];
-  }
-
-  private string(begin: number): [string, number] {
-    const s = this.s;
-    let out = "";
-    let i = begin;
-    for (;;) {
-      let j = i;
-      while (j < s.length && s[j] !== '"' && s[j] !== "\\" && s.charCodeAt(j) > 0x1f) j++;
-      out += s.slice(i, j);
-      if (j >= s.length) throw new JsonError("Unterminated string starting at", begin - 1);
-      const c = s[j]!;
-      if (c === '"') return [out, j + 1];
-      if (c !== "\\") throw new JsonError("Invalid control character at", j);
-      j++;
-      if (j >= s.length) throw new JsonError("Unterminated string starting at", begin - 1);
-      const e = s[j]!;
-      if (e !== "u") {
-        const decoded = ESCAPES[e];
-        if (decoded === undefined) throw new JsonError("Invalid \\escape", j - 1);
-        out += decoded;
-        i = j + 1;
-        continue;
-      }
-      const hex = (at: number): number => {
-        const text = s.slice(at, at + 4);
-        if (!/^[0-9a-fA-F]{4}$/.test(text)) throw new JsonError("Invalid \\uXXXX escape", j);
-        return parseInt(text, 16);
-      };
-      if (j + 5 >= s.length) throw new JsonError("Invalid \\uXXXX escape", j);
-      let code = hex(j + 1);
-      let next = j + 5;
-      if (code >= 0xd800 && code <= 0xdbff && next + 6 < s.length && s[next] === "\\" && s[next + 1] === "u") {
-        const low = ((at: number): number => {
-          const text = s.slice(at, at + 4);
-          if (!/^[0-9a-fA-F]{4}$/.test(text)) throw new JsonError("Invalid \\uXXXX escape", next + 1);
-          return parseInt(text, 16);
-        })(next + 2);
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-          next += 6;
-        }
-      }
-      out += String.fromCodePoint(code);
-      i = next;
-    }
-  }
-
-  private object(start: number): [unknown, number] {
-    const s = this.s;
-    const pairs: [string, unknown, number][] = [];
-    let i = this.ws(start);
-    if (!(i < s.length && s[i] === "}")) {
-      for (;;) {
-        if (!(i < s.length && s[i] === '"')) throw new JsonError("Expecting property name enclosed in double quotes", i);
-        const keyAt = i;
-        const [key, afterKey] = this.string(i + 1);
-        i = this.ws(afterKey);
-        if (!(i < s.length && s[i] === ":")) throw new JsonError("Expecting ':' delimiter", i);
-        i = this.ws(i + 1);
-        const [value, afterValue] = this.value(i);
-        pairs.push([key, value, keyAt]);
-        i = this.ws(afterValue);
-        if (i < s.length && s[i] === "}") break;
-        if (!(i < s.length && s[i] === ",")) throw new JsonError("Expecting ',' delimiter", i);
-        i = this.ws(i + 1);
-      }
-    }
-    const out: Record<string, unknown> = {};
-    const seen = new Set<string>();
-    // like Python's object_pairs_hook: checked when the object closes, reported at the repeated key
-    for (const [key, value, keyAt] of pairs) {
-      if (seen.has(key)) throw new JsonError(`duplicate key ${show(key)}`, keyAt, codes.DUPLICATE_KEY);
-      seen.add(key);
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    }
-    return [out, i + 1];
-  }
-
-  private array(start: number): [unknown, number] {
-    const s = this.s;
-    const values: unknown[] = [];
-    let i = this.ws(start);
-    if (i < s.length && s[i] === "]") return [values, i + 1];
-    for (;;) {
-      const [value, after] = this.value(i);
-      values.push(value);
-      i = this.ws(after);
-      if (i < s.length && s[i] === "]") return [values, i + 1];
-      if (!(i < s.length && s[i] === ",")) throw new JsonError("Expecting ',' delimiter", i);
-      i = this.ws(i + 1);
-    }
-  }
-}
-
-/** 1-based line and column (in code points) of a string index, as Python's `json` reports them. */
-function position(text: string, index: number): [number, number] {
-  const before = text.slice(0, index);
-  const line = before.split("\n").length;
-  const lineStart = before.lastIndexOf("\n") + 1;
-  return [line, Array.from(text.slice(lineStart, index)).length + 1];
-}
-
-/** Why a JSON text cannot be read: a ledger code, the finding's message, and the string index where (if known). */
+/** Why a JSON text cannot be read: a ledger code, the finding's message, the string index where, and the ledger's
+ * message variant (callers decide on the variant, never on the message text). */
 export interface ReadProblem {
   code: string;
   message: string;
   index: number | null;
-  /** The parser's own words (e.g. "Unterminated string starting at"). */
-  reason: string;
+  variant: string;
 }
 
-/** The finding's code and message for a parser error. */
-export function readProblem(error: JsonError): ReadProblem {
-  if (error.code === codes.DUPLICATE_KEY) {
-    return { code: codes.DUPLICATE_KEY, message: `${error.reason}: the document's meaning would depend on the parser`, index: error.index, reason: error.reason };
-  }
-  return { code: codes.INVALID_JSON, message: `not valid JSON: ${error.reason}`, index: error.index, reason: error.reason };
+/** The finding's code and message for a reading problem. */
+export function readProblem(error: JsonProblem): ReadProblem {
+  return { code: error.code, message: error.message, index: error.index, variant: error.variant };
 }
 
 /**
- * Strict JSON, as the whole-document parser reads it: duplicate keys, NaN and Infinity are errors, nesting is
- * limited to `maxDepth` (the message still names MAX_DEPTH: a piece of a document is nested inside it). Returns
- * the value and the index where it ends; with `partial`, the text must start with the value and may go on after
- * it (a piece of a larger document). Throws a `JsonError`.
+ * Strict JSON, read by strictJson.ts: duplicate keys, NaN and Infinity are errors, nesting is limited to
+ * `maxDepth` (the message still names MAX_DEPTH: a piece of a document is nested inside it). Returns the value and
+ * the index where it ends; with `partial`, the text must start with the value and may go on after it (a piece of a
+ * larger document). Throws a `JsonProblem`.
  */
 export function exactValue(text: string, maxDepth: number = MAX_DEPTH, partial = false): [unknown, number] {
-  const parser = new Parser(text, maxDepth);
-  return partial ? parser.partial() : [parser.parse(), text.length];
+  return read(text, { maxDepth, partial });
 }
 
 /** Parse strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted. */
 export function parseJson(text: string): Loaded {
   try {
-    return { document: new Parser(text).parse() };
+    return { document: read(text)[0] };
   } catch (error) {
-    if (!(error instanceof JsonError)) throw error;
-    if (error.index === null) return { problem: finding("", codes.INVALID_JSON, "error", `not valid JSON: ${error.reason}`) };
-    const problem = readProblem(error);
+    if (!(error instanceof JsonProblem)) throw error;
     const [line, column] = position(text, error.index);
-    return { problem: finding("", problem.code, "error", problem.message, line, column) };
+    return { problem: finding("", error.code, "error", error.message, line, column), variant: error.variant };
   }
 }
 
@@ -291,12 +98,17 @@ export function invalidUtf8(data: Uint8Array, from = 0): number {
   return -1;
 }
 
+/** An OS error's code (EIO, EMFILE, …): its message is Node's words, not ours. */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? "unknown error";
+}
+
 function openProblem(error: unknown): Finding {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
   if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", "no such file");
   if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", "permission denied");
-  return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`);
+  return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${errorCode(error)}`);
 }
 
 /**
@@ -379,6 +191,8 @@ export interface Source {
   line?: number;
   document?: unknown;
   problem?: Finding;
+  /** The ledger message variant of `problem` (e.g. "trailing"), to decide on. */
+  variant?: string;
   positions: () => Positions;
 }
 
@@ -391,7 +205,7 @@ function sourceOf(path: string, loaded: Loaded, text: string, line?: number): So
   const p = loaded.problem;
   // a JSON Lines entry's problem is on its line of the file
   const shifted = p.line !== undefined ? { ...p, line: p.line + offset } : line !== undefined ? { ...p, line } : p;
-  return { ...base, problem: shifted, positions: NOWHERE };
+  return { ...base, problem: shifted, ...(loaded.variant !== undefined ? { variant: loaded.variant } : {}), positions: NOWHERE };
 }
 
 /** Bytes as one JSON document (Python's `parse_json_bytes`): a byte that is not UTF-8 is FILE_UNREADABLE. */
@@ -486,7 +300,7 @@ function* jsonlFile(path: string): Generator<Source> {
       if (n === 0) return;
     }
   } catch (error) {
-    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${(error as Error).message}`), positions: NOWHERE };
+    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${errorCode(error)}`), positions: NOWHERE };
   } finally {
     closeSync(fd);
   }
@@ -527,7 +341,7 @@ function stdinBytes(): Uint8Array | Finding {
         continue;
       }
       if (code === "EOF") break;
-      return finding("", codes.FILE_UNREADABLE, "error", `cannot read standard input: ${(error as Error).message}`);
+      return finding("", codes.FILE_UNREADABLE, "error", `cannot read standard input: ${errorCode(error)}`);
     }
     if (n === 0) break;
     chunks.push(chunk.subarray(0, n));
@@ -549,7 +363,7 @@ export function* loadStdin(form: Form | null = null): Generator<Source> {
   if (how === "json") {
     const single = jsonBytes(data, STDIN);
     // our own parser's reason, not a third party's message: several documents, one per line
-    if (form === "json" || single.problem === undefined || !single.problem.message.includes("Extra data")) {
+    if (form === "json" || single.problem === undefined || single.variant !== "trailing") {
       yield single;
       return;
     }

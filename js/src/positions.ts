@@ -5,6 +5,7 @@
  */
 
 import { escapeToken, readingOrder, type Finding, type Report } from "./findings.js";
+import { JsonProblem, read } from "./strictJson.js";
 
 export type Positions = Map<string, [number, number]>;
 
@@ -82,11 +83,13 @@ export class LineIndex {
   }
 }
 
+/** A key token's string, by the strict reader (the one grammar); the token itself if it is not one. */
 function unquote(token: string): string {
   try {
-    const value: unknown = JSON.parse(token);
+    const value: unknown = read(token)[0];
     return typeof value === "string" ? value : token;
-  } catch {
+  } catch (error) {
+    if (!(error instanceof JsonProblem)) throw error;
     return token;
   }
 }

@@ -10,9 +10,9 @@
  * message, line and column — with the same precedence: text that is not UTF-8 anywhere in the file first, then
  * the first problem in document order (a repeated key counts where its object closes).
  *
- * How a piece is found without walking its bytes in JavaScript: `JSON.parse` reads a window of text from the
- * piece's start and stops at the first character after the value ("Unexpected non-whitespace character after
- * JSON at position N"); a window that ends inside the value is doubled. After the first row, a whole batch of
+ * How a piece is found: the strict reader (strictJson.ts) reads a window of text from the piece's start and says
+ * where the value ends, or that the window ended inside it (then it is doubled); `JSON.parse`'s error messages
+ * are never read. After the first row, a whole batch of
  * rows is found in one step: rows usually start alike (`{"test_case_id":`), so the last such start within
  * `batchBytes` that follows a comma, such that everything before that comma parses as a list, ends a batch (a
  * cut inside a row cannot parse).
@@ -22,8 +22,8 @@ import { readSync } from "node:fs";
 import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
 import * as codes from "./generated/rules.js";
 import { finding, type Finding } from "./findings.js";
-import { show } from "./messages.js";
-import { BOM_REASON, exactValue, JsonError, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
+import { render } from "./messages.js";
+import { BOM_MESSAGE, exactValue, JsonProblem, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
 
 /** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
 export interface Sizes {
@@ -57,8 +57,6 @@ export function newStats(): ReadStats {
 /** A syntax error this close to a window's end may only be the window's end. */
 const CUT_MARGIN = 16;
 /** V8's message when a value ends before the text does (test/stream.test.ts pins it). */
-const AFTER_VALUE = /^Unexpected non-whitespace character after JSON at position (\d+)/;
-const POSITION = / at position (\d+)/;
 const ROW_START = /^\{[ \t\r\n]*"[^"\\]{1,64}"[ \t\r\n]*:/;
 const SPACED_COLON = /"[ \t\r\n]+:/;
 const LEADING_COLON = /^ *:/;
@@ -383,9 +381,9 @@ class Reader {
     try {
       exactValue(text);
     } catch (error) {
-      if (!(error instanceof JsonError)) throw error;
+      if (!(error instanceof JsonProblem)) throw error;
       const problem = readProblem(error);
-      const at = Math.max(context.length, error.index ?? context.length);
+      const at = Math.max(context.length, error.index);
       return this.problem(problem.code, problem.message, index + Buffer.byteLength(text.slice(context.length, at)));
     }
     throw new Error(`${JSON.stringify(text)} parsed`); // only called on text that goes wrong
@@ -393,46 +391,21 @@ class Reader {
 
   // --- values -------------------------------------------------------------------------------------------
 
-  /** The value at `pos` (not whitespace) as JSON.parse reads it (or the strict parser, if it refused it). */
+  /**
+   * The value at `pos` (not whitespace), read by the strict reader from a window of text that holds it: the reader
+   * says where the value ends, or that the window ended inside it (then the window is doubled). `JSON.parse` says
+   * neither except in its error messages, which are not read: it serves the batches (`leap`) instead.
+   */
   value(maxDepth: number): Found | Raw {
     this.stats.values++;
-    let window = this.window;
-    for (;;) {
-      const end = this.windowEnd(window);
-      const final = this.eof && end === this.buf.length;
-      let text: string;
-      try {
-        text = strict.decode(this.buf.subarray(this.pos, end));
-      } catch {
-        return this.notUtf8();
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : "";
-        const after = AFTER_VALUE.exec(message);
-        if (after) {
-          const valueText = text.slice(0, Number(after[1]));
-          const stop = this.pos + Buffer.byteLength(valueText);
-          this.window = Math.max(this.firstWindow, 4 * (stop - this.pos));
-          return { value: JSON.parse(valueText), end: stop, text: valueText, exact: false };
-        }
-        const at = POSITION.exec(message);
-        const cut = message.startsWith("Unexpected end of JSON input") || (at !== null && Number(at[1]) >= text.length - CUT_MARGIN);
-        if (cut && !final) {
-          if (end - this.pos > this.limit) throw new TooLarge(); // the value goes on past the limit
-          window *= 2;
-          continue;
-        }
-        return this.exact(end, final, maxDepth);
-      }
-      if (final) return { value, end, text, exact: false };
-      window *= 2; // the value fills the window exactly: a number may go on past it
-    }
+    const end = this.windowEnd(this.window);
+    const found = this.exact(end, this.eof && end === this.buf.length, maxDepth);
+    // the next value is likely alike: start from a window that holds four of this one
+    if (!isRaw(found)) this.window = Math.max(this.firstWindow, 4 * (found.end - this.pos));
+    return found;
   }
 
-  /** The strict parser's reading of the value at `pos` (JSON.parse refused it: most likely a problem). */
+  /** The strict reader's reading of the value at `pos`, from a window that ends at `end` (grown as needed). */
   private exact(end: number, final: boolean, maxDepth: number): Found | Raw {
     for (;;) {
       let text: string;
@@ -449,12 +422,14 @@ class Reader {
           return { value, end: this.pos + Buffer.byteLength(valueText), text: valueText, exact: true };
         }
       } catch (error) {
-        if (!(error instanceof JsonError)) throw error;
+        if (!(error instanceof JsonProblem)) throw error;
         const index = error.index;
-        const cut = index !== null && (index >= text.length - CUT_MARGIN || error.reason.startsWith("Unterminated string"));
+        // the text ended where more was expected, or went wrong so close to the window's end that a longer window
+        // may read it (a literal or a number cut in two)
+        const cut = error.atEnd || index >= text.length - CUT_MARGIN;
         if (final || !cut) {
           const problem = readProblem(error);
-          return this.problem(problem.code, problem.message, index === null ? null : this.pos + Buffer.byteLength(text.slice(0, index)));
+          return this.problem(problem.code, problem.message, this.pos + Buffer.byteLength(text.slice(0, index)));
         }
       }
       if (end - this.pos > this.limit) throw new TooLarge();
@@ -474,9 +449,9 @@ class Reader {
     try {
       return exactValue(text, maxDepth)[0];
     } catch (error) {
-      if (!(error instanceof JsonError)) throw error;
+      if (!(error instanceof JsonProblem)) throw error;
       const problem = readProblem(error);
-      return this.problem(problem.code, problem.message, error.index === null ? null : at() + Buffer.byteLength(text.slice(0, error.index)));
+      return this.problem(problem.code, problem.message, at() + Buffer.byteLength(text.slice(0, error.index)));
     }
   }
 
@@ -545,7 +520,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
     while (reader.buf.length < 3 && reader.fill());
   }
   if (reader.offset + reader.pos === 0 && reader.buf[0] === 0xef && reader.buf[1] === 0xbb && reader.buf[2] === 0xbf) {
-    yield reader.problem(codes.INVALID_JSON, `not valid JSON: ${BOM_REASON}`, 0);
+    yield reader.problem(codes.INVALID_JSON, BOM_MESSAGE, 0);
     return;
   }
   if (first !== BRACE_OPEN) throw new NotStreamable("the root is not an object");
@@ -597,8 +572,7 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
   if (repeated !== null) {
     // the parser finds it as the root closes, before it looks for more text
     const [name, at] = repeated;
-    const problem = readProblem(new JsonError(`duplicate key ${show(name)}`, 0, codes.DUPLICATE_KEY));
-    yield new Raw(problem.code, problem.message, at);
+    yield new Raw(codes.DUPLICATE_KEY, render(codes.DUPLICATE_KEY, { name }), at);
     return;
   }
   reader.pos += 1;

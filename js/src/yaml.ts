@@ -10,7 +10,7 @@ import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type
 import * as codes from "./generated/rules.js";
 import { finding, type Finding } from "./findings.js";
 import { YAML_NODE_LIMIT } from "./generated/constants.js";
-import { show } from "./messages.js";
+import { render, show } from "./messages.js";
 import { LineIndex, type Positions } from "./positions.js";
 import { escapeToken } from "./findings.js";
 
@@ -108,33 +108,38 @@ function jsonKey(value: unknown): string {
   return String(value);
 }
 
+/** A value this reader refuses, in its own words. */
+function unsafe(detail: string): string {
+  return render(codes.INVALID_YAML, { detail }, "unsafe");
+}
+
 /** A scalar's JSON value, or Refused for what JSON cannot hold. */
 function scalarValue(node: YamlNode): unknown {
-  if (!isScalar(node)) throw new Refused(codes.INVALID_YAML, "not allowed in a safe YAML document: not a scalar", node.range?.[0]);
+  if (!isScalar(node)) throw new Refused(codes.INVALID_YAML, unsafe("not a scalar"), node.range?.[0]);
   const tag = node.tag;
   if (tag !== undefined && !ALLOWED_TAGS.has(tag)) {
-    throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${tag} has no JSON equivalent`, node.range?.[0]);
+    throw new Refused(codes.INVALID_YAML, unsafe(`${tag} has no JSON equivalent`), node.range?.[0]);
   }
   const source = typeof node.source === "string" ? node.source : String(node.value);
   if (tag === `${CORE}int` && !CORE_INT.test(source)) {
-    throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${show(source)} is not a YAML 1.2 integer`, node.range?.[0]);
+    throw new Refused(codes.INVALID_YAML, unsafe(`${show(source)} is not a YAML 1.2 integer`), node.range?.[0]);
   }
   const value = node.value;
   if (typeof value === "number" && !Number.isFinite(value)) {
     const integer = CORE_INT.test(source);
-    const problem = integer ? "integer out of range: int too large to convert to float" : `${source} is not a JSON number`;
-    throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${problem}`, node.range?.[0]);
+    const problem = integer ? "integer out of range: too large for a double" : `${source} is not a JSON number`;
+    throw new Refused(codes.INVALID_YAML, unsafe(problem), node.range?.[0]);
   }
   if (typeof value === "bigint") return Number(value);
   if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
-  throw new Refused(codes.INVALID_YAML, "not allowed in a safe YAML document: a value JSON cannot hold", node.range?.[0]);
+  throw new Refused(codes.INVALID_YAML, unsafe("a value JSON cannot hold"), node.range?.[0]);
 }
 
 /** The JSON value of a composed node: recursion is bounded, the depth was checked before. */
 function build(node: YamlNode, doc: Document): unknown {
   if (isMap(node)) {
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
-      throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${node.tag} has no JSON equivalent`, node.range?.[0]);
+      throw new Refused(codes.INVALID_YAML, unsafe(`${node.tag} has no JSON equivalent`), node.range?.[0]);
     }
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
@@ -142,12 +147,12 @@ function build(node: YamlNode, doc: Document): unknown {
       const keyNode = pair.key === null || pair.key === undefined ? null : target(pair.key as YamlNode, doc);
       const key = keyNode === null ? null : build(keyNode, doc);
       if (key !== null && typeof key === "object") {
-        throw new Refused(codes.INVALID_YAML, "not allowed in a safe YAML document: found unhashable key", keyNode?.range?.[0]);
+        throw new Refused(codes.INVALID_YAML, unsafe("a mapping key that is not a scalar"), keyNode?.range?.[0]);
       }
       // compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
       const name = typeof key === "string" ? key : jsonKey(key);
       if (seen.has(name)) {
-        throw new Refused(codes.DUPLICATE_KEY, `duplicate key ${show(name)}: the document's meaning would depend on the parser`, keyNode?.range?.[0]);
+        throw new Refused(codes.DUPLICATE_KEY, render(codes.DUPLICATE_KEY, { name }), keyNode?.range?.[0]);
       }
       seen.add(name);
       const valueNode = pair.value === null || pair.value === undefined ? null : target(pair.value as YamlNode, doc);
@@ -157,7 +162,7 @@ function build(node: YamlNode, doc: Document): unknown {
   }
   if (isSeq(node)) {
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
-      throw new Refused(codes.INVALID_YAML, `not allowed in a safe YAML document: ${node.tag} has no JSON equivalent`, node.range?.[0]);
+      throw new Refused(codes.INVALID_YAML, unsafe(`${node.tag} has no JSON equivalent`), node.range?.[0]);
     }
     return node.items.map((item) => {
       const resolved = item === null || item === undefined ? null : target(item as YamlNode, doc);
@@ -204,11 +209,6 @@ function problem(code: string, message: string, lines: LineIndex, index: number 
   return { problem: finding("", code, "error", message, line, column) };
 }
 
-/** The parser's words, without the position it appends (the finding carries the position). */
-function parserMessage(message: string): string {
-  return message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-}
-
 /** Every document of a YAML stream, safely: no object construction, bounded alias expansion and nesting. */
 export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
   const lines = new LineIndex(text);
@@ -224,9 +224,16 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
   const out: YamlDocument[] = [];
   for (const doc of docs) {
     const error = doc.errors[0];
+    if (error !== undefined && error.code === "RESOURCE_EXHAUSTION") {
+      // the parser ran out of stack (its error code says so, not its message): nesting no document may have, said
+      // as PyYAML's RecursionError is said (evalschema/loader.py)
+      out.push({ problem: finding("", codes.INVALID_YAML, "error", `nested more than ${maxDepth} levels deep`) });
+      break;
+    }
     if (error !== undefined) {
       // a syntax error ends the stream, as it does for PyYAML
-      out.push(problem(codes.INVALID_YAML, `not valid YAML: ${parserMessage(error.message)}`, lines, error.pos[0]));
+      // the reader's own words, never the parser's: where it stopped is what is known
+      out.push(problem(codes.INVALID_YAML, render(codes.INVALID_YAML, {}, "syntax"), lines, error.pos[0]));
       break;
     }
     const root = doc.contents as YamlNode | null;

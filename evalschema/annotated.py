@@ -1,0 +1,242 @@
+"""The generic rules the schemas declare (``x-unique``, ``x-references``): one interpreter for the generated table
+``evalschema_models._annotated.ANNOTATED`` (see ``codegen/annotated.py``), mirrored by ``js/src/annotated.ts``.
+
+A rule applies at each instance of its ``scope`` pattern and names paths relative to it: ``*`` is every item of
+an array (in order), ``~*`` every value of an object used as a map (keys in UTF-16 code-unit order, as JavaScript
+compares strings, so "the later duplicate" is the same in every SDK); a name is an object member. A value of
+another type matches nothing, so a schema-invalid document never raises.
+
+- ``x-unique``: among the items at ``items``, those whose ``key`` members all have the declared type (``string``;
+  ``integer``: an int, or a float with no fraction, 2.0 being 2) are keyed by them; each later item with a key
+  already seen is a finding at its last key member, with the key's message parameters and ``first`` (the first
+  item's last key member).
+- ``x-references``: each string at ``source`` (not ``""`` when ``skip_empty``) that equals no string at
+  ``target`` is a finding at its own location, its value in parameter ``param``.
+
+Findings come rule by rule in the table's order. A document with *rows* (a large array streamed in batches: a
+result set's ``results``) is judged by :class:`AnnotatedRows` instead — ``envelope`` (everything but the rows),
+``rows(batch, start)``, ``finish`` — row by row, every row rule of a row before the next row, with compact state
+across rows: the first index of each key of a rule whose items are the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evalschema_models import rules as codes
+from evalschema_models._annotated import ANNOTATED
+
+from . import messages
+from .compact import KeyTable
+from .findings import Finding, pointer
+
+ARRAY_ITEM = "*"
+MAP_VALUE = "~*"
+
+Path = tuple[str | int, ...]
+Key = tuple[str | int, ...]
+
+
+def _utf16(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def match(value: Any, tokens: Sequence[str], where: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Every value at the pattern ``tokens`` below ``value`` (at ``where``), with its path."""
+    if not tokens:
+        yield where, value
+        return
+    head, rest = tokens[0], tokens[1:]
+    if head == ARRAY_ITEM:
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from match(item, rest, (*where, index))
+    elif head == MAP_VALUE:
+        if isinstance(value, dict):
+            for name in sorted(value, key=_utf16):
+                yield from match(value[name], rest, (*where, name))
+    elif isinstance(value, dict) and head in value:
+        yield from match(value[head], rest, (*where, head))
+
+
+@dataclass(frozen=True)
+class _Member:
+    member: str
+    type: str
+    param: str
+
+
+def _key(item: Any, key: tuple[_Member, ...]) -> Key | None:
+    """The item's key, or None when it is not an object or a key member is missing or of another type."""
+    if not isinstance(item, dict):
+        return None
+    out: list[str | int] = []
+    for m in key:
+        value = item.get(m.member)
+        if m.type == "string":
+            if not isinstance(value, str):
+                return None
+        elif type(value) is float and value.is_integer():
+            value = int(value)  # 2.0 is 2 in JSON
+        elif type(value) is not int:
+            return None
+        out.append(value)
+    return tuple(out)
+
+
+def _compact_key(key: Key) -> bytes:
+    """A key as bytes for a :class:`KeyTable`: integers in hex, strings length-prefixed (no separator ambiguity)."""
+    parts = []
+    for part in key:
+        if isinstance(part, int):
+            parts.append(b"i%x;" % part if part >= 0 else b"i-%x;" % -part)
+        else:
+            data = part.encode("utf-8", "surrogatepass")
+            parts.append(b"s%x:%s" % (len(data), data))
+    return b"".join(parts)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One entry of the table."""
+
+    keyword: str
+    rule: str
+    variant: str
+    scope: tuple[str, ...]
+    items: tuple[str, ...] = ()
+    key: tuple[_Member, ...] = ()
+    source: tuple[str, ...] = ()
+    target: tuple[str, ...] = ()
+    param: str = ""
+    skip_empty: bool = False
+
+    @property
+    def severity(self) -> Any:
+        return codes.RULES[self.rule]["severity"]
+
+    def findings(self, value: Any, where: Path) -> Iterator[Finding]:
+        """The findings of this rule in one instance of its scope (``value`` at ``where``)."""
+        if self.keyword == "x-unique":
+            yield from self._unique(match(value, self.items, where), {})
+        else:
+            targets = {v for _, v in match(value, self.target) if isinstance(v, str)}
+            for path, ref in match(value, self.source, where):
+                if isinstance(ref, str) and not (self.skip_empty and ref == "") and ref not in targets:
+                    message = messages.render(self.rule, self.variant, **{self.param: ref})
+                    yield Finding(pointer(*path), self.rule, self.severity, message)
+
+    def _unique(self, items: Iterator[tuple[Path, Any]], seen: dict[Key, Path]) -> Iterator[Finding]:
+        for path, item in items:
+            key = _key(item, self.key)
+            if key is None:
+                continue
+            first = seen.setdefault(key, path)
+            if first is not path:
+                yield self.duplicate(path, key, pointer(*first, self.key[-1].member))
+
+    def duplicate(self, path: Path, key: Key, first: str) -> Finding:
+        params: dict[str, Any] = {m.param: part for m, part in zip(self.key, key)}
+        message = messages.render(self.rule, self.variant, **params, first=first)
+        return Finding(pointer(*path, self.key[-1].member), self.rule, self.severity, message)
+
+
+def _rule(entry: dict[str, Any]) -> Rule:
+    return Rule(
+        keyword=entry["keyword"],
+        rule=entry["rule"],
+        variant=entry["variant"],
+        scope=tuple(entry["scope"]),
+        items=tuple(entry.get("items", ())),
+        key=tuple(_Member(k["member"], k["type"], k["param"]) for k in entry.get("key", ())),
+        source=tuple(entry.get("source", ())),
+        target=tuple(entry.get("target", ())),
+        param=entry.get("param", ""),
+        skip_empty=bool(entry.get("skip_empty", False)),
+    )
+
+
+RULES: dict[str, tuple[Rule, ...]] = {file.removesuffix(".json"): tuple(_rule(e) for e in entries) for file, entries in ANNOTATED.items()}
+
+
+def rules_of(kind: str) -> tuple[Rule, ...]:
+    """The generic rules of a document kind, in reporting order."""
+    return RULES.get(kind, ())
+
+
+def annotated_rules(kind: str, document: Any, rows: str | None = None) -> Iterator[Finding]:
+    """Every finding of the generic rules of a whole document; ``rows``: the member holding its rows, judged row by
+    row as :class:`AnnotatedRows` does (the same order as a stream)."""
+    if rows is not None and isinstance(document, dict):
+        checker = AnnotatedRows(kind, rows)
+        yield from checker.envelope(document)
+        batch = document.get(rows)
+        if isinstance(batch, list):
+            yield from checker.rows(batch)
+        yield from checker.finish()
+        return
+    for rule in rules_of(kind):
+        for where, value in match(document, rule.scope):
+            yield from rule.findings(value, where)
+
+
+class AnnotatedRows:
+    """The generic rules of a document whose member ``array`` holds rows fed in batches: ``envelope`` with the
+    document's other members, ``rows`` with each batch (``start``: the index of its first row), ``finish``.
+
+    A rule whose scope is a row (``array/*/…``) is applied to each row; a rule at the root whose items are the rows
+    (``array/*``) keeps the first index of each key across batches (in a :class:`KeyTable` when ``compact``); any
+    other rule sees the envelope. A root rule that would need the rows and the envelope together is refused.
+    """
+
+    def __init__(self, kind: str, array: str, *, compact: bool = False) -> None:
+        self.array = array
+        self.compact = compact
+        self.envelope_rules: list[Rule] = []
+        self.row_rules: list[tuple[Rule, tuple[str, ...], bool]] = []  # (rule, path inside the row, spans rows)
+        for rule in rules_of(kind):
+            touches = [p for p in (rule.scope, rule.items, rule.source, rule.target) if p[:1] == (array,)]
+            if not touches:
+                self.envelope_rules.append(rule)
+            elif rule.scope[:2] == (array, ARRAY_ITEM):
+                self.row_rules.append((rule, rule.scope[2:], False))
+            elif rule.keyword == "x-unique" and rule.scope == () and rule.items[:2] == (array, ARRAY_ITEM):
+                self.row_rules.append((rule, rule.items[2:], True))
+            else:
+                raise ValueError(f"{rule.rule}: a rule over {array!r} that cannot be judged row by row")
+        self.seen: dict[int, dict[Key, Path]] = {i: {} for i in range(len(self.row_rules))}
+        self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
+
+    def envelope(self, members: dict[str, Any]) -> Iterator[Finding]:
+        for rule in self.envelope_rules:
+            for where, value in match(members, rule.scope):
+                yield from rule.findings(value, where)
+
+    def rows(self, batch: Sequence[Any], start: int = 0) -> Iterator[Finding]:
+        array, row_rules = self.array, self.row_rules
+        for index, row in enumerate(batch, start):
+            if not isinstance(row, dict):
+                continue
+            for i, (rule, rest, spans) in enumerate(row_rules):
+                if not spans:
+                    for where, value in match(row, rest, (array, index)):
+                        yield from rule.findings(value, where)
+                    continue
+                for path, item in match(row, rest, (array, index)):
+                    key = _key(item, rule.key)
+                    if key is None:
+                        continue
+                    if self.compact:
+                        first_index, _ = self.tables[i].setdefault(_compact_key(key), index)
+                        first: Path = (array, first_index, *path[2:])
+                        repeat = first_index != index
+                    else:
+                        first = self.seen[i].setdefault(key, path)
+                        repeat = first is not path
+                    if repeat:
+                        yield rule.duplicate(path, key, pointer(*first, rule.key[-1].member))
+
+    def finish(self) -> Iterator[Finding]:
+        return iter(())

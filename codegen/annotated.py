@@ -208,3 +208,42 @@ def table(annotated: tuple[Annotated, ...]) -> dict[str, list[dict[str, Any]]]:
             entry.update(source=list(a.source), target=list(a.target), param=a.param, skip_empty=a.skip_empty)
         out.setdefault(a.file, []).append(entry)
     return dict(sorted(out.items()))
+
+
+# Keywords that judge nothing: beside ``type: array`` and ``items`` they leave each item judged on its own.
+_NON_JUDGING = frozenset({"title", "description", "$comment", "examples", "default", "readOnly", "writeOnly", "deprecated"})
+# Root keywords that can see a property's value other than through ``properties`` (the rest look only at names).
+_WHOLE_VALUE = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"}
+)
+
+
+def rows_stand_alone(schemas: SchemaSet) -> dict[str, dict[str, bool]]:
+    """For each file whose root is an object schema with array properties: each such property -> whether its items
+    can be validated one at a time (in batches) with exactly the findings of the whole document. True when the root
+    has no keyword that sees the property's value except ``properties`` (no ``patternProperties`` key pattern
+    mentions it), and the property's subschema is ``type: array`` and an ``items`` schema, beside keywords that
+    judge nothing (annotations, ``x-`` keywords)."""
+    import re
+
+    out: dict[str, dict[str, bool]] = {}
+    for f in schemas.files:
+        root = f.contents
+        properties = root.get("properties")
+        if not isinstance(properties, dict):
+            continue
+        patterns = list(root.get("patternProperties", {})) if isinstance(root.get("patternProperties"), dict) else []
+        whole = bool(_WHOLE_VALUE & root.keys())
+        verdicts: dict[str, bool] = {}
+        for name, sub in properties.items():
+            if not isinstance(sub, dict) or sub.get("type") != "array":
+                continue
+            verdicts[name] = (
+                not whole
+                and not any(re.search(p, name) for p in patterns)
+                and isinstance(sub.get("items"), dict)
+                and all(k in ("type", "items") or k in _NON_JUDGING or k.startswith("x-") for k in sub)
+            )
+        if verdicts:
+            out[f.name] = verdicts
+    return out

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .annotated import rows_stand_alone
 from .catalog import Catalog
 from .ir import IR
 from .load import SchemaSet
@@ -51,6 +52,12 @@ def render_all(
         for name, rel, text in (
             ("python", "_annotated.py", annotated.python(rules)),
             ("typescript", "_annotated.ts", annotated.typescript(rules)),
+        ):
+            tree[_safe(f"{folders[name]}/{rel}" if folders[name] else rel)] = text.encode("utf-8")
+        verdicts = rows_stand_alone(schemas)  # the streaming question of the same documents
+        for name, rel, text in (
+            ("python", "_rows.py", annotated.rows_python(verdicts)),
+            ("typescript", "_rows.ts", annotated.rows_typescript(verdicts)),
         ):
             tree[_safe(f"{folders[name]}/{rel}" if folders[name] else rel)] = text.encode("utf-8")
     for rel, content in render_catalogs(catalogs).items():

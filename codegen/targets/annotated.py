@@ -98,3 +98,28 @@ def typescript(annotated: tuple[Annotated, ...]) -> str:
         + body
         + "};\n"
     )
+
+
+def rows_python(verdicts: dict[str, dict[str, bool]]) -> str:
+    body = "".join(f"    {json.dumps(file)}: {_py_literal(v)},\n" for file, v in verdicts.items())
+    return (
+        PY_HEADER.replace("x-unique / x-references", "the root array properties")
+        + '"""Whether the items of each root array property can be validated one at a time, in batches, with exactly\n'
+        + 'the findings of the whole document (``codegen/annotated.py`` ``rows_stand_alone``)."""\n\n'
+        + "from __future__ import annotations\n\nfrom typing import Final\n\n"
+        + "ROWS_STAND_ALONE: Final[dict[str, dict[str, bool]]] = {\n"
+        + body
+        + "}\n"
+    )
+
+
+def rows_typescript(verdicts: dict[str, dict[str, bool]]) -> str:
+    body = "".join(f"  {json.dumps(file)}: {_json(v)},\n" for file, v in verdicts.items())
+    return (
+        TS_HEADER.replace("x-unique / x-references", "the root array properties")
+        + "/** Whether the items of each root array property can be validated one at a time, in batches, with exactly\n"
+        + " * the findings of the whole document (`codegen/annotated.py` `rows_stand_alone`). */\n"
+        + "export const ROWS_STAND_ALONE: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {\n"
+        + body
+        + "};\n"
+    )

@@ -25,8 +25,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalschema_models import rules as codes
 from evalschema_models._annotated import ANNOTATED
+from evalschema_models.rules import RULES as LEDGER
 
 from . import messages
 from .compact import KeyTable
@@ -115,7 +115,7 @@ class Rule:
 
     @property
     def severity(self) -> Any:
-        return codes.RULES[self.rule]["severity"]
+        return LEDGER[self.rule]["severity"]
 
     def findings(self, value: Any, where: Path) -> Iterator[Finding]:
         """The findings of this rule in one instance of its scope (``value`` at ``where``)."""

@@ -76,3 +76,9 @@ def test_an_unknown_rule_id_or_variant_fails_generation(tmp_path: Path) -> None:
 def test_the_meta_schema_checks_the_keywords(tmp_path: Path) -> None:
     with pytest.raises(SchemaError, match="annotation meta-schema"):
         load(_folder(tmp_path, {"doc.json": _doc({"x-unique": [{**UNIQUE, "key": [{"member": "id", "type": "number", "param": "n"}]}]})}))
+
+
+def test_a_regex_constant_gets_pythons_named_group_syntax() -> None:
+    from codegen.targets.catalogs import python_regex
+
+    assert python_regex(r"^(?<a>x)(?<=y)(?<!z)\(?<b>(?:c)$") == r"^(?P<a>x)(?<=y)(?<!z)\(?<b>(?:c)$"

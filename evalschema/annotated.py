@@ -21,9 +21,9 @@ across rows: the first index of each key of a rule whose items are the rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from evalschema_models._annotated import ANNOTATED
 from evalschema_models.rules import RULES as LEDGER
@@ -34,6 +34,7 @@ from .findings import Finding, pointer
 
 ARRAY_ITEM = "*"
 MAP_VALUE = "~*"
+_MISSING = object()
 
 Path = tuple[str | int, ...]
 Key = tuple[str | int, ...]
@@ -86,16 +87,22 @@ def _key(item: Any, key: tuple[_Member, ...]) -> Key | None:
     return tuple(out)
 
 
-def _compact_key(key: Key) -> bytes:
-    """A key as bytes for a :class:`KeyTable`: integers in hex, strings length-prefixed (no separator ambiguity)."""
-    parts = []
-    for part in key:
-        if isinstance(part, int):
-            parts.append(b"i%x;" % part if part >= 0 else b"i-%x;" % -part)
-        else:
-            data = part.encode("utf-8", "surrogatepass")
-            parts.append(b"s%x:%s" % (len(data), data))
-    return b"".join(parts)
+def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
+    """Keys of these member types as bytes for a :class:`KeyTable`, with no separator ambiguity: the integers first
+    (hex, each ended by ``;``), then the strings (UTF-8, each but the last prefixed by its length)."""
+    ints = [i for i, t in enumerate(types) if t == "integer"]
+    strings = [i for i, t in enumerate(types) if t == "string"]
+    if len(ints) == 1 and len(strings) == 1:  # the common composite key: one call of the % operator
+        n, s = ints[0], strings[0]
+        return lambda key: b"%x;%s" % (cast(int, key[n]), cast(str, key[s]).encode("utf-8", "surrogatepass"))
+
+    def encode(key: Key) -> bytes:
+        parts = [b"%x;" % cast(int, key[i]) for i in ints]
+        data = [cast(str, key[i]).encode("utf-8", "surrogatepass") for i in strings]
+        parts += [b"%x:%s" % (len(d), d) for d in data[:-1]] + data[-1:]
+        return b"".join(parts)
+
+    return encode
 
 
 @dataclass(frozen=True)
@@ -207,7 +214,18 @@ class AnnotatedRows:
             else:
                 raise ValueError(f"{rule.rule}: a rule over {array!r} that cannot be judged row by row")
         self.seen: dict[int, dict[Key, Path]] = {i: {} for i in range(len(self.row_rules))}
+        self.first_rows: dict[int, dict[Key, int]] = {i: {} for i in range(len(self.row_rules))}
         self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
+        self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
+        # (member, deeper): a row without that member (or, when the path goes deeper, with it empty) has nothing
+        # for the rule; None when the path inside the row starts with a wildcard or is the row itself
+        self.guards: list[tuple[str, bool] | None] = []
+        for rule, rest, spans in self.row_rules:
+            inner = rest + (() if spans else (rule.items if rule.keyword == "x-unique" else rule.source))
+            if spans and not rest:
+                inner = (rule.key[0].member,)  # a row without the first key member has no key
+            named = bool(inner) and inner[0] not in (ARRAY_ITEM, MAP_VALUE)
+            self.guards.append((inner[0], len(inner) > 1) if named else None)
 
     def envelope(self, members: dict[str, Any]) -> Iterator[Finding]:
         for rule in self.envelope_rules:
@@ -215,28 +233,43 @@ class AnnotatedRows:
                 yield from rule.findings(value, where)
 
     def rows(self, batch: Sequence[Any], start: int = 0) -> Iterator[Finding]:
-        array, row_rules = self.array, self.row_rules
+        """Rows ``batch``, the first of which is row ``start`` of the document. Per row, a rule whose paths start
+        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check."""
+        array, row_rules, guards = self.array, self.row_rules, self.guards
         for index, row in enumerate(batch, start):
             if not isinstance(row, dict):
                 continue
             for i, (rule, rest, spans) in enumerate(row_rules):
+                guard = guards[i]
+                if guard is not None:
+                    value = row.get(guard[0], _MISSING)
+                    if value is _MISSING or (guard[1] and not value):
+                        continue
                 if not spans:
                     for where, value in match(row, rest, (array, index)):
                         yield from rule.findings(value, where)
-                    continue
-                for path, item in match(row, rest, (array, index)):
-                    key = _key(item, rule.key)
+                elif not rest:  # the rows themselves are the items: the first row index of each key
+                    key = _key(row, rule.key)
                     if key is None:
                         continue
                     if self.compact:
-                        first_index, _ = self.tables[i].setdefault(_compact_key(key), index)
-                        first: Path = (array, first_index, *path[2:])
-                        repeat = first_index != index
+                        first_index, _ = self.tables[i].setdefault(self.encoders[i](key), index)
                     else:
-                        first = self.seen[i].setdefault(key, path)
-                        repeat = first is not path
-                    if repeat:
-                        yield rule.duplicate(path, key, pointer(*first, rule.key[-1].member))
+                        first_index = self.first_rows[i].setdefault(key, index)
+                    if first_index != index:
+                        yield rule.duplicate((array, index), key, pointer(array, first_index, rule.key[-1].member))
+                else:
+                    yield from self._deep_items(i, rule, rest, row, index)
+
+    def _deep_items(self, i: int, rule: Rule, rest: tuple[str, ...], row: dict[str, Any], index: int) -> Iterator[Finding]:
+        """Items below each row (``array/*/…/*``) unique across rows: the first path of each key."""
+        for path, item in match(row, rest, (self.array, index)):
+            key = _key(item, rule.key)
+            if key is None:
+                continue
+            first = self.seen[i].setdefault(key, path)
+            if first is not path:
+                yield rule.duplicate(path, key, pointer(*first, rule.key[-1].member))
 
     def finish(self) -> Iterator[Finding]:
         return iter(())

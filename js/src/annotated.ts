@@ -135,6 +135,22 @@ interface RowRule {
   readonly rule: AnnotatedRule;
   readonly rest: readonly string[]; // the pattern inside a row
   readonly seen: Map<string, number> | null; // a rule over the rows themselves: key -> its first row
+  // the member a row must hold for the rule to find anything (and whether it must be non-empty), if any
+  readonly guard: readonly [string, boolean] | null;
+}
+
+/** The member a row must hold (non-empty when the path goes deeper) for the rule to find anything in it. */
+function guardOf(rule: AnnotatedRule, rest: readonly string[], spans: boolean): readonly [string, boolean] | null {
+  let inner: readonly string[] = spans ? rest : [...rest, ...(rule.keyword === "x-unique" ? rule.items : rule.source)];
+  if (spans && rest.length === 0 && rule.keyword === "x-unique") inner = [rule.key[0]!.member];
+  const head = inner[0];
+  return head !== undefined && head !== ARRAY_ITEM && head !== MAP_VALUE ? [head, inner.length > 1] : null;
+}
+
+function empty(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (isObject(value)) return Object.keys(value).length === 0;
+  return !value; // as Python's truth: null, false, 0, ""
 }
 
 /**
@@ -146,6 +162,7 @@ interface RowRule {
 export class AnnotatedRows {
   private readonly envelopeRules: AnnotatedRule[] = [];
   private readonly rowRules: RowRule[] = [];
+  private readonly firstPaths = new Map<AnnotatedRule, Map<string, Path>>();
 
   constructor(
     kind: string,
@@ -154,9 +171,12 @@ export class AnnotatedRows {
     for (const rule of rulesOf(kind)) {
       const paths = [rule.scope, ...(rule.keyword === "x-unique" ? [rule.items] : [rule.source, rule.target])];
       if (!paths.some((p) => p[0] === array)) this.envelopeRules.push(rule);
-      else if (rule.scope[0] === array && rule.scope[1] === ARRAY_ITEM) this.rowRules.push({ rule, rest: rule.scope.slice(2), seen: null });
-      else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
-        this.rowRules.push({ rule, rest: rule.items.slice(2), seen: new Map() });
+      else if (rule.scope[0] === array && rule.scope[1] === ARRAY_ITEM) {
+        const rest = rule.scope.slice(2);
+        this.rowRules.push({ rule, rest, seen: null, guard: guardOf(rule, rest, false) });
+      } else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
+        const rest = rule.items.slice(2);
+        this.rowRules.push({ rule, rest, seen: new Map(), guard: guardOf(rule, rest, true) });
       } else throw new Error(`${rule.rule}: a rule over ${JSON.stringify(array)} that cannot be judged row by row`);
     }
   }
@@ -173,21 +193,33 @@ export class AnnotatedRows {
       const row: unknown = batch[k];
       if (!isObject(row)) continue;
       const index = start + k;
-      for (const { rule, rest, seen } of this.rowRules) {
+      for (const { rule, rest, seen, guard } of this.rowRules) {
+        if (guard !== null && (!has(row, guard[0]) || (guard[1] && empty(row[guard[0]])))) continue;
         if (seen === null || rule.keyword !== "x-unique") {
           for (const [where, value] of match(row, rest, [array, index])) yield* ruleFindings(rule, value, where);
           continue;
         }
-        for (const [path, item] of match(row, rest, [array, index])) {
-          const key = keyOf(item, rule.key);
+        const at = rule.key[rule.key.length - 1]!.member;
+        if (rest.length === 0) {
+          // the rows themselves are the items: the first row index of each key
+          const key = keyOf(row, rule.key);
           if (key === null) continue;
           const text = keyText(key);
           const first = seen.get(text);
           if (first === undefined) seen.set(text, index);
-          else {
-            const at = rule.key[rule.key.length - 1]!.member;
-            yield duplicate(rule, path, key, pointer(array, first, ...path.slice(2), at));
-          }
+          else yield duplicate(rule, [array, index], key, pointer(array, first, at));
+          continue;
+        }
+        // items below each row: the first path of each key
+        let paths = this.firstPaths.get(rule);
+        if (paths === undefined) this.firstPaths.set(rule, (paths = new Map()));
+        for (const [path, item] of match(row, rest, [array, index])) {
+          const key = keyOf(item, rule.key);
+          if (key === null) continue;
+          const text = keyText(key);
+          const first = paths.get(text);
+          if (first === undefined) paths.set(text, path);
+          else yield duplicate(rule, path, key, pointer(...first, at));
         }
       }
     }

@@ -15,9 +15,11 @@ Markdown table, and the drift check covers it like everything else. Catalogs are
     columns = ["id", "severity"]   # docs table columns, in order
 
 A catalog of ``form = "constants"`` is a table of named values instead: ``items`` points at a JSON object whose
-members are ``NAME: {"value": <any JSON value>, "description": "..."}``; each becomes a typed constant
+members are ``NAME: {"value": <any JSON value>, "description": "...", "regex"?: true}``; each becomes a typed constant
 (``NAME: Final = <value>`` in Python, arrays as tuples; ``export const NAME = <value> as const`` in TypeScript)
-documented by its description, and a row of the docs table::
+documented by its description, and a row of the docs table. A value marked ``"regex": true`` is a regular
+expression written once in ECMA-262 syntax; Python's module gets its ``re`` form (named groups ``(?<name>…)``
+become ``(?P<name>…)``, the one syntax the two dialects spell differently for what such a pattern uses)::
 
     [[tool.codegen.catalogs]]
     name = "constants"
@@ -120,7 +122,9 @@ def _constants(spec: dict[str, Any], name: str, path: Path, document: Any, items
             raise SchemaError(str(path), at, f"constant name {key!r} is not an identifier")
         if not isinstance(entry, dict) or "value" not in entry or not isinstance(entry.get("description"), str):
             raise SchemaError(str(path), at, "each constant needs a value and a string description")
-        records.append({"name": key, "value": entry["value"], "description": entry["description"]})
+        if "regex" in entry and (entry["regex"] is not True or not isinstance(entry["value"], str)):
+            raise SchemaError(str(path), at, "regex: true marks a string value (an ECMA-262 regular expression)")
+        records.append({"name": key, "value": entry["value"], "description": entry["description"], "regex": entry.get("regex", False)})
     return Catalog(
         name=name,
         source=spec["source"],

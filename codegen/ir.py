@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .annotated import Annotated, collect
 from .load import Location, SchemaError, SchemaSet
 
 # Keywords that carry no validation meaning for codegen (they are read where useful, never turned into rules).
@@ -295,6 +296,7 @@ class Module:
 class IR:
     modules: tuple[Module, ...]
     deprecations: tuple[tuple[Location, Deprecation], ...] = ()
+    annotated: tuple[Annotated, ...] = ()  # x-unique / x-references at their instance patterns (codegen/annotated.py)
     _index: dict[TypeRef, NamedType] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -551,7 +553,7 @@ class _Builder:
                 dep = deprecation_of(node)
                 if dep is not None:
                     deprecations.append((loc, dep))
-        ir = IR(modules=tuple(modules), deprecations=tuple(deprecations))
+        ir = IR(modules=tuple(modules), deprecations=tuple(deprecations), annotated=collect(self.ss))
         _check_cycles(ir)
         return ir
 

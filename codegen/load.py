@@ -484,7 +484,9 @@ def load(folder: Path | str) -> SchemaSet:
             raise SchemaError(
                 path.name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}"
             )
-        if any(keyword in text for keyword in ("x-deprecation", "x-rule", "x-compatibility")):  # the only keywords it checks
+        if any(
+            keyword in text for keyword in ("x-deprecation", "x-rule", "x-compatibility", "x-unique", "x-references")
+        ):  # the only keywords it checks
             error = best_match(_annotations_checker().iter_errors(original))
             if error is not None:
                 raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"annotation meta-schema violation: {error.message}")

@@ -217,9 +217,35 @@ def cut_release(schemas: Path, releases_dir: Path, date: str) -> Path:
 # ----------------------------------------------------------------------------------------------- policy
 
 
+# Annotations that restate, for implementations, rules the specification already states (each binds a rule id of
+# the ledger): adding or changing them changes no document's validity and the classified diff never sees them.
+RULE_ANNOTATIONS = ("x-unique", "x-references")
+
+
+def _without_rule_annotations(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_rule_annotations(v) for k, v in node.items() if k not in RULE_ANNOTATIONS}
+    if isinstance(node, list):
+        return [_without_rule_annotations(v) for v in node]
+    return node
+
+
+def same_release_text(released: Path, working: Path) -> bool:
+    """Whether a working schema file is its released file: the same bytes, or the same bytes once the rule
+    annotations (:data:`RULE_ANNOTATIONS`) are taken out — the same members in the same order, same values."""
+    old, new = released.read_bytes(), working.read_bytes()
+    if old == new:
+        return True
+    strip = _without_rule_annotations
+    try:
+        return json.dumps(json.loads(old), ensure_ascii=False) == json.dumps(strip(json.loads(new)), ensure_ascii=False)
+    except ValueError:
+        return False
+
+
 def _identical(a: Path, b: Path) -> bool:
     fa, fb = schema_files(a), schema_files(b)
-    return [p.name for p in fa] == [p.name for p in fb] and all(x.read_bytes() == y.read_bytes() for x, y in zip(fa, fb))
+    return [p.name for p in fa] == [p.name for p in fb] and all(same_release_text(x, y) for x, y in zip(fa, fb))
 
 
 def _deprecations(ir: IR, version: str) -> list[PolicyFinding]:

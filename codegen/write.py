@@ -9,10 +9,11 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .annotated import rows_stand_alone
 from .catalog import Catalog
 from .ir import IR
 from .load import SchemaSet
-from .targets import targets
+from .targets import annotated, targets
 from .targets.catalogs import render as render_catalogs
 
 Tree = dict[str, bytes]  # posix relative path -> content
@@ -46,6 +47,19 @@ def render_all(
     for target in targets():
         for rel, content in target.run(ir, schemas, (options or {}).get(target.name, {})).items():
             tree[_safe(f"{folders[target.name]}/{_safe(rel)}" if folders[target.name] else rel)] = content
+    if ir.annotated:  # the generic rules' tables (codegen/targets/annotated.py), beside the models of each language
+        rules = annotated.ordered(ir.annotated, catalogs, (options or {}).get("annotated", {}))
+        for name, rel, text in (
+            ("python", "_annotated.py", annotated.python(rules)),
+            ("typescript", "_annotated.ts", annotated.typescript(rules)),
+        ):
+            tree[_safe(f"{folders[name]}/{rel}" if folders[name] else rel)] = text.encode("utf-8")
+        verdicts = rows_stand_alone(schemas)  # the streaming question of the same documents
+        for name, rel, text in (
+            ("python", "_rows.py", annotated.rows_python(verdicts)),
+            ("typescript", "_rows.ts", annotated.rows_typescript(verdicts)),
+        ):
+            tree[_safe(f"{folders[name]}/{rel}" if folders[name] else rel)] = text.encode("utf-8")
     for rel, content in render_catalogs(catalogs).items():
         name, _, rest = _safe(rel).partition("/")
         path = _safe(f"{folders.get(name, name)}/{rest}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..catalog import Catalog
@@ -32,6 +33,15 @@ def _py_constant(value: Any) -> str:
     return _py_literal(value)
 
 
+_NAMED_GROUP = re.compile(r"(?<!\\)\(\?<(?![=!])")
+
+
+def python_regex(source: str) -> str:
+    """An ECMA-262 regular expression in Python's ``re`` syntax: ``(?<name>`` becomes ``(?P<name>`` (lookbehinds
+    ``(?<=`` / ``(?<!`` and escaped parentheses are left alone)."""
+    return _NAMED_GROUP.sub("(?P<", source)
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -49,6 +59,7 @@ def render(catalogs: tuple[Catalog, ...]) -> dict[str, bytes]:
     filters = {
         "py_literal": _py_literal,
         "py_constant": _py_constant,
+        "python_regex": python_regex,
         "cell": _cell,
         "comment": _comment,
         "tojson": lambda v: json.dumps(v, ensure_ascii=False),

@@ -15,9 +15,10 @@ import json
 from typing import Any
 
 from .. import ir as model
+from ..annotated import Annotated, pattern_text
 from ..load import Location, SchemaSet
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _EXPR_TAGS: dict[type, str] = {
     model.Primitive: "primitive",
@@ -75,7 +76,20 @@ def document(ir: model.IR, schemas: SchemaSet) -> dict[str, Any]:
         "format": FORMAT_VERSION,
         "modules": modules,
         "deprecations": [{"location": to_json(loc), "deprecation": to_json(dep)} for loc, dep in ir.deprecations],
+        "annotated": [_annotated(a) for a in ir.annotated],
     }
+
+
+def _annotated(a: Annotated) -> dict[str, Any]:
+    """An x-unique / x-references annotation where a document file reaches it; patterns as strings."""
+    out: dict[str, Any] = to_json(a)
+    for name in ("scope", "items", "source", "target"):
+        out[name] = pattern_text(getattr(a, name))
+    if a.keyword == "x-unique":
+        del out["source"], out["target"], out["param"], out["skip_empty"]
+    else:
+        del out["items"], out["key"]
+    return out
 
 
 def dumps(value: Any) -> bytes:

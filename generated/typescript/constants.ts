@@ -9,6 +9,12 @@ export const KIND_TELLTALES = {"pack": ["prompts", "template_engine"], "resultse
 export const SEMVER_PREFIX = "(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:[-+].*)?" as const;
 /** The version segment of one of our `$schema` URIs: a whole semantic version, nothing else (no `v`, no `..`). Matched against the whole string. */
 export const URI_VERSION = "(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?" as const;
+/** A `$schema` URI of this specification (its version segment is then checked against URI_VERSION, its kind against KINDS). Matched against the whole string. */
+export const SCHEMA_URI = "https://evalschema\\.org/schema/(?<version>[^/]+)/(?<kind>[a-z]+)\\.json" as const;
+/** A `$schema` URI of the evalport format, which evalschema stays wire-compatible with. Matched against the whole string. */
+export const EVALPORT_SCHEMA_URI = "https://evalport\\.org/schema/(?:v?[0-9][^/]*/)?(?<kind>testcase|grader|suite|resultset)\\.json" as const;
+/** A `$schema` URI of the PromptPack format, read as a pack. Matched against the whole string. */
+export const PROMPTPACK_SCHEMA_URI = "https://promptpack\\.org/schema/[^/]+/promptpack\\.schema\\.json" as const;
 /** The rule a failing JSON Schema keyword reports, outside any x-rule subschema (whose failures are that rule's); a keyword not listed is SCHEMA_MISMATCH. The ledger's schema_keywords are the keywords of this table the schemas use. */
 export const KEYWORD_CODES = {"type": "TYPE_MISMATCH", "required": "REQUIRED_FIELD", "dependentRequired": "REQUIRED_FIELD", "additionalProperties": "UNKNOWN_FIELD", "unevaluatedProperties": "UNKNOWN_FIELD", "propertyNames": "UNKNOWN_FIELD", "minimum": "OUT_OF_RANGE", "maximum": "OUT_OF_RANGE", "exclusiveMinimum": "OUT_OF_RANGE", "exclusiveMaximum": "OUT_OF_RANGE", "multipleOf": "OUT_OF_RANGE", "minLength": "LENGTH_OUT_OF_RANGE", "maxLength": "LENGTH_OUT_OF_RANGE", "minItems": "LENGTH_OUT_OF_RANGE", "maxItems": "LENGTH_OUT_OF_RANGE", "minProperties": "LENGTH_OUT_OF_RANGE", "maxProperties": "LENGTH_OUT_OF_RANGE", "uniqueItems": "LENGTH_OUT_OF_RANGE", "pattern": "PATTERN_MISMATCH", "format": "INVALID_FORMAT", "enum": "INVALID_VALUE", "const": "INVALID_VALUE", "oneOf": "SCHEMA_MISMATCH", "anyOf": "SCHEMA_MISMATCH", "not": "SCHEMA_MISMATCH", "contains": "SCHEMA_MISMATCH"} as const;
 /** The file-scope rules that mean an input itself could not be read as a document (its other findings, if any, are not about its content). */

@@ -13,6 +13,12 @@ SEMVER_PREFIX: Final = "(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:[-
 """A claimed version (a suite's or result set's `version`): major, minor and patch, then anything after `-` or `+`. A regular expression matched against the whole string (ECMA-262 and Python alike)."""
 URI_VERSION: Final = "(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?"
 """The version segment of one of our `$schema` URIs: a whole semantic version, nothing else (no `v`, no `..`). Matched against the whole string."""
+SCHEMA_URI: Final = "https://evalschema\\.org/schema/(?P<version>[^/]+)/(?P<kind>[a-z]+)\\.json"
+"""A `$schema` URI of this specification (its version segment is then checked against URI_VERSION, its kind against KINDS). Matched against the whole string."""
+EVALPORT_SCHEMA_URI: Final = "https://evalport\\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\\.json"
+"""A `$schema` URI of the evalport format, which evalschema stays wire-compatible with. Matched against the whole string."""
+PROMPTPACK_SCHEMA_URI: Final = "https://promptpack\\.org/schema/[^/]+/promptpack\\.schema\\.json"
+"""A `$schema` URI of the PromptPack format, read as a pack. Matched against the whole string."""
 KEYWORD_CODES: Final = {"type": "TYPE_MISMATCH", "required": "REQUIRED_FIELD", "dependentRequired": "REQUIRED_FIELD", "additionalProperties": "UNKNOWN_FIELD", "unevaluatedProperties": "UNKNOWN_FIELD", "propertyNames": "UNKNOWN_FIELD", "minimum": "OUT_OF_RANGE", "maximum": "OUT_OF_RANGE", "exclusiveMinimum": "OUT_OF_RANGE", "exclusiveMaximum": "OUT_OF_RANGE", "multipleOf": "OUT_OF_RANGE", "minLength": "LENGTH_OUT_OF_RANGE", "maxLength": "LENGTH_OUT_OF_RANGE", "minItems": "LENGTH_OUT_OF_RANGE", "maxItems": "LENGTH_OUT_OF_RANGE", "minProperties": "LENGTH_OUT_OF_RANGE", "maxProperties": "LENGTH_OUT_OF_RANGE", "uniqueItems": "LENGTH_OUT_OF_RANGE", "pattern": "PATTERN_MISMATCH", "format": "INVALID_FORMAT", "enum": "INVALID_VALUE", "const": "INVALID_VALUE", "oneOf": "SCHEMA_MISMATCH", "anyOf": "SCHEMA_MISMATCH", "not": "SCHEMA_MISMATCH", "contains": "SCHEMA_MISMATCH"}
 """The rule a failing JSON Schema keyword reports, outside any x-rule subschema (whose failures are that rule's); a keyword not listed is SCHEMA_MISMATCH. The ledger's schema_keywords are the keywords of this table the schemas use."""
 UNREADABLE_CODES: Final = ("FILE_UNREADABLE", "INVALID_JSON", "INVALID_YAML", "DUPLICATE_KEY")

@@ -275,6 +275,8 @@ function newAjv(allErrors: boolean): Ajv2020 {
   ajv.addKeyword({ keyword: "x-rule", schemaType: "string" });
   ajv.addKeyword({ keyword: "x-deprecation", schemaType: "object" });
   ajv.addKeyword({ keyword: "x-compatibility", schemaType: "object" });
+  ajv.addKeyword({ keyword: "x-unique", schemaType: "array" });
+  ajv.addKeyword({ keyword: "x-references", schemaType: "array" });
   ajv.addKeyword({
     keyword: PLAIN_IF,
     schemaType: "object",

@@ -1,0 +1,275 @@
+"""The generic rules the schemas declare (``x-unique``, ``x-references``): one interpreter for the generated table
+``evalschema_models._annotated.ANNOTATED`` (see ``codegen/annotated.py``), mirrored by ``js/src/annotated.ts``.
+
+A rule applies at each instance of its ``scope`` pattern and names paths relative to it: ``*`` is every item of
+an array (in order), ``~*`` every value of an object used as a map (keys in UTF-16 code-unit order, as JavaScript
+compares strings, so "the later duplicate" is the same in every SDK); a name is an object member. A value of
+another type matches nothing, so a schema-invalid document never raises.
+
+- ``x-unique``: among the items at ``items``, those whose ``key`` members all have the declared type (``string``;
+  ``integer``: an int, or a float with no fraction, 2.0 being 2) are keyed by them; each later item with a key
+  already seen is a finding at its last key member, with the key's message parameters and ``first`` (the first
+  item's last key member).
+- ``x-references``: each string at ``source`` (not ``""`` when ``skip_empty``) that equals no string at
+  ``target`` is a finding at its own location, its value in parameter ``param``.
+
+Findings come rule by rule in the table's order. A document with *rows* (a large array streamed in batches: a
+result set's ``results``) is judged by :class:`AnnotatedRows` instead — ``envelope`` (everything but the rows),
+``rows(batch, start)``, ``finish`` — row by row, every row rule of a row before the next row, with compact state
+across rows: the first index of each key of a rule whose items are the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from evalschema_models._annotated import ANNOTATED
+from evalschema_models.rules import RULES as LEDGER
+
+from . import messages
+from .compact import KeyTable
+from .findings import Finding, pointer
+
+ARRAY_ITEM = "*"
+MAP_VALUE = "~*"
+_MISSING = object()
+
+Path = tuple[str | int, ...]
+Key = tuple[str | int, ...]
+
+
+def _utf16(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def match(value: Any, tokens: Sequence[str], where: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Every value at the pattern ``tokens`` below ``value`` (at ``where``), with its path."""
+    if not tokens:
+        yield where, value
+        return
+    head, rest = tokens[0], tokens[1:]
+    if head == ARRAY_ITEM:
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from match(item, rest, (*where, index))
+    elif head == MAP_VALUE:
+        if isinstance(value, dict):
+            for name in sorted(value, key=_utf16):
+                yield from match(value[name], rest, (*where, name))
+    elif isinstance(value, dict) and head in value:
+        yield from match(value[head], rest, (*where, head))
+
+
+@dataclass(frozen=True)
+class _Member:
+    member: str
+    type: str
+    param: str
+
+
+def _key(item: Any, key: tuple[_Member, ...]) -> Key | None:
+    """The item's key, or None when it is not an object or a key member is missing or of another type."""
+    if not isinstance(item, dict):
+        return None
+    out: list[str | int] = []
+    for m in key:
+        value = item.get(m.member)
+        if m.type == "string":
+            if not isinstance(value, str):
+                return None
+        elif type(value) is float and value.is_integer():
+            value = int(value)  # 2.0 is 2 in JSON
+        elif type(value) is not int:
+            return None
+        out.append(value)
+    return tuple(out)
+
+
+def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
+    """Keys of these member types as bytes for a :class:`KeyTable`, with no separator ambiguity: the integers first
+    (hex, each ended by ``;``), then the strings (UTF-8, each but the last prefixed by its length)."""
+    ints = [i for i, t in enumerate(types) if t == "integer"]
+    strings = [i for i, t in enumerate(types) if t == "string"]
+    if len(ints) == 1 and len(strings) == 1:  # the common composite key: one call of the % operator
+        n, s = ints[0], strings[0]
+        return lambda key: b"%x;%s" % (cast(int, key[n]), cast(str, key[s]).encode("utf-8", "surrogatepass"))
+
+    def encode(key: Key) -> bytes:
+        parts = [b"%x;" % cast(int, key[i]) for i in ints]
+        data = [cast(str, key[i]).encode("utf-8", "surrogatepass") for i in strings]
+        parts += [b"%x:%s" % (len(d), d) for d in data[:-1]] + data[-1:]
+        return b"".join(parts)
+
+    return encode
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One entry of the table."""
+
+    keyword: str
+    rule: str
+    variant: str
+    scope: tuple[str, ...]
+    items: tuple[str, ...] = ()
+    key: tuple[_Member, ...] = ()
+    source: tuple[str, ...] = ()
+    target: tuple[str, ...] = ()
+    param: str = ""
+    skip_empty: bool = False
+
+    @property
+    def severity(self) -> Any:
+        return LEDGER[self.rule]["severity"]
+
+    def findings(self, value: Any, where: Path) -> Iterator[Finding]:
+        """The findings of this rule in one instance of its scope (``value`` at ``where``)."""
+        if self.keyword == "x-unique":
+            yield from self._unique(match(value, self.items, where), {})
+        else:
+            targets = {v for _, v in match(value, self.target) if isinstance(v, str)}
+            for path, ref in match(value, self.source, where):
+                if isinstance(ref, str) and not (self.skip_empty and ref == "") and ref not in targets:
+                    message = messages.render(self.rule, self.variant, **{self.param: ref})
+                    yield Finding(pointer(*path), self.rule, self.severity, message)
+
+    def _unique(self, items: Iterator[tuple[Path, Any]], seen: dict[Key, Path]) -> Iterator[Finding]:
+        for path, item in items:
+            key = _key(item, self.key)
+            if key is None:
+                continue
+            first = seen.setdefault(key, path)
+            if first is not path:
+                yield self.duplicate(path, key, pointer(*first, self.key[-1].member))
+
+    def duplicate(self, path: Path, key: Key, first: str) -> Finding:
+        params: dict[str, Any] = {m.param: part for m, part in zip(self.key, key)}
+        message = messages.render(self.rule, self.variant, **params, first=first)
+        return Finding(pointer(*path, self.key[-1].member), self.rule, self.severity, message)
+
+
+def _rule(entry: dict[str, Any]) -> Rule:
+    return Rule(
+        keyword=entry["keyword"],
+        rule=entry["rule"],
+        variant=entry["variant"],
+        scope=tuple(entry["scope"]),
+        items=tuple(entry.get("items", ())),
+        key=tuple(_Member(k["member"], k["type"], k["param"]) for k in entry.get("key", ())),
+        source=tuple(entry.get("source", ())),
+        target=tuple(entry.get("target", ())),
+        param=entry.get("param", ""),
+        skip_empty=bool(entry.get("skip_empty", False)),
+    )
+
+
+RULES: dict[str, tuple[Rule, ...]] = {file.removesuffix(".json"): tuple(_rule(e) for e in entries) for file, entries in ANNOTATED.items()}
+
+
+def rules_of(kind: str) -> tuple[Rule, ...]:
+    """The generic rules of a document kind, in reporting order."""
+    return RULES.get(kind, ())
+
+
+def annotated_rules(kind: str, document: Any, rows: str | None = None) -> Iterator[Finding]:
+    """Every finding of the generic rules of a whole document; ``rows``: the member holding its rows, judged row by
+    row as :class:`AnnotatedRows` does (the same order as a stream)."""
+    if rows is not None and isinstance(document, dict):
+        checker = AnnotatedRows(kind, rows)
+        yield from checker.envelope(document)
+        batch = document.get(rows)
+        if isinstance(batch, list):
+            yield from checker.rows(batch)
+        yield from checker.finish()
+        return
+    for rule in rules_of(kind):
+        for where, value in match(document, rule.scope):
+            yield from rule.findings(value, where)
+
+
+class AnnotatedRows:
+    """The generic rules of a document whose member ``array`` holds rows fed in batches: ``envelope`` with the
+    document's other members, ``rows`` with each batch (``start``: the index of its first row), ``finish``.
+
+    A rule whose scope is a row (``array/*/…``) is applied to each row; a rule at the root whose items are the rows
+    (``array/*``) keeps the first index of each key across batches (in a :class:`KeyTable` when ``compact``); any
+    other rule sees the envelope. A root rule that would need the rows and the envelope together is refused.
+    """
+
+    def __init__(self, kind: str, array: str, *, compact: bool = False) -> None:
+        self.array = array
+        self.compact = compact
+        self.envelope_rules: list[Rule] = []
+        self.row_rules: list[tuple[Rule, tuple[str, ...], bool]] = []  # (rule, path inside the row, spans rows)
+        for rule in rules_of(kind):
+            touches = [p for p in (rule.scope, rule.items, rule.source, rule.target) if p[:1] == (array,)]
+            if not touches:
+                self.envelope_rules.append(rule)
+            elif rule.scope[:2] == (array, ARRAY_ITEM):
+                self.row_rules.append((rule, rule.scope[2:], False))
+            elif rule.keyword == "x-unique" and rule.scope == () and rule.items[:2] == (array, ARRAY_ITEM):
+                self.row_rules.append((rule, rule.items[2:], True))
+            else:
+                raise ValueError(f"{rule.rule}: a rule over {array!r} that cannot be judged row by row")
+        self.seen: dict[int, dict[Key, Path]] = {i: {} for i in range(len(self.row_rules))}
+        self.first_rows: dict[int, dict[Key, int]] = {i: {} for i in range(len(self.row_rules))}
+        self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
+        self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
+        # (member, deeper): a row without that member (or, when the path goes deeper, with it empty) has nothing
+        # for the rule; None when the path inside the row starts with a wildcard or is the row itself
+        self.guards: list[tuple[str, bool] | None] = []
+        for rule, rest, spans in self.row_rules:
+            inner = rest + (() if spans else (rule.items if rule.keyword == "x-unique" else rule.source))
+            if spans and not rest:
+                inner = (rule.key[0].member,)  # a row without the first key member has no key
+            named = bool(inner) and inner[0] not in (ARRAY_ITEM, MAP_VALUE)
+            self.guards.append((inner[0], len(inner) > 1) if named else None)
+
+    def envelope(self, members: dict[str, Any]) -> Iterator[Finding]:
+        for rule in self.envelope_rules:
+            for where, value in match(members, rule.scope):
+                yield from rule.findings(value, where)
+
+    def rows(self, batch: Sequence[Any], start: int = 0) -> Iterator[Finding]:
+        """Rows ``batch``, the first of which is row ``start`` of the document. Per row, a rule whose paths start
+        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check."""
+        array, row_rules, guards = self.array, self.row_rules, self.guards
+        for index, row in enumerate(batch, start):
+            if not isinstance(row, dict):
+                continue
+            for i, (rule, rest, spans) in enumerate(row_rules):
+                guard = guards[i]
+                if guard is not None:
+                    value = row.get(guard[0], _MISSING)
+                    if value is _MISSING or (guard[1] and not value):
+                        continue
+                if not spans:
+                    for where, value in match(row, rest, (array, index)):
+                        yield from rule.findings(value, where)
+                elif not rest:  # the rows themselves are the items: the first row index of each key
+                    key = _key(row, rule.key)
+                    if key is None:
+                        continue
+                    if self.compact:
+                        first_index, _ = self.tables[i].setdefault(self.encoders[i](key), index)
+                    else:
+                        first_index = self.first_rows[i].setdefault(key, index)
+                    if first_index != index:
+                        yield rule.duplicate((array, index), key, pointer(array, first_index, rule.key[-1].member))
+                else:
+                    yield from self._deep_items(i, rule, rest, row, index)
+
+    def _deep_items(self, i: int, rule: Rule, rest: tuple[str, ...], row: dict[str, Any], index: int) -> Iterator[Finding]:
+        """Items below each row (``array/*/…/*``) unique across rows: the first path of each key."""
+        for path, item in match(row, rest, (self.array, index)):
+            key = _key(item, rule.key)
+            if key is None:
+                continue
+            first = self.seen[i].setdefault(key, path)
+            if first is not path:
+                yield rule.duplicate(path, key, pointer(*first, rule.key[-1].member))
+
+    def finish(self) -> Iterator[Finding]:
+        return iter(())

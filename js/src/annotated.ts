@@ -1,0 +1,229 @@
+/**
+ * The generic rules the schemas declare (`x-unique`, `x-references`): one interpreter for the generated table
+ * `ANNOTATED` (see `codegen/annotated.py`), mirroring `evalschema/annotated.py`.
+ *
+ * A rule applies at each instance of its `scope` pattern and names paths relative to it: `*` is every item of an
+ * array (in order), `~*` every value of an object used as a map (keys in UTF-16 code-unit order); a name is an
+ * object member. A value of another type matches nothing, so a schema-invalid document never throws.
+ *
+ * - `x-unique`: among the items at `items`, those whose `key` members all have the declared type (`string`;
+ *   `integer`: a number with no fraction) are keyed by them; each later item with a key already seen is a finding
+ *   at its last key member, with the key's message parameters and `first` (the first item's last key member).
+ * - `x-references`: each string at `source` (not `""` when `skip_empty`) that equals no string at `target` is a
+ *   finding at its own location, its value in parameter `param`.
+ *
+ * Findings come rule by rule in the table's order. A document with rows (a result set's `results`, streamed in
+ * batches) is judged by `AnnotatedRows` — `envelope`, `rows(batch, start)`, `finish` — row by row, with compact
+ * state across rows: the first index of each key of a rule whose items are the rows.
+ */
+
+import { type Finding, finding, pointer, type Severity } from "./findings.js";
+import { ANNOTATED, type AnnotatedRule, type KeyMember, type ReferencesRule, type UniqueRule } from "./generated/_annotated.js";
+import { RULES } from "./generated/rules.js";
+import { get, has, isInt, isObject } from "./json.js";
+import { render } from "./messages.js";
+
+export const ARRAY_ITEM = "*";
+export const MAP_VALUE = "~*";
+
+type Path = readonly (string | number)[];
+type Key = readonly (string | number)[];
+
+/** Every value at the pattern `tokens` below `value` (at `where`), with its path. */
+export function* match(value: unknown, tokens: readonly string[], where: Path = [], from = 0): Generator<[Path, unknown]> {
+  if (from === tokens.length) {
+    yield [where, value];
+    return;
+  }
+  const head = tokens[from]!;
+  if (head === ARRAY_ITEM) {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) yield* match(value[i] as unknown, tokens, [...where, i], from + 1);
+    }
+  } else if (head === MAP_VALUE) {
+    if (isObject(value)) {
+      for (const name of Object.keys(value).sort()) yield* match(value[name], tokens, [...where, name], from + 1);
+    }
+  } else if (isObject(value) && has(value, head)) {
+    yield* match(value[head], tokens, [...where, head], from + 1);
+  }
+}
+
+/** The item's key, or null when it is not an object or a key member is missing or of another type. */
+function keyOf(item: unknown, key: readonly KeyMember[]): Key | null {
+  if (!isObject(item)) return null;
+  const out: (string | number)[] = [];
+  for (const m of key) {
+    const value = get(item, m.member);
+    if (m.type === "string" ? typeof value !== "string" : !isInt(value)) return null;
+    out.push(value as string | number);
+  }
+  return out;
+}
+
+/** A key as one string: integers in hex, strings length-prefixed (no separator ambiguity). */
+function keyText(key: Key): string {
+  let out = "";
+  for (const part of key) out += typeof part === "number" ? `i${part.toString(16)};` : `s${part.length.toString(16)}:${part}`;
+  return out;
+}
+
+function severityOf(rule: string): Severity {
+  return (RULES as Readonly<Record<string, { severity: Severity }>>)[rule]!.severity;
+}
+
+function duplicate(rule: UniqueRule, path: Path, key: Key, first: string): Finding {
+  const params: Record<string, unknown> = { first };
+  rule.key.forEach((m, i) => (params[m.param] = key[i]));
+  const at = rule.key[rule.key.length - 1]!.member;
+  return finding(pointer(...path, at), rule.rule, severityOf(rule.rule), render(rule.rule, params, rule.variant));
+}
+
+function* unique(rule: UniqueRule, items: Iterable<[Path, unknown]>): Generator<Finding> {
+  const seen = new Map<string, Path>();
+  const at = rule.key[rule.key.length - 1]!.member;
+  for (const [path, item] of items) {
+    const key = keyOf(item, rule.key);
+    if (key === null) continue;
+    const text = keyText(key);
+    const first = seen.get(text);
+    if (first === undefined) seen.set(text, path);
+    else yield duplicate(rule, path, key, pointer(...first, at));
+  }
+}
+
+function* references(rule: ReferencesRule, value: unknown, where: Path): Generator<Finding> {
+  const targets = new Set<string>();
+  for (const [, v] of match(value, rule.target)) if (typeof v === "string") targets.add(v);
+  for (const [path, ref] of match(value, rule.source, where)) {
+    if (typeof ref === "string" && !(rule.skip_empty && ref === "") && !targets.has(ref)) {
+      yield finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref }, rule.variant));
+    }
+  }
+}
+
+/** The findings of one rule in one instance of its scope (`value` at `where`). */
+export function* ruleFindings(rule: AnnotatedRule, value: unknown, where: Path): Generator<Finding> {
+  if (rule.keyword === "x-unique") yield* unique(rule, match(value, rule.items, where));
+  else yield* references(rule, value, where);
+}
+
+/** The generic rules of a document kind, in reporting order. */
+export function rulesOf(kind: string): readonly AnnotatedRule[] {
+  return (ANNOTATED as Readonly<Record<string, readonly AnnotatedRule[] | undefined>>)[`${kind}.json`] ?? [];
+}
+
+/**
+ * Every finding of the generic rules of a whole document; `rows`: the member holding its rows, judged row by row
+ * as `AnnotatedRows` does (the same order as a stream).
+ */
+export function* annotatedRules(kind: string, document: unknown, rows: string | null = null): Generator<Finding> {
+  if (rows !== null && isObject(document)) {
+    const checker = new AnnotatedRows(kind, rows);
+    yield* checker.envelope(document);
+    const batch = get(document, rows);
+    if (Array.isArray(batch)) yield* checker.rows(batch);
+    yield* checker.finish();
+    return;
+  }
+  for (const rule of rulesOf(kind)) {
+    for (const [where, value] of match(document, rule.scope)) yield* ruleFindings(rule, value, where);
+  }
+}
+
+interface RowRule {
+  readonly rule: AnnotatedRule;
+  readonly rest: readonly string[]; // the pattern inside a row
+  readonly seen: Map<string, number> | null; // a rule over the rows themselves: key -> its first row
+  // the member a row must hold for the rule to find anything (and whether it must be non-empty), if any
+  readonly guard: readonly [string, boolean] | null;
+}
+
+/** The member a row must hold (non-empty when the path goes deeper) for the rule to find anything in it. */
+function guardOf(rule: AnnotatedRule, rest: readonly string[], spans: boolean): readonly [string, boolean] | null {
+  let inner: readonly string[] = spans ? rest : [...rest, ...(rule.keyword === "x-unique" ? rule.items : rule.source)];
+  if (spans && rest.length === 0 && rule.keyword === "x-unique") inner = [rule.key[0]!.member];
+  const head = inner[0];
+  return head !== undefined && head !== ARRAY_ITEM && head !== MAP_VALUE ? [head, inner.length > 1] : null;
+}
+
+function empty(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (isObject(value)) return Object.keys(value).length === 0;
+  return !value; // as Python's truth: null, false, 0, ""
+}
+
+/**
+ * The generic rules of a document whose member `array` holds rows fed in batches (mirrors Python's
+ * `AnnotatedRows`): `envelope` with the document's other members, `rows` with each batch (`start`: the index of
+ * its first row), `finish`. A rule whose scope is a row is applied to each row; a root `x-unique` whose items are
+ * the rows keeps the first index of each key across batches; any other rule sees the envelope.
+ */
+export class AnnotatedRows {
+  private readonly envelopeRules: AnnotatedRule[] = [];
+  private readonly rowRules: RowRule[] = [];
+  private readonly firstPaths = new Map<AnnotatedRule, Map<string, Path>>();
+
+  constructor(
+    kind: string,
+    private readonly array: string,
+  ) {
+    for (const rule of rulesOf(kind)) {
+      const paths = [rule.scope, ...(rule.keyword === "x-unique" ? [rule.items] : [rule.source, rule.target])];
+      if (!paths.some((p) => p[0] === array)) this.envelopeRules.push(rule);
+      else if (rule.scope[0] === array && rule.scope[1] === ARRAY_ITEM) {
+        const rest = rule.scope.slice(2);
+        this.rowRules.push({ rule, rest, seen: null, guard: guardOf(rule, rest, false) });
+      } else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
+        const rest = rule.items.slice(2);
+        this.rowRules.push({ rule, rest, seen: new Map(), guard: guardOf(rule, rest, true) });
+      } else throw new Error(`${rule.rule}: a rule over ${JSON.stringify(array)} that cannot be judged row by row`);
+    }
+  }
+
+  *envelope(members: unknown): Generator<Finding> {
+    for (const rule of this.envelopeRules) {
+      for (const [where, value] of match(members, rule.scope)) yield* ruleFindings(rule, value, where);
+    }
+  }
+
+  *rows(batch: readonly unknown[], start = 0): Generator<Finding> {
+    const array = this.array;
+    for (let k = 0; k < batch.length; k++) {
+      const row: unknown = batch[k];
+      if (!isObject(row)) continue;
+      const index = start + k;
+      for (const { rule, rest, seen, guard } of this.rowRules) {
+        if (guard !== null && (!has(row, guard[0]) || (guard[1] && empty(row[guard[0]])))) continue;
+        if (seen === null || rule.keyword !== "x-unique") {
+          for (const [where, value] of match(row, rest, [array, index])) yield* ruleFindings(rule, value, where);
+          continue;
+        }
+        const at = rule.key[rule.key.length - 1]!.member;
+        if (rest.length === 0) {
+          // the rows themselves are the items: the first row index of each key
+          const key = keyOf(row, rule.key);
+          if (key === null) continue;
+          const text = keyText(key);
+          const first = seen.get(text);
+          if (first === undefined) seen.set(text, index);
+          else yield duplicate(rule, [array, index], key, pointer(array, first, at));
+          continue;
+        }
+        // items below each row: the first path of each key
+        let paths = this.firstPaths.get(rule);
+        if (paths === undefined) this.firstPaths.set(rule, (paths = new Map()));
+        for (const [path, item] of match(row, rest, [array, index])) {
+          const key = keyOf(item, rule.key);
+          if (key === null) continue;
+          const text = keyText(key);
+          const first = paths.get(text);
+          if (first === undefined) paths.set(text, path);
+          else yield duplicate(rule, path, key, pointer(...first, at));
+        }
+      }
+    }
+  }
+
+  *finish(): Generator<Finding> {}
+}

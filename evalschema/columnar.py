@@ -762,7 +762,7 @@ class Unexportable(ValueError):
 
 def _stream_into(writer: Writer, path: Path) -> bool:
     """Stream one JSON result set into ``writer``: rows as they are read. False if it cannot be streamed."""
-    from . import stream
+    from .io import stream
 
     with path.open("rb") as handle:
         envelope: dict[str, Any] = {}
@@ -786,7 +786,7 @@ def _stream_into(writer: Writer, path: Path) -> bool:
 def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "parquet") -> int:
     """Export the result sets in these JSON / JSON Lines files (JSON files streamed) into ``folder``; the number
     of result sets. Raises :class:`Unexportable` (nothing is written) for an input that is not a result set."""
-    from .loader import SUFFIXES, load_path
+    from .io.loader import SUFFIXES, load_path
 
     writer = Writer(folder, fmt)
     try:

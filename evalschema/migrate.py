@@ -539,7 +539,7 @@ def _sequence_offset(lines: list[str], document: Any) -> int:
 def _readable(path: Path, form: str) -> tuple[str | None, str | None]:
     """(text, None), or (None, why the pack cannot be migrated): exactly the inputs ``validate`` reads."""
     from .core.display import visible
-    from .loader import decode, load_text, name_problem, read_bytes
+    from .io.loader import decode, load_text, name_problem, read_bytes
 
     problem = name_problem(str(path))
     data = read_bytes(path) if problem is None else problem

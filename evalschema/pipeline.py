@@ -30,12 +30,12 @@ from evalschema_models import constants
 from evalschema_models import rules as codes
 from evalschema_models.rules import RULES
 
-from . import stream
 from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
-from .loader import Loaded, irregular_file, load_path, parse_json_bytes, paused_gc
-from .positions import Positions, locate
+from .io import stream
+from .io.loader import Loaded, irregular_file, load_path, parse_json_bytes, paused_gc
+from .io.positions import Positions, locate
 from .rules import units as _units  # noqa: F401  (registers the code rules' units)
 from .rules.registry import Batch, Context, Stage, stage_factories
 from .schemas.identify import Identity, identify, parse_version

@@ -26,7 +26,7 @@ from typing import Any
 from corpus import Case, corpus, show
 
 from evalschema.core.findings import Report
-from evalschema.loader import parse_json_bytes
+from evalschema.io.loader import parse_json_bytes
 from evalschema.pipeline import validate, validate_file
 from evalschema.summary import summarize
 

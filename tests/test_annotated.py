@@ -16,8 +16,8 @@ import pytest
 from corpus import corpus
 
 from evalschema import rules
-from evalschema.annotated import AnnotatedRows, annotated_rules, rules_of
-from evalschema.findings import Finding
+from evalschema.core.findings import Finding
+from evalschema.rules.annotated import AnnotatedRows, annotated_rules, rules_of
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATED_CODES = frozenset(rule.rule for kind in rules.DOCUMENT_RULES for rule in rules_of(kind))

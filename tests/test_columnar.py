@@ -142,7 +142,7 @@ def test_examples_are_typed_columns_with_metadata(tmp_path: Path) -> None:
 
 def test_the_command_streams_in_row_groups_and_reads_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(columnar, "BATCH", 7)
-    monkeypatch.setattr("evalschema.stream.BATCH_ROWS", 5, raising=False)
+    monkeypatch.setattr("evalschema.io.stream.BATCH_ROWS", 5, raising=False)
     base = json.loads((ROOT / "spec/examples/resultset-multi-attempt.json").read_text("utf-8"))
     big = {**base, "results": base["results"] * 20}
     source = tmp_path / "big.resultset.json"

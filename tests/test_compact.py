@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalschema.compact import KeyTable
+from evalschema.io.compact import KeyTable
 from evalschema.rules import ResultRows
 from evalschema.summary import SummaryBuilder, attempt_number
 

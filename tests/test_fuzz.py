@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalschema
-from evalschema import loader
 from evalschema.core.findings import Finding
+from evalschema.io import loader
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"

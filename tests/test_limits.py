@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from tools import missing_tool
 
-from evalschema import cli, positions, stream
+from evalschema import cli
 from evalschema import pipeline as streaming
 from evalschema.core import limits
 from evalschema.engine import schema_path
+from evalschema.io import positions, stream
 from evalschema.schemas import identify, registry
 from evalschema_models import constants
 
@@ -44,9 +45,9 @@ PYTHON_USES = {
 # TypeScript: the module that exposes each value, and how it must get it
 TYPESCRIPT_USES = {
     "core/limits.ts": ("MAX_INPUT_BYTES", "MAX_INPUT_BYTES_CEILING", "MAX_FINDINGS", "MAX_VALUE_CHARS", "INPUT_BYTES_VARIABLE"),
-    "loader.ts": ("MAX_DEPTH",),
+    "io/loader.ts": ("MAX_DEPTH",),
     "pipeline.ts": ("STREAM_THRESHOLD",),
-    "stream.ts": ("MAX_MEMBERS",),
+    "io/stream.ts": ("MAX_MEMBERS",),
     "summary/mismatch.ts": ("SUMMARY_TOLERANCE", "NO_RESULTS"),
     "schemas/schemas.ts": ("KINDS",),
     "engine/schemaPath.ts": ("KEYWORD_CODES",),

@@ -45,14 +45,14 @@ PHRASES = re.compile(
 
 # (file, line text fragment): why it is still there. Only files outside issue 17's reader change.
 KNOWN: dict[tuple[str, str], str] = {
-    ("evalschema/schema_path.py", "repr(n) in error.message"): "python-jsonschema names the missing property only in its message",
+    ("evalschema/engine/schema_path.py", "repr(n) in error.message"): "python-jsonschema names the missing property only in its message",
     ("evalschema/interop/inspect_ai.py", "text = str(exc)"): "Inspect raises ValueError for everything; the importer sorts by its text",
-    ("evalschema/interop/cli.py", "str(exc)"): "the importer's own ConversionError text, shown",
-    ("evalschema/interop/cli.py", 'print(f"evalschema: {error}"'): "the importer's own ConversionError text, shown",
+    ("evalschema/cli/interopcmd.py", "str(exc)"): "the importer's own ConversionError text, shown",
+    ("evalschema/cli/interopcmd.py", 'print(f"evalschema: {error}"'): "the importer's own ConversionError text, shown",
     ("evalschema/migrate.py", "cannot migrate: {visible(str(exc))"): "shown to the user, no decision",
     ("evalschema/migrate.py", "not valid {form.upper()}: {visible(str(exc))"): "shown to the user, no decision",
-    ("evalschema/cli.py", 'f"evalschema: {exc}'): "a usage error of the CLI's own, shown",
-    ("evalschema/columnarcmd.py", 'f"cannot read as {fmt}: {exc}"'): "pyarrow's reason, shown in an export error, no decision",
+    ("evalschema/cli/__init__.py", 'f"evalschema: {exc}'): "a usage error of the CLI's own, shown",
+    ("evalschema/cli/columnarcmd.py", 'f"cannot read as {fmt}: {exc}"'): "pyarrow's reason, shown in an export error, no decision",
     ("evalschema/interop/__init__.py", 'f"not JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/deepeval.py", 'f"not valid JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/lm_eval.py", 'f"not valid JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",

@@ -34,7 +34,7 @@ from jsonschema import Draft202012Validator
 from schema_helpers import SCHEMAS_DIR, build_registry, load_schemas
 
 from evalschema.engine import schema_path
-from evalschema.loader import parse_json_bytes
+from evalschema.io.loader import parse_json_bytes
 from evalschema.pipeline import rule_messages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -33,7 +33,7 @@ def test_the_check_finds_a_rule_without_unit_and_a_unit_without_rule() -> None:
         ("DUPLICATE_ID", ["suite"], True, ""),
         ("INVALID_REGEX", ["grader"], True, ""),
         ("INVALID_REGEX", ["suite"], True, ""),
-        ("INVALID_JSON", ["pack"], False, "evalschema.loader.load_path"),
+        ("INVALID_JSON", ["pack"], False, "evalschema.io.loader.load_path"),
     ]
     assert units.problems(ledger, complete) == []
     assert units.problems(ledger, complete[1:]) == ["DUPLICATE_ID: no unit for suite"]
@@ -44,8 +44,8 @@ def test_the_check_finds_a_rule_without_unit_and_a_unit_without_rule() -> None:
     assert units.problems(ledger, [*complete, ("DUPLICATE_ID", ["pack"], True, "")]) == [
         "DUPLICATE_ID: a unit for kinds the ledger does not give it: pack"
     ]
-    gone = [*complete[:3], ("INVALID_JSON", ["pack"], False, "evalschema.loader.no_such_function")]
-    assert units.problems(ledger, gone) == ["INVALID_JSON: implemented by evalschema.loader.no_such_function, which does not import"]
+    gone = [*complete[:3], ("INVALID_JSON", ["pack"], False, "evalschema.io.loader.no_such_function")]
+    assert units.problems(ledger, gone) == ["INVALID_JSON: implemented by evalschema.io.loader.no_such_function, which does not import"]
 
 
 def test_the_registry_gives_each_stage_once_per_document() -> None:

@@ -1,6 +1,6 @@
 """Reading a result set in pieces gives the report reading it whole gives (issue #8, streaming).
 
-``evalschema.stream`` reads the root object's members one by one and ``results`` in batches; ``streaming``
+``evalschema.io.stream`` reads the root object's members one by one and ``results`` in batches; ``streaming``
 validates the batches as they come. For every document here, the streamed report must equal the whole-file
 report exactly: codes, pointers, severities, messages, lines and columns. The reader's sizes are shrunk (chunks
 of a few bytes, batches of two rows) so that every boundary — a chunk ending inside a key, a character, a
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalschema import pipeline as streaming
-from evalschema import stream
+from evalschema.io import stream
 from evalschema.pipeline import validate_file, validate_stream
 
 ROOT = Path(__file__).resolve().parents[1]

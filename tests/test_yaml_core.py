@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalschema.loader import parse_yaml
+from evalschema.io.loader import parse_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "yaml"

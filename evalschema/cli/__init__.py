@@ -26,9 +26,9 @@ from ..core.extras import MissingExtra
 from ..core.findings import Finding, Report
 from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
-from ..loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from ..io.positions import Positions
 from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_file
-from ..positions import Positions
 from ..report.github import github_entry as _github_entry
 from ..report.json_report import entry as _entry
 from ..report.json_report import json_entry as _json_entry

@@ -18,7 +18,7 @@ from evalschema_models import rules as codes
 
 from ..core import messages
 from ..core.findings import Finding, Report
-from ..loader import load_path
+from ..io.loader import load_path
 from ..pipeline import placed, validate
 from ..rules.document import suite_rules
 

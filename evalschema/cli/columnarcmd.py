@@ -28,7 +28,7 @@ def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
     """Export the result sets of these arguments (files, folders, globs) into the new ``folder``; how many.
     Raises ``Unexportable`` or ``FileExistsError``; nothing is written then."""
     from .. import columnar
-    from ..loader import expand
+    from ..io.loader import expand
 
     paths = [p for p in expand(arguments) if isinstance(p, Path)]
     return columnar.export_files(paths, folder, fmt)

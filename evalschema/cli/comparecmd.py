@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from ..compare import Options, Unreadable, compare_files, suite_digest
     from ..compare.render import render_html, render_text
     from ..core.display import display_path, finite, visible
-    from ..loader import load_path
+    from ..io.loader import load_path
 
     digest = None
     if args.suite is not None:

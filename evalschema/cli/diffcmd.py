@@ -53,7 +53,7 @@ def _unreadable(folder: Path) -> list[str]:
     """What the strict reader (the one ``validate`` uses) says of each schema file in ``folder``: schemas get the
     same checks as documents (UTF-8, duplicate keys, NaN, nesting depth, the input size limit)."""
     from ..core.display import display_path, visible
-    from ..loader import load_path
+    from ..io.loader import load_path
 
     problems = []
     for path in sorted(folder.glob("*.json")):

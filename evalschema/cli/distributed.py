@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.extras import require
-from ..loader import SUFFIXES
+from ..io.loader import SUFFIXES
 from ..summary.states import SummaryBuilder, merge
 
 if TYPE_CHECKING:
-    from ..loader import Loaded
+    from ..io.loader import Loaded
 
 SPLIT_MIN = 64 << 20
 RANGE_MAX = 64 << 20
@@ -101,7 +101,7 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
     moved, rather than a suite's test cases file's), its number of lines, whether it was read to its end (a line
     over the input size limit stops the reading of a file) and its summary state: the rows of its valid result
     sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
-    from ..loader import load_path, paused_gc
+    from ..io.loader import load_path, paused_gc
     from ..pipeline import wants_stream
     from . import parallel, source_reports
 

@@ -17,7 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from ..loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
+from ..io.loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
 from . import Summarizing
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..compact import KeyTable
+from ..io.compact import KeyTable
 from ..schemas.registry import _schema_dir
 from ..summary.states import attempt_number
 from . import stats

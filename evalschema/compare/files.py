@@ -9,10 +9,10 @@ from typing import Any
 
 from evalschema_models import rules as codes
 
-from .. import stream
-from ..compact import KeyTable
 from ..core.findings import Finding
-from ..loader import load_path, paused_gc
+from ..io import stream
+from ..io.compact import KeyTable
+from ..io.loader import load_path, paused_gc
 from ..summary.states import attempt_number
 from .core import Comparer, Options, _Attempts, _key, row_outcome
 

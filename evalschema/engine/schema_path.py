@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 from ..core import messages, rfc3339
 from ..core.extras import require
 from ..core.findings import Finding, pointer
-from ..positions import MAX_DEPTH
+from ..io.positions import MAX_DEPTH
 from ..schemas.registry import SchemaSet, load
 
 Engine = Literal["fast", "reference"]

@@ -15,9 +15,9 @@ import regress
 
 from evalschema_models import rules as codes
 
-from ..compact import KeyTable
 from ..core import messages
 from ..core.findings import Finding, pointer
+from ..io.compact import KeyTable
 from ..schemas.registry import load
 
 

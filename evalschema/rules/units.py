@@ -116,7 +116,7 @@ bind(codes.TEST_CASE_NOT_RUN, "resultset", _against_suite)
 
 # no stage: the reader finds these while reading (a document that has them is never checked further)
 for code in constants.UNREADABLE_CODES:
-    elsewhere(code, "reader", "evalschema.loader.load_path")
+    elsewhere(code, "reader", "evalschema.io.loader.load_path")
 # the identification of a document, before any stage (and, when it decides, instead of them)
 elsewhere(codes.UNKNOWN_KIND, "identity", "evalschema.schemas.identify.identify")
 elsewhere(codes.UNKNOWN_SCHEMA, "identity", "evalschema.schemas.identify.identify")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..compact import KeyTable
+from ..io.compact import KeyTable
 
 Outcome = Literal["passed", "failed", "invalidated", "errored", "unscored"]
 

@@ -13,23 +13,11 @@ import { dirname, join } from "node:path";
 
 export const LAYERS = ["generated", "core", "io", "schemas", "engine", "rules", "summary", "pipeline", "features", "report", "cli", "entry"];
 
-/** Files at the top of src/ and the layer each belongs to: the public entries, and the reader modules that stay at
- * the top until they move into io/ (with the shims that keep their old imports working). */
+/** Files at the top of src/ and the layer each belongs to: the public entries and the pipeline. */
 const TOP = {
   "index.js": "entry",
   "cli.js": "entry",
   "pipeline.js": "pipeline",
-  "loader.js": "io",
-  "json.js": "io",
-  "stream.js": "io",
-  "positions.js": "io",
-  "yaml.js": "io",
-  "strictJson.js": "io",
-  "expand.js": "io",
-  "findings.js": "core",
-  "messages.js": "core",
-  "limits.js": "core",
-  "annotated.js": "rules",
 };
 const FOLDERS = { compare: "features" };
 

@@ -20,7 +20,7 @@ export { buildReport, pointer, type Finding, type Report, type Severity } from "
 export { render, show, template, PARAMETERS, type Params } from "./core/messages.js";
 export { identify, kindFromShape, parseVersion, type Identity } from "./engine/identify.js";
 export { KINDS, isKind, specVersion, type Kind } from "./schemas/schemas.js";
-export { parseJson, loadPath, type Loaded } from "./loader.js";
+export { parseJson, loadPath, type Loaded } from "./io/loader.js";
 export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./pipeline.js";
 export { compare, type CompareOptions } from "./compare/compare.js";
 export * from "./generated/rules.js";

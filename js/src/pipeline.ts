@@ -15,13 +15,13 @@ import { checkKind, identified, SchemaStage } from "./engine/stage.js";
 import { rowsStandAlone } from "./engine/schemaPath.js";
 import { STREAM_THRESHOLD } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
-import { get, isObject, type JsonObject } from "./json.js";
-import { loadPath, parseJson, readText } from "./loader.js";
-import { ChunkedPositions, jsonPositions, placed } from "./positions.js";
+import { get, isObject, type JsonObject } from "./core/json.js";
+import { loadPath, parseJson, readText } from "./io/loader.js";
+import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
 import { RULES_REGISTRY } from "./rules/registry.js";
 import type { StageContext } from "./rules/rule.js";
 import type { Kind } from "./schemas/schemas.js";
-import { DEFAULT_SIZES, newStats, NotStreamable, read, type Piece, type ReadStats, type Sizes } from "./stream.js";
+import { DEFAULT_SIZES, newStats, NotStreamable, read, type Piece, type ReadStats, type Sizes } from "./io/stream.js";
 import { SUMMARY_REGISTRY, SummaryStage } from "./summary/mismatch.js";
 import type { Summary } from "./summary/summary.js";
 

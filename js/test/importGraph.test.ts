@@ -17,13 +17,12 @@ const graph = (await import(pathToFileURL(join(JS, "scripts", "import-graph.mjs"
 
 const GOOD = {
   "index.js": ["pipeline.js", "core/findings.js"],
-  "pipeline.js": ["rules/registry.js", "engine/stage.js", "loader.js"],
+  "pipeline.js": ["rules/registry.js", "engine/stage.js", "io/loader.js"],
   "rules/registry.js": ["rules/rules.js", "schemas/schemas.js", "generated/rules.js"],
   "rules/rules.js": ["core/findings.js"],
   "engine/stage.js": ["core/findings.js", "schemas/schemas.js"],
   "schemas/schemas.js": ["generated/constants.js"],
-  "loader.js": ["findings.js"],
-  "findings.js": ["core/findings.js"],
+  "io/loader.js": ["core/findings.js"],
   "core/findings.js": [],
   "generated/rules.js": [],
   "generated/constants.js": [],
@@ -39,8 +38,8 @@ test("a layered graph passes, with its folder-level arrows", () => {
 test("an upward import fails", () => {
   const bad = { ...GOOD, "core/findings.js": ["pipeline.js"] };
   assert.deepEqual(graph.check(bad).problems, ["upward: core/findings.js (core) imports pipeline.js (pipeline)"]);
-  const reader = { ...GOOD, "loader.js": ["rules/rules.js"] };
-  assert.deepEqual(graph.check(reader).problems, ["upward: loader.js (io) imports rules/rules.js (rules)"]);
+  const reader = { ...GOOD, "io/loader.js": ["rules/rules.js"] };
+  assert.deepEqual(graph.check(reader).problems, ["upward: io/loader.js (io) imports rules/rules.js (rules)"]);
 });
 
 test("a cycle fails, within a layer too", () => {

@@ -50,7 +50,7 @@ interface Stream {
 
 // internal modules, not part of the package's API: loaded from the build by path
 const streaming = (await import(pathToFileURL(join(JS, "dist", "pipeline.js")).href)) as Streaming;
-const stream = (await import(pathToFileURL(join(JS, "dist", "stream.js")).href)) as Stream;
+const stream = (await import(pathToFileURL(join(JS, "dist", "io", "stream.js")).href)) as Stream;
 
 const dir = mkdtempSync(join(tmpdir(), "evalschema-stream-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

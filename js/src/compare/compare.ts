@@ -22,7 +22,7 @@ import type {
 } from "../generated/comparison.js";
 import { VERSION } from "../generated/version.js";
 import { compareCodePoints } from "../core/findings.js";
-import { get, isObject, type JsonObject } from "../json.js";
+import { get, isObject, type JsonObject } from "../core/json.js";
 import * as stats from "./compareStats.js";
 
 export interface CompareOptions {

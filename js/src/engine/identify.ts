@@ -3,7 +3,7 @@
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
-import { get, has, isObject } from "../json.js";
+import { get, has, isObject } from "../core/json.js";
 import { isKind, type Kind } from "../schemas/schemas.js";
 import { KIND_TELLTALES, SEMVER_PREFIX, URI_VERSION } from "../generated/constants.js";
 

@@ -14,7 +14,7 @@
 import type { ErrorObject } from "ajv";
 import * as codes from "../generated/rules.js";
 import { escapeToken, finding, tokens, type Finding } from "../core/findings.js";
-import { has, isObject, jsonType, type JsonObject } from "../json.js";
+import { has, isObject, jsonType, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
 

@@ -9,7 +9,7 @@ import { render, show } from "../core/messages.js";
 import type { Members, Stage } from "../core/stage.js";
 import { RULES } from "../generated/rules.js";
 import * as codes from "../generated/rules.js";
-import { isObject } from "../json.js";
+import { isObject } from "../core/json.js";
 import { isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
 import { warningsFor } from "./deprecations.js";
 import { identify, parseVersion, type Identity, type Version } from "./identify.js";

@@ -4,7 +4,7 @@
 import { fixed, visible } from "../core/display.js";
 import { shorten } from "../core/limits.js";
 import type { AttemptStats } from "../generated/comparison.js";
-import type { JsonObject } from "../json.js";
+import type { JsonObject } from "../core/json.js";
 import type { GraderSummary, Summary } from "../summary/summary.js";
 import type { Paint } from "./render.js";
 

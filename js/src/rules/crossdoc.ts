@@ -2,7 +2,7 @@
 
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
-import { get, has, isObject, objects, type JsonObject } from "../json.js";
+import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 
 /** A test case's graders as id → type (null when a reference names no suite grader). */

@@ -13,7 +13,7 @@
 import type { Finding } from "../core/findings.js";
 import type { Stage } from "../core/stage.js";
 import { RULES } from "../generated/rules.js";
-import type { JsonObject } from "../json.js";
+import type { JsonObject } from "../core/json.js";
 import type { Kind } from "../schemas/schemas.js";
 
 /**

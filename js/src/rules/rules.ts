@@ -8,7 +8,7 @@
 
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
-import { get, has, isInt, isObject, objects, type JsonObject } from "../json.js";
+import { get, has, isInt, isObject, objects, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import { current } from "../schemas/schemas.js";
 import type { Kind } from "../schemas/schemas.js";

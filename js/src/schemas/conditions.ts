@@ -13,7 +13,7 @@
  * over the original schema.
  */
 
-import { isObject, type JsonObject } from "../json.js";
+import { isObject, type JsonObject } from "../core/json.js";
 
 export type Predicate = (value: unknown) => boolean;
 

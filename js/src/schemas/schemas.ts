@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { _, Ajv2020, type KeywordCxt, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
-import { has, isObject, type JsonObject } from "../json.js";
+import { has, isObject, type JsonObject } from "../core/json.js";
 
 import { KINDS } from "../generated/constants.js";
 

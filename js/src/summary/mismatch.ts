@@ -6,7 +6,7 @@ import { render } from "../core/messages.js";
 import type { Members, Stage } from "../core/stage.js";
 import { NO_RESULTS, SUMMARY_TOLERANCE } from "../generated/constants.js";
 import * as codes from "../generated/rules.js";
-import { get, isObject, type JsonObject } from "../json.js";
+import { get, isObject, type JsonObject } from "../core/json.js";
 import { Registry, type Unit } from "../rules/rule.js";
 import { summarize, SummaryBuilder, type Summary } from "./summary.js";
 

@@ -8,7 +8,7 @@
  */
 
 import { compareCodePoints } from "../core/findings.js";
-import { get, has, isObject, type JsonObject } from "../json.js";
+import { get, has, isObject, type JsonObject } from "../core/json.js";
 
 export type Outcome = "passed" | "failed" | "invalidated" | "errored" | "unscored";
 

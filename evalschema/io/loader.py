@@ -25,10 +25,10 @@ import yaml
 
 from evalschema_models import rules as codes
 
+from ..core.findings import Finding
+from ..core.limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, too_large_message
+from ..core.messages import render, show
 from . import strict_json
-from .findings import Finding
-from .limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, too_large_message
-from .messages import render, show
 from .positions import MAX_DEPTH, Positions, json_positions, yaml_positions
 
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}

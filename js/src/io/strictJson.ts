@@ -10,9 +10,9 @@
  * Python counts them.
  */
 
-import { MAX_DEPTH } from "./generated/constants.js";
-import * as codes from "./generated/rules.js";
-import { render, type Params } from "./messages.js";
+import { MAX_DEPTH } from "../generated/constants.js";
+import * as codes from "../generated/rules.js";
+import { render, type Params } from "../core/messages.js";
 
 const DOUBLE_DIGITS = 309; // the largest finite double, 1.79e308, has 309 digits
 

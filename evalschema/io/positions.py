@@ -10,8 +10,8 @@ from typing import Any
 
 from evalschema_models import constants
 
+from ..core.findings import escape_token
 from . import strict_json
-from .findings import escape_token
 from .strict_json import beyond_double as beyond_double  # re-exported: it lived here
 
 Positions = dict[str, tuple[int, int]]

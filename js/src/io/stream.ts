@@ -19,10 +19,10 @@
  */
 
 import { readSync } from "node:fs";
-import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
-import * as codes from "./generated/rules.js";
-import { finding, type Finding } from "./findings.js";
-import { render } from "./messages.js";
+import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
+import * as codes from "../generated/rules.js";
+import { finding, type Finding } from "../core/findings.js";
+import { render } from "../core/messages.js";
 import { BOM_MESSAGE, exactValue, JsonProblem, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
 
 /** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
@@ -80,7 +80,7 @@ export class NotStreamable extends Error {}
  * Reading member by member pays off for a result set's few members and many rows; a root with more members than
  * this is no result set worth streaming: it is read whole (as in evalschema/stream.py).
  */
-import { MAX_MEMBERS } from "./generated/constants.js";
+import { MAX_MEMBERS } from "../generated/constants.js";
 export { MAX_MEMBERS };
 
 /** One value (a member or a row) is larger than the input size limit. */

@@ -8,10 +8,10 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSyn
 import { STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
 import { jsonPositions, LineIndex, type Positions } from "./positions.js";
 import { parseYaml } from "./yaml.js";
-import { maxInputBytes, shorten, tooLargeMessage } from "./limits.js";
-import * as codes from "./generated/rules.js";
-import { finding, type Finding } from "./findings.js";
-import { render } from "./messages.js";
+import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
+import * as codes from "../generated/rules.js";
+import { finding, type Finding } from "../core/findings.js";
+import { render } from "../core/messages.js";
 import { JsonProblem, position, read } from "./strictJson.js";
 
 /** A parsed document, or the finding that says why there is none. */
@@ -23,7 +23,7 @@ export interface Loaded {
 }
 
 /** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
-import { MAX_DEPTH } from "./generated/constants.js";
+import { MAX_DEPTH } from "../generated/constants.js";
 export { MAX_DEPTH };
 export { JsonProblem };
 /** The finding's message for a text that starts with a byte-order mark. */

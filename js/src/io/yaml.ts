@@ -7,12 +7,12 @@
  */
 
 import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from "yaml";
-import * as codes from "./generated/rules.js";
-import { finding, type Finding } from "./findings.js";
-import { YAML_NODE_LIMIT } from "./generated/constants.js";
-import { render, show } from "./messages.js";
+import * as codes from "../generated/rules.js";
+import { finding, type Finding } from "../core/findings.js";
+import { YAML_NODE_LIMIT } from "../generated/constants.js";
+import { render, show } from "../core/messages.js";
 import { LineIndex, type Positions } from "./positions.js";
-import { escapeToken } from "./findings.js";
+import { escapeToken } from "../core/findings.js";
 
 /** Nodes in one YAML document, as written and as its aliases expand it (spec/constants.json, shared with Python). */
 export { YAML_NODE_LIMIT };

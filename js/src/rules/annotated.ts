@@ -17,11 +17,11 @@
  * state across rows: the first index of each key of a rule whose items are the rows.
  */
 
-import { type Finding, finding, pointer, type Severity } from "./findings.js";
-import { ANNOTATED, type AnnotatedRule, type KeyMember, type ReferencesRule, type UniqueRule } from "./generated/_annotated.js";
-import { RULES } from "./generated/rules.js";
-import { get, has, isInt, isObject } from "./json.js";
-import { render } from "./messages.js";
+import { type Finding, finding, pointer, type Severity } from "../core/findings.js";
+import { ANNOTATED, type AnnotatedRule, type KeyMember, type ReferencesRule, type UniqueRule } from "../generated/_annotated.js";
+import { RULES } from "../generated/rules.js";
+import { get, has, isInt, isObject } from "../core/json.js";
+import { render } from "../core/messages.js";
 
 export const ARRAY_ITEM = "*";
 export const MAP_VALUE = "~*";

@@ -4,7 +4,7 @@
  * `place`/`placed`: the same numbers in both SDKs. Computed only for documents that have findings.
  */
 
-import { escapeToken, readingOrder, type Finding, type Report } from "./findings.js";
+import { escapeToken, readingOrder, type Finding, type Report } from "../core/findings.js";
 import { JsonProblem, read } from "./strictJson.js";
 
 export type Positions = Map<string, [number, number]>;

@@ -18,7 +18,7 @@ from typing import Any
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from .messages import render
+from ..core.messages import render
 
 MAX_DEPTH = constants.MAX_DEPTH
 _DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits

@@ -26,10 +26,10 @@ import orjson
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from .findings import Finding, escape_token
-from .limits import max_input_bytes, too_large_message
+from ..core.findings import Finding, escape_token
+from ..core.limits import max_input_bytes, too_large_message
+from ..core.messages import render
 from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
-from .messages import render
 from .positions import MAX_DEPTH, Positions, json_positions
 from .strict_json import JsonProblem
 from .strict_json import read as strict_read

@@ -28,9 +28,9 @@ from typing import Any, cast
 from evalschema_models._annotated import ANNOTATED
 from evalschema_models.rules import RULES as LEDGER
 
-from . import messages
-from .compact import KeyTable
-from .findings import Finding, pointer
+from ..core import messages
+from ..core.findings import Finding, pointer
+from ..io.compact import KeyTable
 
 ARRAY_ITEM = "*"
 MAP_VALUE = "~*"

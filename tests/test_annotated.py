@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from corpus import corpus
 
-from evalschema import rules
+from evalschema.rules import document as rules
 from evalschema.core.findings import Finding
 from evalschema.rules.annotated import AnnotatedRows, annotated_rules, rules_of
 
@@ -146,8 +146,8 @@ def test_the_edges_have_findings_of_every_rule() -> None:
 _NODE = """
 import { readFileSync } from "node:fs";
 const dist = process.argv[2];
-const { DOCUMENT_RULES } = await import(dist + "/rules.js");
-const { annotatedRules, AnnotatedRows, rulesOf } = await import(dist + "/annotated.js");
+const { DOCUMENT_RULES } = await import(dist + "/rules/rules.js");
+const { annotatedRules, AnnotatedRows, rulesOf } = await import(dist + "/rules/annotated.js");
 const codes = new Set();
 for (const kind of Object.keys(DOCUMENT_RULES)) for (const r of rulesOf(kind)) codes.add(r.rule);
 const rows = (fs) => [...fs].map((f) => [f.code, f.pointer, f.severity, f.message]);

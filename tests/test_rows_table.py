@@ -8,8 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from evalschema import schema_path
-from evalschema.registry import load
+from evalschema.engine import schema_path
+from evalschema.schemas.registry import load
 from evalschema_models._rows import ROWS_STAND_ALONE
 
 KINDS = sorted(load(None).roots)
@@ -30,7 +30,7 @@ def test_rows_stand_alone_equals_the_python_runtime() -> None:
 
 _NODE = """
 const dist = process.argv[2];
-const { rowsStandAlone } = await import(dist + "/schemaPath.js");
+const { rowsStandAlone } = await import(dist + "/engine/schemaPath.js");
 const pairs = JSON.parse(process.argv[3]);
 process.stdout.write(JSON.stringify(pairs.map(([kind, name]) => [kind, name, rowsStandAlone(kind, name)])));
 """

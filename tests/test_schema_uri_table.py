@@ -1,6 +1,6 @@
 """The ``$schema`` URI regexes are written once (``spec/constants.json``, ECMA-262 syntax, ``"regex": true``) and
 generated in each language's form (Python's named groups ``(?P<name>…)``): the generated constants equal the
-patterns ``evalschema/identify.py`` and ``js/src/identify.ts`` write by hand today, and match alike in both
+patterns ``evalschema/schemas/identify.py`` and ``js/src/engine/identify.ts`` write by hand today, and match alike in both
 languages, so the SDKs can import them instead."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from evalschema import identify
+from evalschema.schemas import identify
 from evalschema_models import constants
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ process.stdout.write(JSON.stringify(out));
 def test_typescript_patterns_equal_the_hand_written_ones_and_match_as_python_does(built_js: Path, tmp_path: Path) -> None:
     script = tmp_path / "uris.mjs"
     script.write_text(_NODE, encoding="utf-8")
-    args = [built_js.parent.as_uri(), str(ROOT / "js" / "src" / "identify.ts"), json.dumps([PAIRS, URIS])]
+    args = [built_js.parent.as_uri(), str(ROOT / "js" / "src" / "engine" / "identify.ts"), json.dumps([PAIRS, URIS])]
     run = subprocess.run(["node", str(script), *args], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     answers = json.loads(run.stdout)

@@ -144,7 +144,9 @@ def stages(kind: str, options: Options, *, streamed: bool, summary: SummaryStage
     """The stages that check a document of ``kind``, in the order they run: the schema, the rules registered for
     the kind (and the cross-document ones when a suite is given), the summary (a result set's)."""
     schema = SchemaStage(kind, options, streamed=streamed)
-    context = Context(kind, options.suite if isinstance(options.suite, dict) else None, compact=streamed)
+    context = Context(
+        kind, options.suite if isinstance(options.suite, dict) else None, compact=streamed, rows=ARRAY if kind == KIND else None
+    )
     out: list[Stage] = [schema]
     out.extend(stage for make in stage_factories(kind) if (stage := make(context)) is not None)
     if kind == KIND:

@@ -1,6 +1,7 @@
-"""Tables codegen writes for both SDKs equal what the SDKs compute today at run time, so the callers can switch to
-them: ``ROWS_STAND_ALONE`` (``_rows.py`` / ``_rows.ts``) against ``schema_path.rows_stand_alone`` and the
-TypeScript ``rowsStandAlone``, for every kind and every root array property."""
+"""The per-kind row-independence table codegen writes for both SDKs (``_rows.py`` / ``_rows.ts``), which both
+runtimes now read (``schema_path.rows_stand_alone``, TypeScript ``rowsStandAlone``), equals what the Python runtime
+computes from the schemas (``schema_path.computed_rows_stand_alone``, still used for a pinned earlier release), for
+every kind and every root array property."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def test_every_kind_with_array_properties_is_in_the_table() -> None:
 
 
 def test_rows_stand_alone_equals_the_python_runtime() -> None:
-    assert [(k, n, schema_path.rows_stand_alone(k, n)) for k, n, _ in _pairs()] == _pairs()
+    assert [(k, n, schema_path.computed_rows_stand_alone(k, n)) for k, n, _ in _pairs()] == _pairs()
 
 
 _NODE = """

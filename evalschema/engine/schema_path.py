@@ -26,6 +26,7 @@ from referencing._core import Resolver
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
+from evalschema_models._rows import ROWS_STAND_ALONE
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -548,9 +549,18 @@ _WHOLE_VALUE = frozenset(
 
 @cache
 def rows_stand_alone(kind: str, array: str, version: str | None = None) -> bool:
-    """Whether each item of the root array property ``array`` can be validated on its own: the root has no keyword
-    that sees the array's value except ``properties``, and the array's subschema is ``type: array`` and ``items``
-    (with annotations). Then validating items in batches gives exactly the findings of the whole document."""
+    """Whether each item of the root array property ``array`` can be validated on its own, so that validating items
+    in batches gives exactly the findings of the whole document: codegen's table for the working schemas
+    (``evalschema_models._rows``); for an earlier release pinned with ``version`` (no table is generated for
+    those), computed from its schemas as codegen does."""
+    if version is None:
+        return ROWS_STAND_ALONE.get(f"{kind}.json", {}).get(array, False)
+    return computed_rows_stand_alone(kind, array, version)
+
+
+def computed_rows_stand_alone(kind: str, array: str, version: str | None = None) -> bool:
+    """The root has no keyword that sees the array's value except ``properties``, and the array's subschema is
+    ``type: array`` and ``items`` (with annotations)."""
     schemas = load(version)
     root = schemas.roots[kind]
     if not isinstance(root, dict) or _WHOLE_VALUE & root.keys():

@@ -17,12 +17,7 @@ from evalschema_models import rules as codes
 
 from ..core import messages
 from ..core.findings import Finding, pointer
-from ..io.compact import KeyTable
 from ..schemas.registry import load
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def indexed_objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -31,18 +26,6 @@ def indexed_objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         for index, item in enumerate(value):
             if isinstance(item, dict):
                 yield index, item
-
-
-def _duplicates(items: Iterator[tuple[tuple[str | int, ...], Any]], code: str, variant: str = "default") -> Iterator[Finding]:
-    """Report every later occurrence of a key; ``None`` keys (unreadable values) are skipped."""
-    seen: dict[Any, tuple[str | int, ...]] = {}
-    for where, key in items:
-        if key is None:
-            continue
-        if key in seen:
-            yield Finding(pointer(*where), code, "error", messages.render(code, variant, name=key, first=pointer(*seen[key])))
-        else:
-            seen[key] = where
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -143,36 +126,14 @@ def testcase_rules(document: dict[str, Any], where: tuple[str | int, ...] = ()) 
 def suite_rules(document: dict[str, Any]) -> Iterator[Finding]:
     graders = list(indexed_objects(document.get("graders")))
     cases = list(indexed_objects(document.get("test_cases")))
-    yield from _duplicates(((("test_cases", i, "id"), _text(case.get("id"))) for i, case in cases), codes.DUPLICATE_ID)
-    yield from _duplicates(((("graders", i, "id"), _text(g.get("id"))) for i, g in graders), codes.DUPLICATE_ID, "grader")
-    known = {g.get("id") for _, g in graders if isinstance(g.get("id"), str)}
     for index, grader in graders:
         yield from _grader_regex(grader, ("graders", index))
     for case_index, case in cases:
         yield from testcase_rules(case, ("test_cases", case_index))
-        refs = case.get("graders")
-        if isinstance(refs, list):
-            for ref_index, ref in enumerate(refs):
-                if isinstance(ref, str) and ref and ref not in known:
-                    yield Finding(
-                        pointer("test_cases", case_index, "graders", ref_index),
-                        codes.DANGLING_REFERENCE,
-                        "error",
-                        messages.render(codes.DANGLING_REFERENCE, name=ref),
-                    )
 
 
 def _invalidating(result: dict[str, Any]) -> bool:
     return any(v.get("invalidates_result") is True for _, v in indexed_objects(result.get("constraint_violations")))
-
-
-def _attempt_key(result: dict[str, Any]) -> tuple[str, int] | None:
-    case, attempt = result.get("test_case_id"), result.get("attempt")
-    if type(case) is not str:
-        return None
-    if type(attempt) is int:  # the common case, checked first: this runs once per row
-        return case, attempt
-    return (case, int(attempt)) if type(attempt) is float and attempt.is_integer() else None  # 2.0 is 2 in JSON
 
 
 def resultset_document_rules(document: dict[str, Any]) -> Iterator[Finding]:
@@ -185,62 +146,24 @@ def resultset_document_rules(document: dict[str, Any]) -> Iterator[Finding]:
 
 
 class ResultRows:
-    """The row rules of a result set, fed rows in order: a whole document's, or batches as a stream reads them.
-
-    The only state kept across rows is the first index of each (test_case_id, attempt): linear time, and memory
-    that grows with the number of rows (about 60 bytes a row when ``compact``), not with their content.
-    """
+    """The hand-written row rule of a result set (ERROR_WITH_INVALIDATING_VIOLATION), fed rows in order: a whole
+    document's, or batches as a stream reads them. No state across rows. (The rows' uniqueness and reference rules
+    are declared by the schema and checked by ``annotated``.) ``compact`` is accepted for the callers' symmetry."""
 
     def __init__(self, *, compact: bool = False) -> None:
-        # (test_case_id, attempt) -> the first row with it; ``compact`` (for rows that are streamed, not held)
-        # keeps it in a KeyTable, a third of the memory of a dict and a few times slower
         self.compact = compact
-        self.attempts: dict[tuple[str, int], int] = {}
-        self.attempt_table = KeyTable()
 
     def check(self, results: list[Any], start: int = 0) -> Iterator[Finding]:
-        """Rows ``results``, the first of which is row ``start`` of the document, in one pass; the per-row work is
-        a few lookups unless a row has violations."""
-        attempts, table, compact = self.attempts, self.attempt_table, self.compact
+        """Rows ``results``, the first of which is row ``start`` of the document; a row without an error costs one
+        lookup."""
         for index, result in enumerate(results, start):
-            if not isinstance(result, dict):
-                continue
-            if "attempt" in result:
-                key = _attempt_key(result)
-                if key is not None:
-                    if compact:  # the attempt in hex first (no digit limit): the first NUL ends it
-                        first, _ = table.setdefault(b"%x\0%s" % (key[1], key[0].encode("utf-8", "surrogatepass")), index)
-                    else:
-                        first = attempts.setdefault(key, index)
-                    if first != index:
-                        yield Finding(
-                            pointer("results", index, "attempt"),
-                            codes.DUPLICATE_ATTEMPT,
-                            "error",
-                            messages.render(codes.DUPLICATE_ATTEMPT, value=key[1], name=key[0], first=pointer("results", first, "attempt")),
-                        )
-            if result.get("constraint_violations"):
-                yield from _violation_rules(index, result)
-
-
-def _violation_rules(index: int, result: dict[str, Any]) -> Iterator[Finding]:
-    grader_ids = {g["grader_id"] for _, g in indexed_objects(result.get("grader_results")) if isinstance(g.get("grader_id"), str)}
-    for v_index, violation in indexed_objects(result.get("constraint_violations")):
-        grader_id = violation.get("grader_id")
-        if isinstance(grader_id, str) and grader_id not in grader_ids:
-            yield Finding(
-                pointer("results", index, "constraint_violations", v_index, "grader_id"),
-                codes.CONSTRAINT_GRADER_UNKNOWN,
-                "error",
-                messages.render(codes.CONSTRAINT_GRADER_UNKNOWN, value=grader_id),
-            )
-    if "error" in result and _invalidating(result):
-        yield Finding(
-            pointer("results", index, "error"),
-            codes.ERROR_WITH_INVALIDATING_VIOLATION,
-            "warning",
-            messages.render(codes.ERROR_WITH_INVALIDATING_VIOLATION),
-        )
+            if isinstance(result, dict) and "error" in result and result.get("constraint_violations") and _invalidating(result):
+                yield Finding(
+                    pointer("results", index, "error"),
+                    codes.ERROR_WITH_INVALIDATING_VIOLATION,
+                    "warning",
+                    messages.render(codes.ERROR_WITH_INVALIDATING_VIOLATION),
+                )
 
 
 def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
@@ -276,9 +199,6 @@ def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
 
 
 def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    yield from _duplicates(
-        ((("evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(document.get("evals"))), codes.DUPLICATE_EVAL_ID
-    )
     prompts = document.get("prompts")
     validators: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
     if isinstance(prompts, dict):
@@ -294,12 +214,7 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
                     "error",
                     messages.render(codes.PROMPT_ID_MISMATCH, value=prompt["id"], name=name),
                 )
-            yield from _duplicates(
-                ((("prompts", name, "evals", i, "id"), _text(e.get("id"))) for i, e in indexed_objects(prompt.get("evals"))),
-                codes.DUPLICATE_EVAL_ID,
-            )
             validators.extend((("prompts", name, "validators", i), v) for i, v in indexed_objects(prompt.get("validators")))
-    yield from _duplicates((((*where, "id"), _text(v.get("id"))) for where, v in validators), codes.DUPLICATE_VALIDATOR_ID)
     yield from _placeholders(document)
     for where, validator in validators:
         params = validator.get("params")

@@ -41,6 +41,7 @@ class Context:
     kind: str
     suite: dict[str, Any] | None = None
     compact: bool = False  # rows are streamed, not held: keep cross-row state compact
+    rows: str | None = None  # the member whose items come as batches of rows (not in ``envelope``'s members)
 
 
 class Stage(Protocol):

@@ -1,10 +1,10 @@
 """The code rules of the ledger, registered as units (``registry``): the stages that check them, and where the
 rules that are no stage are implemented.
 
-The per-document passes (``document``) are today's hand-written functions, wrapped as stages; a pass that checks
-several rules registers them as a family. Helper 'codegen' replaces the uniqueness and reference rules
-(DUPLICATE_ID, DANGLING_REFERENCE, DUPLICATE_EVAL_ID, DUPLICATE_VALIDATOR_ID, CONSTRAINT_GRADER_UNKNOWN) with
-families generated from schema annotations (``evalschema.annotated``), registered the same way.
+The per-document passes (``document``) are hand-written functions, wrapped as stages. The uniqueness and reference
+rules (DUPLICATE_ID, DANGLING_REFERENCE, DUPLICATE_EVAL_ID, DUPLICATE_VALIDATOR_ID, DUPLICATE_ATTEMPT,
+CONSTRAINT_GRADER_UNKNOWN) are no code of ours: the schemas declare them (``x-unique``, ``x-references``), codegen
+writes them into a table, and one generic stage (``annotated``) checks them, bound here per kind from that table.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from ..core.findings import Finding
+from .annotated import AnnotatedRows, rules_of
 from .crossdoc import SuiteIndex
 from .document import ResultRows, grader_rules, pack_rules, resultset_document_rules, suite_rules, testcase_rules
 from .registry import Batch, Context, Stage, bind, elsewhere
@@ -80,6 +81,27 @@ class SuitePass:
         return self.index.finish(self.members)
 
 
+class AnnotatedPass:
+    """The rules the schemas declare (``x-unique``, ``x-references``), one pass: a document's rows (if its kind has
+    any) row by row with compact state across them, everything else with its own members."""
+
+    def __init__(self, context: Context) -> None:
+        self.checker = AnnotatedRows(context.kind, context.rows or "", compact=context.compact)
+
+    def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+        return self.checker.envelope(members)
+
+    def rows(self, batch: Batch) -> Iterable[Finding]:
+        return self.checker.rows(batch.items, batch.start)
+
+    def finish(self) -> Iterable[Finding]:
+        return self.checker.finish()
+
+
+def _annotated(context: Context) -> Stage:
+    return AnnotatedPass(context)
+
+
 def _rows(context: Context) -> Stage:
     return ResultRowsPass(context)
 
@@ -94,18 +116,12 @@ bind(codes.INVALID_REGEX, "grader", grader)
 bind(codes.UNKNOWN_GRADER_PARAM, "grader", grader)
 bind(codes.INVALID_REGEX, "testcase", testcase)
 bind(codes.UNKNOWN_GRADER_PARAM, "testcase", testcase)
-bind(codes.DUPLICATE_ID, "suite", suite)
-bind(codes.DANGLING_REFERENCE, "suite", suite)
 bind(codes.INVALID_REGEX, "suite", suite)
 bind(codes.UNKNOWN_GRADER_PARAM, "suite", suite)
-bind(codes.DUPLICATE_EVAL_ID, "pack", pack)
-bind(codes.DUPLICATE_VALIDATOR_ID, "pack", pack)
 bind(codes.PROMPT_ID_MISMATCH, "pack", pack)
 bind(codes.MIGRATION_PLACEHOLDER, "pack", pack)
 bind(codes.INVALID_REGEX, "pack", pack)
 bind(codes.SELF_PARENT, "resultset", _document(resultset_document_rules))
-bind(codes.DUPLICATE_ATTEMPT, "resultset", _rows)
-bind(codes.CONSTRAINT_GRADER_UNKNOWN, "resultset", _rows)
 bind(codes.ERROR_WITH_INVALIDATING_VIOLATION, "resultset", _rows)
 bind(codes.UNKNOWN_TEST_CASE, "resultset", _against_suite)
 bind(codes.GRADER_TYPE_MISMATCH, "resultset", _against_suite)
@@ -113,6 +129,10 @@ bind(codes.UNKNOWN_GRADER, "resultset", _against_suite)
 bind(codes.GRADER_RESULT_MISSING, "resultset", _against_suite)
 bind(codes.SUITE_ID_MISMATCH, "resultset", _against_suite)
 bind(codes.TEST_CASE_NOT_RUN, "resultset", _against_suite)
+# generated: each kind's rules from the schemas' x-unique / x-references, in the table's order
+for kind in constants.KINDS:
+    for rule_id in dict.fromkeys(rule.rule for rule in rules_of(kind)):
+        bind(rule_id, kind, _annotated)
 
 # no stage: the reader finds these while reading (a document that has them is never checked further)
 for code in constants.UNREADABLE_CODES:

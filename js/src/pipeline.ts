@@ -127,7 +127,7 @@ function feed(source: Source, stages: readonly Stage[], findings: Finding[]): Fe
 /** The stages that check a document of this kind: the schema's, then every code rule's, in registry order. */
 function stagesFor(kind: Kind, options: ValidateOptions, whole: boolean): { schema: SchemaStage; all: Stage[] } {
   const schema = new SchemaStage(kind, whole, options.allowUnknown ?? false, ARRAY);
-  const context: StageContext = { kind, suite: isObject(options.suite) ? options.suite : null };
+  const context: StageContext = { kind, suite: isObject(options.suite) ? options.suite : null, rows: kind === KIND ? ARRAY : null };
   const all: Stage[] = [schema];
   for (const unit of REGISTRY.stageUnits(kind)) {
     const stage = unit.stage!(context);

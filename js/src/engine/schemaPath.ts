@@ -13,6 +13,7 @@
 
 import type { ErrorObject } from "ajv";
 import * as codes from "../generated/rules.js";
+import { ROWS_STAND_ALONE } from "../generated/_rows.js";
 import { escapeToken, finding, tokens, type Finding } from "../core/findings.js";
 import { has, isObject, jsonType, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
@@ -359,36 +360,11 @@ export function checkRows(
   return { findings, deprecated };
 }
 
-/** Keywords that only name or describe: an array subschema made of these and `items` judges each item alone. */
-const ANNOTATIONS = new Set(["description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"]);
-/** Root keywords that can see a property's value other than through `properties` (the rest look only at names). */
-const WHOLE_VALUE = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"];
-
-const standAlone = new Map<string, boolean>();
-
 /**
- * Whether each item of the root array property `array` can be validated on its own (mirrors Python's
- * `rows_stand_alone`): the root has no keyword that sees the array's value except `properties` (nor a
- * `patternProperties` that matches its name), and the array's subschema is `type: array` and `items` (with
- * annotations). Then validating items in batches gives exactly the findings of the whole document.
+ * Whether each item of the root array property `array` can be validated on its own, so that validating items in
+ * batches gives exactly the findings of the whole document: codegen decides it from the schemas
+ * (`generated/_rows.ts`, `codegen/annotated.py` `rows_stand_alone`).
  */
 export function rowsStandAlone(kind: Kind, array: string): boolean {
-  const key = `${kind}#${array}`;
-  const known = standAlone.get(key);
-  if (known !== undefined) return known;
-  const root = current().files.get(`${kind}.json`);
-  let verdict = false;
-  if (isObject(root) && !WHOLE_VALUE.some((k) => has(root, k))) {
-    const patterns = isObject(root["patternProperties"]) ? Object.keys(root["patternProperties"]) : [];
-    const properties = root["properties"];
-    const subschema = isObject(properties) && has(properties, array) ? properties[array] : undefined;
-    verdict =
-      !patterns.some((p) => new RegExp(p, "u").test(array)) &&
-      isObject(subschema) &&
-      subschema["type"] === "array" &&
-      isObject(subschema["items"]) &&
-      Object.keys(subschema).every((k) => k === "type" || k === "items" || ANNOTATIONS.has(k));
-  }
-  standAlone.set(key, verdict);
-  return verdict;
+  return ROWS_STAND_ALONE[`${kind}.json`]?.[array] ?? false;
 }

@@ -2,12 +2,13 @@
  * The code rules of the rules layer and below, bound to their units (rules/rule.ts). pipeline.ts adds the
  * summary's (a higher layer) and runs the stages; js/test/registry.test.ts holds the registry to the ledger.
  *
- * The uniqueness and reference rules are today's hand-written functions (rules.ts), wrapped here as units; a family
- * generated from schema annotations (annotated.ts) binds its ids the same way.
+ * The uniqueness and reference rules are no code of ours: the schemas declare them (`x-unique`, `x-references`),
+ * codegen writes them into a table, and one generic unit (annotated.ts) checks them, bound per kind from that table.
  */
 
 import * as codes from "../generated/rules.js";
-import { KINDS } from "../schemas/schemas.js";
+import { KINDS, type Kind } from "../schemas/schemas.js";
+import { AnnotatedRows, rulesOf } from "./annotated.js";
 import { SuiteIndex } from "./crossdoc.js";
 import { documentUnit, Registry, type Unit } from "./rule.js";
 import { graderRules, packRules, resultsetDocumentRules, ResultRows, suiteRules, testcaseRules } from "./rules.js";
@@ -37,6 +38,17 @@ const resultRows: Unit = {
   },
 };
 
+/** The rules the schemas declare, one pass: the rows (if the kind has any) row by row, the rest with the members. */
+const annotatedOf = (kind: Kind): Unit => ({
+  name: "AnnotatedRows",
+  family: "document",
+  kinds: [kind],
+  stage: (context) => {
+    const checker = new AnnotatedRows(context.kind, context.rows ?? "");
+    return { envelope: (members) => checker.envelope(members), rows: (batch, start) => checker.rows(batch, start) };
+  },
+});
+
 const crossdoc: Unit = {
   name: "SuiteIndex",
   family: "crossdoc",
@@ -63,18 +75,12 @@ export const RULES_REGISTRY = new Registry()
   .register(codes.UNKNOWN_GRADER_PARAM, grader)
   .register(codes.INVALID_REGEX, testcase)
   .register(codes.UNKNOWN_GRADER_PARAM, testcase)
-  .register(codes.DUPLICATE_ID, suite)
-  .register(codes.DANGLING_REFERENCE, suite)
   .register(codes.INVALID_REGEX, suite)
   .register(codes.UNKNOWN_GRADER_PARAM, suite)
-  .register(codes.DUPLICATE_EVAL_ID, pack)
-  .register(codes.DUPLICATE_VALIDATOR_ID, pack)
   .register(codes.PROMPT_ID_MISMATCH, pack)
   .register(codes.MIGRATION_PLACEHOLDER, pack)
   .register(codes.INVALID_REGEX, pack)
   .register(codes.SELF_PARENT, resultset)
-  .register(codes.DUPLICATE_ATTEMPT, resultRows)
-  .register(codes.CONSTRAINT_GRADER_UNKNOWN, resultRows)
   .register(codes.ERROR_WITH_INVALIDATING_VIOLATION, resultRows)
   .register(codes.UNKNOWN_TEST_CASE, crossdoc)
   .register(codes.UNKNOWN_GRADER, crossdoc)
@@ -86,3 +92,9 @@ export const RULES_REGISTRY = new Registry()
   .register(codes.COMPARE_SUITE_DIGEST_MISMATCH, comparison)
   .register(codes.COMPARE_GRADER_CHANGED, comparison)
   .register(codes.COMPARE_TEST_CASES_DIFFER, comparison);
+
+// generated: each kind's rules from the schemas' x-unique / x-references, in the table's order (one unit per kind)
+for (const kind of KINDS) {
+  const unit = annotatedOf(kind);
+  for (const id of new Set(rulesOf(kind).map((rule) => rule.rule))) RULES_REGISTRY.register(id, unit);
+}

@@ -30,6 +30,8 @@ export type Family = "reader" | "identity" | "engine" | "document" | "rows" | "c
 export interface StageContext {
   readonly kind: Kind;
   readonly suite: JsonObject | null;
+  /** The member whose items come as batches of rows (null: the kind has none). */
+  readonly rows: string | null;
 }
 
 export interface Unit {

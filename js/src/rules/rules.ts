@@ -8,28 +8,12 @@
 
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
-import { get, has, isInt, isObject, objects, type JsonObject } from "../core/json.js";
+import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import { current } from "../schemas/schemas.js";
 import type { Kind } from "../schemas/schemas.js";
 
 type Where = readonly (string | number)[];
-
-function text(value: unknown): string | null {
-  return typeof value === "string" ? value : null;
-}
-
-/** Report every later occurrence of a key; `null` keys (unreadable values) are skipped. */
-function* duplicates(items: Iterable<[Where, string | null]>, code: string, variant = "default"): Generator<Finding> {
-  const seen = new Map<string, Where>();
-  for (const [where, key] of items) {
-    if (key === null) continue;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      yield finding(pointer(...where), code, "error", render(code, { name: key, first: pointer(...first) }, variant));
-    } else seen.set(key, where);
-  }
-}
 
 /** Whether a pattern is a valid ECMA-262 regular expression with the unicode flag (JSON Schema's dialect). */
 const MODIFIERS = /\(\?[imsx]*-?[imsx]*:/y;
@@ -139,55 +123,15 @@ export function* testcaseRules(document: JsonObject, where: Where = []): Generat
 export function* suiteRules(document: JsonObject): Generator<Finding> {
   const graders = [...objects(get(document, "graders"))];
   const cases = [...objects(get(document, "test_cases"))];
-  yield* duplicates(
-    cases.map(([i, c]): [Where, string | null] => [["test_cases", i, "id"], text(get(c, "id"))]),
-    codes.DUPLICATE_ID,
-  );
-  yield* duplicates(
-    graders.map(([i, g]): [Where, string | null] => [["graders", i, "id"], text(get(g, "id"))]),
-    codes.DUPLICATE_ID,
-    "grader",
-  );
-  const known = new Set<string>();
-  for (const [, g] of graders) {
-    const id = get(g, "id");
-    if (typeof id === "string") known.add(id);
-  }
   for (const [index, grader] of graders) yield* graderRegex(grader, ["graders", index]);
   for (const [caseIndex, testCase] of cases) {
     yield* testcaseRules(testCase, ["test_cases", caseIndex]);
-    const refs = get(testCase, "graders");
-    if (Array.isArray(refs)) {
-      for (let refIndex = 0; refIndex < refs.length; refIndex++) {
-        const ref: unknown = refs[refIndex];
-        if (typeof ref === "string" && ref !== "" && !known.has(ref)) {
-          yield finding(
-            pointer("test_cases", caseIndex, "graders", refIndex),
-            codes.DANGLING_REFERENCE,
-            "error",
-            render(codes.DANGLING_REFERENCE, { name: ref }),
-          );
-        }
-      }
-    }
   }
 }
 
 function invalidating(violations: readonly unknown[]): boolean {
   for (const v of violations) if (isObject(v) && get(v, "invalidates_result") === true) return true;
   return false;
-}
-
-/** The ids of a row's grader results (only built for a row with constraint violations). */
-function graderIdsOf(result: JsonObject): Set<string> {
-  const ids = new Set<string>();
-  const graderResults = get(result, "grader_results");
-  if (!Array.isArray(graderResults)) return ids;
-  for (const g of graderResults) {
-    const id = isObject(g) ? get(g, "grader_id") : undefined;
-    if (typeof id === "string") ids.add(id);
-  }
-  return ids;
 }
 
 /** The rules on a result set's own fields (everything but its rows). */
@@ -199,58 +143,20 @@ export function* resultsetDocumentRules(document: JsonObject): Generator<Finding
 }
 
 /**
- * The row rules of a result set, fed rows in order: a whole document's, or batches as a stream reads them
- * (mirrors Python's `ResultRows`). A result set can hold millions of rows, so the per-row work is a few property
- * reads; sets and findings are built only for rows that need them. The only state kept across rows is the
- * first row of each (test_case_id, attempt).
+ * The hand-written row rule of a result set (ERROR_WITH_INVALIDATING_VIOLATION), fed rows in order: a whole
+ * document's, or batches as a stream reads them (mirrors Python's `ResultRows`). No state across rows; the rows'
+ * uniqueness and reference rules are declared by the schema and checked by annotated.ts.
  */
 export class ResultRows {
-  // attempt → test_case_id → index of the first row with that pair: nested maps need no key string per row,
-  // and keyed by attempt first there are only as many inner maps as distinct attempt numbers
-  private readonly firstRows = new Map<number, Map<string, number>>();
-
   /** Rows `results`, the first of which is row `start` of the document. */
   *check(results: readonly unknown[], start = 0): Generator<Finding> {
-    const firstRows = this.firstRows;
     for (let k = 0; k < results.length; k++) {
       const result: unknown = results[k];
-      if (!isObject(result)) continue;
-      const index = start + k;
-      const caseId = get(result, "test_case_id");
-      const attempt = get(result, "attempt");
-      if (typeof caseId === "string" && isInt(attempt)) {
-        let cases = firstRows.get(attempt);
-        if (cases === undefined) firstRows.set(attempt, (cases = new Map()));
-        const first = cases.get(caseId);
-        if (first === undefined) cases.set(caseId, index);
-        else {
-          yield finding(
-            pointer("results", index, "attempt"),
-            codes.DUPLICATE_ATTEMPT,
-            "error",
-            render(codes.DUPLICATE_ATTEMPT, { value: attempt, name: caseId, first: pointer("results", first, "attempt") }),
-          );
-        }
-      }
+      if (!isObject(result) || !has(result, "error")) continue; // the common case: nothing to check
       const violations = get(result, "constraint_violations");
-      if (!Array.isArray(violations) || violations.length === 0) continue; // the common case: nothing more to check
-      const graderIds = graderIdsOf(result);
-      for (let vIndex = 0; vIndex < violations.length; vIndex++) {
-        const violation: unknown = violations[vIndex];
-        if (!isObject(violation)) continue;
-        const graderId = get(violation, "grader_id");
-        if (typeof graderId === "string" && !graderIds.has(graderId)) {
-          yield finding(
-            pointer("results", index, "constraint_violations", vIndex, "grader_id"),
-            codes.CONSTRAINT_GRADER_UNKNOWN,
-            "error",
-            render(codes.CONSTRAINT_GRADER_UNKNOWN, { value: graderId }),
-          );
-        }
-      }
-      if (has(result, "error") && invalidating(violations)) {
+      if (Array.isArray(violations) && invalidating(violations)) {
         yield finding(
-          pointer("results", index, "error"),
+          pointer("results", start + k, "error"),
           codes.ERROR_WITH_INVALIDATING_VIOLATION,
           "warning",
           render(codes.ERROR_WITH_INVALIDATING_VIOLATION),
@@ -297,10 +203,6 @@ function* placeholders(document: JsonObject): Generator<Finding> {
 }
 
 export function* packRules(document: JsonObject): Generator<Finding> {
-  yield* duplicates(
-    [...objects(get(document, "evals"))].map(([i, e]): [Where, string | null] => [["evals", i, "id"], text(get(e, "id"))]),
-    codes.DUPLICATE_EVAL_ID,
-  );
   const prompts = get(document, "prompts");
   const validators: [Where, JsonObject][] = [];
   if (isObject(prompts)) {
@@ -318,17 +220,9 @@ export function* packRules(document: JsonObject): Generator<Finding> {
           render(codes.PROMPT_ID_MISMATCH, { value: id, name }),
         );
       }
-      yield* duplicates(
-        [...objects(get(prompt, "evals"))].map(([i, e]): [Where, string | null] => [["prompts", name, "evals", i, "id"], text(get(e, "id"))]),
-        codes.DUPLICATE_EVAL_ID,
-      );
       for (const [i, v] of objects(get(prompt, "validators"))) validators.push([["prompts", name, "validators", i], v]);
     }
   }
-  yield* duplicates(
-    validators.map(([where, v]): [Where, string | null] => [[...where, "id"], text(get(v, "id"))]),
-    codes.DUPLICATE_VALIDATOR_ID,
-  );
   yield* placeholders(document);
   for (const [where, validator] of validators) {
     const params = get(validator, "params");

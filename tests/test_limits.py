@@ -125,7 +125,7 @@ def test_kind_detection_follows_the_telltales() -> None:
 def test_the_variable_is_read_the_same_way(value: str, expected: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(limits.INPUT_BYTES_VARIABLE, value)
     assert limits.max_input_bytes() == expected
-    node, built = shutil.which("node"), ROOT / "js" / "dist" / "limits.js"
+    node, built = shutil.which("node"), ROOT / "js" / "dist" / "core" / "limits.js"
     if node is None or not built.exists():
         missing_tool("node and js/dist (npm run build in js/) are needed to read the TypeScript limit")
     script = f"import('{built.as_uri()}').then(m => console.log(JSON.stringify(m.maxInputBytes())))"

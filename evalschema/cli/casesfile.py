@@ -20,7 +20,7 @@ from ..core import messages
 from ..core.findings import Finding, Report
 from ..io.loader import load_path
 from ..pipeline import placed, validate
-from ..rules.document import suite_rules
+from ..rules.annotated import annotated_rules
 
 _CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
 # the suite rules that look across test cases: the file's cases get them as the suite's inline cases do
@@ -102,7 +102,7 @@ def follow(
     readable = [(line, loaded) for line, loaded in documents if isinstance(loaded.document, dict)]
     combined = {"graders": suite.get("graders", []), "test_cases": [loaded.document for _, loaded in readable]}
     across: dict[int, list[Finding]] = {}
-    for finding in suite_rules(combined):
+    for finding in annotated_rules("suite", combined):
         if finding.code not in _ACROSS or not finding.pointer.startswith("/test_cases/"):
             continue
         index_text, _, rest = finding.pointer[len("/test_cases/") :].partition("/")

@@ -13,7 +13,7 @@ import { buildReport, finding, type Finding, type Report } from "../core/finding
 import { get, isObject, type JsonObject } from "../core/json.js";
 import { parseJson, readText } from "../io/loader.js";
 import { render } from "../core/messages.js";
-import { suiteRules } from "../rules/rules.js";
+import { annotatedRules } from "../rules/annotated.js";
 import { validate } from "../pipeline.js";
 
 export interface CaseLine {
@@ -100,7 +100,7 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
   // across the file: the suite's rules over its graders and these cases, mapped back to each case's line
   const combined: JsonObject = { graders: get(suite, "graders") ?? [], test_cases: readable.map((r) => r.document) };
   const across = new Map<number, Finding[]>();
-  for (const f of suiteRules(combined)) {
+  for (const f of annotatedRules("suite", combined)) {
     if (!ACROSS.has(f.code) || !f.pointer.startsWith("/test_cases/")) continue;
     const rest = f.pointer.slice("/test_cases/".length);
     const slash = rest.indexOf("/");

@@ -106,6 +106,25 @@ function hex(text: string, at: number): number {
   return parseInt(match[0], 16);
 }
 
+/** The string literal that opens at `start - 1` and has its first backslash at `backslash`, read by `JSON.parse`, and
+ * the index after its closing quote; null when there is no closing quote or `JSON.parse` refuses the literal. */
+function wholeLiteral(text: string, start: number, backslash: number): [string, number] | null {
+  let end = backslash;
+  for (;;) {
+    end = text.indexOf('"', end);
+    if (end < 0) return null;
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) break; // not an escaped quote: the literal ends here
+    end++;
+  }
+  try {
+    return [JSON.parse(text.slice(start - 1, end + 1)) as string, end + 1];
+  } catch {
+    return null; // a control character or a bad escape: read it character by character for the exact problem
+  }
+}
+
 /** The string whose opening quote is at `i - 1`, and the index after its closing quote. */
 function string(text: string, i: number): [string, number] {
   const n = text.length;
@@ -117,6 +136,12 @@ function string(text: string, i: number): [string, number] {
     if (j >= n) throw new JsonProblem(codes.INVALID_JSON, "end", n, { detail: STRING_END });
     const c = text[j]!;
     if (c === '"') return [out + text.slice(i, j), j + 1];
+    if (c === "\\" && out === "") {
+      // the first escape: the whole literal at once when V8 reads it (JSON's one string grammar: the same value,
+      // without building a string per escape); only success or failure is used, the loop below says why not
+      const whole = wholeLiteral(text, i, j);
+      if (whole !== null) return whole;
+    }
     out += text.slice(i, j);
     if (c !== "\\") throw new JsonProblem(codes.INVALID_JSON, "control", j, { value: c });
     if (j + 1 >= n) throw new JsonProblem(codes.INVALID_JSON, "end", n, { detail: STRING_END });

@@ -47,7 +47,7 @@ def _document(check: Callable[[dict[str, Any]], Iterator[Finding]]) -> Callable[
 
 
 class ResultRowsPass:
-    """The row rules of a result set; state across rows: the first row of each (test case, attempt)."""
+    """The hand-written row rule of a result set (no state across rows)."""
 
     def __init__(self, context: Context) -> None:
         self.rules = ResultRows(compact=context.compact)

@@ -3,21 +3,13 @@ lower layer to a higher one, and no import of the generator — and it does find
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+
+from tools import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "import_graph.py"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_runtime_graph_is_layered() -> None:
@@ -28,7 +20,7 @@ def test_the_runtime_graph_is_layered() -> None:
 
 
 def test_the_check_finds_an_upward_arrow_a_cycle_and_the_generator() -> None:
-    graph = _script()
+    graph = load_script(SCRIPT)
     clean = {
         "evalschema.core": set(),
         "evalschema.pipeline": {"evalschema.core", "evalschema.rules"},

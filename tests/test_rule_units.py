@@ -3,21 +3,13 @@ ledger rule enforced by code, and a ledger rule for every unit — and it finds 
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+
+from tools import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "rule_units.py"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rule_units", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_code_rule_has_a_unit_and_every_unit_a_rule() -> None:
@@ -27,7 +19,7 @@ def test_every_code_rule_has_a_unit_and_every_unit_a_rule() -> None:
 
 
 def test_the_check_finds_a_rule_without_unit_and_a_unit_without_rule() -> None:
-    units = _script()
+    units = load_script(SCRIPT)
     ledger = {"DUPLICATE_ID": ["suite"], "INVALID_REGEX": ["grader", "suite"], "INVALID_JSON": ["pack"]}
     complete = [
         ("DUPLICATE_ID", ["suite"], True, ""),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
+from types import ModuleType
 from typing import NoReturn
 
 import pytest
@@ -14,3 +17,12 @@ def missing_tool(message: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(f"{message} (CI must have it: see .ci/run)")
     pytest.skip(message)
+
+
+def load_script(path: Path) -> ModuleType:
+    """A script of the repository (``scripts/…``, not a package) imported as a module, to test its functions."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -39,7 +39,6 @@ from ..report.text import text_entry as _text_entry
 from ..report.text import text_summary as _text_summary
 from ..schemas.registry import KINDS, spec_version
 from ..schemas.selection import declared
-from . import comparecmd, diffcmd, interopcmd, schemacmd
 from .casesfile import CasesFile, follow
 
 if TYPE_CHECKING:
@@ -396,6 +395,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         from ..io.atomic import write_atomic
 
         write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
+    from . import comparecmd
+
     attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
     if args.format == "json":
         payload: list[dict[str, Any]] = [
@@ -481,7 +482,18 @@ def _jobs(text: str) -> int:
     return jobs
 
 
-def _parser() -> argparse.ArgumentParser:
+CORE_COMMANDS = ("validate", "summarize", "migrate")
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The command word of ``argv`` (its first argument that is not an option), if any."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. For one of the core commands the others' parsers are left out: they import
+    the comparison, conversion and columnar modules (their choices and defaults), which validating a file on
+    every commit should not pay for; any other command word, ``--help`` or no command gets them all."""
     parser = argparse.ArgumentParser(prog="evalschema", description="Validate, summarize and migrate evalschema documents.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print the package and specification versions, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -537,15 +549,19 @@ def _parser() -> argparse.ArgumentParser:
     migrate.add_argument("--check", action="store_true", help="print the diff and exit 1 if a migration is needed; write nothing")
     migrate.set_defaults(handler=cmd_migrate)
 
-    diffcmd.add_parser(commands)
-    schemacmd.add_parser(commands)
-    comparecmd.add_parser(commands)
-    interopcmd.add_parsers(commands)
+    if command not in CORE_COMMANDS:
+        from . import comparecmd, diffcmd, interopcmd, schemacmd
+
+        diffcmd.add_parser(commands)
+        schemacmd.add_parser(commands)
+        comparecmd.add_parser(commands)
+        interopcmd.add_parsers(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(_command(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2)

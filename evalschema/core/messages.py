@@ -15,7 +15,6 @@ The parameters and how each is written are listed in spec/ledger.schema.json (``
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -104,6 +103,8 @@ def suggest(word: Any, candidates: Iterable[Any]) -> str:
     """``"; did you mean "x"?"`` for the close matches of ``word`` among the string ``candidates``, or ``""``."""
     if not isinstance(word, str):
         return ""
+    import difflib  # here, not at the top: only an unknown name pays for it
+
     names = sorted({c for c in candidates if isinstance(c, str) and c != word}, key=lambda c: c.encode("utf-16-be", "surrogatepass"))
     matches = difflib.get_close_matches(word, names, n=SUGGESTIONS, cutoff=CUTOFF)
     return "; did you mean " + " or ".join(show(m) for m in matches) + "?" if matches else ""

@@ -22,7 +22,6 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 import jsonschema_rs
-from referencing._core import Resolver
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -30,6 +29,7 @@ from evalschema_models._rows import ROWS_STAND_ALONE
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
+    from referencing._core import Resolver
 
 from ..core import messages, rfc3339
 from ..core.extras import require
@@ -330,9 +330,7 @@ def _refuse_remote(uri: str) -> Any:
 @cache
 def _fast_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) -> Any:
     schemas = load(version)
-    registry = jsonschema_rs.Registry(
-        [(uri, schemas.registry.contents(uri)) for uri in sorted(schemas.resources)], retriever=_refuse_remote
-    )
+    registry = jsonschema_rs.Registry([(uri, schemas.documents[uri]) for uri in sorted(schemas.documents)], retriever=_refuse_remote)
     return jsonschema_rs.validator_for(
         _schema_at(schemas, kind, at), registry=registry, validate_formats=True, formats=rfc3339.FORMATS, retriever=_refuse_remote
     )
@@ -485,26 +483,55 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
 
 @cache
 def _has_deprecations(kind: str, version: str | None) -> bool:
-    """Whether any subschema reachable from ``kind`` is deprecated (if none is, the walk is skipped)."""
+    """Whether the walk for deprecated properties can find any in a document of ``kind``: whether its schema file
+    reaches, through ``$ref``s between files, a file with a deprecated subschema. Decided file by file, so it may
+    say yes where the walk then finds nothing, never no where it would find something; and it resolves no
+    reference, so a valid document of a kind without deprecations never builds the reference registry."""
     schemas = load(version)
-    resolved = schemas.registry.resolver(base_uri=schemas.uri(kind)).lookup(schemas.uri(kind))
-    stack: list[tuple[Any, Resolver[Any]]] = [(resolved.contents, resolved.resolver)]
-    seen: set[int] = set()
+    deprecating = {uri for uri, contents in schemas.documents.items() if _deprecates(contents)}
+    seen, todo = set(), [schemas.uri(kind)]
+    while todo:
+        uri = todo.pop()
+        if uri in deprecating or uri not in schemas.documents:  # an unknown target: say yes, let the walk decide
+            return True
+        if uri not in seen:
+            seen.add(uri)
+            todo.extend(_referenced_files(uri, schemas.documents[uri]))
+    return False
+
+
+def _deprecates(schema: Any) -> bool:
+    stack = [schema]
     while stack:
-        node, resolver = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+        node = stack.pop()
         if isinstance(node, dict):
             if node.get("deprecated") is True:
                 return True
-            if isinstance(node.get("$ref"), str):
-                target = resolver.lookup(node["$ref"])
-                stack.append((target.contents, target.resolver))
-            stack.extend((child, resolver) for child in node.values() if isinstance(child, (dict, list)))
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
         elif isinstance(node, list):
-            stack.extend((child, resolver) for child in node if isinstance(child, (dict, list)))
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
     return False
+
+
+def _referenced_files(uri: str, schema: Any) -> set[str]:
+    """The files (absolute URIs without fragment) the ``$ref``s of one schema file point into; an embedded
+    ``$id`` makes the answer unknowable without a resolver, which the caller's unknown-target rule covers."""
+    from urllib.parse import urldefrag, urljoin
+
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$ref", "$dynamicRef"):
+                if isinstance(node.get(key), str):
+                    found.add(urldefrag(urljoin(uri, node[key])).url)
+            if node is not schema and isinstance(node.get("$id"), str):
+                found.add(urldefrag(urljoin(uri, node["$id"])).url)
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return found - {uri}
 
 
 def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None) -> SchemaOutcome:

@@ -1,4 +1,4 @@
-"""The bundled schemas, loaded offline into a `referencing` registry.
+"""The bundled schemas, loaded offline; a `referencing` registry over them when references must be resolved.
 
 Nothing here touches the network: every schema is read from local files, and any reference the registry
 cannot resolve locally is an error rather than a fetch.
@@ -9,19 +9,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
-
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from evalschema_models import constants
 
 from . import releases
+
+if TYPE_CHECKING:
+    from referencing import Registry, Resource
 
 KINDS: tuple[str, ...] = constants.KINDS
 
@@ -43,6 +42,8 @@ def bundled_dir() -> Traversable:
 
 def _refuse_remote(uri: str) -> Resource[Any]:
     """The registry's retrieve hook: every schema is local, so any other URI is an error, never a fetch."""
+    from referencing.exceptions import NoSuchResource
+
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class the stubs do not describe
 
 
@@ -52,9 +53,24 @@ class SchemaSet:
 
     version: str
     base_uri: str
-    registry: Registry[Any]
+    documents: dict[str, dict[str, Any]]  # every schema file by its $id
     roots: dict[str, dict[str, Any]]
-    resources: tuple[str, ...]  # the $id of every schema file
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """The $id of every schema file."""
+        return tuple(self.documents)
+
+    @cached_property
+    def registry(self) -> Registry[Any]:
+        """The schemas in a `referencing` registry, crawled, built on first use: valid documents of most kinds
+        never resolve a reference in Python (jsonschema-rs does its own), so they do not pay for the import."""
+        from referencing import Registry
+        from referencing.jsonschema import DRAFT202012
+
+        resources = [(uri, DRAFT202012.create_resource(contents)) for uri, contents in self.documents.items()]
+        registry: Registry[Any] = Registry(retrieve=_refuse_remote).with_resources(resources)  # type: ignore[call-arg]
+        return registry.crawl()
 
     def uri(self, kind: str) -> str:
         return f"{self.base_uri}{kind}.json"
@@ -65,7 +81,7 @@ _ID_RE = re.compile(r"^(?P<base>https://evalschema\.org/schema/(?P<version>[^/]+
 
 def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
     """A schema set from the schema documents of one version (every ``$id`` versioned, one version)."""
-    resources: list[tuple[str, Resource[Any]]] = []
+    by_id: dict[str, dict[str, Any]] = {}
     roots: dict[str, dict[str, Any]] = {}
     version = base = ""
     for contents in documents:
@@ -73,12 +89,10 @@ def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
         if match is None:
             raise RuntimeError(f"{where}: $id {contents.get('$id')!r} is not a versioned evalschema URI")
         version, base = match["version"], match["base"]
-        resources.append((contents["$id"], DRAFT202012.create_resource(contents)))
+        by_id[contents["$id"]] = contents
         if match["name"] in KINDS:
             roots[match["name"]] = contents
-    registry: Registry[Any] = Registry(retrieve=_refuse_remote).with_resources(resources)  # type: ignore[call-arg]
-    uris = tuple(uri for uri, _ in resources)
-    return SchemaSet(version=version, base_uri=base, registry=registry.crawl(), roots=roots, resources=uris)
+    return SchemaSet(version=version, base_uri=base, documents=by_id, roots=roots)
 
 
 @cache

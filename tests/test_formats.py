@@ -1,0 +1,51 @@
+"""The date-time format's fast path (one regular expression) agrees with the field-by-field definition.
+
+``is_date_time`` accepts a string when the one-match grammar does, else asks ``by_fields``: it equals ``by_fields``
+exactly when the grammar never accepts a string ``by_fields`` refuses — checked here on generated timestamps
+(every field at and around its bounds, February 29th of leap and common years, leap seconds, offsets) and on
+mutated ones.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalschema.core import rfc3339
+
+two = st.integers(0, 99).map(lambda n: f"{n:02d}")
+stamps = st.builds(
+    "{}-{}-{}{}{}:{}:{}{}{}".format,
+    st.sampled_from([0, 1900, 2000, 2023, 2024, 2100, 9999]).map(lambda y: f"{y:04d}") | st.integers(0, 9999).map(lambda y: f"{y:04d}"),
+    st.integers(0, 13).map(lambda n: f"{n:02d}"),
+    st.integers(0, 32).map(lambda n: f"{n:02d}"),
+    st.sampled_from(["T", "t", " ", "x"]),
+    st.integers(0, 25).map(lambda n: f"{n:02d}"),
+    two,
+    st.integers(0, 61).map(lambda n: f"{n:02d}"),
+    st.sampled_from(["", ".5", ".123456789", "."]),
+    st.sampled_from(["Z", "z", "", "+00:00", "-00:01", "+23:59", "+24:00", "-05:60", "+5:30"]),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(stamps)
+def test_fast_path_accepts_only_what_the_fields_accept(value: str) -> None:
+    assert rfc3339.is_date_time(value) == rfc3339.by_fields(value), value
+
+
+@settings(max_examples=2000, deadline=None)
+@given(stamps, st.integers(0, 40), st.characters(codec="utf-8"))
+def test_fast_path_on_mutated_stamps(value: str, at: int, char: str) -> None:
+    for mutated in (value[:at] + char + value[at:], value[:at] + char + value[at + 1 :], value[:at] + value[at + 1 :]):
+        assert rfc3339.is_date_time(mutated) == rfc3339.by_fields(mutated), mutated
+
+
+def test_the_fast_path_is_taken_and_the_slow_one_kept() -> None:
+    """Most timestamps are decided by the one match; February 29th and a leap second still need the fields."""
+    assert rfc3339._COMMON_DATE_TIME.fullmatch("2026-11-30T09:46:23Z")
+    assert rfc3339._COMMON_DATE_TIME.fullmatch("2026-12-31T23:59:59.5+05:30")
+    assert not rfc3339._COMMON_DATE_TIME.fullmatch("2024-02-29T00:00:00Z") and rfc3339.is_date_time("2024-02-29T00:00:00Z")
+    assert not rfc3339.is_date_time("2023-02-29T00:00:00Z")
+    assert rfc3339.is_date_time("2026-06-30T23:59:60Z") and not rfc3339.is_date_time("2026-06-30T12:59:60Z")
+    assert rfc3339.is_date_time("2026-07-01T05:29:60+05:30")

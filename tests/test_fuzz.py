@@ -236,6 +236,30 @@ def test_parse_json_bytes_agrees_with_the_exact_path(data: bytes) -> None:
     _same_reading(fast, loader.parse_json(text, "fuzz.json"))
 
 
+# Pieces of text that could fool a count of the text's keys: colons inside strings, written plainly or escaped
+# (\u003a, \u003A, or a backslash before the letters), quotes written as escapes, whitespace around a colon.
+_TRICKY_STRINGS = st.lists(st.sampled_from(["a", ":", '\\"', "\\u003a", "\\u003A", "\\\\u003a", "\\u0022", '\\":', " "]), max_size=4).map(
+    "".join
+)
+_COLON = st.sampled_from([":", " :", ":\n", "\t: "])
+
+
+@st.composite
+def objects_with_keys_written_any_way(draw: Any) -> bytes:
+    """An object (or a list of them) whose keys may repeat, with tricky strings as keys and values."""
+    keys = draw(st.lists(_TRICKY_STRINGS, min_size=1, max_size=4))
+    members = [f'"{draw(st.sampled_from(keys))}"{draw(_COLON)}"{draw(_TRICKY_STRINGS)}"' for _ in range(draw(st.integers(1, 5)))]
+    text = "{" + ",".join(members) + "}"
+    return (f"[{text},{text}]" if draw(st.booleans()) else text).encode()
+
+
+@FUZZ
+@given(objects_with_keys_written_any_way())
+def test_repeated_keys_are_found_however_they_are_written(data: bytes) -> None:
+    """The fast path's key count never misses a repeated key, and never refuses an object without one."""
+    _same_reading(loader.parse_json_bytes(data, "fuzz.json"), loader.parse_json(data.decode(), "fuzz.json"))
+
+
 # --- the validator -------------------------------------------------------------------------------------------
 
 JSON_VALUES = st.recursive(

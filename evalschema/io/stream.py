@@ -57,6 +57,8 @@ class NotStreamable(Exception):
 
 def _chars(data: bytes) -> int:
     """Characters in UTF-8 bytes that begin on a character boundary."""
+    if data.isascii():  # most text, and a word at a time
+        return len(data)
     return len(data) - len(data.translate(None, _NOT_CONTINUATION))
 
 

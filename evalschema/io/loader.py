@@ -90,25 +90,27 @@ def needs_exact_path(data: bytes) -> bool:
     return _LONG_INTEGER in data.translate(_DIGITS)
 
 
-def same_keys(data: bytes, value: Any) -> bool:
-    """Whether every key of the text survived into orjson's value (no key was repeated in an object), when
-    :func:`needs_exact_path` said no."""
+def certainly_exact(data: bytes, value: Any, *, listed: bool = False) -> bool:
+    """Whether ``value``, orjson's reading of ``data`` (with ``listed``: of the list ``[`` + data + ``]``), is the
+    exact reading. Text written as orjson writes (compact, UTF-8, its number forms — JSON Lines and most
+    harnesses' output) is when the value written back is the same bytes: nothing was dropped, merged or rounded.
+    Any other text is decided by counting colons (above)."""
     try:
         written = orjson.dumps(value)
     except (TypeError, orjson.JSONEncodeError):  # deeper than orjson writes (255 levels): take the exact path
         return False
-    return data.count(b":") == written.count(b":")
+    if written == data if not listed else len(written) == len(data) + 2 and written.startswith(data, 1):
+        return True
+    return not needs_exact_path(data) and data.count(b":") == written.count(b":")
 
 
 def _fast_parse(data: bytes) -> tuple[bool, Any]:
     """(True, value) when orjson's reading is certainly the exact one; (False, None) to take the exact path."""
-    if needs_exact_path(data):
-        return False, None
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return False, None
-    return (True, value) if same_keys(data, value) else (False, None)
+    return (True, value) if certainly_exact(data, value) else (False, None)
 
 
 def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> Loaded:

@@ -29,7 +29,7 @@ from evalschema_models import rules as codes
 from ..core.findings import Finding, escape_token
 from ..core.limits import max_input_bytes, too_large_message
 from ..core.messages import render
-from .loader import BOM_MESSAGE, ReadProblem, exact_value, needs_exact_path, same_keys
+from .loader import BOM_MESSAGE, ReadProblem, certainly_exact, exact_value
 from .positions import MAX_DEPTH, Positions, json_positions
 from .strict_json import JsonProblem
 from .strict_json import read as strict_read
@@ -375,7 +375,7 @@ class _Reader:
 
     def checked(self, raw: bytes, value: Any, line: int, column: int, max_depth: int) -> Any:
         """orjson's value when its reading is certainly exact (as for a whole document), else the exact one."""
-        if not needs_exact_path(raw) and same_keys(raw, value):
+        if certainly_exact(raw, value):
             return value
         text = raw.decode("utf-8")
         try:
@@ -627,7 +627,7 @@ def _checked_rows(
 ) -> Rows | Problem:
     """Rows read by orjson, checked as strictly as a whole document is read (else read again, exactly)."""
     rows = Rows(array, start, items, Text(raw, line, column), bounds)
-    if not needs_exact_path(raw) and same_keys(raw, items):
+    if certainly_exact(raw, items, listed=True):
         return rows
     exact = []
     done = 0

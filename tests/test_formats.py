@@ -1,4 +1,5 @@
-"""The date-time format's fast path (one regular expression) agrees with the field-by-field definition.
+"""The date and date-time formats' fast path (one regular expression each) agrees with the field-by-field
+definition.
 
 ``is_date_time`` accepts a string when the one-match grammar does, else asks ``by_fields``: it equals ``by_fields``
 exactly when the grammar never accepts a string ``by_fields`` refuses — checked here on generated timestamps
@@ -49,3 +50,35 @@ def test_the_fast_path_is_taken_and_the_slow_one_kept() -> None:
     assert not rfc3339.is_date_time("2023-02-29T00:00:00Z")
     assert rfc3339.is_date_time("2026-06-30T23:59:60Z") and not rfc3339.is_date_time("2026-06-30T12:59:60Z")
     assert rfc3339.is_date_time("2026-07-01T05:29:60+05:30")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(stamps, st.integers(0, 12), st.characters(codec="utf-8"))
+def test_date_fast_path_accepts_only_what_the_fields_accept(stamp: str, at: int, char: str) -> None:
+    value = stamp[:10]
+    for candidate in (value, value[:at] + char + value[at:], value[:at] + char + value[at + 1 :], value + stamp[10:12]):
+        assert rfc3339.is_date(candidate) == rfc3339.date_by_fields(candidate), candidate
+
+
+@settings(max_examples=2000, deadline=None)
+@given(stamps, st.integers(0, 40), st.sampled_from(["", "\n", "\r\n", " ", "Z", "\u0660", "x"]))
+def test_the_rust_pattern_is_the_python_expression(value: str, at: int, extra: str) -> None:
+    """The fast engine's first pass runs each COMMON expression as a JSON Schema ``pattern`` in jsonschema-rs
+    (``schema_path._fast_screen``): it must accept exactly what Python's ``fullmatch`` accepts — a trailing newline
+    or a non-ASCII digit included."""
+    import jsonschema_rs
+
+    from evalschema.engine.schema_path import _with_format_patterns
+
+    for name in rfc3339.COMMON:
+        screen = jsonschema_rs.validator_for(_with_format_patterns({"type": "string", "format": name}), validate_formats=False)
+        python = rfc3339._COMMON_DATE_TIME if name == "date-time" else rfc3339._COMMON_DATE
+        for candidate in (
+            value,
+            value[:10],
+            value[:at] + extra + value[at:],
+            value[:at] + extra + value[at + 1 :],
+            value + extra,
+            value[:10] + extra,
+        ):
+            assert screen.is_valid(candidate) == (python.fullmatch(candidate) is not None), (name, candidate)

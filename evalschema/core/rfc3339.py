@@ -25,6 +25,11 @@ def is_date(value: object) -> bool:
     """RFC 3339 ``full-date``; a non-string is not this format's business (JSON Schema: formats apply to strings)."""
     if not isinstance(value, str):
         return True
+    return _COMMON_DATE.fullmatch(value) is not None or date_by_fields(value)
+
+
+def date_by_fields(value: str) -> bool:
+    """``date``, decided field by field (what the one-match fast path of :func:`is_date` must agree with)."""
     match = _DATE.fullmatch(value)
     return match is not None and _real_day(match)
 
@@ -34,14 +39,15 @@ def _real_day(match: re.Match[str]) -> bool:
     return 1 <= month <= 12 and 1 <= day <= _days_in(year, month)
 
 
-# The whole grammar with every field in range, in one match: a date-time that matches is valid without another
-# look (nearly all of them: the check runs once per timestamp of every row). February 29th and second 60 are left
-# to the checks below, which need the year and the offset.
-_COMMON_DATE_TIME = re.compile(
-    r"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
-    r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])",
-    re.ASCII,
-)
+# The whole grammar with every field in range, as one regular expression: a value that matches is valid without
+# another look (nearly all of them: the check runs once per timestamp of every row). February 29th and second 60
+# are left to the field-by-field checks, which need the year and the offset. Written in the syntax Python and
+# ECMA-262 share: the fast engine also runs them, in Rust, as ``pattern``s (``engine.schema_path``).
+_COMMON_DAY = r"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
+_COMMON_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+COMMON = {"date": _COMMON_DAY, "date-time": f"{_COMMON_DAY}[Tt]{_COMMON_TIME}"}
+_COMMON_DATE = re.compile(COMMON["date"], re.ASCII)
+_COMMON_DATE_TIME = re.compile(COMMON["date-time"], re.ASCII)
 
 
 def is_date_time(value: object) -> bool:

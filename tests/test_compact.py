@@ -5,11 +5,13 @@ the duplicate-attempt rule give what the plain definitions give, whatever the at
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalschema.io.compact import KeyTable
+from evalschema.io import compact as compact_table
+from evalschema.io.compact import DICT_KEYS, KeyTable
 from evalschema.rules.annotated import AnnotatedRows
 from evalschema.summary import SummaryBuilder, attempt_number
 
@@ -17,9 +19,10 @@ KEYS = st.binary(max_size=12) | st.sampled_from([b"", b"\x00", b"tc-1", b"1\x00t
 
 
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
-@given(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=400))
-def test_key_table_is_a_dict(operations: list[tuple[bytes, int]]) -> None:
-    table, reference = KeyTable(), dict[bytes, int]()
+@given(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=400), st.sampled_from([0, 1, 7, 100, DICT_KEYS]))
+def test_key_table_is_a_dict(operations: list[tuple[bytes, int]], dict_keys: int) -> None:
+    """In its dict, in its arrays, and moving from one to the other at any point."""
+    table, reference = KeyTable(dict_keys), dict[bytes, int]()
     for key, value in operations:
         expected = (reference[key], False) if key in reference else (value, True)
         reference.setdefault(key, value)
@@ -27,8 +30,13 @@ def test_key_table_is_a_dict(operations: list[tuple[bytes, int]]) -> None:
         if key.endswith(b"\x00"):
             table.replace(key, value // 2)
             reference[key] = value // 2
+        if key.startswith(b"\x00"):
+            table.add(key, 3)
+            reference[key] += 3
+        assert table.get(key) == reference[key]
     assert len(table) == len(reference)
     assert sorted(table.values()) == sorted(reference.values())
+    assert sorted(table.items()) == sorted(reference.items())
 
 
 ATTEMPTS = st.one_of(
@@ -58,11 +66,13 @@ def _rollup_by_definition(rows: list[dict[str, Any]]) -> tuple[int, int, int, in
 
 
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
-@given(ROWS, st.booleans())
-def test_attempt_rollup_is_exact(rows: list[dict[str, Any]], compact: bool) -> None:
-    builder = SummaryBuilder(compact=compact)
-    for row in rows:
-        builder.add(row)
+@given(ROWS, st.booleans(), st.sampled_from([0, 2, DICT_KEYS]))
+def test_attempt_rollup_is_exact(rows: list[dict[str, Any]], compact: bool, dict_keys: int) -> None:
+    """``dict_keys``: where the compact tables move their keys from a dict into their arrays."""
+    with mock.patch.object(compact_table, "DICT_KEYS", dict_keys):
+        builder = SummaryBuilder(compact=compact)
+        for row in rows:
+            builder.add(row)
     rollup = builder.build().attempts
     if not any("attempt" in row for row in rows):
         assert rollup is None
@@ -75,8 +85,8 @@ def test_attempt_rollup_is_exact(rows: list[dict[str, Any]], compact: bool) -> N
 
 
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
-@given(ROWS, st.integers(1, 7), st.booleans())
-def test_duplicate_attempts_are_exact_in_any_batches(rows: list[dict[str, Any]], batch: int, compact: bool) -> None:
+@given(ROWS, st.integers(1, 7), st.booleans(), st.sampled_from([0, 2, DICT_KEYS]))
+def test_duplicate_attempts_are_exact_in_any_batches(rows: list[dict[str, Any]], batch: int, compact: bool, dict_keys: int) -> None:
     """The first row of each (test_case_id, attempt) — 2.0 is 2, other non-integers have none — wherever batches
     are cut."""
     first: dict[tuple[str, int], int] = {}
@@ -90,11 +100,12 @@ def test_duplicate_attempts_are_exact_in_any_batches(rows: list[dict[str, Any]],
             if key in first:
                 expected.append((f"/results/{index}/attempt", f"(first at /results/{first[key]}/attempt)"))
             first.setdefault(key, index)
-    checker = AnnotatedRows("resultset", "results", compact=compact)  # DUPLICATE_ATTEMPT: the schema's x-unique
-    found = [
-        (f.pointer, f.message[f.message.index("(first") :])
-        for start in range(0, len(rows), batch)
-        for f in checker.rows(rows[start : start + batch], start)
-        if f.code == "DUPLICATE_ATTEMPT"
-    ]
+    with mock.patch.object(compact_table, "DICT_KEYS", dict_keys):
+        checker = AnnotatedRows("resultset", "results", compact=compact)  # DUPLICATE_ATTEMPT: the schema's x-unique
+        found = [
+            (f.pointer, f.message[f.message.index("(first") :])
+            for start in range(0, len(rows), batch)
+            for f in checker.rows(rows[start : start + batch], start)
+            if f.code == "DUPLICATE_ATTEMPT"
+        ]
     assert found == expected

@@ -72,12 +72,16 @@ def _byte_offset(buf: bytes, start: int, chars: int) -> int:
         size = wider
 
 
-def _advance(data: bytes, line: int, column: int) -> tuple[int, int]:
-    """The line and 0-based column just after ``data``, from (``line``, ``column``) before it."""
-    newlines = data.count(b"\n")
+def _advance(data: bytes, line: int, column: int, start: int = 0, end: int | None = None, ascii: bool = False) -> tuple[int, int]:
+    """The line and 0-based column just after ``data[start:end]``, from (``line``, ``column``) before it. The span
+    is counted in place, and with ``ascii`` (the caller knows ``data`` is ASCII) without looking at characters:
+    finding where a batch of rows starts then copies none of its 2 MiB."""
+    end = len(data) if end is None else end
+    newlines = data.count(b"\n", start, end)
     if newlines:
-        return line + newlines, _chars(data[data.rfind(b"\n") + 1 :])
-    return line, column + _chars(data)
+        start = data.rfind(b"\n", start, end) + 1
+        line, column = line + newlines, 0
+    return line, column + (end - start if ascii else _chars(data[start:end]))
 
 
 @dataclass
@@ -222,6 +226,7 @@ class _Reader:
         self.mark, self.line, self.column = 0, 1, 0  # a position in buf whose line and 0-based column are known
         self.window = _FIRST_WINDOW
         self.limit = max_input_bytes()
+        self.ascii = True  # whether every byte of ``buf`` is ASCII (as most JSON is), to count columns by length
 
     def fill(self) -> bool:
         """Read another chunk, dropping the bytes no longer needed; False at the end of the file. Raises
@@ -235,7 +240,9 @@ class _Reader:
         if not chunk:
             self.eof = True
             return False
-        self.buf = self.buf[drop:] + chunk
+        kept = self.buf[drop:]
+        self.ascii = (self.ascii or kept.isascii()) and chunk.isascii()
+        self.buf = kept + chunk
         self.offset += drop
         self.pos -= drop
         self.keep -= drop
@@ -244,7 +251,7 @@ class _Reader:
 
     def where(self, index: int) -> tuple[int, int]:
         """Line and 0-based column of ``buf[index]``; indices asked about never go backwards."""
-        self.line, self.column = _advance(self.buf[self.mark : index], self.line, self.column)
+        self.line, self.column = _advance(self.buf, self.line, self.column, self.mark, index, self.ascii)
         self.mark = index
         return self.line, self.column
 

@@ -213,10 +213,14 @@ def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
     chunks: list[bytes] = []
     total = 0
     try:
+        size = os.fstat(handle.fileno()).st_size  # a regular file says how much there is: one read, no joining
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's BytesIO), or stdin closed
+        size = 0
+    try:
         while True:
-            chunk = handle.read(min(1 << 22, limit + 1 - total))
+            chunk = handle.read(min(max(1 << 22, size + 1 if not chunks else 0), limit + 1 - total))
             if not chunk:
-                return b"".join(chunks)
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:

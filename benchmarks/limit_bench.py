@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -46,6 +47,11 @@ PASS = [PYTHON, "-c", "pass"]
 NODE_PARSE = ["-e", "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))"]
 
 
+# Every side runs with bytecode caching allowed, as an installed package runs (pip compiles it): a shell that sets
+# PYTHONDONTWRITEBYTECODE would otherwise make each evalschema run compile its modules from source.
+CHILD_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 class SideFailed(SystemExit):
     pass
 
@@ -60,7 +66,7 @@ class Side:
     def run(self) -> None:
         """One run: wall time from spawn to exit, and the child's own peak RSS (VmHWM) sampled every 5 ms."""
         start = time.perf_counter()
-        proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=CHILD_ENV)
         status, peak_kib = Path(f"/proc/{proc.pid}/status"), 0
         while proc.poll() is None:
             try:

@@ -34,9 +34,12 @@ from .positions import MAX_DEPTH, Positions, json_positions
 from .strict_json import JsonProblem
 from .strict_json import read as strict_read
 
-CHUNK_BYTES = 1 << 22  # read 4 MiB at a time
+# Tuning of this reader, not of the format (findings do not depend on them). Measured on 100k rows (104 MB): 4 MiB
+# reads and 2 MiB batches peaked at 85 MiB; 1 MiB and 256 KiB at 50 MiB, and ran 10 % faster (a batch's parsed
+# rows stay in the CPU's caches through every stage)
+CHUNK_BYTES = 1 << 20  # read 1 MiB at a time
 BATCH_ITEMS = 1000  # rows read one by one are handed over together, so per-call costs are shared
-BATCH_BYTES = 1 << 21  # …or as many as 2 MiB of text holds
+BATCH_BYTES = 1 << 18  # …or as many as 256 KiB of text holds
 # Reading member by member pays off for a result set's few members and many rows; a root with more members than
 # this is no result set worth streaming (its members would each cost a Python round trip): it is read whole
 MAX_MEMBERS = constants.MAX_MEMBERS

@@ -2,16 +2,19 @@
 case's attempt rollup.
 
 A ``dict`` spends well over 100 bytes on each short string key and integer value, so for a result set of a
-million rows that state would outgrow the batch of rows being read. This table keeps every key's bytes in one
-arena and its slots in machine-integer arrays: about ``len(key) + 40`` bytes per key. It is exact (keys are
-compared, not only hashed): an open-addressing hash table with linear probing, at most two-thirds full. Its
-probing runs in Python, so the first ``DICT_KEYS`` keys live in a plain ``dict`` (C speed, about 110 bytes a key):
-only state that outgrows it — a result set of more than about 130,000 test cases — moves into the arrays.
+million rows that state would outgrow the batch of rows being read. Past ``DICT_KEYS`` keys (a result set of more
+than about 130,000 test cases; below it a plain ``dict`` holds them, at C speed) this table keeps them in arrays:
+every key's bytes in one arena, in the order they came, with the arena offset where each ends and its value in
+that same order, and an open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only
+the entry's number. About ``len(key) + 24`` bytes a key, and growing rebuilds only the slots. It is exact: keys
+are compared, not only hashed.
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
+from itertools import chain
 
 _EMPTY = -1
 DICT_KEYS = 1 << 17
@@ -24,13 +27,12 @@ class KeyTable:
         self._small: dict[bytes, int] | None = {}  # None once the keys have moved into the arrays
         self._dict_keys = DICT_KEYS if dict_keys is None else dict_keys
         self._arena = bytearray()
-        self._offsets = array("q", [_EMPTY]) * 8  # where each slot's key starts in the arena; -1: empty
-        self._lengths = array("i", [0]) * 8
-        self._values = array("q", [0]) * 8
-        self._count = 0
+        self._ends = array("q")  # entry n's key is arena[ends[n - 1]:ends[n]] (from 0 for the first)
+        self._values = array("q")  # entry n's value
+        self._slots = array("i", [_EMPTY]) * 8  # an entry number, or empty
 
     def __len__(self) -> int:
-        return len(self._small) if self._small is not None else self._count
+        return len(self._small) if self._small is not None else len(self._values)
 
     def _spill(self) -> None:
         """Move the dict's keys into the arrays, for good."""
@@ -38,14 +40,18 @@ class KeyTable:
         for key, value in (small or {}).items():
             self.setdefault(key, value)
 
-    def _slot(self, key: bytes) -> int:
-        """The slot holding ``key``, or the empty slot where it belongs."""
-        offsets, lengths, arena, mask, size = self._offsets, self._lengths, self._arena, len(self._offsets) - 1, len(key)
+    def _find(self, key: bytes) -> tuple[int, int]:
+        """(the slot holding ``key``, its entry number) or (the empty slot where it belongs, -1)."""
+        slots, ends, arena, mask, size = self._slots, self._ends, self._arena, len(self._slots) - 1, len(key)
         slot = hash(key) & mask
         while True:
-            start = offsets[slot]
-            if start == _EMPTY or (lengths[slot] == size and arena[start : start + size] == key):
-                return slot
+            entry = slots[slot]
+            if entry == _EMPTY:
+                return slot, _EMPTY
+            end = ends[entry]
+            start = ends[entry - 1] if entry else 0
+            if end - start == size and arena[start:end] == key:
+                return slot, entry
             slot = (slot + 1) & mask
 
     def setdefault(self, key: bytes, value: int) -> tuple[int, bool]:
@@ -59,15 +65,14 @@ class KeyTable:
             if size >= self._dict_keys:
                 self._spill()
             return value, True
-        slot = self._slot(key)
-        if self._offsets[slot] != _EMPTY:
-            return self._values[slot], False
-        self._offsets[slot] = len(self._arena)
-        self._lengths[slot] = len(key)
-        self._values[slot] = value
+        slot, entry = self._find(key)
+        if entry != _EMPTY:
+            return self._values[entry], False
+        self._slots[slot] = len(self._values)
         self._arena += key
-        self._count += 1
-        if 3 * self._count > 2 * len(self._offsets):
+        self._ends.append(len(self._arena))
+        self._values.append(value)
+        if 3 * len(self._values) > 2 * len(self._slots):
             self._grow()
         return value, True
 
@@ -77,46 +82,44 @@ class KeyTable:
             assert key in self._small, "replace() of a missing key"
             self._small[key] = value
             return
-        slot = self._slot(key)
-        assert self._offsets[slot] != _EMPTY, "replace() of a missing key"
-        self._values[slot] = value
+        _, entry = self._find(key)
+        assert entry != _EMPTY, "replace() of a missing key"
+        self._values[entry] = value
 
     def values(self) -> list[int]:
         if self._small is not None:
             return list(self._small.values())
-        return [value for start, value in zip(self._offsets, self._values) if start != _EMPTY]
+        return self._values.tolist()
+
+    def _keys(self) -> Iterator[bytes]:
+        """Every key in entry order, one at a time (a list of a million would cost more than the table)."""
+        arena, ends = self._arena, self._ends
+        for start, end in zip(chain((0,), ends), ends):
+            yield bytes(arena[start:end])
 
     def _grow(self) -> None:
-        old = zip(self._offsets, self._lengths, self._values)
-        size = 2 * len(self._offsets)
-        offsets, lengths, values = array("q", [_EMPTY]) * size, array("i", [0]) * size, array("q", [0]) * size
-        mask, arena = size - 1, self._arena
-        for start, length, value in old:
-            if start == _EMPTY:
-                continue
-            slot = hash(bytes(arena[start : start + length])) & mask
-            while offsets[slot] != _EMPTY:
+        """Twice the slots, every entry placed again (the arena, ends and values stay as they are)."""
+        size = 2 * len(self._slots)
+        slots, mask = array("i", [_EMPTY]) * size, size - 1
+        for entry, key in enumerate(self._keys()):
+            slot = hash(key) & mask
+            while slots[slot] != _EMPTY:
                 slot = (slot + 1) & mask
-            offsets[slot], lengths[slot], values[slot] = start, length, value
-        self._offsets, self._lengths, self._values = offsets, lengths, values
+            slots[slot] = entry
+        self._slots = slots
 
     def items(self) -> list[tuple[bytes, int]]:
         """Every key with its value (in no particular order)."""
         if self._small is not None:
             return list(self._small.items())
-        arena = self._arena
-        return [
-            (bytes(arena[start : start + length]), value)
-            for start, length, value in zip(self._offsets, self._lengths, self._values)
-            if start != _EMPTY
-        ]
+        return list(zip(self._keys(), self._values))
 
     def get(self, key: bytes) -> int | None:
         """The value of ``key``, or None."""
         if self._small is not None:
             return self._small.get(key)
-        slot = self._slot(key)
-        return None if self._offsets[slot] == _EMPTY else self._values[slot]
+        _, entry = self._find(key)
+        return None if entry == _EMPTY else self._values[entry]
 
     def add(self, key: bytes, delta: int) -> None:
         """Add ``delta`` to the value of ``key`` (a missing key starts at 0), in one lookup."""
@@ -126,8 +129,8 @@ class KeyTable:
             else:
                 self.setdefault(key, delta)
             return
-        slot = self._slot(key)
-        if self._offsets[slot] != _EMPTY:
-            self._values[slot] += delta
+        _, entry = self._find(key)
+        if entry != _EMPTY:
+            self._values[entry] += delta
             return
         self.setdefault(key, delta)

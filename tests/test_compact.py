@@ -21,7 +21,13 @@ KEYS = st.binary(max_size=12) | st.sampled_from([b"", b"\x00", b"tc-1", b"1\x00t
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
 @given(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=400), st.sampled_from([0, 1, 7, 100, DICT_KEYS]))
 def test_key_table_is_a_dict(operations: list[tuple[bytes, int]], dict_keys: int) -> None:
-    """In its dict, in its arrays, and moving from one to the other at any point."""
+    """In its dict, in its arrays, and moving from one to the other at any point; its arena offsets widened from
+    4 to 8 bytes at any point too (past 4 GiB of keys, here past 40 bytes)."""
+    with mock.patch.object(compact_table, "NARROW_ENDS", 40 if dict_keys == 1 else compact_table.NARROW_ENDS):
+        _check_key_table(operations, dict_keys)
+
+
+def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int) -> None:
     table, reference = KeyTable(dict_keys), dict[bytes, int]()
     for key, value in operations:
         expected = (reference[key], False) if key in reference else (value, True)

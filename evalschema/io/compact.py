@@ -6,7 +6,7 @@ million rows that state would outgrow the batch of rows being read. Past ``DICT_
 than about 130,000 test cases; below it a plain ``dict`` holds them, at C speed) this table keeps them in arrays:
 every key's bytes in one arena, in the order they came, with the arena offset where each ends and its value in
 that same order, and an open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only
-the entry's number. About ``len(key) + 24`` bytes a key, and growing rebuilds only the slots. It is exact: keys
+the entry's number. About ``len(key) + 20`` bytes a key, and growing rebuilds only the slots. It is exact: keys
 are compared, not only hashed.
 """
 
@@ -18,6 +18,7 @@ from itertools import chain
 
 _EMPTY = -1
 DICT_KEYS = 1 << 17
+NARROW_ENDS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
 
 
 class KeyTable:
@@ -27,7 +28,7 @@ class KeyTable:
         self._small: dict[bytes, int] | None = {}  # None once the keys have moved into the arrays
         self._dict_keys = DICT_KEYS if dict_keys is None else dict_keys
         self._arena = bytearray()
-        self._ends = array("q")  # entry n's key is arena[ends[n - 1]:ends[n]] (from 0 for the first)
+        self._ends = array("I")  # entry n's key is arena[ends[n - 1]:ends[n]] (from 0); "Q" past 4 GiB of keys
         self._values = array("q")  # entry n's value
         self._slots = array("i", [_EMPTY]) * 8  # an entry number, or empty
 
@@ -70,6 +71,8 @@ class KeyTable:
             return self._values[entry], False
         self._slots[slot] = len(self._values)
         self._arena += key
+        if len(self._arena) > NARROW_ENDS and self._ends.typecode == "I":
+            self._ends = array("Q", self._ends)
         self._ends.append(len(self._arena))
         self._values.append(value)
         if 3 * len(self._values) > 2 * len(self._slots):
@@ -86,10 +89,9 @@ class KeyTable:
         assert entry != _EMPTY, "replace() of a missing key"
         self._values[entry] = value
 
-    def values(self) -> list[int]:
-        if self._small is not None:
-            return list(self._small.values())
-        return self._values.tolist()
+    def values(self) -> Iterator[int]:
+        """Every value, one at a time (a list of a million would cost more than the table)."""
+        return iter(self._small.values() if self._small is not None else self._values)
 
     def _keys(self) -> Iterator[bytes]:
         """Every key in entry order, one at a time (a list of a million would cost more than the table)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Literal
 
 from ..io.compact import KeyTable
@@ -192,6 +193,11 @@ class _CaseAttempts:
     @classmethod
     def unpack(cls, packed: int) -> _CaseAttempts:
         return cls(packed >> 3, bool(packed & 4), bool(packed & 2), bool(packed & 1))
+
+    @staticmethod
+    def packed_flags(packed: int) -> tuple[int, int, int]:
+        """(first_passed, any_passed, all_passed) of a packed rollup, as 0 or 1, without building it."""
+        return packed >> 2 & 1, packed >> 1 & 1, packed & 1
 
 
 # A test case's rollup fits one 64-bit integer when its attempt numbers are below 2**59 (always, in practice); a
@@ -381,14 +387,21 @@ class SummaryBuilder:
         failed = counts["failed"] + counts["invalidated"]
         attempts = None
         if self.has_attempts:
-            cases = list(self.case_records.values()) + list(self.wide_cases.values())
-            cases += [_CaseAttempts.unpack(packed) for packed in self.cases.values() if packed != _MOVED]
-            scored = len(cases)
+            # counted case by case: a list of every test case's rollup would be the largest thing in memory
+            scored = first = any_passed = all_passed = 0
+            for case in chain(self.case_records.values(), self.wide_cases.values()):
+                scored, first = scored + 1, first + case.first_passed
+                any_passed, all_passed = any_passed + case.any_passed, all_passed + case.all_passed
+            for packed in self.cases.values():
+                if packed != _MOVED:
+                    flags = _CaseAttempts.packed_flags(packed)
+                    scored, first = scored + 1, first + flags[0]
+                    any_passed, all_passed = any_passed + flags[1], all_passed + flags[2]
             attempts = AttemptRollup(
                 test_cases=scored,
-                first_attempt_pass_rate=_rate(sum(1 for c in cases if c.first_passed), scored),
-                any_pass_rate=_rate(sum(1 for c in cases if c.any_passed), scored),
-                all_pass_rate=_rate(sum(1 for c in cases if c.all_passed), scored),
+                first_attempt_pass_rate=_rate(first, scored),
+                any_pass_rate=_rate(any_passed, scored),
+                all_pass_rate=_rate(all_passed, scored),
             )
         return Summary(
             total=sum(counts.values()),

@@ -23,11 +23,8 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
+from evalschema_models.constants import MAX_SUGGESTIONS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF
 from evalschema_models.rules import RULES
-
-VALUE_LIMIT = 60  # characters of a quoted value shown in a message
-SUGGESTIONS = 3  # close matches offered at most
-CUTOFF = 0.75  # stricter than difflib's default 0.6: one or two close names, not every similar one
 
 QUOTED = frozenset({"value", "expected", "name", "pattern", "limit", "test_case", "count", "more"})
 LISTS = frozenset({"allowed", "names", "declared"})
@@ -85,7 +82,7 @@ def number(value: int | float) -> str:
     return ("-" if sign else "") + text
 
 
-def show(value: Any, limit: int = VALUE_LIMIT) -> str:
+def show(value: Any, limit: int = MESSAGE_VALUE_CHARS) -> str:
     """A value as a message quotes it: scalars as JSON (shortened), containers by their shape only."""
     if isinstance(value, dict):
         return "an object" if value else "an empty object"
@@ -105,7 +102,7 @@ def suggest(word: Any, candidates: Iterable[Any]) -> str:
     if not isinstance(word, str):
         return ""
     names = sorted({c for c in candidates if isinstance(c, str) and c != word}, key=lambda c: c.encode("utf-16-be", "surrogatepass"))
-    matches = difflib.get_close_matches(word, names, n=SUGGESTIONS, cutoff=CUTOFF)
+    matches = difflib.get_close_matches(word, names, n=MAX_SUGGESTIONS, cutoff=SUGGESTION_CUTOFF)
     return "; did you mean " + " or ".join(show(m) for m in matches) + "?" if matches else ""
 
 

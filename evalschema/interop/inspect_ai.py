@@ -20,7 +20,7 @@ from .base import Sink, map_score, prefixed, text_or_default
 from .common import ConversionError, LossReport, pointer
 
 FORMAT = "inspect_ai"
-SUFFIXES = (".eval", ".json")
+LOG_SUFFIXES = (".eval", ".json")  # the files Inspect writes its logs to
 SUPPORTED_VERSIONS = (1, 2)
 
 # sample fields carried by a field of their own; everything else is metadata or listed as dropped
@@ -122,7 +122,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
 
     path = inputs[0]
     source = path.name
-    if path.suffix not in SUFFIXES:
+    if path.suffix not in LOG_SUFFIXES:
         raise ConversionError("IMPORT_NOT_FORMAT", f"an Inspect log ends in .eval or .json, not {path.suffix or '(none)'!r}", str(path))
     if not path.is_file():
         raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path))

@@ -24,6 +24,7 @@ import orjson
 import yaml
 
 from evalschema_models import rules as codes
+from evalschema_models.constants import INPUT_SUFFIXES
 
 from ..core.findings import Finding
 from ..core.limits import INPUT_BYTES_VARIABLE, YAML_NODE_LIMIT, max_input_bytes, too_large_message
@@ -31,7 +32,7 @@ from ..core.messages import render, show
 from . import strict_json
 from .positions import MAX_DEPTH, Positions, json_positions, yaml_positions
 
-SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+SUFFIXES: dict[str, str] = INPUT_SUFFIXES
 
 
 @dataclass

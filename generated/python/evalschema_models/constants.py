@@ -43,6 +43,22 @@ STREAM_THRESHOLD: Final = 8388608
 """JSON files of this many bytes (8 MiB) or more are read in pieces unless told otherwise; the report is the same."""
 MAX_MEMBERS: Final = 1000
 """A root with more members than this is no result set worth reading in pieces: it is read whole."""
+MESSAGE_VALUE_CHARS: Final = 60
+"""A value quoted in a finding's message (its `value`, `name`, … parameters) is shortened to this many characters, quotes included."""
+MAX_SUGGESTIONS: Final = 3
+"""Close matches a message's `suggestion` offers at most ("did you mean …?")."""
+SUGGESTION_CUTOFF: Final = 0.75
+"""How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one."""
+PARTIAL_KEY: Final = "evalschema.partial"
+"""The result set `metadata` key by which a result set declares (with `true`) that it ran only part of its suite (no TEST_CASE_NOT_RUN)."""
+MISSING_SHOWN: Final = 5
+"""Test case ids named in a TEST_CASE_NOT_RUN message; the rest are counted."""
+MIGRATION_KEY: Final = "evalschema.migration"
+"""The `extensions` key by which `evalschema migrate` marks the placeholders it wrote (MIGRATION_PLACEHOLDER)."""
+INPUT_SUFFIXES: Final = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+"""File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON."""
+STREAM_CHOICES: Final = {"auto": None, "always": True, "never": False}
+"""The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on."""
 SUMMARY_TOLERANCE: Final = 1e-09
 """A result set's claimed summary number differs from the computed one when they are further apart than this."""
 NO_RESULTS: Final = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}

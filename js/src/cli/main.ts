@@ -23,6 +23,7 @@ import { loadSources, loadStdin } from "../io/loader.js";
 import { isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile, validate } from "../pipeline.js";
 import { VERSION } from "../generated/version.js";
+import { STREAM_CHOICES } from "../generated/constants.js";
 import { summarize } from "../summary/summary.js";
 import type { Summary } from "../summary/summary.js";
 
@@ -56,7 +57,6 @@ interface Args {
   quiet: boolean;
 }
 
-const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
 
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json,github}] [-v | -q] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] PATH [PATH ...]
        ${PROG} summarize [--force] [--format {text,json}] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]

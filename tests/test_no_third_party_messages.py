@@ -45,7 +45,6 @@ PHRASES = re.compile(
 
 # (file, line text fragment): why it is still there. Only files outside issue 17's reader change.
 KNOWN: dict[tuple[str, str], str] = {
-    ("evalschema/engine/schema_path.py", "repr(n) in error.message"): "python-jsonschema names the missing property only in its message",
     ("evalschema/interop/inspect_ai.py", "text = str(exc)"): "Inspect raises ValueError for everything; the importer sorts by its text",
     ("evalschema/cli/interopcmd.py", "str(exc)"): "the importer's own ConversionError text, shown",
     ("evalschema/cli/interopcmd.py", 'print(f"evalschema: {error}"'): "the importer's own ConversionError text, shown",

@@ -125,9 +125,27 @@ def _restated(name: str, value: object) -> str | None:
     (a whole number such as 1000 is also a batch size or a depth: those are matched by name only)."""
     if name in CONSTANTS or name in FORMER_NAMES:
         return FORMER_NAMES.get(name, name)
+    if isinstance(value, (set, frozenset)):  # a set restates a list of the same members
+        value = sorted(value, key=repr)
+        return next((f"{c}{at}" for c, at, known in _PARTS if isinstance(known, list) and _same(value, sorted(known, key=repr))), None)
     if not (isinstance(value, (str, float, list, tuple, dict)) and value != ""):
         return None
-    return next((constant for constant, known in CONSTANTS.items() if _same(value, known)), None)
+    return next((f"{c}{at}" for c, at, known in _PARTS if _same(value, known)), None)
+
+
+# Each constant's value, and each member of an object-valued one (a part of a table restated is a restatement too).
+_PARTS = [(name, "", value) for name, value in CONSTANTS.items()] + [
+    (name, f"[{key!r}]", part) for name, value in CONSTANTS.items() if isinstance(value, dict) for key, part in value.items()
+]
+
+
+def _literal(node: ast.expr) -> object:
+    """A literal's value; ``frozenset({...})``, ``set([...])``, ``tuple(...)`` of a literal too. Raises ValueError."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set") and len(node.args) == 1:
+        return frozenset(ast.literal_eval(node.args[0]))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tuple" and len(node.args) == 1:
+        return tuple(ast.literal_eval(node.args[0]))
+    return ast.literal_eval(node)
 
 
 def python_constants(source: str) -> list[str]:
@@ -143,7 +161,7 @@ def python_constants(source: str) -> list[str]:
         if not isinstance(target, ast.Name) or not target.id.lstrip("_").isupper():
             continue
         try:
-            literal = ast.literal_eval(value)
+            literal = _literal(value)
         except ValueError:
             continue  # not a literal: an import, a call, another name
         constant = _restated(target.id, literal)
@@ -156,8 +174,15 @@ _TS_CONST = re.compile(r"^(?:export\s+)?const\s+([A-Z_][A-Z0-9_]*)\s*(?::[^=]+)?
 
 
 def _ts_literal(text: str) -> object:
-    """A TypeScript literal (number, string, array, object with bare or quoted keys, ``as const``) as JSON, or raise."""
+    """A TypeScript literal (number, string, array, object with bare or quoted keys, ``as const``, ``new Set([…])``)
+    as JSON (a set as a frozenset), or raise."""
     text = re.sub(r"\s+as\s+const\s*$", "", text.strip().rstrip(";"))
+    inner = re.fullmatch(r"new\s+Set\((.*)\)", text, re.DOTALL)
+    if inner is not None:
+        members = _ts_literal(inner.group(1))
+        if not isinstance(members, list):
+            raise ValueError("not a set of literals")
+        return frozenset(members)
     text = re.sub(r"(?<=[{,])\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*:", r'"\1":', text)
     text = re.sub(r",\s*([}\]])", r"\1", text)
     return json.loads(text)
@@ -206,6 +231,10 @@ def test_the_constant_scan_finds_the_old_definitions() -> None:
         'STREAM_CHOICES = {"auto": None, "always": True, "never": False}\n'
     )
     assert len(python_constants(old_python)) == 8
+    assert python_constants('LISTS = frozenset({"allowed", "names", "declared"})') == ["1: LISTS restates MESSAGE_PARAMETERS['lists']"]
+    assert typescript_constants('export const LISTS: ReadonlySet<string> = new Set(["allowed", "names", "declared"]);') == [
+        "1: LISTS restates MESSAGE_PARAMETERS['lists']"
+    ]
     old_typescript = (
         "export const VALUE_LIMIT = 60;\nexport const SUGGESTIONS = 3;\nexport const CUTOFF = 0.75;\n"
         'export const PARTIAL_KEY = "evalschema.partial";\nconst MISSING_SHOWN = 5;\n'

@@ -23,29 +23,13 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from evalschema_models.constants import MAX_SUGGESTIONS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF
+from evalschema_models.constants import MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF
 from evalschema_models.rules import RULES
 
-QUOTED = frozenset({"value", "expected", "name", "pattern", "limit", "test_case", "count", "more"})
-LISTS = frozenset({"allowed", "names", "declared"})
-TEXT = frozenset(
-    {
-        "type",
-        "keyword",
-        "format",
-        "first",
-        "detail",
-        "statement",
-        "reason",
-        "version",
-        "since",
-        "removal",
-        "date",
-        "replacement",
-        "description",
-    }
-)
-DERIVED = frozenset({"suggestion"})
+QUOTED = frozenset(MESSAGE_PARAMETERS["quoted"])
+LISTS = frozenset(MESSAGE_PARAMETERS["lists"])
+TEXT = frozenset(MESSAGE_PARAMETERS["text"])
+DERIVED = frozenset(MESSAGE_PARAMETERS["derived"])
 PARAMETERS = QUOTED | LISTS | TEXT | DERIVED
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")

@@ -45,6 +45,12 @@ export const MESSAGE_VALUE_CHARS = 60 as const;
 export const MAX_SUGGESTIONS = 3 as const;
 /** How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one. */
 export const SUGGESTION_CUTOFF = 0.75 as const;
+/** The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); text inserted as it is; derived (suggestion: the close matches of name or value). */
+export const MESSAGE_PARAMETERS = {"quoted": ["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"], "lists": ["allowed", "names", "declared"], "text": ["type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description"], "derived": ["suggestion"]} as const;
+/** The line `summarize --force` prints above the numbers of a result set that is not valid ({errors}: its error count). */
+export const SUMMARY_INVALID_WARNING = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible" as const;
+/** The fields of a grader that `compare` reports for each side, and whose change between the two sides it notes. */
+export const COMPARED_GRADER_FIELDS = ["type", "version", "judge_model"] as const;
 /** The result set `metadata` key by which a result set declares (with `true`) that it ran only part of its suite (no TEST_CASE_NOT_RUN). */
 export const PARTIAL_KEY = "evalschema.partial" as const;
 /** Test case ids named in a TEST_CASE_NOT_RUN message; the rest are counted. */

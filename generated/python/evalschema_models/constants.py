@@ -49,6 +49,12 @@ MAX_SUGGESTIONS: Final = 3
 """Close matches a message's `suggestion` offers at most ("did you mean …?")."""
 SUGGESTION_CUTOFF: Final = 0.75
 """How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one."""
+MESSAGE_PARAMETERS: Final = {"quoted": ("value", "expected", "name", "pattern", "limit", "test_case", "count", "more"), "lists": ("allowed", "names", "declared"), "text": ("type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description"), "derived": ("suggestion",)}
+"""The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); text inserted as it is; derived (suggestion: the close matches of name or value)."""
+SUMMARY_INVALID_WARNING: Final = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible"
+"""The line `summarize --force` prints above the numbers of a result set that is not valid ({errors}: its error count)."""
+COMPARED_GRADER_FIELDS: Final = ("type", "version", "judge_model")
+"""The fields of a grader that `compare` reports for each side, and whose change between the two sides it notes."""
 PARTIAL_KEY: Final = "evalschema.partial"
 """The result set `metadata` key by which a result set declares (with `true`) that it ran only part of its suite (no TEST_CASE_NOT_RUN)."""
 MISSING_SHOWN: Final = 5

@@ -14,15 +14,13 @@
  */
 
 import difflib from "difflib";
-import { MAX_SUGGESTIONS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF } from "../generated/constants.js";
+import { MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF } from "../generated/constants.js";
 import { RULES } from "../generated/rules.js";
 
-export const QUOTED: ReadonlySet<string> = new Set(["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"]);
-export const LISTS: ReadonlySet<string> = new Set(["allowed", "names", "declared"]);
-export const TEXT: ReadonlySet<string> = new Set([
-  "type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description",
-]);
-export const DERIVED: ReadonlySet<string> = new Set(["suggestion"]);
+export const QUOTED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.quoted);
+export const LISTS: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.lists);
+export const TEXT: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.text);
+export const DERIVED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.derived);
 export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...TEXT, ...DERIVED]);
 
 /** A value as a message quotes it: scalars as JSON (shortened), containers by their shape only. */

@@ -597,11 +597,9 @@ def check_rows(
 
 
 # Keywords that only name or describe: an array subschema made of these and ``items`` judges each item alone.
-_ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"})
+_ANNOTATIONS = frozenset(constants.ROW_ANNOTATION_KEYWORDS)
 # Root keywords that can see a property's value other than through ``properties`` (the rest look only at names).
-_WHOLE_VALUE = frozenset(
-    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"}
-)
+_WHOLE_VALUE = frozenset(constants.ROW_WHOLE_VALUE_KEYWORDS)
 
 
 @cache

@@ -61,6 +61,10 @@ export const MIGRATION_KEY = "evalschema.migration" as const;
 export const INPUT_SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"} as const;
 /** The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on. */
 export const STREAM_CHOICES = {"auto": null, "always": true, "never": false} as const;
+/** For a pinned release (no generated rows table): keywords that only name or describe. A root array property whose subschema holds only these, `type: array` and `items` judges each item alone, so its rows can be validated in batches. */
+export const ROW_ANNOTATION_KEYWORDS = ["description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"] as const;
+/** For a pinned release (no generated rows table): root keywords that can see a property's value other than through `properties`; a root with any of them is validated whole. */
+export const ROW_WHOLE_VALUE_KEYWORDS = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"] as const;
 /** A result set's claimed summary number differs from the computed one when they are further apart than this. */
 export const SUMMARY_TOLERANCE = 1e-09 as const;
 /** The summary of a grader that has no result. */

@@ -65,6 +65,10 @@ INPUT_SUFFIXES: Final = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
 """File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON."""
 STREAM_CHOICES: Final = {"auto": None, "always": True, "never": False}
 """The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on."""
+ROW_ANNOTATION_KEYWORDS: Final = ("description", "title", "$comment", "examples", "default", "readOnly", "writeOnly")
+"""For a pinned release (no generated rows table): keywords that only name or describe. A root array property whose subschema holds only these, `type: array` and `items` judges each item alone, so its rows can be validated in batches."""
+ROW_WHOLE_VALUE_KEYWORDS: Final = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef")
+"""For a pinned release (no generated rows table): root keywords that can see a property's value other than through `properties`; a root with any of them is validated whole."""
 SUMMARY_TOLERANCE: Final = 1e-09
 """A result set's claimed summary number differs from the computed one when they are further apart than this."""
 NO_RESULTS: Final = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}

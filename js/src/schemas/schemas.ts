@@ -18,7 +18,7 @@ import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
 import { has, isObject, type JsonObject } from "../core/json.js";
 
-import { KINDS } from "../generated/constants.js";
+import { KINDS, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS } from "../generated/constants.js";
 
 export { KINDS };
 export type Kind = (typeof KINDS)[number];
@@ -191,9 +191,9 @@ export function specVersion(): string {
 }
 
 /** Keywords that only name or describe: an array subschema made of these and `items` judges each item alone. */
-const ANNOTATIONS = new Set(["description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"]);
+const ANNOTATIONS: ReadonlySet<string> = new Set(ROW_ANNOTATION_KEYWORDS);
 /** Root keywords that can see a property's value other than through `properties` (the rest look only at names). */
-const WHOLE_VALUE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"]);
+const WHOLE_VALUE: ReadonlySet<string> = new Set(ROW_WHOLE_VALUE_KEYWORDS);
 
 /**
  * Whether each item of the root array property `array` of the active schemas can be validated on its own: the
@@ -418,14 +418,23 @@ function newAjv(allErrors: boolean): Ajv2020 {
  */
 let fastAjv: Ajv2020 | undefined;
 let allErrorsAjv: Ajv2020 | undefined;
-const compiled = new Map<string, CompiledKind>();
+/** Compiled kinds, by kind: the working schemas' in `compiled`, each pinned release's in its own map. */
+const compiled = new Map<Kind, CompiledKind>();
+const compiledReleases = new Map<string, Map<Kind, CompiledKind>>();
+
+function compiledNow(): Map<Kind, CompiledKind> {
+  if (pinned === null) return compiled;
+  let byKind = compiledReleases.get(pinned);
+  if (byKind === undefined) compiledReleases.set(pinned, (byKind = new Map()));
+  return byKind;
+}
 
 /** The kind's inlined schema tree and its validators (of the active schemas), compiled once, lazily. */
 export function compiledKind(kind: Kind): CompiledKind {
-  const set = active();
-  const cacheKey = `${set.version}#${kind}`;
-  let out = compiled.get(cacheKey);
+  const cache = compiledNow();
+  let out = cache.get(kind);
   if (out) return out;
+  const set = active();
   const file = `${kind}.json`;
   const root = set.files.get(file);
   if (!root) throw new Error(`no bundled schema for ${kind}`);
@@ -436,7 +445,7 @@ export function compiledKind(kind: Kind): CompiledKind {
   let full: ValidateFunction | undefined;
   const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(tree as JsonObject));
   out = { tree, isValid, allErrors, fast };
-  compiled.set(cacheKey, out);
+  cache.set(kind, out);
   return out;
 }
 
@@ -448,7 +457,7 @@ const compiledParts = new Map<string, CompiledPart>();
  * prefix `#/properties/<property>`.
  */
 export function compiledProperty(kind: Kind, property: string): CompiledPart {
-  const key = `${active().version}#${kind}#${property}`;
+  const key = pinned === null ? `${kind}#${property}` : `${pinned}#${kind}#${property}`;
   let out = compiledParts.get(key);
   if (out) return out;
   const whole = compiledKind(kind);

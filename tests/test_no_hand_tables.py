@@ -88,3 +88,161 @@ def test_the_scan_finds_a_table() -> None:
     assert typescript_tables('export const KINDS = ["testcase", "grader", "suite", "resultset", "pack"] as const;')
     assert not python_tables('raise Problem(codes.INVALID_JSON, "nested too deep")')
     assert not python_tables('RULES = {"grader": grader_rules, "suite": suite_rules, "pack": pack_rules}')
+
+
+# --- the values of spec/constants.json, written again by hand -------------------------------------------------------
+
+CONSTANTS = {
+    name: entry["value"] for name, entry in json.loads((ROOT / "spec" / "constants.json").read_text(encoding="utf-8"))["constants"].items()
+}
+
+
+def _same(a: object, b: object) -> bool:
+    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, tuples are lists."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+# Names the SDKs gave these constants before spec/constants.json held them.
+FORMER_NAMES = {
+    "VALUE_LIMIT": "MESSAGE_VALUE_CHARS",
+    "SUGGESTIONS": "MAX_SUGGESTIONS",
+    "CUTOFF": "SUGGESTION_CUTOFF",
+    "SUFFIXES": "INPUT_SUFFIXES",
+}
+
+
+def _restated(name: str, value: object) -> str | None:
+    """The constant of spec/constants.json that a module-level ``NAME = value`` restates: the same name (or a former
+    one), or the same value when it says something by itself: a non-empty string, a fraction, a list or an object
+    (a whole number such as 1000 is also a batch size or a depth: those are matched by name only)."""
+    if name in CONSTANTS or name in FORMER_NAMES:
+        return FORMER_NAMES.get(name, name)
+    if isinstance(value, (set, frozenset)):  # a set restates a list of the same members
+        value = sorted(value, key=repr)
+        return next((f"{c}{at}" for c, at, known in _PARTS if isinstance(known, list) and _same(value, sorted(known, key=repr))), None)
+    if not (isinstance(value, (str, float, list, tuple, dict)) and value != ""):
+        return None
+    return next((f"{c}{at}" for c, at, known in _PARTS if _same(value, known)), None)
+
+
+# Each constant's value, and each member of an object-valued one (a part of a table restated is a restatement too).
+_PARTS = [(name, "", value) for name, value in CONSTANTS.items()] + [
+    (name, f"[{key!r}]", part) for name, value in CONSTANTS.items() if isinstance(value, dict) for key, part in value.items()
+]
+
+
+def _literal(node: ast.expr) -> object:
+    """A literal's value; ``frozenset({...})``, ``set([...])``, ``tuple(...)`` of a literal too. Raises ValueError."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set") and len(node.args) == 1:
+        return frozenset(ast.literal_eval(node.args[0]))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tuple" and len(node.args) == 1:
+        return tuple(ast.literal_eval(node.args[0]))
+    return ast.literal_eval(node)
+
+
+def python_constants(source: str) -> list[str]:
+    """``line: NAME`` of each module-level assignment of a literal that restates a constant of spec/constants.json."""
+    hits = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name) or not target.id.lstrip("_").isupper():
+            continue
+        try:
+            literal = _literal(value)
+        except ValueError:
+            continue  # not a literal: an import, a call, another name
+        constant = _restated(target.id, literal)
+        if constant is not None:
+            hits.append(f"{node.lineno}: {target.id} restates {constant}")
+    return hits
+
+
+_TS_CONST = re.compile(r"^(?:export\s+)?const\s+([A-Z_][A-Z0-9_]*)\s*(?::[^=]+)?=\s*(.+?);?\s*\Z", re.DOTALL)
+
+
+def _ts_literal(text: str) -> object:
+    """A TypeScript literal (number, string, array, object with bare or quoted keys, ``as const``, ``new Set([…])``)
+    as JSON (a set as a frozenset), or raise."""
+    text = re.sub(r"\s+as\s+const\s*$", "", text.strip().rstrip(";"))
+    inner = re.fullmatch(r"new\s+Set\((.*)\)", text, re.DOTALL)
+    if inner is not None:
+        members = _ts_literal(inner.group(1))
+        if not isinstance(members, list):
+            raise ValueError("not a set of literals")
+        return frozenset(members)
+    text = re.sub(r"(?<=[{,])\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*:", r'"\1":', text)
+    text = re.sub(r",\s*([}\]])", r"\1", text)
+    return json.loads(text)
+
+
+def typescript_constants(source: str) -> list[str]:
+    """``line: NAME`` of each top-level ``const NAME = literal`` that restates a constant of spec/constants.json."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    hits = []
+    # top-level statements: a line that starts a const, up to the next line that starts with no indentation
+    for match in re.finditer(r"^(?:export\s+)?const\s[^\n]*(?:\n[ \t}\]][^\n]*)*", text, re.MULTILINE):
+        statement = _TS_CONST.match(match.group())
+        if statement is None:
+            continue
+        try:
+            literal = _ts_literal(statement.group(2))
+        except ValueError:
+            continue
+        constant = _restated(statement.group(1), literal)
+        if constant is not None:
+            hits.append(f"{text.count(chr(10), 0, match.start()) + 1}: {statement.group(1)} restates {constant}")
+    return hits
+
+
+def test_no_constant_restated_in_the_python_sdk() -> None:
+    hits = [
+        f"{path.relative_to(ROOT)}:{hit}"
+        for path in sorted((ROOT / "evalschema").rglob("*.py"))
+        for hit in python_constants(path.read_text(encoding="utf-8"))
+    ]
+    assert hits == [], "values of spec/constants.json written by hand (import them from evalschema_models.constants)"
+
+
+def test_no_constant_restated_in_the_typescript_sdk() -> None:
+    sources = sorted(p for p in (ROOT / "js" / "src").rglob("*.ts") if "generated" not in p.relative_to(ROOT / "js" / "src").parts)
+    hits = [f"{path.relative_to(ROOT)}:{hit}" for path in sources for hit in typescript_constants(path.read_text(encoding="utf-8"))]
+    assert hits == [], "values of spec/constants.json written by hand (import them from generated/constants.js)"
+
+
+def test_the_constant_scan_finds_the_old_definitions() -> None:
+    """The scans are able to fail: each finds the hand-written definitions these SDKs used to hold."""
+    old_python = (
+        "VALUE_LIMIT = 60\nSUGGESTIONS = 3\nCUTOFF = 0.75\nPARTIAL_KEY = 'evalschema.partial'\nMISSING_SHOWN = 5\n"
+        "MIGRATION_KEY = 'evalschema.migration'\n"
+        'SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}\n'
+        'STREAM_CHOICES = {"auto": None, "always": True, "never": False}\n'
+    )
+    assert len(python_constants(old_python)) == 8
+    assert python_constants('LISTS = frozenset({"allowed", "names", "declared"})') == ["1: LISTS restates MESSAGE_PARAMETERS['lists']"]
+    assert typescript_constants('export const LISTS: ReadonlySet<string> = new Set(["allowed", "names", "declared"]);') == [
+        "1: LISTS restates MESSAGE_PARAMETERS['lists']"
+    ]
+    old_typescript = (
+        "export const VALUE_LIMIT = 60;\nexport const SUGGESTIONS = 3;\nexport const CUTOFF = 0.75;\n"
+        'export const PARTIAL_KEY = "evalschema.partial";\nconst MISSING_SHOWN = 5;\n'
+        'export const MIGRATION_KEY = "evalschema.migration";\n'
+        'export const SUFFIXES: Readonly<Record<string, "json" | "jsonl" | "yaml">> = {\n  ".json": "json",\n  ".jsonl": "jsonl",\n'
+        '  ".ndjson": "jsonl",\n  ".yaml": "yaml",\n  ".yml": "yaml",\n};\n'
+        "const STREAM_CHOICES = { auto: null, always: true, never: false } as const;\n"
+    )
+    assert len(typescript_constants(old_typescript)) == 8, typescript_constants(old_typescript)
+    assert not python_constants("EXIT_INVALID = 1\nQUIET = False\nX = some_call()\nSUFFIXES = INPUT_SUFFIXES\n")
+    assert not typescript_constants("const EXIT_INVALID = 1;\nexport const SUFFIXES: Readonly<Record<string, Form>> = INPUT_SUFFIXES;\n")

@@ -45,8 +45,8 @@ PHRASES = re.compile(
 
 # (file, line text fragment): why it is still there. Only files outside issue 17's reader change.
 KNOWN: dict[tuple[str, str], str] = {
-    ("evalschema/engine/schema_path.py", "repr(n) in error.message"): "python-jsonschema names the missing property only in its message",
-    ("evalschema/interop/inspect_ai.py", "text = str(exc)"): "Inspect raises ValueError for everything; the importer sorts by its text",
+    ("evalschema/interop/inspect_ai.py", "shown = str(exc)"): "Inspect's text, shown in a conversion error (the code and "
+    "pointer come from the importer's own checks of the file and the exception's type)",
     ("evalschema/cli/interopcmd.py", "str(exc)"): "the importer's own ConversionError text, shown",
     ("evalschema/cli/interopcmd.py", 'print(f"evalschema: {error}"'): "the importer's own ConversionError text, shown",
     ("evalschema/migrate.py", "cannot migrate: {visible(str(exc))"): "shown to the user, no decision",

@@ -81,6 +81,10 @@ def test_the_tarball_ships_the_build_the_schemas_and_no_sources(tarball: Path) -
     assert {n for n in names if n.startswith("schemas/bundled/")} == {
         f"schemas/bundled/{p.name}" for p in (ROOT / "generated" / "schemas").glob("*.json")
     }
+    # every published release, for --spec-version (read from these files, never fetched)
+    assert {n for n in names if n.startswith("schemas/releases/")} == {
+        f"schemas/releases/{p.relative_to(ROOT / 'spec' / 'releases').as_posix()}" for p in (ROOT / "spec" / "releases").glob("*/*.json")
+    }
     assert not [n for n in names if n.startswith(("src/", "test/", "dist/test/", "node_modules/", "scripts/"))], names
 
 
@@ -111,3 +115,10 @@ def test_a_consumer_installs_type_checks_and_runs(tarball: Path, tmp_path: Path)
     # the package's bin works from the install too
     cli = _run(["node", "node_modules/evalschema/dist/cli.js", "validate", "--format", "json", str(example)], project)
     assert json.loads(cli.stdout)["summary"]["valid"] == 1
+    # and so does a pinned release, from the installed package's own files
+    oldest = min((p.name for p in (ROOT / "spec" / "releases").iterdir() if p.is_dir()), key=lambda v: tuple(map(int, v.split("."))))
+    pinned = ROOT / "spec" / "examples" / "suite-qa-basic.json"
+    cli = _run(
+        ["node", "node_modules/evalschema/dist/cli.js", "validate", "--spec-version", oldest, "--format", "json", str(pinned)], project
+    )
+    assert json.loads(cli.stdout)["summary"]["files"] == 1

@@ -2,7 +2,7 @@
 built ``evalschema-js validate --format json`` are run over a spread of inputs (valid and invalid documents of every
 kind, warnings, unreadable and unparseable files, YAML, JSON Lines with a broken line, standard input, ``--strict``,
 the finding cap) and every report must validate against it; every finding code is a rule id of the ledger and the
-totals add up."""
+totals add up; and the two CLIs' reports are equal, member for member (with ``--spec-version`` too)."""
 
 from __future__ import annotations
 
@@ -63,18 +63,27 @@ def _clis(built_js: Path) -> dict[str, list[str]]:
     return {"python": [sys.executable, "-m", "evalschema"], "typescript": ["node", str(built_js)]}
 
 
-@pytest.mark.parametrize("options", [[], ["--strict"], ["--allow-unknown", "--kind", "testcase"]])
+OPTIONS = [[], ["--strict"], ["--allow-unknown", "--kind", "testcase"], ["--spec-version", "1.0.0"], ["--spec-version", "1.1.0"]]
+
+
+@pytest.mark.parametrize("options", OPTIONS)
 def test_every_report_of_both_clis_validates_against_the_report_schema(built_js: Path, tmp_path: Path, options: list[str]) -> None:
     paths = [str(p) for p in _inputs(tmp_path)]
     seen: dict[str, set[Any]] = {}
+    reports: dict[str, Any] = {}
     for name, command in _clis(built_js).items():
         run = subprocess.run([*command, "validate", "--format", "json", *options, *paths], capture_output=True, cwd=tmp_path, check=False)
         assert run.returncode in (1, 2), (name, run.returncode, run.stderr[-2000:])
-        report = json.loads(run.stdout)
+        report = reports[name] = json.loads(run.stdout)
         _check(report, f"{name} {options}")
         seen[name] = {key for entry in report["files"] for key in entry} | {
             "finding:" + key for entry in report["files"] for f in entry["errors"] for key in f
         }
+    # one report, whichever CLI wrote it: the same entries with the same members, in the same order
+    python, typescript = reports["python"], reports["typescript"]
+    assert python["summary"] == typescript["summary"], options
+    for ours, theirs in zip(python["files"], typescript["files"], strict=True):
+        assert ours == theirs, (options, ours["path"], ours.get("line"))
     # the spread reaches every optional member of an entry and of a finding
     for name, keys in seen.items():
         if options != ["--allow-unknown", "--kind", "testcase"]:  # as test cases, the rows are not findings
@@ -98,6 +107,7 @@ def test_the_schema_refuses_what_the_report_never_holds() -> None:
     for bad in (
         {**good, "extra": 1},
         {**good, "files": [{**entry, "kind": "other"}]},
+        {**good, "files": [{**entry, "unreadable": True}]},  # the file-scope finding says so; neither CLI writes it
         {**good, "files": [{**entry, "warnings": [finding]}]},  # an error among the warnings
         {**good, "files": [{**entry, "errors": [{**finding, "line": 0}]}]},
         {**good, "files": [{**entry, "errors": [{**finding, "hint": "x"}]}]},

@@ -147,7 +147,7 @@ def _suite_entries(
 _UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
 
 
-STREAM_CHOICES = {"auto": None, "always": True, "never": False}
+STREAM_CHOICES: dict[str, bool | None] = constants.STREAM_CHOICES
 
 
 def _json_file(source: Path | str, form: str | None) -> Path | None:

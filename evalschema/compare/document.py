@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from evalschema_models import rules as codes
+from evalschema_models.constants import COMPARED_GRADER_FIELDS
 
 from ..core.findings import pointer
 from ..schemas.registry import spec_version
@@ -14,7 +15,7 @@ from . import stats
 if TYPE_CHECKING:
     from .core import Comparer
 
-GRADER_FIELDS = ("type", "version", "judge_model")
+GRADER_FIELDS = COMPARED_GRADER_FIELDS
 
 
 def _finding(code: str, where: str, message: str, strict: bool) -> dict[str, Any]:

@@ -22,32 +22,13 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
+from evalschema_models.constants import MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF
 from evalschema_models.rules import RULES
 
-VALUE_LIMIT = 60  # characters of a quoted value shown in a message
-SUGGESTIONS = 3  # close matches offered at most
-CUTOFF = 0.75  # stricter than difflib's default 0.6: one or two close names, not every similar one
-
-QUOTED = frozenset({"value", "expected", "name", "pattern", "limit", "test_case", "count", "more"})
-LISTS = frozenset({"allowed", "names", "declared"})
-TEXT = frozenset(
-    {
-        "type",
-        "keyword",
-        "format",
-        "first",
-        "detail",
-        "statement",
-        "reason",
-        "version",
-        "since",
-        "removal",
-        "date",
-        "replacement",
-        "description",
-    }
-)
-DERIVED = frozenset({"suggestion"})
+QUOTED = frozenset(MESSAGE_PARAMETERS["quoted"])
+LISTS = frozenset(MESSAGE_PARAMETERS["lists"])
+TEXT = frozenset(MESSAGE_PARAMETERS["text"])
+DERIVED = frozenset(MESSAGE_PARAMETERS["derived"])
 PARAMETERS = QUOTED | LISTS | TEXT | DERIVED
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -84,7 +65,7 @@ def number(value: int | float) -> str:
     return ("-" if sign else "") + text
 
 
-def show(value: Any, limit: int = VALUE_LIMIT) -> str:
+def show(value: Any, limit: int = MESSAGE_VALUE_CHARS) -> str:
     """A value as a message quotes it: scalars as JSON (shortened), containers by their shape only."""
     if isinstance(value, dict):
         return "an object" if value else "an empty object"
@@ -106,7 +87,7 @@ def suggest(word: Any, candidates: Iterable[Any]) -> str:
     import difflib  # here, not at the top: only an unknown name pays for it
 
     names = sorted({c for c in candidates if isinstance(c, str) and c != word}, key=lambda c: c.encode("utf-16-be", "surrogatepass"))
-    matches = difflib.get_close_matches(word, names, n=SUGGESTIONS, cutoff=CUTOFF)
+    matches = difflib.get_close_matches(word, names, n=MAX_SUGGESTIONS, cutoff=SUGGESTION_CUTOFF)
     return "; did you mean " + " or ".join(show(m) for m in matches) + "?" if matches else ""
 
 

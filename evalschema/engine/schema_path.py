@@ -263,17 +263,55 @@ def _excluded_pattern(failure: Failure, walker: _Walker) -> str | None:
 # --- the reference engine: python-jsonschema (imported only when selected) ---------------------------------
 
 
+# The attribute by which the reference engine's ``required`` / ``dependentRequired`` errors name the missing property.
+_MISSING = "evalschema_missing"
+
+
+def _missing_error(message: str, name: str) -> ValidationError:
+    """python-jsonschema's error for a missing property, with the message it writes and the name as data."""
+    from jsonschema import ValidationError
+
+    error = ValidationError(message)
+    setattr(error, _MISSING, name)
+    return error
+
+
+def _required(validator: Any, required: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """``required``, as python-jsonschema checks it (one error per missing property), naming the property as data."""
+    if not validator.is_type(instance, "object"):
+        return
+    for name in required:
+        if name not in instance:
+            yield _missing_error(f"{name!r} is a required property", name)
+
+
+def _dependent_required(validator: Any, dependent: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """``dependentRequired``, as python-jsonschema checks it, naming each missing property as data."""
+    if not validator.is_type(instance, "object"):
+        return
+    for present, names in dependent.items():
+        if present not in instance:
+            continue
+        for name in names:
+            if name not in instance:
+                yield _missing_error(f"{name!r} is a dependency of {present!r}", name)
+
+
 @cache
 def _reference_class() -> tuple[Any, Any]:
-    """python-jsonschema's 2020-12 validator as published, with this specification's ``date``/``date-time``
-    (:mod:`evalschema.rfc3339`) in its format checker: the schemas' patterns mean the same in every dialect."""
+    """python-jsonschema's 2020-12 validator, with this specification's ``date``/``date-time``
+    (:mod:`evalschema.rfc3339`) in its format checker (the schemas' patterns mean the same in every dialect), and
+    its ``required`` / ``dependentRequired`` keyword functions replaced by ones that check the same and name the
+    missing property as data, not only in the message text."""
     require("jsonschema", "reference", "the reference engine")
-    from jsonschema import Draft202012Validator, FormatChecker
+    from jsonschema import Draft202012Validator, FormatChecker, validators
 
     formats = FormatChecker()
     for name, check in rfc3339.FORMATS.items():
         formats.checks(name)(check)
-    return Draft202012Validator, formats
+    keywords = {"required": _required, "dependentRequired": _dependent_required}
+    cls = validators.extend(Draft202012Validator, validators=keywords)  # type: ignore[no-untyped-call]  # untyped in jsonschema
+    return cls, formats
 
 
 def _schema_at(schemas: SchemaSet, kind: str, at: tuple[str, ...]) -> Any:
@@ -283,23 +321,42 @@ def _schema_at(schemas: SchemaSet, kind: str, at: tuple[str, ...]) -> Any:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": schemas.uri(kind) + "#" + pointer(*at)}
 
 
+def _undeclared(schema: Any) -> Any:
+    """A schema file without its ``$schema``. python-jsonschema picks the validator class of every subschema it
+    descends into by that subschema's ``$schema`` (``validator_for``): a reference to a whole file would switch to the
+    stock class, whose ``required`` names the missing property only in its message. Without ``$schema`` the class in
+    use stays; the dialect is the registry's (every resource is created as 2020-12), so nothing else changes."""
+    return {k: v for k, v in schema.items() if k != "$schema"} if isinstance(schema, dict) else schema
+
+
+@cache
+def _reference_registry(version: str | None) -> Any:
+    """The version's schemas for the reference engine: the same files, each without ``$schema`` (:func:`_undeclared`).
+    Like the shared registry it has no way to fetch: a reference no local file resolves is an error."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    schemas = load(version)
+    resources = [(uri, DRAFT202012.create_resource(_undeclared(schemas.registry.contents(uri)))) for uri in schemas.resources]
+    return Registry().with_resources(resources).crawl()
+
+
 @cache
 def _reference_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) -> Any:
     schemas = load(version)
     cls, formats = _reference_class()
-    return cls(_schema_at(schemas, kind, at), registry=schemas.registry, format_checker=formats)
+    registry = _reference_registry(version)
+    root = registry.contents(schemas.uri(kind)) if not at else _undeclared(_schema_at(schemas, kind, at))
+    return cls(root, registry=registry, format_checker=formats)
 
 
 def _from_reference(error: ValidationError) -> Failure:
     keyword, instance = str(error.validator), error.instance
-    value: Any = error.validator_value
     missing: tuple[str, ...] = ()
     unexpected: tuple[str, ...] = ()
-    if keyword == "required" and isinstance(instance, dict):
-        # python-jsonschema reports one error per missing property; the message names which
-        missing = tuple(n for n in value if isinstance(n, str) and n not in instance and repr(n) in error.message)
-    elif keyword == "dependentRequired" and isinstance(instance, dict):
-        missing = tuple(n for k, names in value.items() if k in instance for n in names if n not in instance and repr(n) in error.message)
+    name = getattr(error, _MISSING, None)
+    if keyword in ("required", "dependentRequired") and isinstance(name, str):
+        missing = (name,)  # one error per missing property (_required, _dependent_required)
     elif keyword == "additionalProperties" and isinstance(instance, dict) and isinstance(error.schema, dict):
         declared = error.schema.get("properties", {})
         patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
@@ -617,11 +674,9 @@ def check_rows(
 
 
 # Keywords that only name or describe: an array subschema made of these and ``items`` judges each item alone.
-_ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"})
+_ANNOTATIONS = frozenset(constants.ROW_ANNOTATION_KEYWORDS)
 # Root keywords that can see a property's value other than through ``properties`` (the rest look only at names).
-_WHOLE_VALUE = frozenset(
-    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"}
-)
+_WHOLE_VALUE = frozenset(constants.ROW_WHOLE_VALUE_KEYWORDS)
 
 
 @cache

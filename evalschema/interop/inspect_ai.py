@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from .base import Sink, map_score, prefixed, text_or_default
 from .common import ConversionError, LossReport, pointer
 
 FORMAT = "inspect_ai"
-SUFFIXES = (".eval", ".json")
+LOG_SUFFIXES = (".eval", ".json")  # the files Inspect writes its logs to
 SUPPORTED_VERSIONS = (1, 2)
 
 # sample fields carried by a field of their own; everything else is metadata or listed as dropped
@@ -39,15 +39,75 @@ def _dump(model: Any) -> dict[str, Any]:
     return dumped
 
 
-_ARCHIVE = re.compile(r"EOCD|zip|central directory|Bad magic|compressed", re.IGNORECASE)
-_JSON = re.compile(r"line \d+ column \d+|while parsing|JSON|unexpected character|expected ident", re.IGNORECASE)
+# What a broken archive raises while it is opened or an entry is read (zlib: a corrupt deflate stream).
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, OSError)
+# The entries of a .eval archive that hold its header: the finished log's, else the one an unfinished run starts with.
+_HEADERS = ("header.json", "_journal/start.json")
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's text to show (its first line): never read to decide anything."""
+    shown = str(exc)
+    return shown.splitlines()[0] if shown.strip() else type(exc).__name__
+
+
+def _not_json(path: Path, exc: ValueError) -> ConversionError:
+    detail = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else _first_line(exc)
+    return ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {detail}", str(path))
+
+
+def _not_archive(path: Path, exc: BaseException) -> ConversionError:
+    return ConversionError("IMPORT_UNREADABLE", f"not a readable .eval archive (truncated or corrupt): {_first_line(exc)}", str(path))
+
+
+def _unsupported(version: Any, path: Path) -> ConversionError | None:
+    """IMPORT_VERSION_UNSUPPORTED for a header whose ``version`` is a whole number this importer does not read."""
+    if isinstance(version, int) and not isinstance(version, bool) and version not in SUPPORTED_VERSIONS:
+        return ConversionError(
+            "IMPORT_VERSION_UNSUPPORTED", f"log format version {version!r} (reads {SUPPORTED_VERSIONS})", str(path), "/version"
+        )
+    return None
+
+
+def _header_problem(path: Path) -> ConversionError | None:
+    """Why the log's header cannot be read, found by our own checks (Inspect's reader raises ValueError for
+    nearly everything, with only its text to tell the cases apart): a ``.eval`` file that is no zip archive or whose
+    header entry is missing, truncated or not JSON; a ``.json`` log that is not JSON; a ``version`` this importer does
+    not read. None when these checks find nothing (the log is then of the wrong shape: Inspect's model says where)."""
+    if path.suffix == ".json":
+        try:
+            data = json.loads(path.read_bytes())
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+            return _not_json(path, exc)
+        except OSError as exc:
+            return ConversionError("IMPORT_UNREADABLE", f"cannot read the file: {_first_line(exc)}", str(path))
+        return _unsupported(data.get("version"), path) if isinstance(data, dict) else None
+    with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
+        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            entry = next((name for name in _HEADERS if name in names), None)
+            if entry is None:
+                return ConversionError(
+                    "IMPORT_NOT_FORMAT", f"not an Inspect log: the archive holds none of {', '.join(_HEADERS)}", str(path)
+                )
+            body = archive.read(entry)
+    except NotImplementedError:  # an entry compressed in a way this Python cannot read: nothing more to learn here
+        return None
+    except _ARCHIVE_ERRORS as exc:
+        return _not_archive(path, exc)
+    try:
+        header = json.loads(body)
+    except ValueError as exc:
+        return _not_json(path, exc)
+    return _unsupported(header.get("version"), path) if isinstance(header, dict) else None
 
 
 def _read_error(path: Path, exc: BaseException) -> ConversionError:
-    """The reader's exception as a conversion error: Inspect raises ValueError for most problems, so the message
-    tells an unreadable archive or JSON text from a log of the wrong shape (pydantic's errors, checked first)."""
-    text = str(exc)
-    first_line = text.splitlines()[0] if text else type(exc).__name__
+    """The reader's exception as a conversion error, decided by the exception's type (its text is only shown):
+    pydantic's ValidationError (a log of the wrong shape: the first problem, with its location), a broken archive,
+    invalid JSON, else a log Inspect could not read."""
     if isinstance(exc, FileNotFoundError):
         return ConversionError("IMPORT_UNREADABLE", "no such file", str(path))
     errors = getattr(exc, "errors", None)
@@ -55,17 +115,15 @@ def _read_error(path: Path, exc: BaseException) -> ConversionError:
         try:
             first = errors()[0]
             return ConversionError(
-                "IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', text)}", str(path), pointer(*first.get("loc", ()))
+                "IMPORT_NOT_FORMAT", f"not an Inspect log: {first.get('msg', _first_line(exc))}", str(path), pointer(*first.get("loc", ()))
             )
         except (TypeError, IndexError, KeyError):
             pass
-    if "version" in text.lower() and "log format" in text.lower():
-        return ConversionError("IMPORT_VERSION_UNSUPPORTED", f"Inspect cannot read this log: {first_line}", str(path), "/version")
-    if isinstance(exc, (zipfile.BadZipFile, EOFError)) or (path.suffix == ".eval" and _ARCHIVE.search(text)):
-        return ConversionError("IMPORT_UNREADABLE", f"not a readable .eval archive (truncated or corrupt): {first_line}", str(path))
-    if isinstance(exc, json.JSONDecodeError) or (path.suffix == ".json" and _JSON.search(text)):
-        return ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {first_line}", str(path))
-    return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log ({type(exc).__name__}): {first_line}", str(path))
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+        return _not_json(path, exc)
+    if path.suffix == ".eval" and isinstance(exc, _ARCHIVE_ERRORS):
+        return _not_archive(path, exc)
+    return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log ({type(exc).__name__}): {_first_line(exc)}", str(path))
 
 
 def _samples(path: Path, header: Any) -> Iterator[Any]:
@@ -92,7 +150,7 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
             "/eval/dataset/sample_ids",
         )
     with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
-        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+        import zipfile_zstd  # noqa: F401
     try:
         from inspect_ai._util.constants import get_deserializing_context
 
@@ -122,7 +180,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
 
     path = inputs[0]
     source = path.name
-    if path.suffix not in SUFFIXES:
+    if path.suffix not in LOG_SUFFIXES:
         raise ConversionError("IMPORT_NOT_FORMAT", f"an Inspect log ends in .eval or .json, not {path.suffix or '(none)'!r}", str(path))
     if not path.is_file():
         raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path))
@@ -133,8 +191,8 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
             header = read_eval_log(str(path), format="json")
     except ConversionError:
         raise
-    except Exception as exc:  # the reader's own errors: mapped to a code, never a traceback
-        raise _read_error(path, exc) from None
+    except Exception as exc:  # the reader's own errors: our checks say why, else its exception's type; never a traceback
+        raise (_header_problem(path) or _read_error(path, exc)) from None
     head: dict[str, Any] = header.model_dump(mode="json", exclude_none=True, exclude={"samples"})
     if head.get("version") not in SUPPORTED_VERSIONS:
         raise ConversionError(

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from evalschema_models import rules as codes
+from evalschema_models.constants import INPUT_SUFFIXES
 
 from ..core.findings import Finding
 from ..core.limits import INPUT_BYTES_VARIABLE, max_input_bytes, too_large_message
@@ -30,7 +31,7 @@ from ..core.messages import render
 from . import strict_json
 from .positions import MAX_DEPTH, Positions, json_positions
 
-SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+SUFFIXES: dict[str, str] = INPUT_SUFFIXES
 
 
 @dataclass

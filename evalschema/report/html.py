@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from evalschema_models.constants import SUMMARY_INVALID_WARNING
+
 from ..core.display import visible
 from ..core.limits import shorten
 from ..summary.states import Summary, classify
@@ -46,7 +48,7 @@ def _outcomes(summary: dict[str, Any]) -> dict[str, int]:
 Summarized = tuple[str, dict[str, Any], Summary]
 
 
-INVALID_WARNING = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible"
+INVALID_WARNING = SUMMARY_INVALID_WARNING
 
 
 def render_text(results: list[Summarized], *, colour: bool = False, invalid: dict[str, int] | None = None) -> str:

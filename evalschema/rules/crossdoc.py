@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from evalschema_models import rules as codes
+from evalschema_models.constants import MISSING_SHOWN, PARTIAL_KEY
 
 from ..core import messages
 from ..core.findings import Finding, pointer
@@ -25,10 +26,6 @@ def _case_graders(case: dict[str, Any], shared: dict[str, str | None]) -> dict[s
                 kind = ref.get("type")
                 graders[ref["id"]] = kind if isinstance(kind, str) else None
     return graders
-
-
-PARTIAL_KEY = "evalschema.partial"  # metadata key by which a result set declares that it ran part of its suite
-MISSING_SHOWN = 5  # test case ids named in a TEST_CASE_NOT_RUN message
 
 
 def is_partial(resultset: dict[str, Any]) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 import regress
 
 from evalschema_models import rules as codes
+from evalschema_models.constants import MIGRATION_KEY
 
 from ..core import messages
 from ..core.findings import Finding, pointer
@@ -172,9 +173,6 @@ def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
     results = document.get("results")
     if isinstance(results, list):
         yield from ResultRows().check(results)
-
-
-MIGRATION_KEY = "evalschema.migration"  # the extensions key by which ``evalschema migrate`` marks its placeholders
 
 
 def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:

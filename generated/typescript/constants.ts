@@ -39,6 +39,32 @@ export const YAML_NODE_LIMIT = 1500000 as const;
 export const STREAM_THRESHOLD = 8388608 as const;
 /** A root with more members than this is no result set worth reading in pieces: it is read whole. */
 export const MAX_MEMBERS = 1000 as const;
+/** A value quoted in a finding's message (its `value`, `name`, … parameters) is shortened to this many characters, quotes included. */
+export const MESSAGE_VALUE_CHARS = 60 as const;
+/** Close matches a message's `suggestion` offers at most ("did you mean …?"). */
+export const MAX_SUGGESTIONS = 3 as const;
+/** How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one. */
+export const SUGGESTION_CUTOFF = 0.75 as const;
+/** The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); text inserted as it is; derived (suggestion: the close matches of name or value). */
+export const MESSAGE_PARAMETERS = {"quoted": ["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"], "lists": ["allowed", "names", "declared"], "text": ["type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description"], "derived": ["suggestion"]} as const;
+/** The line `summarize --force` prints above the numbers of a result set that is not valid ({errors}: its error count). */
+export const SUMMARY_INVALID_WARNING = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible" as const;
+/** The fields of a grader that `compare` reports for each side, and whose change between the two sides it notes. */
+export const COMPARED_GRADER_FIELDS = ["type", "version", "judge_model"] as const;
+/** The result set `metadata` key by which a result set declares (with `true`) that it ran only part of its suite (no TEST_CASE_NOT_RUN). */
+export const PARTIAL_KEY = "evalschema.partial" as const;
+/** Test case ids named in a TEST_CASE_NOT_RUN message; the rest are counted. */
+export const MISSING_SHOWN = 5 as const;
+/** The `extensions` key by which `evalschema migrate` marks the placeholders it wrote (MIGRATION_PLACEHOLDER). */
+export const MIGRATION_KEY = "evalschema.migration" as const;
+/** File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON. */
+export const INPUT_SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"} as const;
+/** The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on. */
+export const STREAM_CHOICES = {"auto": null, "always": true, "never": false} as const;
+/** For a pinned release (no generated rows table): keywords that only name or describe. A root array property whose subschema holds only these, `type: array` and `items` judges each item alone, so its rows can be validated in batches. */
+export const ROW_ANNOTATION_KEYWORDS = ["description", "title", "$comment", "examples", "default", "readOnly", "writeOnly"] as const;
+/** For a pinned release (no generated rows table): root keywords that can see a property's value other than through `properties`; a root with any of them is validated whole. */
+export const ROW_WHOLE_VALUE_KEYWORDS = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef"] as const;
 /** A result set's claimed summary number differs from the computed one when they are further apart than this. */
 export const SUMMARY_TOLERANCE = 1e-09 as const;
 /** The summary of a grader that has no result. */

@@ -1,5 +1,5 @@
-// Copies the build inputs that live outside js/: the generated typings and the schemas.
-// Both copies are git-ignored; the sources of truth are ../generated/typescript and ../schemas.
+// Copies the build inputs that live outside js/: the generated typings, the schemas and the published releases.
+// The copies are git-ignored; the sources of truth are ../generated/typescript, ../schemas and ../spec/releases.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +20,12 @@ const typings = copyAll(join(repo, "generated", "typescript"), join(here, "src",
 const schemas = copyAll(join(repo, "schemas"), join(here, "schemas"), ".json");
 // the single-file schemas and their catalog, for Ajv, editors and other validators
 const bundled = copyAll(join(repo, "generated", "schemas"), join(here, "schemas", "bundled"), ".json");
+// every published release, for --spec-version / `specVersion` (read from these files: nothing is fetched)
+const releases = readdirSync(join(repo, "spec", "releases"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+for (const release of releases) copyAll(join(repo, "spec", "releases", release), join(here, "schemas", "releases", release), ".json");
 
 // The one version is the working schemas' `$id` (https://evalschema.org/schema/<version>/…). package.json must
 // restate it (npm reads no other place): refuse to build when it does not.
@@ -32,4 +38,4 @@ writeFileSync(
   join(here, "src", "generated", "version.ts"),
   `// written by scripts/prepare.mjs from the schemas' $id; do not edit\n/** The package's version: the specification version of its schemas. */\nexport const VERSION = ${JSON.stringify(version)};\n`,
 );
-console.log(`prepare: ${typings} generated typing(s) -> src/generated/, ${schemas} schema(s) -> schemas/, ${bundled} bundled -> schemas/bundled/, version ${version}`);
+console.log(`prepare: ${typings} generated typing(s) -> src/generated/, ${schemas} schema(s) -> schemas/, ${bundled} bundled -> schemas/bundled/, ${releases.length} release(s) -> schemas/releases/, version ${version}`);

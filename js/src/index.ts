@@ -19,7 +19,7 @@ export type Summary = Computed;
 export { buildReport, pointer, type Finding, type Report, type Severity } from "./core/findings.js";
 export { render, show, template, PARAMETERS, type Params } from "./core/messages.js";
 export { identify, kindFromShape, parseVersion, type Identity } from "./engine/identify.js";
-export { KINDS, isKind, specVersion, type Kind } from "./schemas/schemas.js";
+export { KINDS, isKind, specVersion, availableReleases, type Kind } from "./schemas/schemas.js";
 export { parseJson, loadPath, type Loaded } from "./io/loader.js";
 export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./pipeline.js";
 export { compare, type CompareOptions } from "./compare/compare.js";

@@ -20,7 +20,7 @@ import { loadPath, parseJson, readText } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
 import { RULES_REGISTRY } from "./rules/registry.js";
 import type { StageContext } from "./rules/rule.js";
-import type { Kind } from "./schemas/schemas.js";
+import { pinnedVersion, withSpecVersion, type Kind } from "./schemas/schemas.js";
 import { DEFAULT_SIZES, newStats, NotStreamable, read, type Piece, type ReadStats, type Sizes } from "./io/stream.js";
 import { SUMMARY_REGISTRY, SummaryStage } from "./summary/mismatch.js";
 import type { Summary } from "./summary/summary.js";
@@ -42,6 +42,8 @@ export interface ValidateOptions {
   allowUnknown?: boolean;
   /** The suite a result set was run from: enables the cross-document rules. */
   suite?: unknown;
+  /** Validate against this published release (e.g. an earlier 1.x) instead of the current schemas; throws if not bundled. */
+  specVersion?: string | null;
 }
 
 export interface FileOptions extends ValidateOptions {
@@ -164,6 +166,7 @@ export function asDocument(value: unknown): unknown {
  * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
  */
 export function validate(document: unknown, options: ValidateOptions = {}): Report {
+  if (options.specVersion != null && pinnedVersion() !== options.specVersion) return withSpecVersion(options.specVersion, () => validate(document, options));
   document = asDocument(document);
   const kind = options.kind ?? null;
   const strict = options.strict ?? false;
@@ -237,6 +240,7 @@ export function validateFile(path: string, options: FileOptions = {}): Report {
 
 /** `validateFile`, saying also whether the file could be read at all. */
 export function checkFile(path: string, options: FileOptions = {}, tuning: Tuning = {}): FileReport {
+  if (options.specVersion != null && pinnedVersion() !== options.specVersion) return withSpecVersion(options.specVersion, () => checkFile(path, options, tuning));
   const kind = options.kind ?? null;
   checkKind(kind);
   if ((kind === null || kind === KIND) && wantsStream(path, options.streamRows)) {
@@ -254,6 +258,7 @@ export function checkFile(path: string, options: FileOptions = {}, tuning: Tunin
  * together.
  */
 export function validateStream(fd: number, options: ValidateOptions = {}, tuning: Tuning = {}): Report | null {
+  if (options.specVersion != null && pinnedVersion() !== options.specVersion) return withSpecVersion(options.specVersion, () => validateStream(fd, options, tuning));
   return streamReport(fd, options, tuning)?.report ?? null;
 }
 

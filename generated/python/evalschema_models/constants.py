@@ -43,6 +43,32 @@ STREAM_THRESHOLD: Final = 8388608
 """JSON files of this many bytes (8 MiB) or more are read in pieces unless told otherwise; the report is the same."""
 MAX_MEMBERS: Final = 1000
 """A root with more members than this is no result set worth reading in pieces: it is read whole."""
+MESSAGE_VALUE_CHARS: Final = 60
+"""A value quoted in a finding's message (its `value`, `name`, … parameters) is shortened to this many characters, quotes included."""
+MAX_SUGGESTIONS: Final = 3
+"""Close matches a message's `suggestion` offers at most ("did you mean …?")."""
+SUGGESTION_CUTOFF: Final = 0.75
+"""How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one."""
+MESSAGE_PARAMETERS: Final = {"quoted": ("value", "expected", "name", "pattern", "limit", "test_case", "count", "more"), "lists": ("allowed", "names", "declared"), "text": ("type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description"), "derived": ("suggestion",)}
+"""The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); text inserted as it is; derived (suggestion: the close matches of name or value)."""
+SUMMARY_INVALID_WARNING: Final = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible"
+"""The line `summarize --force` prints above the numbers of a result set that is not valid ({errors}: its error count)."""
+COMPARED_GRADER_FIELDS: Final = ("type", "version", "judge_model")
+"""The fields of a grader that `compare` reports for each side, and whose change between the two sides it notes."""
+PARTIAL_KEY: Final = "evalschema.partial"
+"""The result set `metadata` key by which a result set declares (with `true`) that it ran only part of its suite (no TEST_CASE_NOT_RUN)."""
+MISSING_SHOWN: Final = 5
+"""Test case ids named in a TEST_CASE_NOT_RUN message; the rest are counted."""
+MIGRATION_KEY: Final = "evalschema.migration"
+"""The `extensions` key by which `evalschema migrate` marks the placeholders it wrote (MIGRATION_PLACEHOLDER)."""
+INPUT_SUFFIXES: Final = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+"""File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON."""
+STREAM_CHOICES: Final = {"auto": None, "always": True, "never": False}
+"""The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on."""
+ROW_ANNOTATION_KEYWORDS: Final = ("description", "title", "$comment", "examples", "default", "readOnly", "writeOnly")
+"""For a pinned release (no generated rows table): keywords that only name or describe. A root array property whose subschema holds only these, `type: array` and `items` judges each item alone, so its rows can be validated in batches."""
+ROW_WHOLE_VALUE_KEYWORDS: Final = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "$ref", "$dynamicRef")
+"""For a pinned release (no generated rows table): root keywords that can see a property's value other than through `properties`; a root with any of them is validated whole."""
 SUMMARY_TOLERANCE: Final = 1e-09
 """A result set's claimed summary number differs from the computed one when they are further apart than this."""
 NO_RESULTS: Final = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}

@@ -58,7 +58,7 @@ export function casesPath(suitePath: string, name: string): { path: string; prob
   return { path: target };
 }
 
-export function follow(suite: unknown, suitePath: string, options: { strict?: boolean; allowUnknown?: boolean } = {}): CasesFile {
+export function follow(suite: unknown, suitePath: string, options: { strict?: boolean; allowUnknown?: boolean; specVersion?: string | null } = {}): CasesFile {
   const name = isObject(suite) ? get(suite, "test_cases_file") : undefined;
   const out: CasesFile = { path: null, cases: [], problem: null, lines: [] };
   if (typeof name !== "string" || name === "" || !isObject(suite)) return out;
@@ -90,7 +90,7 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
       out.lines.push({ line, report: buildReport("testcase", [{ ...loaded.problem, line }], false), unreadable: true });
       return;
     }
-    const report = validate(loaded.document, { kind: "testcase", strict: options.strict ?? false, allowUnknown: options.allowUnknown ?? false });
+    const report = validate(loaded.document, { kind: "testcase", strict: options.strict ?? false, allowUnknown: options.allowUnknown ?? false, specVersion: options.specVersion ?? null });
     out.lines.push({ line, report, unreadable: false });
     if (isObject(loaded.document)) {
       out.cases.push(loaded.document);

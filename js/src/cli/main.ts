@@ -20,9 +20,10 @@ import { placed, type Positions } from "../io/positions.js";
 import { get, has, isObject, type JsonObject } from "../core/json.js";
 import { MAX_FINDINGS, shorten } from "../core/limits.js";
 import { loadSources, loadStdin } from "../io/loader.js";
-import { isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
+import { availableReleases, isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile, validate } from "../pipeline.js";
 import { VERSION } from "../generated/version.js";
+import { STREAM_CHOICES } from "../generated/constants.js";
 import { summarize } from "../summary/summary.js";
 import type { Summary } from "../summary/summary.js";
 
@@ -54,11 +55,11 @@ interface Args {
   inputFormat: Form | null;
   verbose: number;
   quiet: boolean;
+  specVersion: string | null;
 }
 
-const STREAM_CHOICES = { auto: null, always: true, never: false } as const;
 
-const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--format {text,json,github}] [-v | -q] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] PATH [PATH ...]
+const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--spec-version VERSION] [--format {text,json,github}] [-v | -q] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] PATH [PATH ...]
        ${PROG} summarize [--force] [--format {text,json}] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
@@ -69,9 +70,9 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
   const options =
     command === "validate"
-      ? ["--kind", "--suite", "--strict", "--allow-unknown", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
+      ? ["--kind", "--suite", "--strict", "--allow-unknown", "--spec-version", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
       : ["--force", "--format", "--input-format", "--stream", "--help"];
-  const takesValue = new Set(["--kind", "--suite", "--format", "--input-format", "--stream"]);
+  const takesValue = new Set(["--kind", "--suite", "--spec-version", "--format", "--input-format", "--stream"]);
   const args: Args = {
     command,
     paths: [],
@@ -85,6 +86,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     inputFormat: null,
     verbose: 0,
     quiet: false,
+    specVersion: null,
   };
   const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json"];
   let onlyPaths = false;
@@ -123,6 +125,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       if (!isKind(value)) throw new UsageError(`argument --kind: invalid choice: '${value}' (choose from ${KINDS.map((k) => `'${k}'`).join(", ")})`);
       args.kind = value;
     } else if (name === "--suite") args.suite = value!;
+    else if (name === "--spec-version") args.specVersion = value!;
     else if (name === "--format") {
       if (!formats.includes(value!)) throw new UsageError(`argument --format: invalid choice: '${value}' (choose from ${formats.map((f) => `'${f}'`).join(", ")})`);
       args.format = value as Args["format"];
@@ -173,7 +176,7 @@ export function quietStreams(): void {
 
 /** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
  * line of that file (mirrors Python's `_suite_entries`). */
-function suiteWithCases(path: string, suite: unknown, report: Report, options: { strict: boolean; allowUnknown: boolean }, positions: () => Positions): Entry[] {
+function suiteWithCases(path: string, suite: unknown, report: Report, options: Checked, positions: () => Positions): Entry[] {
   const cases = follow(suite, path, options);
   const own = cases.problem === null ? report : placed(buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict), positions());
   // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2)
@@ -217,6 +220,7 @@ class Buffered {
 interface Checked {
   strict: boolean;
   allowUnknown: boolean;
+  specVersion: string | null;
 }
 
 /** The suite given with --suite: its document and the entries of its own findings and its test cases file's. */
@@ -280,7 +284,10 @@ function* entries(args: Args, suite: JsonObject | undefined, checked: Checked): 
 }
 
 function runValidate(args: Args): number {
-  const checked: Checked = { strict: args.strict, allowUnknown: args.allowUnknown };
+  if (args.specVersion !== null && !availableReleases().includes(args.specVersion)) {
+    throw new UsageError(`--spec-version ${args.specVersion}: no such release; available: ${availableReleases().join(", ")}`, false);
+  }
+  const checked: Checked = { strict: args.strict, allowUnknown: args.allowUnknown, specVersion: args.specVersion };
   const { suite, entries: suiteEntries } = args.suite !== null ? loadSuite(args, checked) : { suite: undefined, entries: [] };
   const given = new Set([...expand(args.paths)].filter((p) => p !== STDIN).map(displayPath));
   const paint = painter();

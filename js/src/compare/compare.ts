@@ -21,6 +21,7 @@ import type {
   RunRate,
 } from "../generated/comparison.js";
 import { VERSION } from "../generated/version.js";
+import { COMPARED_GRADER_FIELDS } from "../generated/constants.js";
 import { compareCodePoints } from "../core/findings.js";
 import { get, isObject, type JsonObject } from "../core/json.js";
 import * as stats from "./compareStats.js";
@@ -42,7 +43,7 @@ const OUTCOME_NAMES = Object.keys(OUTCOMES) as RowOutcome[];
 const FLIP_RANK: Record<FlipChange, number> = { regression: 0, newly_invalidated: 1, newly_errored: 2, improvement: 3, no_longer_errored: 4 };
 const G_ABSENT = 0, G_FAILED = 1, G_PASSED = 2, G_NULL = 3;
 const MAX_K = 20;
-const GRADER_FIELDS = ["type", "version", "judge_model"] as const;
+const GRADER_FIELDS = COMPARED_GRADER_FIELDS;
 const PROVENANCE = ["run_id", "suite_id", "suite_version", "suite_digest", "started_at", "runner", "provider"] as const;
 
 type Change = keyof Changes;

@@ -14,22 +14,17 @@
  */
 
 import difflib from "difflib";
+import { MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF } from "../generated/constants.js";
 import { RULES } from "../generated/rules.js";
 
-export const VALUE_LIMIT = 60;
-export const SUGGESTIONS = 3;
-export const CUTOFF = 0.75;
-
-export const QUOTED: ReadonlySet<string> = new Set(["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"]);
-export const LISTS: ReadonlySet<string> = new Set(["allowed", "names", "declared"]);
-export const TEXT: ReadonlySet<string> = new Set([
-  "type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description",
-]);
-export const DERIVED: ReadonlySet<string> = new Set(["suggestion"]);
+export const QUOTED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.quoted);
+export const LISTS: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.lists);
+export const TEXT: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.text);
+export const DERIVED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.derived);
 export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...TEXT, ...DERIVED]);
 
 /** A value as a message quotes it: scalars as JSON (shortened), containers by their shape only. */
-export function show(value: unknown, limit = VALUE_LIMIT): string {
+export function show(value: unknown, limit: number = MESSAGE_VALUE_CHARS): string {
   if (Array.isArray(value)) return `an array of ${value.length} item(s)`;
   if (value !== null && typeof value === "object") return Object.keys(value).length ? "an object" : "an empty object";
   if (value === null || value === undefined) return "null";
@@ -46,7 +41,7 @@ export function suggest(word: unknown, candidates: Iterable<unknown>): string {
   const names = [...new Set([...candidates].filter((c): c is string => typeof c === "string" && c !== word))].sort(
     (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   );
-  const matches: string[] = difflib.getCloseMatches(word, names, SUGGESTIONS, CUTOFF);
+  const matches: string[] = difflib.getCloseMatches(word, names, MAX_SUGGESTIONS, SUGGESTION_CUTOFF);
   return matches.length ? "; did you mean " + matches.map((m) => show(m)).join(" or ") + "?" : "";
 }
 

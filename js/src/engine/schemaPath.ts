@@ -17,7 +17,7 @@ import { ROWS_STAND_ALONE } from "../generated/_rows.js";
 import { escapeToken, finding, tokens, type Finding } from "../core/findings.js";
 import { has, isObject, jsonType, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
-import { compiledKind, compiledProperty, current, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
+import { compiledKind, compiledProperty, computedRowsStandAlone, current, pinnedVersion, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
 
 import { KEYWORD_CODES } from "../generated/constants.js";
 export { KEYWORD_CODES };
@@ -366,5 +366,5 @@ export function checkRows(
  * (`generated/_rows.ts`, `codegen/annotated.py` `rows_stand_alone`).
  */
 export function rowsStandAlone(kind: Kind, array: string): boolean {
-  return ROWS_STAND_ALONE[`${kind}.json`]?.[array] ?? false;
+  return pinnedVersion() === null ? (ROWS_STAND_ALONE[`${kind}.json`]?.[array] ?? false) : computedRowsStandAlone(kind, array);
 }

@@ -7,15 +7,10 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { join, relative as relative_ } from "node:path";
 import { compareCodePoints } from "../core/findings.js";
+import { INPUT_SUFFIXES } from "../generated/constants.js";
 
-/** File suffixes read as documents, and how each is read. */
-export const SUFFIXES: Readonly<Record<string, "json" | "jsonl" | "yaml">> = {
-  ".json": "json",
-  ".jsonl": "jsonl",
-  ".ndjson": "jsonl",
-  ".yaml": "yaml",
-  ".yml": "yaml",
-};
+/** File suffixes read as documents, and how each is read (generated from spec/constants.json). */
+export const SUFFIXES: Readonly<Record<string, Form>> = INPUT_SUFFIXES;
 
 export type Form = "json" | "jsonl" | "yaml";
 

@@ -94,7 +94,6 @@ export function jsonEntry(e: Entry, shown: Shown): string {
   const file: Record<string, unknown> = {
     path: e.path,
     ...(e.line !== undefined ? { line: e.line } : {}),
-    unreadable: e.unreadable,
     kind: e.kind,
     valid: e.valid,
     errors: shown.errors.map(findingJson),

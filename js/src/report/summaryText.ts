@@ -3,13 +3,14 @@
 
 import { fixed, visible } from "../core/display.js";
 import { shorten } from "../core/limits.js";
+import { SUMMARY_INVALID_WARNING } from "../generated/constants.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import type { JsonObject } from "../core/json.js";
 import type { GraderSummary, Summary } from "../summary/summary.js";
 import type { Paint } from "./render.js";
 
 /** Printed above the numbers of a result set that is not valid (summarized under --force). */
-export const INVALID_WARNING = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible";
+export const INVALID_WARNING: string = SUMMARY_INVALID_WARNING;
 
 function percent(value: number | null): string {
   return value === null ? "n/a" : `${fixed(value * 100, 1)}%`;

@@ -1,6 +1,7 @@
 /** Rules that need two documents: a result set checked against the suite it claims to be a run of (mirrors evalschema/crossdoc.py). */
 
 import * as codes from "../generated/rules.js";
+import { MISSING_SHOWN, PARTIAL_KEY } from "../generated/constants.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
@@ -24,10 +25,7 @@ function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): 
   return graders;
 }
 
-/** The metadata key by which a result set declares that it ran part of its suite. */
-export const PARTIAL_KEY = "evalschema.partial";
-/** Test case ids named in a TEST_CASE_NOT_RUN message. */
-const MISSING_SHOWN = 5;
+export { PARTIAL_KEY };
 
 export function isPartial(resultset: JsonObject): boolean {
   const metadata = get(resultset, "metadata");

@@ -7,6 +7,7 @@
  */
 
 import * as codes from "../generated/rules.js";
+import { MIGRATION_KEY } from "../generated/constants.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
@@ -173,8 +174,7 @@ export function* resultsetRules(document: JsonObject): Generator<Finding> {
   if (Array.isArray(results)) yield* new ResultRows().check(results);
 }
 
-/** The extensions key by which `evalschema migrate` marks its placeholders. */
-export const MIGRATION_KEY = "evalschema.migration";
+export { MIGRATION_KEY } from "../generated/constants.js";
 
 /** Evals whose placeholders `evalschema migrate` left for a person to decide (MIGRATION_PLACEHOLDER; mirrors Python). */
 function* placeholders(document: JsonObject): Generator<Finding> {

@@ -12,13 +12,13 @@
  * (conditions.ts), and an all-errors one over the tree itself, compiled the first time a document is invalid.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { _, Ajv2020, type KeywordCxt, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
 import { has, isObject, type JsonObject } from "../core/json.js";
 
-import { KINDS } from "../generated/constants.js";
+import { KINDS, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS } from "../generated/constants.js";
 
 export { KINDS };
 export type Kind = (typeof KINDS)[number];
@@ -78,15 +78,20 @@ function schemaDir(): URL {
   return new URL("../../schemas/", import.meta.url);
 }
 
-let loaded: SchemaSet | undefined;
+/** The published releases, one folder each (`schemas/releases/<version>/`, copied by scripts/prepare.mjs from
+ * spec/releases/): every schema of a release and its `manifest.json`. */
+function releasesDir(): URL {
+  return new URL("../../schemas/releases/", import.meta.url);
+}
 
-export function current(): SchemaSet {
-  if (loaded) return loaded;
-  const dir = schemaDir();
+const MANIFEST = "manifest.json";
+
+/** A schema set from the schema files `names` of folder `dir` (every `$id` versioned, one version). */
+function build(dir: URL, names: readonly string[]): SchemaSet {
   const files = new Map<string, JsonObject>();
   let version = "";
   let baseUri = "";
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
+  for (const name of names) {
     const contents: unknown = JSON.parse(readFileSync(new URL(name, dir), "utf-8"));
     if (!isObject(contents) || typeof contents["$id"] !== "string") throw new Error(`${name}: not a schema with an $id`);
     const match = ID_RE.exec(contents["$id"]);
@@ -95,12 +100,114 @@ export function current(): SchemaSet {
     baseUri = match[1]!;
     files.set(`${match[3]}.json`, contents);
   }
-  loaded = { version, baseUri, files };
+  return { version, baseUri, files };
+}
+
+let loaded: SchemaSet | undefined;
+
+/** The working schemas: what this package validates against unless a release is pinned. */
+export function current(): SchemaSet {
+  loaded ??= build(schemaDir(), readdirSync(schemaDir()).filter((n) => n.endsWith(".json")).sort());
   return loaded;
 }
 
+function releaseKey(version: string): number[] {
+  const core = version.split("-", 1)[0]!.split("+", 1)[0]!;
+  return core.split(".").filter((p) => /^[0-9]+$/.test(p)).map(Number);
+}
+
+function byRelease(a: string, b: string): number {
+  const [x, y] = [releaseKey(a), releaseKey(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  if (x.length !== y.length) return x.length - y.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The bundled release versions, oldest first (Python's `releases.available()`). */
+export function availableReleases(): string[] {
+  const dir = releasesDir();
+  let names: string[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => existsSync(new URL(`${name}/${MANIFEST}`, dir))).sort(byRelease);
+}
+
+const releases = new Map<string, SchemaSet>();
+
+/** The schemas of one version: the working ones (null, or their version), else a bundled release. Throws on a version
+ * that is not bundled; nothing is ever fetched. */
+export function load(version: string | null = null): SchemaSet {
+  if (version === null || version === current().version) return current();
+  let set = releases.get(version);
+  if (set) return set;
+  const available = availableReleases();
+  if (!available.includes(version)) throw new Error(`no bundled release ${JSON.stringify(version)}; available: ${available.join(", ")}`);
+  const dir = new URL(`${encodeURIComponent(version)}/`, releasesDir());
+  const manifest: unknown = JSON.parse(readFileSync(new URL(MANIFEST, dir), "utf-8"));
+  const listed = isObject(manifest) && isObject(manifest["files"]) ? Object.keys(manifest["files"]) : [];
+  set = build(dir, listed.sort());
+  if (set.version !== version) throw new Error(`release ${version}: its schemas' $id says ${set.version}`);
+  releases.set(version, set);
+  return set;
+}
+
+/** The release the current validation is pinned to (`withSpecVersion`), or null: the working schemas. */
+let pinned: string | null = null;
+
+export function pinnedVersion(): string | null {
+  return pinned;
+}
+
+/**
+ * `fn()` with the schemas of `version` (a bundled release, `--spec-version`) in place of the working ones: the kind's
+ * validators, the rows' independence and the supported version all come from that release. `null`/absent: `fn()`
+ * as it is. Validation is synchronous, so the pin holds exactly for the call. Throws on a version not bundled.
+ */
+export function withSpecVersion<T>(version: string | null | undefined, fn: () => T): T {
+  if (version === null || version === undefined) return fn();
+  load(version);
+  const before = pinned;
+  pinned = version;
+  try {
+    return fn();
+  } finally {
+    pinned = before;
+  }
+}
+
+/** The schemas validation uses now: the pinned release's, else the working ones. */
+export function active(): SchemaSet {
+  return load(pinned);
+}
+
+/** The specification version validation uses now: the working schemas' (the package's), or the pinned release's. */
 export function specVersion(): string {
-  return current().version;
+  return active().version;
+}
+
+/** Keywords that only name or describe: an array subschema made of these and `items` judges each item alone. */
+const ANNOTATIONS: ReadonlySet<string> = new Set(ROW_ANNOTATION_KEYWORDS);
+/** Root keywords that can see a property's value other than through `properties` (the rest look only at names). */
+const WHOLE_VALUE: ReadonlySet<string> = new Set(ROW_WHOLE_VALUE_KEYWORDS);
+
+/**
+ * Whether each item of the root array property `array` of the active schemas can be validated on its own: the
+ * root has no keyword that sees the array's value except `properties`, and the array's subschema is `type: array`
+ * and `items` (with annotations). codegen writes this table for the working schemas (`generated/_rows.ts`); for a
+ * pinned release it is computed here, as Python's `computed_rows_stand_alone` does.
+ */
+export function computedRowsStandAlone(kind: Kind, array: string): boolean {
+  const root = active().files.get(`${kind}.json`);
+  if (!isObject(root) || Object.keys(root).some((k) => WHOLE_VALUE.has(k))) return false;
+  const properties = root["properties"];
+  const subschema = isObject(properties) && has(properties, array) ? properties[array] : undefined;
+  if (!isObject(subschema) || subschema["type"] !== "array" || !isObject(subschema["items"])) return false;
+  return Object.keys(subschema).every((k) => k === "type" || k === "items" || ANNOTATIONS.has(k));
 }
 
 function decodePointerToken(token: string): string {
@@ -311,13 +418,23 @@ function newAjv(allErrors: boolean): Ajv2020 {
  */
 let fastAjv: Ajv2020 | undefined;
 let allErrorsAjv: Ajv2020 | undefined;
+/** Compiled kinds, by kind: the working schemas' in `compiled`, each pinned release's in its own map. */
 const compiled = new Map<Kind, CompiledKind>();
+const compiledReleases = new Map<string, Map<Kind, CompiledKind>>();
 
-/** The kind's inlined schema tree and its validators, compiled once, lazily. */
+function compiledNow(): Map<Kind, CompiledKind> {
+  if (pinned === null) return compiled;
+  let byKind = compiledReleases.get(pinned);
+  if (byKind === undefined) compiledReleases.set(pinned, (byKind = new Map()));
+  return byKind;
+}
+
+/** The kind's inlined schema tree and its validators (of the active schemas), compiled once, lazily. */
 export function compiledKind(kind: Kind): CompiledKind {
-  let out = compiled.get(kind);
+  const cache = compiledNow();
+  let out = cache.get(kind);
   if (out) return out;
-  const set = current();
+  const set = active();
   const file = `${kind}.json`;
   const root = set.files.get(file);
   if (!root) throw new Error(`no bundled schema for ${kind}`);
@@ -328,7 +445,7 @@ export function compiledKind(kind: Kind): CompiledKind {
   let full: ValidateFunction | undefined;
   const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(tree as JsonObject));
   out = { tree, isValid, allErrors, fast };
-  compiled.set(kind, out);
+  cache.set(kind, out);
   return out;
 }
 
@@ -340,7 +457,7 @@ const compiledParts = new Map<string, CompiledPart>();
  * prefix `#/properties/<property>`.
  */
 export function compiledProperty(kind: Kind, property: string): CompiledPart {
-  const key = `${kind}#${property}`;
+  const key = pinned === null ? `${kind}#${property}` : `${pinned}#${kind}#${property}`;
   let out = compiledParts.get(key);
   if (out) return out;
   const whole = compiledKind(kind);

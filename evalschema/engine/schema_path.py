@@ -337,7 +337,7 @@ def _reference_registry(version: str | None) -> Any:
     from referencing.jsonschema import DRAFT202012
 
     schemas = load(version)
-    resources = [(uri, DRAFT202012.create_resource(_undeclared(schemas.registry.contents(uri)))) for uri in schemas.resources]
+    resources = [(uri, DRAFT202012.create_resource(_undeclared(contents))) for uri, contents in schemas.documents.items()]
     return Registry().with_resources(resources).crawl()
 
 

@@ -80,10 +80,9 @@ def _advance(data: bytes, line: int, column: int, start: int = 0, end: int | Non
     is counted in place, and with ``ascii`` (the caller knows ``data`` is ASCII) without looking at characters:
     finding where a batch of rows starts then copies none of its 2 MiB."""
     end = len(data) if end is None else end
-    newlines = data.count(b"\n", start, end)
-    if newlines:
-        start = data.rfind(b"\n", start, end) + 1
-        line, column = line + newlines, 0
+    last = data.rfind(b"\n", start, end)  # memrchr: a file on one line is never counted byte by byte
+    if last >= 0:
+        line, column, start = line + data.count(b"\n", start, last + 1), 0, last + 1
     return line, column + (end - start if ascii else _chars(data[start:end]))
 
 

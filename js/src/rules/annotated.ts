@@ -20,7 +20,7 @@
 import { type Finding, finding, pointer, type Severity } from "../core/findings.js";
 import { ANNOTATED, type AnnotatedRule, type KeyMember, type ReferencesRule, type UniqueRule } from "../generated/_annotated.js";
 import { RULES } from "../generated/rules.js";
-import { get, has, isInt, isObject } from "../core/json.js";
+import { get, has, isInt, isObject, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 
 export const ARRAY_ITEM = "*";
@@ -47,6 +47,55 @@ export function* match(value: unknown, tokens: readonly string[], where: Path = 
   } else if (isObject(value) && has(value, head)) {
     yield* match(value[head], tokens, [...where, head], from + 1);
   }
+}
+
+/**
+ * `fn` for every value at the pattern `tokens` (from token `from`) below `value`, with its path: `path` itself,
+ * extended in place while `fn` runs (copy it to keep it). `match` without a generator or a path per value: the
+ * rows' rules run it for every row.
+ */
+function visit(value: unknown, tokens: readonly string[], from: number, path: (string | number)[], fn: (path: Path, value: unknown) => void): void {
+  if (from === tokens.length) {
+    fn(path, value);
+    return;
+  }
+  const head = tokens[from]!;
+  if (head === ARRAY_ITEM) {
+    if (!Array.isArray(value)) return;
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      visit(value[i] as unknown, tokens, from + 1, path, fn);
+      path.pop();
+    }
+  } else if (head === MAP_VALUE) {
+    if (!isObject(value)) return;
+    for (const name of Object.keys(value).sort()) {
+      path.push(name);
+      visit(value[name], tokens, from + 1, path, fn);
+      path.pop();
+    }
+  } else if (isObject(value) && has(value, head)) {
+    path.push(head);
+    visit(value[head], tokens, from + 1, path, fn);
+    path.pop();
+  }
+}
+
+/** `keyText(keyOf(item, key))` without the key's array: null when a key member is missing or of another type. */
+function keyTextOf(item: JsonObject, key: readonly KeyMember[]): string | null {
+  let out = "";
+  for (let i = 0; i < key.length; i++) {
+    const m = key[i]!;
+    const value = get(item, m.member);
+    if (m.type === "string") {
+      if (typeof value !== "string") return null;
+      out += `s${value.length.toString(16)}:${value}`;
+    } else {
+      if (!isInt(value)) return null;
+      out += `i${value.toString(16)};`;
+    }
+  }
+  return out;
 }
 
 /** The item's key, or null when it is not an object or a key member is missing or of another type. */
@@ -92,20 +141,27 @@ function* unique(rule: UniqueRule, items: Iterable<[Path, unknown]>): Generator<
   }
 }
 
-function* references(rule: ReferencesRule, value: unknown, where: Path): Generator<Finding> {
-  const targets = new Set<string>();
-  for (const [, v] of match(value, rule.target)) if (typeof v === "string") targets.add(v);
-  for (const [path, ref] of match(value, rule.source, where)) {
-    if (typeof ref === "string" && !(rule.skip_empty && ref === "") && !targets.has(ref)) {
-      yield finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref }, rule.variant));
+/** The findings of an `x-references` rule in one instance of its scope (`value` at `where`), added to `out`. */
+function references(rule: ReferencesRule, value: unknown, where: Path, out: Finding[]): Finding[] {
+  let targets: Set<string> | null = null; // gathered once a reference is met
+  visit(value, rule.source, 0, [...where], (path, ref) => {
+    if (typeof ref !== "string" || (rule.skip_empty && ref === "")) return;
+    if (targets === null) {
+      const found = new Set<string>();
+      visit(value, rule.target, 0, [], (_, v) => {
+        if (typeof v === "string") found.add(v);
+      });
+      targets = found;
     }
-  }
+    if (!targets.has(ref)) out.push(finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref }, rule.variant)));
+  });
+  return out;
 }
 
 /** The findings of one rule in one instance of its scope (`value` at `where`). */
 export function* ruleFindings(rule: AnnotatedRule, value: unknown, where: Path): Generator<Finding> {
   if (rule.keyword === "x-unique") yield* unique(rule, match(value, rule.items, where));
-  else yield* references(rule, value, where);
+  else yield* references(rule, value, where, []);
 }
 
 /** The generic rules of a document kind, in reporting order. */
@@ -187,42 +243,48 @@ export class AnnotatedRows {
     }
   }
 
-  *rows(batch: readonly unknown[], start = 0): Generator<Finding> {
+  /** The findings of a batch of rows (`start`: the index of its first row), in row order, then rule order. */
+  rows(batch: readonly unknown[], start = 0): Finding[] {
+    const out: Finding[] = [];
     const array = this.array;
+    const rules = this.rowRules;
     for (let k = 0; k < batch.length; k++) {
       const row: unknown = batch[k];
       if (!isObject(row)) continue;
       const index = start + k;
-      for (const { rule, rest, seen, guard } of this.rowRules) {
+      for (let r = 0; r < rules.length; r++) {
+        const { rule, rest, seen, guard } = rules[r]!;
         if (guard !== null && (!has(row, guard[0]) || (guard[1] && empty(row[guard[0]])))) continue;
         if (seen === null || rule.keyword !== "x-unique") {
-          for (const [where, value] of match(row, rest, [array, index])) yield* ruleFindings(rule, value, where);
+          if (rule.keyword === "x-references") visit(row, rest, 0, [array, index], (where, value) => references(rule, value, where, out));
+          else for (const [where, value] of match(row, rest, [array, index])) for (const f of ruleFindings(rule, value, where)) out.push(f);
           continue;
         }
         const at = rule.key[rule.key.length - 1]!.member;
         if (rest.length === 0) {
           // the rows themselves are the items: the first row index of each key
-          const key = keyOf(row, rule.key);
-          if (key === null) continue;
-          const text = keyText(key);
+          const text = keyTextOf(row, rule.key);
+          if (text === null) continue;
           const first = seen.get(text);
           if (first === undefined) seen.set(text, index);
-          else yield duplicate(rule, [array, index], key, pointer(array, first, at));
+          else out.push(duplicate(rule, [array, index], keyOf(row, rule.key)!, pointer(array, first, at)));
           continue;
         }
         // items below each row: the first path of each key
         let paths = this.firstPaths.get(rule);
         if (paths === undefined) this.firstPaths.set(rule, (paths = new Map()));
-        for (const [path, item] of match(row, rest, [array, index])) {
-          const key = keyOf(item, rule.key);
-          if (key === null) continue;
-          const text = keyText(key);
-          const first = paths.get(text);
-          if (first === undefined) paths.set(text, path);
-          else yield duplicate(rule, path, key, pointer(...first, at));
-        }
+        const firsts = paths;
+        visit(row, rest, 0, [array, index], (path, item) => {
+          if (!isObject(item)) return;
+          const text = keyTextOf(item, rule.key);
+          if (text === null) return;
+          const first = firsts.get(text);
+          if (first === undefined) firsts.set(text, [...path]);
+          else out.push(duplicate(rule, path, keyOf(item, rule.key)!, pointer(...first, at)));
+        });
       }
     }
+    return out;
   }
 
   *finish(): Generator<Finding> {}

@@ -134,6 +134,23 @@ function keywordCheck(keyword: string, value: unknown): Predicate | null {
         })
       );
     }
+    case "pattern": {
+      // as Ajv's `pattern` (unicodeRegExp): a string only, `new RegExp(pattern, "u")`, `test` (no global flag)
+      if (typeof value !== "string") return null;
+      const re = new RegExp(value, "u");
+      return (v) => typeof v !== "string" || re.test(v);
+    }
+    case "allOf":
+    case "anyOf": {
+      if (!Array.isArray(value) || value.length === 0) return null;
+      const branches: Predicate[] = [];
+      for (const branch of value) {
+        const check = compileCondition(branch);
+        if (check === null) return null;
+        branches.push(check);
+      }
+      return keyword === "allOf" ? (v) => all(branches, v) : (v) => any(branches, v);
+    }
     default:
       return ANNOTATIONS.has(keyword) ? () => true : null;
   }

@@ -171,9 +171,16 @@ function needsExactPath(text: string): boolean {
  * plus those strings add (see `stringMarks`).
  */
 function countMarks(text: string): number {
+  // one scan, colon to colon (colons are rarer than quotes: a search for '":' stops at every quote); a spaced
+  // mark has whitespace right before its colon, so without one the text has none
   let count = 0;
-  for (let i = text.indexOf('":'); i >= 0; i = text.indexOf('":', i + 2)) count++;
-  if (SPACED_COLON.test(text)) {
+  let spaced = false;
+  for (let i = text.indexOf(":"); i >= 0; i = text.indexOf(":", i + 1)) {
+    const before = text.charCodeAt(i - 1);
+    if (before === QUOTE) count++;
+    else if (before === 0x20 || before === 0x0a || before === 0x0d || before === 0x09) spaced = true;
+  }
+  if (spaced) {
     const spaced = new RegExp(SPACED_COLON.source, "g");
     while (spaced.exec(text) !== null) count++;
   }

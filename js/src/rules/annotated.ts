@@ -98,6 +98,78 @@ function keyTextOf(item: JsonObject, key: readonly KeyMember[]): string | null {
   return out;
 }
 
+/** More rows than this with one first key member: the rest of their keys are looked up by key text. */
+const SCAN_LIMIT = 16;
+
+/**
+ * The first row of each key, for a rule whose items are the rows: `firstOf` is called for every row of a result
+ * set, so it makes no key text (a string per row was most of what validating a result set allocated, and most of
+ * what a stream keeps across rows). Keys are found by their first member's value; the other members' values and
+ * the row's index follow in a flat list, scanned (the few attempts at one test case, say), or past SCAN_LIMIT
+ * rows in a map by key text. Equal keys as `keyText` says: strings by value, integers by value.
+ */
+class FirstRows {
+  private readonly byHead = new Map<unknown, unknown>();
+
+  constructor(private readonly key: readonly KeyMember[]) {}
+
+  /** The row's key members, or null when one is missing or of another type. */
+  private members(row: JsonObject): boolean {
+    for (let i = 0; i < this.key.length; i++) {
+      const m = this.key[i]!;
+      const value = get(row, m.member);
+      if (m.type === "string" ? typeof value !== "string" : !isInt(value)) return false;
+    }
+    return true;
+  }
+
+  /** The first row with this row's key (null: the row has no key; undefined: it is the first, now recorded). */
+  firstOf(row: JsonObject, index: number): number | undefined | null {
+    if (!this.members(row)) return null;
+    const key = this.key;
+    const head: unknown = row[key[0]!.member];
+    const known = this.byHead.get(head);
+    if (key.length === 1) {
+      if (known === undefined) this.byHead.set(head, index);
+      return known as number | undefined;
+    }
+    if (known === undefined) {
+      const entry: unknown[] = [];
+      for (let i = 1; i < key.length; i++) entry.push(row[key[i]!.member]);
+      entry.push(index);
+      this.byHead.set(head, entry);
+      return undefined;
+    }
+    if (known instanceof Map) {
+      const text = keyTextOf(row, key)!;
+      const first = (known as Map<string, number>).get(text);
+      if (first === undefined) (known as Map<string, number>).set(text, index);
+      return first;
+    }
+    const entry = known as unknown[];
+    const width = key.length; // the other members, then the index
+    for (let at = 0; at < entry.length; at += width) {
+      let equal = true;
+      for (let i = 1; i < width && equal; i++) equal = entry[at + i - 1] === row[key[i]!.member];
+      if (equal) return entry[at + width - 1] as number;
+    }
+    if (entry.length / width < SCAN_LIMIT) {
+      for (let i = 1; i < width; i++) entry.push(row[key[i]!.member]);
+      entry.push(index);
+      return undefined;
+    }
+    const byText = new Map<string, number>();
+    for (let at = 0; at < entry.length; at += width) {
+      let text = keyTextOf({ [key[0]!.member]: head }, [key[0]!])!;
+      for (let i = 1; i < width; i++) text += keyTextOf({ [key[i]!.member]: entry[at + i - 1] }, [key[i]!])!;
+      byText.set(text, entry[at + width - 1] as number);
+    }
+    byText.set(keyTextOf(row, key)!, index);
+    this.byHead.set(head, byText);
+    return undefined;
+  }
+}
+
 /** The item's key, or null when it is not an object or a key member is missing or of another type. */
 function keyOf(item: unknown, key: readonly KeyMember[]): Key | null {
   if (!isObject(item)) return null;
@@ -164,6 +236,15 @@ export function* ruleFindings(rule: AnnotatedRule, value: unknown, where: Path):
   else yield* references(rule, value, where, []);
 }
 
+/**
+ * The findings of a rule whose scope is a row, in one row (at `where`), added to `out`. A function of its own: a
+ * closure in `AnnotatedRows.rows`' loop would have it allocate a context for every row, used or not.
+ */
+function inRow(rule: AnnotatedRule, row: JsonObject, rest: readonly string[], where: (string | number)[], out: Finding[]): void {
+  if (rule.keyword === "x-references") visit(row, rest, 0, where, (path, value) => references(rule, value, path, out));
+  else for (const [path, value] of match(row, rest, where)) for (const f of ruleFindings(rule, value, path)) out.push(f);
+}
+
 /** The generic rules of a document kind, in reporting order. */
 export function rulesOf(kind: string): readonly AnnotatedRule[] {
   return (ANNOTATED as Readonly<Record<string, readonly AnnotatedRule[] | undefined>>)[`${kind}.json`] ?? [];
@@ -190,7 +271,7 @@ export function* annotatedRules(kind: string, document: unknown, rows: string | 
 interface RowRule {
   readonly rule: AnnotatedRule;
   readonly rest: readonly string[]; // the pattern inside a row
-  readonly seen: Map<string, number> | null; // a rule over the rows themselves: key -> its first row
+  readonly seen: FirstRows | null; // a rule over the rows themselves: the first row of each key
   // the member a row must hold for the rule to find anything (and whether it must be non-empty), if any
   readonly guard: readonly [string, boolean] | null;
 }
@@ -232,7 +313,7 @@ export class AnnotatedRows {
         this.rowRules.push({ rule, rest, seen: null, guard: guardOf(rule, rest, false) });
       } else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
         const rest = rule.items.slice(2);
-        this.rowRules.push({ rule, rest, seen: new Map(), guard: guardOf(rule, rest, true) });
+        this.rowRules.push({ rule, rest, seen: new FirstRows(rule.key), guard: guardOf(rule, rest, true) });
       } else throw new Error(`${rule.rule}: a rule over ${JSON.stringify(array)} that cannot be judged row by row`);
     }
   }
@@ -256,18 +337,14 @@ export class AnnotatedRows {
         const { rule, rest, seen, guard } = rules[r]!;
         if (guard !== null && (!has(row, guard[0]) || (guard[1] && empty(row[guard[0]])))) continue;
         if (seen === null || rule.keyword !== "x-unique") {
-          if (rule.keyword === "x-references") visit(row, rest, 0, [array, index], (where, value) => references(rule, value, where, out));
-          else for (const [where, value] of match(row, rest, [array, index])) for (const f of ruleFindings(rule, value, where)) out.push(f);
+          inRow(rule, row, rest, [array, index], out);
           continue;
         }
         const at = rule.key[rule.key.length - 1]!.member;
         if (rest.length === 0) {
           // the rows themselves are the items: the first row index of each key
-          const text = keyTextOf(row, rule.key);
-          if (text === null) continue;
-          const first = seen.get(text);
-          if (first === undefined) seen.set(text, index);
-          else out.push(duplicate(rule, [array, index], keyOf(row, rule.key)!, pointer(array, first, at)));
+          const first = seen.firstOf(row, index);
+          if (first !== undefined && first !== null) out.push(duplicate(rule, [array, index], keyOf(row, rule.key)!, pointer(array, first, at)));
           continue;
         }
         // items below each row: the first path of each key

@@ -61,6 +61,13 @@ test("mean: ties round to even, as the exact path does", () => {
   same([4, -(2 ** -51), -(2 ** -53)]);
   same([1, -(2 ** -54), -(2 ** -54), -(2 ** -54)]);
   same([0.1, 0.2, 0.3]);
+  // true ties of a two-partial sum divided by a power of two and by 3, and a near tie just above a midpoint
+  same([3.0872, -(2 ** -52), 0, 0]);
+  same([3.3118, 2 ** -53, 0, 0, 0, 0]);
+  same([3 + 2 ** -51, -(2 ** -53), 0]);
+  same([3 + 2 ** -51, -(2 ** -53) + 2 ** -100, 0]);
+  same([3 + 2 ** -51, -(2 ** -53) - 2 ** -100, 0]);
+  same([0.6638, 0.639, 0.8843, 0.9001]);
   same([1e308, 1e308, -1e308]);
   same([Number.MAX_VALUE, Number.MAX_VALUE]); // beyond doubles: infinite
   same([2 ** 1000, 2 ** 999, 1]);

@@ -132,15 +132,36 @@ function ulpOf(value: number): { ulp: number; powerOfTwo: boolean } {
 
 /**
  * `(hi + lo) / count` rounded once (to nearest), from doubles alone, or null when doubles cannot tell it for
- * certain (then the BigInt path decides). `hi + lo` is an exact sum with |lo| at most half an ulp of |hi|.
+ * certain (then the BigInt path decides). `hi + lo` is the exact sum but for a rounding of `lo` (the sum of the
+ * smaller partials), and |lo| is at most about half an ulp of |hi| (else null).
  *
  * A double-double quotient: q1 = hi / count, the remainder hi + lo - q1 · count exactly up to one rounding
  * (Dekker's product: q1 · count = p + e exactly; hi - p is exact by Sterbenz's lemma), q2 = remainder / count,
  * s = q1 + q2 rounded and err its exact rounding error (Fast2Sum). The true quotient is s + err + δ with |δ| far
- * below ulp(s) · 2^-40; s is its rounding unless err + δ may reach half the gap to s's neighbour on its side
- * (a tie, or too close to one to tell): then null.
+ * below ulp(s) · 2^-40 (the roundings of lo, the remainder and q2 are each below ulp(s) · 2^-48); s is its
+ * rounding unless err + δ may reach half the gap to s's neighbour on its side (a tie, or too close to one to
+ * tell): then null.
  */
-function fastQuotient(hi: number, lo: number, count: number): number | null {
+/** The exact error of the rounded sum `sum` of `x` and `y` (Knuth's TwoSum). */
+function sumError(x: number, y: number, sum: number): number {
+  const virtual = sum - x;
+  return x - (sum - virtual) + (y - virtual);
+}
+
+/** Whether `quotient` · `count` is exactly `target` (Dekker's product: no overflow or underflow in its range). */
+function timesIs(quotient: number, count: number, target: number): boolean {
+  const p = quotient * count;
+  if (p !== target) return false;
+  let c = SPLITTER * quotient;
+  const qh = c - (c - quotient);
+  const ql = quotient - qh;
+  c = SPLITTER * count;
+  const nh = c - (c - count);
+  const nl = count - nh;
+  return qh * nh - p + qh * nl + ql * nh + ql * nl === 0;
+}
+
+function fastQuotient(hi: number, lo: number, count: number, loExact: boolean): number | null {
   const negative = hi < 0;
   if (negative) {
     hi = -hi;
@@ -156,13 +177,21 @@ function fastQuotient(hi: number, lo: number, count: number): number | null {
   const nh = c - (c - count);
   const nl = count - nh;
   const e = qh * nh - p + qh * nl + ql * nh + ql * nl;
-  const q2 = (hi - p - e + lo) / count;
+  const b = hi - p - e;
+  const r = b + lo;
+  const q2 = r / count;
   const s = q1 + q2;
   const err = q2 - (s - q1);
   const { ulp, powerOfTwo } = ulpOf(s);
   const margin = ulp * 2 ** -30;
   const room = err >= 0 ? ulp / 2 : powerOfTwo ? ulp / 4 : ulp / 2;
-  if (Math.abs(err) + margin >= room) return null;
+  if (Math.abs(err) + margin >= room) {
+    // at (or too near to tell) a tie: s is still the exact quotient's rounding, ties to even, when nothing before
+    // it was rounded: then q1 + q2 is the exact quotient, and s its rounding by IEEE (exact sums of scores divided
+    // by 2 or 4 meet true ties often)
+    const exact = loExact && (q2 === 0 || Math.abs(q2) > FAST_LOW) && sumError(hi - p, -e, b) === 0 && sumError(b, lo, r) === 0 && timesIs(q2, count, r);
+    if (!exact) return null;
+  }
   return negative ? -s : s;
 }
 
@@ -172,9 +201,9 @@ function fastQuotient(hi: number, lo: number, count: number): number | null {
  *
  * The sum is kept as Shewchuk's non-overlapping partials (Python's `math.fsum`): exact, in doubles, with no
  * allocation per value; values and partial sums of HUGE magnitude or more go to a BigInt mantissa at the smallest
- * exponent added so far, so that no partial sum overflows. The mean of a sum held in one or two partials is
- * divided in doubles when that is certainly the rounded exact quotient (`fastQuotient`); otherwise, and always
- * with `exactOnly` (for tests), in BigInts (`exactMean`).
+ * exponent added so far, so that no partial sum overflows. The mean of a sum held in partials is divided in
+ * doubles when that is certainly the rounded exact quotient (`fastQuotient`); otherwise, and always with
+ * `exactOnly` (for tests), in BigInts (`exactMean`).
  */
 export class Mean {
   private readonly partials: number[] = [];
@@ -225,11 +254,11 @@ export class Mean {
     const partials = this.partials;
     if (this.mantissa === 0n) {
       if (partials.length === 0 || (partials.length === 1 && partials[0] === 0)) return 0;
-      if (partials.length <= 2) {
-        const hi = partials[partials.length - 1]!;
-        const fast = fastQuotient(hi, partials.length === 2 ? partials[0]! : 0, this.count);
-        if (fast !== null) return fast;
-      }
+      // the largest partial, and the others' sum (rounded once more: far below what fastQuotient can tell)
+      let lo = 0;
+      for (let i = 0; i < partials.length - 1; i++) lo += partials[i]!;
+      const fast = fastQuotient(partials[partials.length - 1]!, lo, this.count, partials.length <= 2);
+      if (fast !== null) return fast;
     }
     let mantissa = this.mantissa;
     let exponent = this.exponent;

@@ -12,6 +12,7 @@ import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
+import { certainlyExact } from "./exact.js";
 import { JsonProblem, position, read } from "./strictJson.js";
 
 /** A parsed document, or the finding that says why there is none. */
@@ -53,8 +54,25 @@ export function exactValue(text: string, maxDepth: number = MAX_DEPTH, partial =
   return read(text, { maxDepth, partial });
 }
 
+/**
+ * `JSON.parse`'s reading of a whole text when it is certainly the strict reader's (exact.ts), else undefined:
+ * the text does not parse, or `JSON.parse` may have read it otherwise (a repeated key, a number out of range,
+ * nesting too deep, escapes the check cannot see through).
+ */
+function quickly(text: string): { value: unknown } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined; // the strict reader says why, and where
+  }
+  return certainlyExact(text, [value], MAX_DEPTH) ? { value } : undefined;
+}
+
 /** Parse strict JSON: duplicate keys, NaN and Infinity are errors, not silently accepted. */
 export function parseJson(text: string): Loaded {
+  const fast = quickly(text);
+  if (fast !== undefined) return { document: fast.value };
   try {
     return { document: read(text)[0] };
   } catch (error) {

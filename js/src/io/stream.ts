@@ -23,6 +23,7 @@ import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
+import { certainlyExact } from "./exact.js";
 import { BOM_MESSAGE, exactValue, JsonProblem, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
 
 /** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
@@ -37,7 +38,14 @@ export interface Sizes {
   firstWindow?: number;
 }
 
-export const DEFAULT_SIZES: Readonly<Sizes> = Object.freeze({ chunkBytes: 1 << 22, batchItems: 1000, batchBytes: 1 << 21, firstWindow: 1 << 12 });
+/**
+ * Batches are small on purpose: a batch's rows (a 128 KiB text parses to well under V8's young generation) are
+ * parsed, checked and dropped before a scavenge can promote them. With 2 MiB batches each batch's rows outlived
+ * a scavenge or two, were copied to the old generation and died there: 30% more time (copying, then
+ * mark-compacts) and an old generation whose size depended on when V8's heuristics chose to collect it (the
+ * peak's variance at 1 GiB). A 1 MiB read chunk is copied down (`fill`) 128 KiB at a time.
+ */
+export const DEFAULT_SIZES: Readonly<Sizes> = Object.freeze({ chunkBytes: 1 << 20, batchItems: 1000, batchBytes: 1 << 17, firstWindow: 1 << 12 });
 
 /** What reading did, for tests and benchmarks. */
 export interface ReadStats {
@@ -58,9 +66,6 @@ export function newStats(): ReadStats {
 const CUT_MARGIN = 16;
 /** V8's message when a value ends before the text does (test/stream.test.ts pins it). */
 const ROW_START = /^\{[ \t\r\n]*"[^"\\]{1,64}"[ \t\r\n]*:/;
-const SPACED_COLON = /"[ \t\r\n]+:/;
-const LEADING_COLON = /^ *:/;
-const QUOTE_COLON = /" *:/;
 
 const BRACE_OPEN = 0x7b;
 const BRACE_CLOSE = 0x7d;
@@ -147,108 +152,6 @@ function isSpace(byte: number | undefined): boolean {
 /** A problem, not a value (a document's values are never instances of a class). */
 function isRaw(value: unknown): value is Raw {
   return value instanceof Raw;
-}
-
-// --- whether JSON.parse read a text as the strict parser does -------------------------------------------------
-
-/**
- * Whether `JSON.parse`'s reading of this text might differ from the strict one in a way the key count cannot
- * see: a quote, colon or space disguised as a `\u` escape.
- */
-function needsExactPath(text: string): boolean {
-  return text.includes("\\u00") && (text.includes("\\u0022") || text.includes("\\u003a") || text.includes("\\u003A") || text.includes("\\u0020"));
-}
-
-/**
- * Occurrences of a quote followed by a colon, with whitespace between or not (`"a":` or `"a" :`): one per key,
- * plus those strings add (see `stringMarks`).
- */
-function countMarks(text: string): number {
-  let count = 0;
-  for (let i = text.indexOf('":'); i >= 0; i = text.indexOf('":', i + 2)) count++;
-  if (SPACED_COLON.test(text)) {
-    const spaced = new RegExp(SPACED_COLON.source, "g");
-    while (spaced.exec(text) !== null) count++;
-  }
-  return count;
-}
-
-let keys = 0;
-
-/** Whether objects inherit enumerable properties (a library extended Object.prototype): `for…in` would count them. */
-function prototypeHasKeys(): boolean {
-  for (const _ in {}) return true;
-  return false;
-}
-
-/**
- * Count the keys of a parsed value into `keys`; false if a number is not finite (JSON.parse reads 1e400 as
- * Infinity, the strict parser refuses it) or containers nest deeper than `maxDepth` (the value is at depth 1).
- */
-function tally(value: unknown, depth: number, maxDepth: number): boolean {
-  if (typeof value === "number") return value - value === 0;
-  if (typeof value !== "object" || value === null) return true;
-  if (depth > maxDepth) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if ((typeof item === "object" || typeof item === "number") && !tally(item, depth + 1, maxDepth)) return false;
-    }
-    return true;
-  }
-  const object = value as Record<string, unknown>;
-  for (const key in object) {
-    keys++;
-    const item = object[key];
-    if ((typeof item === "object" || typeof item === "number") && !tally(item, depth + 1, maxDepth)) return false;
-  }
-  return true;
-}
-
-/**
- * The quote-then-colon marks a string adds to the text it is written in: one where it starts with a colon (after
- * spaces: its opening quote makes one), one per quote in it followed by a colon (after spaces: the quote is
- * written `\"`). Spaces and colons in strings are written as themselves (`needsExactPath` refuses `\u` escapes
- * of them), and whitespace other than spaces is escaped in strings, so the text has exactly these.
- */
-function stringMarks(text: string): number {
-  let count = LEADING_COLON.test(text) ? 1 : 0;
-  if (text.includes('"')) {
-    const inner = new RegExp(QUOTE_COLON.source, "g");
-    while (inner.exec(text) !== null) count++;
-  }
-  return count;
-}
-
-/** Every quote-then-colon mark a parsed value is written with: its keys', and those its strings (and keys) add. */
-function writtenMarks(value: unknown): number {
-  if (typeof value === "string") return stringMarks(value);
-  if (typeof value !== "object" || value === null) return 0;
-  let count = 0;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) count += writtenMarks(value[i]);
-    return count;
-  }
-  const object = value as Record<string, unknown>;
-  for (const key in object) count += 1 + stringMarks(key) + writtenMarks(object[key]);
-  return count;
-}
-
-/**
- * Whether `JSON.parse`'s values (of a text holding them, comma-separated) are certainly what the strict parser
- * reads: no key was repeated in an object (every quote-then-colon mark of the text — one per key it holds — is
- * accounted for by the values), no number is out of range, nothing nests deeper than `maxDepth`.
- */
-function certainlyExact(text: string, values: readonly unknown[], maxDepth: number): boolean {
-  if (needsExactPath(text) || prototypeHasKeys()) return false;
-  keys = 0;
-  for (const value of values) if (!tally(value, 1, maxDepth)) return false;
-  const marks = countMarks(text);
-  if (marks === keys) return true;
-  // strings holding a quote then a colon (or starting with a colon) add to the text's count: account for them
-  let written = 0;
-  for (const value of values) written += writtenMarks(value);
-  return marks === written;
 }
 
 /** Where each value of a valid comma-separated run of JSON values starts and ends (string indices). */

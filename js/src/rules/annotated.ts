@@ -20,7 +20,7 @@
 import { type Finding, finding, pointer, type Severity } from "../core/findings.js";
 import { ANNOTATED, type AnnotatedRule, type KeyMember, type ReferencesRule, type UniqueRule } from "../generated/_annotated.js";
 import { RULES } from "../generated/rules.js";
-import { get, has, isInt, isObject } from "../core/json.js";
+import { get, has, isInt, isObject, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 
 export const ARRAY_ITEM = "*";
@@ -46,6 +46,127 @@ export function* match(value: unknown, tokens: readonly string[], where: Path = 
     }
   } else if (isObject(value) && has(value, head)) {
     yield* match(value[head], tokens, [...where, head], from + 1);
+  }
+}
+
+/**
+ * `fn` for every value at the pattern `tokens` (from token `from`) below `value`, with its path: `path` itself,
+ * extended in place while `fn` runs (copy it to keep it). `match` without a generator or a path per value: the
+ * rows' rules run it for every row.
+ */
+function visit(value: unknown, tokens: readonly string[], from: number, path: (string | number)[], fn: (path: Path, value: unknown) => void): void {
+  if (from === tokens.length) {
+    fn(path, value);
+    return;
+  }
+  const head = tokens[from]!;
+  if (head === ARRAY_ITEM) {
+    if (!Array.isArray(value)) return;
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      visit(value[i] as unknown, tokens, from + 1, path, fn);
+      path.pop();
+    }
+  } else if (head === MAP_VALUE) {
+    if (!isObject(value)) return;
+    for (const name of Object.keys(value).sort()) {
+      path.push(name);
+      visit(value[name], tokens, from + 1, path, fn);
+      path.pop();
+    }
+  } else if (isObject(value) && has(value, head)) {
+    path.push(head);
+    visit(value[head], tokens, from + 1, path, fn);
+    path.pop();
+  }
+}
+
+/** `keyText(keyOf(item, key))` without the key's array: null when a key member is missing or of another type. */
+function keyTextOf(item: JsonObject, key: readonly KeyMember[]): string | null {
+  let out = "";
+  for (let i = 0; i < key.length; i++) {
+    const m = key[i]!;
+    const value = get(item, m.member);
+    if (m.type === "string") {
+      if (typeof value !== "string") return null;
+      out += `s${value.length.toString(16)}:${value}`;
+    } else {
+      if (!isInt(value)) return null;
+      out += `i${value.toString(16)};`;
+    }
+  }
+  return out;
+}
+
+/** More rows than this with one first key member: the rest of their keys are looked up by key text. */
+const SCAN_LIMIT = 16;
+
+/**
+ * The first row of each key, for a rule whose items are the rows: `firstOf` is called for every row of a result
+ * set, so it makes no key text (a string per row was most of what validating a result set allocated, and most of
+ * what a stream keeps across rows). Keys are found by their first member's value; the other members' values and
+ * the row's index follow in a flat list, scanned (the few attempts at one test case, say), or past SCAN_LIMIT
+ * rows in a map by key text. Equal keys as `keyText` says: strings by value, integers by value.
+ */
+class FirstRows {
+  private readonly byHead = new Map<unknown, unknown>();
+
+  constructor(private readonly key: readonly KeyMember[]) {}
+
+  /** The row's key members, or null when one is missing or of another type. */
+  private members(row: JsonObject): boolean {
+    for (let i = 0; i < this.key.length; i++) {
+      const m = this.key[i]!;
+      const value = get(row, m.member);
+      if (m.type === "string" ? typeof value !== "string" : !isInt(value)) return false;
+    }
+    return true;
+  }
+
+  /** The first row with this row's key (null: the row has no key; undefined: it is the first, now recorded). */
+  firstOf(row: JsonObject, index: number): number | undefined | null {
+    if (!this.members(row)) return null;
+    const key = this.key;
+    const head: unknown = row[key[0]!.member];
+    const known = this.byHead.get(head);
+    if (key.length === 1) {
+      if (known === undefined) this.byHead.set(head, index);
+      return known as number | undefined;
+    }
+    if (known === undefined) {
+      const entry: unknown[] = [];
+      for (let i = 1; i < key.length; i++) entry.push(row[key[i]!.member]);
+      entry.push(index);
+      this.byHead.set(head, entry);
+      return undefined;
+    }
+    if (known instanceof Map) {
+      const text = keyTextOf(row, key)!;
+      const first = (known as Map<string, number>).get(text);
+      if (first === undefined) (known as Map<string, number>).set(text, index);
+      return first;
+    }
+    const entry = known as unknown[];
+    const width = key.length; // the other members, then the index
+    for (let at = 0; at < entry.length; at += width) {
+      let equal = true;
+      for (let i = 1; i < width && equal; i++) equal = entry[at + i - 1] === row[key[i]!.member];
+      if (equal) return entry[at + width - 1] as number;
+    }
+    if (entry.length / width < SCAN_LIMIT) {
+      for (let i = 1; i < width; i++) entry.push(row[key[i]!.member]);
+      entry.push(index);
+      return undefined;
+    }
+    const byText = new Map<string, number>();
+    for (let at = 0; at < entry.length; at += width) {
+      let text = keyTextOf({ [key[0]!.member]: head }, [key[0]!])!;
+      for (let i = 1; i < width; i++) text += keyTextOf({ [key[i]!.member]: entry[at + i - 1] }, [key[i]!])!;
+      byText.set(text, entry[at + width - 1] as number);
+    }
+    byText.set(keyTextOf(row, key)!, index);
+    this.byHead.set(head, byText);
+    return undefined;
   }
 }
 
@@ -92,20 +213,36 @@ function* unique(rule: UniqueRule, items: Iterable<[Path, unknown]>): Generator<
   }
 }
 
-function* references(rule: ReferencesRule, value: unknown, where: Path): Generator<Finding> {
-  const targets = new Set<string>();
-  for (const [, v] of match(value, rule.target)) if (typeof v === "string") targets.add(v);
-  for (const [path, ref] of match(value, rule.source, where)) {
-    if (typeof ref === "string" && !(rule.skip_empty && ref === "") && !targets.has(ref)) {
-      yield finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref }, rule.variant));
+/** The findings of an `x-references` rule in one instance of its scope (`value` at `where`), added to `out`. */
+function references(rule: ReferencesRule, value: unknown, where: Path, out: Finding[]): Finding[] {
+  let targets: Set<string> | null = null; // gathered once a reference is met
+  visit(value, rule.source, 0, [...where], (path, ref) => {
+    if (typeof ref !== "string" || (rule.skip_empty && ref === "")) return;
+    if (targets === null) {
+      const found = new Set<string>();
+      visit(value, rule.target, 0, [], (_, v) => {
+        if (typeof v === "string") found.add(v);
+      });
+      targets = found;
     }
-  }
+    if (!targets.has(ref)) out.push(finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref }, rule.variant)));
+  });
+  return out;
 }
 
 /** The findings of one rule in one instance of its scope (`value` at `where`). */
 export function* ruleFindings(rule: AnnotatedRule, value: unknown, where: Path): Generator<Finding> {
   if (rule.keyword === "x-unique") yield* unique(rule, match(value, rule.items, where));
-  else yield* references(rule, value, where);
+  else yield* references(rule, value, where, []);
+}
+
+/**
+ * The findings of a rule whose scope is a row, in one row (at `where`), added to `out`. A function of its own: a
+ * closure in `AnnotatedRows.rows`' loop would have it allocate a context for every row, used or not.
+ */
+function inRow(rule: AnnotatedRule, row: JsonObject, rest: readonly string[], where: (string | number)[], out: Finding[]): void {
+  if (rule.keyword === "x-references") visit(row, rest, 0, where, (path, value) => references(rule, value, path, out));
+  else for (const [path, value] of match(row, rest, where)) for (const f of ruleFindings(rule, value, path)) out.push(f);
 }
 
 /** The generic rules of a document kind, in reporting order. */
@@ -134,7 +271,7 @@ export function* annotatedRules(kind: string, document: unknown, rows: string | 
 interface RowRule {
   readonly rule: AnnotatedRule;
   readonly rest: readonly string[]; // the pattern inside a row
-  readonly seen: Map<string, number> | null; // a rule over the rows themselves: key -> its first row
+  readonly seen: FirstRows | null; // a rule over the rows themselves: the first row of each key
   // the member a row must hold for the rule to find anything (and whether it must be non-empty), if any
   readonly guard: readonly [string, boolean] | null;
 }
@@ -176,7 +313,7 @@ export class AnnotatedRows {
         this.rowRules.push({ rule, rest, seen: null, guard: guardOf(rule, rest, false) });
       } else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
         const rest = rule.items.slice(2);
-        this.rowRules.push({ rule, rest, seen: new Map(), guard: guardOf(rule, rest, true) });
+        this.rowRules.push({ rule, rest, seen: new FirstRows(rule.key), guard: guardOf(rule, rest, true) });
       } else throw new Error(`${rule.rule}: a rule over ${JSON.stringify(array)} that cannot be judged row by row`);
     }
   }
@@ -187,42 +324,44 @@ export class AnnotatedRows {
     }
   }
 
-  *rows(batch: readonly unknown[], start = 0): Generator<Finding> {
+  /** The findings of a batch of rows (`start`: the index of its first row), in row order, then rule order. */
+  rows(batch: readonly unknown[], start = 0): Finding[] {
+    const out: Finding[] = [];
     const array = this.array;
+    const rules = this.rowRules;
     for (let k = 0; k < batch.length; k++) {
       const row: unknown = batch[k];
       if (!isObject(row)) continue;
       const index = start + k;
-      for (const { rule, rest, seen, guard } of this.rowRules) {
+      for (let r = 0; r < rules.length; r++) {
+        const { rule, rest, seen, guard } = rules[r]!;
         if (guard !== null && (!has(row, guard[0]) || (guard[1] && empty(row[guard[0]])))) continue;
         if (seen === null || rule.keyword !== "x-unique") {
-          for (const [where, value] of match(row, rest, [array, index])) yield* ruleFindings(rule, value, where);
+          inRow(rule, row, rest, [array, index], out);
           continue;
         }
         const at = rule.key[rule.key.length - 1]!.member;
         if (rest.length === 0) {
           // the rows themselves are the items: the first row index of each key
-          const key = keyOf(row, rule.key);
-          if (key === null) continue;
-          const text = keyText(key);
-          const first = seen.get(text);
-          if (first === undefined) seen.set(text, index);
-          else yield duplicate(rule, [array, index], key, pointer(array, first, at));
+          const first = seen.firstOf(row, index);
+          if (first !== undefined && first !== null) out.push(duplicate(rule, [array, index], keyOf(row, rule.key)!, pointer(array, first, at)));
           continue;
         }
         // items below each row: the first path of each key
         let paths = this.firstPaths.get(rule);
         if (paths === undefined) this.firstPaths.set(rule, (paths = new Map()));
-        for (const [path, item] of match(row, rest, [array, index])) {
-          const key = keyOf(item, rule.key);
-          if (key === null) continue;
-          const text = keyText(key);
-          const first = paths.get(text);
-          if (first === undefined) paths.set(text, path);
-          else yield duplicate(rule, path, key, pointer(...first, at));
-        }
+        const firsts = paths;
+        visit(row, rest, 0, [array, index], (path, item) => {
+          if (!isObject(item)) return;
+          const text = keyTextOf(item, rule.key);
+          if (text === null) return;
+          const first = firsts.get(text);
+          if (first === undefined) firsts.set(text, [...path]);
+          else out.push(duplicate(rule, path, keyOf(item, rule.key)!, pointer(...first, at)));
+        });
       }
     }
+    return out;
   }
 
   *finish(): Generator<Finding> {}

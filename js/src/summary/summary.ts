@@ -102,38 +102,173 @@ function exactMean(mantissa: bigint, exponent: number, count: number): number {
   return negative ? -value : value;
 }
 
+/** A BigInt mantissa · 2^exponent plus a finite double, exactly. */
+function addExact(mantissa: bigint, exponent: number, value: number): [bigint, number] {
+  const [m, e] = decompose(value);
+  if (mantissa === 0n) return [m, e];
+  if (e >= exponent) return [mantissa + (m << BigInt(e - exponent)), exponent];
+  return [(mantissa << BigInt(exponent - e)) + m, e];
+}
+
+/** From this magnitude on, a value (or a partial sum) is added to the BigInt sum: partial sums never overflow. */
+const HUGE = 2 ** 1000;
+/** The quotient's fast path needs products and remainders far from overflow and from subnormals. */
+const FAST_LOW = 2 ** -900;
+const FAST_HIGH = 2 ** 900;
+const FAST_COUNT = 2 ** 30;
+/** Veltkamp's splitter for doubles: 2^27 + 1. */
+const SPLITTER = 134217729;
+
+/** The unit in the last place of a positive normal double, and whether the double is a power of two. */
+function ulpOf(value: number): { ulp: number; powerOfTwo: boolean } {
+  BITS.setFloat64(0, value);
+  const high = BITS.getUint32(0);
+  const low = BITS.getUint32(4);
+  const biased = (high >>> 20) & 0x7ff;
+  BITS.setUint32(0, (biased - 52) << 20);
+  BITS.setUint32(4, 0);
+  return { ulp: BITS.getFloat64(0), powerOfTwo: (high & 0xfffff) === 0 && low === 0 };
+}
+
 /**
- * An exact sum of doubles (a BigInt mantissa at the smallest exponent added so far) and their count: the mean is
- * the exact one rounded once, whatever the order of the additions, as evalschema/summary.py keeps it (there, so
- * that partial summaries merge to the one-pass summary).
+ * `(hi + lo) / count` rounded once (to nearest), from doubles alone, or null when doubles cannot tell it for
+ * certain (then the BigInt path decides). `hi + lo` is the exact sum but for a rounding of `lo` (the sum of the
+ * smaller partials), and |lo| is at most about half an ulp of |hi| (else null).
+ *
+ * A double-double quotient: q1 = hi / count, the remainder hi + lo - q1 · count exactly up to one rounding
+ * (Dekker's product: q1 · count = p + e exactly; hi - p is exact by Sterbenz's lemma), q2 = remainder / count,
+ * s = q1 + q2 rounded and err its exact rounding error (Fast2Sum). The true quotient is s + err + δ with |δ| far
+ * below ulp(s) · 2^-40 (the roundings of lo, the remainder and q2 are each below ulp(s) · 2^-48); s is its
+ * rounding unless err + δ may reach half the gap to s's neighbour on its side (a tie, or too close to one to
+ * tell): then null.
  */
-class Mean {
+/** The exact error of the rounded sum `sum` of `x` and `y` (Knuth's TwoSum). */
+function sumError(x: number, y: number, sum: number): number {
+  const virtual = sum - x;
+  return x - (sum - virtual) + (y - virtual);
+}
+
+/** Whether `quotient` · `count` is exactly `target` (Dekker's product: no overflow or underflow in its range). */
+function timesIs(quotient: number, count: number, target: number): boolean {
+  const p = quotient * count;
+  if (p !== target) return false;
+  let c = SPLITTER * quotient;
+  const qh = c - (c - quotient);
+  const ql = quotient - qh;
+  c = SPLITTER * count;
+  const nh = c - (c - count);
+  const nl = count - nh;
+  return qh * nh - p + qh * nl + ql * nh + ql * nl === 0;
+}
+
+function fastQuotient(hi: number, lo: number, count: number, loExact: boolean): number | null {
+  const negative = hi < 0;
+  if (negative) {
+    hi = -hi;
+    lo = -lo;
+  }
+  if (!(hi > FAST_LOW && hi < FAST_HIGH) || count > FAST_COUNT || Math.abs(lo) > hi * 2 ** -50) return null;
+  const q1 = hi / count;
+  const p = q1 * count;
+  let c = SPLITTER * q1;
+  const qh = c - (c - q1);
+  const ql = q1 - qh;
+  c = SPLITTER * count;
+  const nh = c - (c - count);
+  const nl = count - nh;
+  const e = qh * nh - p + qh * nl + ql * nh + ql * nl;
+  const b = hi - p - e;
+  const r = b + lo;
+  const q2 = r / count;
+  const s = q1 + q2;
+  const err = q2 - (s - q1);
+  const { ulp, powerOfTwo } = ulpOf(s);
+  const margin = ulp * 2 ** -30;
+  const room = err >= 0 ? ulp / 2 : powerOfTwo ? ulp / 4 : ulp / 2;
+  if (Math.abs(err) + margin >= room) {
+    // at (or too near to tell) a tie: s is still the exact quotient's rounding, ties to even, when nothing before
+    // it was rounded: then q1 + q2 is the exact quotient, and s its rounding by IEEE (exact sums of scores divided
+    // by 2 or 4 meet true ties often)
+    const exact = loExact && (q2 === 0 || Math.abs(q2) > FAST_LOW) && sumError(hi - p, -e, b) === 0 && sumError(b, lo, r) === 0 && timesIs(q2, count, r);
+    if (!exact) return null;
+  }
+  return negative ? -s : s;
+}
+
+/**
+ * An exact sum of doubles and their count: the mean is the exact one rounded once, whatever the order of the
+ * additions, as evalschema/summary.py keeps it (there, so that partial summaries merge to the one-pass summary).
+ *
+ * The sum is kept as Shewchuk's non-overlapping partials (Python's `math.fsum`): exact, in doubles, with no
+ * allocation per value; values and partial sums of HUGE magnitude or more go to a BigInt mantissa at the smallest
+ * exponent added so far, so that no partial sum overflows. The mean of a sum held in partials is divided in
+ * doubles when that is certainly the rounded exact quotient (`fastQuotient`); otherwise, and always with
+ * `exactOnly` (for tests), in BigInts (`exactMean`).
+ */
+export class Mean {
+  private readonly partials: number[] = [];
   private mantissa = 0n;
   private exponent = 0;
   private count = 0;
   private up = 0; // values that are +Infinity (a row mean beyond doubles)
   private down = 0;
 
+  constructor(private readonly exactOnly = false) {}
+
   add(value: number): void {
     this.count += 1;
     if (value === Infinity) this.up += 1;
     else if (value === -Infinity) this.down += 1;
     else if (value !== 0) {
-      const [mantissa, exponent] = decompose(value);
-      if (this.mantissa === 0n) {
-        this.mantissa = mantissa;
-        this.exponent = exponent;
-      } else if (exponent >= this.exponent) this.mantissa += mantissa << BigInt(exponent - this.exponent);
-      else {
-        this.mantissa = (this.mantissa << BigInt(this.exponent - exponent)) + mantissa;
-        this.exponent = exponent;
+      if (this.exactOnly || Math.abs(value) >= HUGE) {
+        [this.mantissa, this.exponent] = addExact(this.mantissa, this.exponent, value);
+        return;
+      }
+      // msum: add `value` to the partials, keeping each rounding error as a partial
+      const partials = this.partials;
+      let x = value;
+      let kept = 0;
+      for (let j = 0; j < partials.length; j++) {
+        let y = partials[j]!;
+        if (Math.abs(x) < Math.abs(y)) {
+          const t = x;
+          x = y;
+          y = t;
+        }
+        const hi = x + y;
+        const lo = y - (hi - x);
+        if (lo !== 0) partials[kept++] = lo;
+        x = hi;
+      }
+      partials.length = kept;
+      partials.push(x);
+      if (Math.abs(x) >= HUGE) {
+        for (const part of partials) if (part !== 0) [this.mantissa, this.exponent] = addExact(this.mantissa, this.exponent, part);
+        partials.length = 0;
       }
     }
   }
 
+  /** The exact sum's mean, rounded once. */
+  private mean(): number {
+    const partials = this.partials;
+    if (this.mantissa === 0n) {
+      if (partials.length === 0 || (partials.length === 1 && partials[0] === 0)) return 0;
+      // the largest partial, and the others' sum (rounded once more: far below what fastQuotient can tell)
+      let lo = 0;
+      for (let i = 0; i < partials.length - 1; i++) lo += partials[i]!;
+      const fast = fastQuotient(partials[partials.length - 1]!, lo, this.count, partials.length <= 2);
+      if (fast !== null) return fast;
+    }
+    let mantissa = this.mantissa;
+    let exponent = this.exponent;
+    for (const part of partials) if (part !== 0) [mantissa, exponent] = addExact(mantissa, exponent, part);
+    return exactMean(mantissa, exponent, this.count);
+  }
+
   value(): number | null {
     if (this.count === 0) return null;
-    let mean = exactMean(this.mantissa, this.exponent, this.count);
+    let mean = this.mean();
     if (this.up) mean += Infinity;
     if (this.down) mean -= Infinity;
     return mean;

@@ -10,11 +10,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import inspect_ai  # noqa: F401  (a dev dependency: the importer under test needs it, a missing one must fail)
 import pytest
 
 from evalschema.interop import ConversionError, import_results
-
-pytest.importorskip("inspect_ai")
 
 FIXTURES = Path(__file__).resolve().parent / "interop" / "fixtures" / "inspect_ai"
 MISLEADING = "Unable to read version 99 of log format: EOCD not found, expected ident at line 1 column 2 (JSON zip)"

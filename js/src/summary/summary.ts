@@ -151,14 +151,18 @@ function sumError(x: number, y: number, sum: number): number {
 /** Whether `quotient` · `count` is exactly `target` (Dekker's product: no overflow or underflow in its range). */
 function timesIs(quotient: number, count: number, target: number): boolean {
   const p = quotient * count;
-  if (p !== target) return false;
-  let c = SPLITTER * quotient;
-  const qh = c - (c - quotient);
-  const ql = quotient - qh;
-  c = SPLITTER * count;
-  const nh = c - (c - count);
-  const nl = count - nh;
-  return qh * nh - p + qh * nl + ql * nh + ql * nl === 0;
+  return p === target && productError(quotient, count, p) === 0;
+}
+
+/** The rounding error of the double product `p` = `a` · `b` (Dekker's splitting: `a` · `b` = `p` + the result). */
+function productError(a: number, b: number, p: number): number {
+  let c = SPLITTER * a;
+  const ah = c - (c - a);
+  const al = a - ah;
+  c = SPLITTER * b;
+  const bh = c - (c - b);
+  const bl = b - bh;
+  return ah * bh - p + ah * bl + al * bh + al * bl;
 }
 
 function fastQuotient(hi: number, lo: number, count: number, loExact: boolean): number | null {
@@ -170,13 +174,7 @@ function fastQuotient(hi: number, lo: number, count: number, loExact: boolean): 
   if (!(hi > FAST_LOW && hi < FAST_HIGH) || count > FAST_COUNT || Math.abs(lo) > hi * 2 ** -50) return null;
   const q1 = hi / count;
   const p = q1 * count;
-  let c = SPLITTER * q1;
-  const qh = c - (c - q1);
-  const ql = q1 - qh;
-  c = SPLITTER * count;
-  const nh = c - (c - count);
-  const nl = count - nh;
-  const e = qh * nh - p + qh * nl + ql * nh + ql * nl;
+  const e = productError(q1, count, p);
   const b = hi - p - e;
   const r = b + lo;
   const q2 = r / count;

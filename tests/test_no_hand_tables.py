@@ -355,3 +355,70 @@ def test_the_pattern_scan_finds_the_old_definitions() -> None:
         "SEMVER_PREFIX",
     ], typescript_patterns(old_typescript)
     assert not python_patterns('X = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")\n') and not typescript_patterns("const X = a / b / c;\n")
+
+
+# --- message text of the ledger's templates, written again by hand --------------------------------------------------
+
+_LEDGER = json.loads((ROOT / "spec" / "ledger.json").read_text(encoding="utf-8"))["rules"]
+# Every template variant with its placeholders as one mark, when its fixed text says something by itself.
+TEMPLATES = {
+    re.sub(r"\{[a-z_]+\}", "\0", text)
+    for rule in _LEDGER
+    for text in ([rule["message"]] if isinstance(rule["message"], str) else rule["message"].values())
+    if len(re.sub(r"\{[a-z_]+\}", "", text).strip()) >= 12
+}
+# Files that still write such text and were not this change's to edit (issue 22 work in progress on the streamed
+# reader): each is a gap, named in the issue. interop/ is the Python-only `import` command: its errors are not
+# findings and have no TypeScript twin.
+NOT_YET = ("evalschema/io/stream.py", "js/src/io/stream.ts", "evalschema/interop/")
+
+
+def python_messages(source: str) -> list[str]:
+    """``line: text`` for each string literal or f-string of a Python module that is a ledger template written out
+    (its placeholders as formatted values)."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(str(part.value) if isinstance(part, ast.Constant) else "\0" for part in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if text in TEMPLATES:
+            hits.append((node.lineno, text.replace("\0", "{}")))
+    return [f"{line}: {text}" for line, text in sorted(set(hits))]
+
+
+def typescript_messages(source: str) -> list[str]:
+    """``line: text`` for each string or template literal of a TypeScript module that is a ledger template written out."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    hits = []
+    for match in re.finditer(r"\"((?:\\.|[^\"\\\n])*)\"|'((?:\\.|[^'\\\n])*)'|`((?:\\.|[^`\\])*)`", text):
+        literal = re.sub(r"\$\{[^}]*\}", "\0", next(group for group in match.groups() if group is not None))
+        if literal in TEMPLATES:
+            hits.append(f"{text.count(chr(10), 0, match.start()) + 1}: {literal.replace(chr(0), '{}')}")
+    return hits
+
+
+def test_no_message_restated_in_either_sdk() -> None:
+    python = sorted((ROOT / "evalschema").rglob("*.py"))
+    typescript = [p for p in sorted((ROOT / "js" / "src").rglob("*.ts")) if "generated" not in p.relative_to(ROOT / "js" / "src").parts]
+    hits = [
+        f"{path.relative_to(ROOT)}:{hit}"
+        for path in python + typescript
+        if not str(path.relative_to(ROOT)).startswith(NOT_YET)
+        for hit in (python_messages if path.suffix == ".py" else typescript_messages)(path.read_text(encoding="utf-8"))
+    ]
+    assert hits == [], "text of the ledger's message templates written by hand (render the template instead)"
+
+
+def test_the_message_scan_finds_the_old_literals() -> None:
+    """The scans are able to fail: each finds the literals the readers wrote before the ledger held them."""
+    assert python_messages('F("", codes.INVALID_YAML, "error", "empty YAML document")\nx = f"not UTF-8 text (byte {n})"\n') == [
+        "1: empty YAML document",
+        "2: not UTF-8 text (byte {})",
+    ]
+    assert typescript_messages('finding("", c, "error", `nested more than ${maxDepth} levels deep`);\n') == [
+        "1: nested more than {} levels deep"
+    ]
+    assert not python_messages('render(codes.INVALID_YAML, "empty")\n') and not typescript_messages('render(codes.X, {}, "empty")\n')

@@ -48,8 +48,8 @@ def _real_day(match: re.Match[str]) -> bool:
 # and the offset. Written in the syntax Python and ECMA-262 share: the fast engine also runs them, in Rust, as
 # ``pattern``s (``engine.schema_path``).
 COMMON = {"date": constants.COMMON_DATE, "date-time": constants.COMMON_DATE_TIME}
-_COMMON_DATE = re.compile(COMMON["date"], re.ASCII)
-_COMMON_DATE_TIME = re.compile(COMMON["date-time"], re.ASCII)
+_COMMON_DATE = re.compile(constants.COMMON_DATE, re.ASCII)
+_COMMON_DATE_TIME = re.compile(constants.COMMON_DATE_TIME, re.ASCII)
 
 
 def is_date_time(value: object) -> bool:

@@ -118,6 +118,19 @@ class Deprecation:
     removal_not_before: str | None = None
     replacement: str | None = None
     reason: str | None = None
+    description: str | None = None
+
+    def finding(self) -> dict[str, str]:
+        """How an SDK reports a value at this location: the ledger's DEPRECATED_FIELD message ``variant`` and its
+        parameters (all but ``name``, the property's name, which the SDK knows)."""
+        if self.since is None:
+            return {"variant": "undated", "description": self.description} if self.description else {"variant": "plain"}
+        params = {"since": self.since, "removal": self.removal, "date": self.removal_not_before, "replacement": self.replacement}
+        if self.reason:
+            params.update(variant="reason", reason=self.reason)
+        else:
+            params["variant"] = "default"
+        return {key: str(value) for key, value in params.items()}
 
 
 def add_months(day: _dt.date, months: int) -> _dt.date:
@@ -133,9 +146,10 @@ def deprecation_message(annotation: dict[str, Any] | None, description: str | No
     """The single place where deprecation text is formatted."""
     if not annotation:
         text = "Deprecated."
-        if description:
-            text += " " + " ".join(description.split())
-        return Deprecation(message=text)
+        collapsed = " ".join(description.split()) if description else None
+        if collapsed:
+            text += " " + collapsed
+        return Deprecation(message=text, description=collapsed)
     date = _dt.date.fromisoformat(annotation["date"])
     not_before = add_months(date, DEPRECATION_WINDOW_MONTHS).isoformat()
     reason = annotation.get("reason")
@@ -152,7 +166,7 @@ def deprecation_message(annotation: dict[str, Any] | None, description: str | No
         date=annotation["date"],
         removal_not_before=not_before,
         replacement=annotation["replacement"],
-        reason=reason,
+        reason=" ".join(str(reason).split()) if reason else None,
     )
 
 

@@ -9,6 +9,10 @@ mutated ones.
 
 from __future__ import annotations
 
+import json
+import subprocess
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,3 +86,52 @@ def test_the_rust_pattern_is_the_python_expression(value: str, at: int, extra: s
             value[:10] + extra,
         ):
             assert screen.is_valid(candidate) == (python.fullmatch(candidate) is not None), (name, candidate)
+
+
+_NODE = """
+import { readFileSync } from "node:fs";
+const { isDate, isDateTime } = await import(process.argv[2] + "/schemas/schemas.js");
+const values = JSON.parse(readFileSync(process.argv[3], "utf-8"));
+process.stdout.write(JSON.stringify(values.map((v) => [isDate(v), isDateTime(v)])));
+"""
+
+
+def _spread() -> list[str]:
+    """Timestamps at and around every field's bounds, and each cut, widened and mutated (a fixed seed)."""
+    import random
+
+    pick = random.Random(17)
+    years, offsets = (
+        ["0000", "1900", "2000", "2023", "2024", "2100", "9999"],
+        ["Z", "z", "", "+00:00", "-00:01", "+23:59", "+24:00", "-05:60", "+5:30"],
+    )
+    extras = ["", "\n", " ", "Z", "\u0660", "x", "T", ".", "-", "9", "\u00e9"]
+    values = []
+    for _ in range(6000):
+        stamp = (
+            f"{pick.choice(years) if pick.random() < 0.5 else f'{pick.randrange(10000):04d}'}-{pick.randrange(14):02d}-"
+            f"{pick.randrange(33):02d}{pick.choice('Tt x')}{pick.randrange(26):02d}:{pick.randrange(61):02d}:"
+            f"{pick.randrange(62):02d}{pick.choice(['', '.5', '.123456789', '.'])}{pick.choice(offsets)}"
+        )
+        at, extra = pick.randrange(len(stamp) + 1), pick.choice(extras)
+        values += [stamp, stamp[:10], stamp[:at] + extra + stamp[at:], stamp[:at] + extra + stamp[at + 1 :], stamp + extra]
+    return values
+
+
+def test_typescript_formats_agree_with_python(built_js: Path, tmp_path: Path) -> None:
+    """``isDate``/``isDateTime`` of the TypeScript SDK decide every timestamp of a spread as ``is_date``/``is_date_time``
+    do (both read their grammar and days table from spec/constants.json; the algorithm is written in each)."""
+    values = _spread()
+    data, script = tmp_path / "values.json", tmp_path / "formats.mjs"
+    data.write_text(json.dumps(values), encoding="utf-8")
+    script.write_text(_NODE, encoding="utf-8")
+    run = subprocess.run(["node", str(script), built_js.parent.as_uri(), str(data)], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    answers = json.loads(run.stdout)
+    differences = [
+        (value, typescript, [rfc3339.is_date(value), rfc3339.is_date_time(value)])
+        for value, typescript in zip(values, answers, strict=True)
+        if typescript != [rfc3339.is_date(value), rfc3339.is_date_time(value)]
+    ]
+    assert differences == [], differences[:10]
+    assert sum(answer[1] for answer in answers) > 1000 and sum(answer[0] for answer in answers) > 1000  # a spread, not all refused

@@ -414,16 +414,19 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
 
 
 def _deprecations(ir: IR) -> str:
-    """``DEPRECATIONS``: every deprecated location (``<file>#<JSON Pointer>``) and its one canonical message, so that
-    code reporting a deprecated value uses the text the models' warnings use instead of formatting its own."""
+    """``DEPRECATIONS``: every deprecated location (``<file>#<JSON Pointer>``) and how a value there is reported: the
+    ledger's DEPRECATED_FIELD message variant and its parameters (the SDK adds ``name``), so that code reporting a
+    deprecated value renders the ledger's template instead of formatting its own text."""
     entries = "".join(
-        f"    {json.dumps(str(loc), ensure_ascii=False)}: {json.dumps(dep.message, ensure_ascii=False)},\n" for loc, dep in ir.deprecations
+        f"    {json.dumps(str(loc), ensure_ascii=False)}: {json.dumps(dep.finding(), ensure_ascii=False)},\n"
+        for loc, dep in ir.deprecations
     )
     return (
         _header("(every schema: the deprecated locations)")
-        + '"""Every deprecated location of the schemas (``<file>#<JSON Pointer>``) and its message, as the models warn it."""\n\n'
+        + '"""Every deprecated location of the schemas (``<file>#<JSON Pointer>``): the DEPRECATED_FIELD message variant\n'
+        + 'and parameters of a value there (rendered with the ledger\'s template; ``name`` is the property\'s)."""\n\n'
         + "from __future__ import annotations\n\nfrom typing import Final\n\n"
-        + "DEPRECATIONS: Final[dict[str, str]] = {\n"
+        + "DEPRECATIONS: Final[dict[str, dict[str, str]]] = {\n"
         + entries
         + "}\n"
     )

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", re.ASCII)
-_TIME = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))", re.ASCII)
-_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+from evalschema_models import constants
+
+# The grammar and the days table are data (spec/constants.json, generated); the algorithm is here.
+_DATE = re.compile(constants.DATE_FIELDS, re.ASCII)
+_TIME = re.compile(constants.TIME_FIELDS, re.ASCII)
+_DAYS = constants.DAYS_IN_MONTH
 
 
 def _days_in(year: int, month: int) -> int:
@@ -39,15 +42,14 @@ def _real_day(match: re.Match[str]) -> bool:
     return 1 <= month <= 12 and 1 <= day <= _days_in(year, month)
 
 
-# The whole grammar with every field in range, as one regular expression: a value that matches is valid without
-# another look (nearly all of them: the check runs once per timestamp of every row). February 29th and second 60
-# are left to the field-by-field checks, which need the year and the offset. Written in the syntax Python and
-# ECMA-262 share: the fast engine also runs them, in Rust, as ``pattern``s (``engine.schema_path``).
-_COMMON_DAY = r"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
-_COMMON_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
-COMMON = {"date": _COMMON_DAY, "date-time": f"{_COMMON_DAY}[Tt]{_COMMON_TIME}"}
-_COMMON_DATE = re.compile(COMMON["date"], re.ASCII)
-_COMMON_DATE_TIME = re.compile(COMMON["date-time"], re.ASCII)
+# The whole grammar with every field in range, as one regular expression (generated: COMMON_DATE,
+# COMMON_DATE_TIME): a value that matches is valid without another look (nearly all of them: the check runs once per
+# timestamp of every row). February 29th and second 60 are left to the field-by-field checks, which need the year
+# and the offset. Written in the syntax Python and ECMA-262 share: the fast engine also runs them, in Rust, as
+# ``pattern``s (``engine.schema_path``).
+COMMON = {"date": constants.COMMON_DATE, "date-time": constants.COMMON_DATE_TIME}
+_COMMON_DATE = re.compile(constants.COMMON_DATE, re.ASCII)
+_COMMON_DATE_TIME = re.compile(constants.COMMON_DATE_TIME, re.ASCII)
 
 
 def is_date_time(value: object) -> bool:

@@ -199,12 +199,12 @@ def read_bytes(path: Path) -> bytes | Finding:
 
 def _open_problem(exc: OSError) -> Finding:
     if isinstance(exc, IsADirectoryError):
-        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "directory"))
     if isinstance(exc, FileNotFoundError):
-        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "missing"))
     if isinstance(exc, PermissionError):
-        return Finding("", codes.FILE_UNREADABLE, "error", "permission denied")
-    return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "permission"))
+    return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc))
 
 
 def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
@@ -235,11 +235,11 @@ def irregular_file(path: Path) -> Finding | None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "no such file")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "missing"))
     except OSError:
         return None  # let the read report it
     if stat.S_ISDIR(mode):
-        return Finding("", codes.FILE_UNREADABLE, "error", "is a directory")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "directory"))
     if not stat.S_ISREG(mode):
         return Finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)")
     return None
@@ -250,7 +250,7 @@ def decode(data: bytes) -> str | Finding:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, column = _position(data[: exc.start].decode("utf-8", "replace"))
-        return Finding("", codes.FILE_UNREADABLE, "error", f"not UTF-8 text (byte {exc.start})", line, column)
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "encoding", count=exc.start), line, column)
 
 
 def iter_jsonl(lines: Iterator[str], path: str) -> Iterator[Loaded]:
@@ -299,14 +299,25 @@ def _jsonl_lines(handle: Any, path: str) -> Iterator[Loaded]:
             if len(raw) > limit and not raw.endswith(b"\n"):
                 yield Loaded(
                     path,
-                    problem=Finding("", codes.FILE_UNREADABLE, "error", f"line {number} is {too_large_message(limit)}", number, 1),
+                    problem=Finding(
+                        "",
+                        codes.FILE_UNREADABLE,
+                        "error",
+                        render(codes.FILE_UNREADABLE, "line_too_large", count=number, detail=too_large_message(limit)),
+                        number,
+                        1,
+                    ),
                     line=number,
                 )
                 return
             if raw.strip():
                 yield parse_json_bytes(raw.rstrip(b"\r\n"), path, number)
     except OSError as exc:
-        yield Loaded(path, problem=Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"), line=number or None)
+        yield Loaded(
+            path,
+            problem=Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)),
+            line=number or None,
+        )
 
 
 def load_path(path: Path, form: str | None = None) -> Iterator[Loaded]:
@@ -334,7 +345,9 @@ def _stdin_bytes() -> bytes | Finding:
     try:
         return read_limited(stream)
     except (OSError, ValueError) as exc:  # ValueError: a stream closed under us
-        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read standard input: {getattr(exc, 'strerror', None) or exc}")
+        return Finding(
+            "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "stdin_error", detail=getattr(exc, "strerror", None) or exc)
+        )
 
 
 def load_stdin(form: str | None) -> Iterator[Loaded]:
@@ -437,5 +450,5 @@ def name_problem(path: str) -> Finding | None:
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
-        return Finding("", codes.FILE_UNREADABLE, "error", "the file name is not UTF-8 text")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "file_name"))
     return None

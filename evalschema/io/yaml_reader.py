@@ -206,11 +206,16 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
     try:
         if composer is not _SafeLoader and _too_many_nodes(text, composer):
             # counted from the parser's events, before anything is built: memory stays flat however many
-            return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"more than {YAML_NODE_LIMIT:,} nodes"))]
+            return [
+                Loaded(
+                    path,
+                    problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "nodes", detail=f"{YAML_NODE_LIMIT:,}")),
+                )
+            ]
         with _deep_stack():
             nodes = list(yaml.compose_all(text, Loader=composer))
     except RecursionError:
-        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep"))]
+        return [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "depth", limit=MAX_DEPTH)))]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = (mark.line + 1, mark.column + 1) if mark else (None, None)
@@ -226,14 +231,19 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         at = (node.start_mark.line + 1, node.start_mark.column + 1)
         _, depth = _shape(node)
         if depth > MAX_DEPTH:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", f"nested more than {MAX_DEPTH} levels deep", *at)))
+            out.append(
+                Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "depth", limit=MAX_DEPTH), *at))
+            )
             continue
         # nodes shared through aliases count once per use: the tree they expand to must stay within the node
         # limit too (the nodes as written already do: past it, only aliases can have taken the tree)
         if _expanded_size(node, YAML_NODE_LIMIT) > YAML_NODE_LIMIT:
             out.append(
                 Loaded(
-                    path, problem=Finding("", codes.INVALID_YAML, "error", f"aliases expand to more than {YAML_NODE_LIMIT:,} nodes", *at)
+                    path,
+                    problem=Finding(
+                        "", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "aliases", detail=f"{YAML_NODE_LIMIT:,}"), *at
+                    ),
                 )
             )
             continue
@@ -245,7 +255,7 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             out.append(Loaded(path, problem=finding))
             continue
         except RecursionError:
-            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "nested too deeply to read", *at)))
+            out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "too_deep"), *at)))
             continue
         except yaml.constructor.ConstructorError as exc:
             mark = exc.problem_mark
@@ -260,7 +270,7 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
             )
             continue
         out.append(Loaded(path, _json_compatible(document), _locate=_yaml_locator(node)))
-    return out or [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", "empty YAML document"))]
+    return out or [Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "empty")))]
 
 
 def _yaml_locator(node: yaml.Node) -> Callable[[], Positions]:

@@ -13,10 +13,11 @@ from ..core import messages
 from ..core.findings import Finding, pointer
 from .registry import KINDS
 
-_OURS = re.compile(r"^https://evalschema\.org/schema/(?P<version>[^/]+)/(?P<kind>[a-z]+)\.json\Z")
+# Every URI pattern is matched against the whole string (fullmatch), as in every SDK.
+_OURS = re.compile(constants.SCHEMA_URI)
 # The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
-_EVALPORT = re.compile(r"^https://evalport\.org/schema/(?:v?[0-9][^/]*/)?(?P<kind>testcase|grader|suite|resultset)\.json\Z")
-_PROMPTPACK = re.compile(r"^https://promptpack\.org/schema/[^/]+/promptpack\.schema\.json\Z")
+_EVALPORT = re.compile(constants.EVALPORT_SCHEMA_URI)
+_PROMPTPACK = re.compile(constants.PROMPTPACK_SCHEMA_URI)
 _SEMVER = re.compile(constants.SEMVER_PREFIX)  # matched whole (fullmatch), as in every SDK
 _URI_VERSION = re.compile(constants.URI_VERSION)
 
@@ -42,12 +43,12 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 
 def schema_uri_kind(uri: str) -> str | None:
     """The kind a ``$schema`` URI names, when it is a schema of this specification or of a compatible format."""
-    ours, evalport = _OURS.match(uri), _EVALPORT.match(uri)
+    ours, evalport = _OURS.fullmatch(uri), _EVALPORT.fullmatch(uri)
     if ours and ours["kind"] in KINDS:
         return ours["kind"]
     if evalport:
         return evalport["kind"]
-    return "pack" if _PROMPTPACK.match(uri) else None
+    return "pack" if _PROMPTPACK.fullmatch(uri) else None
 
 
 def kind_from_shape(document: dict[str, Any]) -> str | None:
@@ -67,7 +68,7 @@ def identify(document: Any, kind: str | None) -> Identity:
     schema_version: tuple[int, int, int] | None = None
     declared = document.get("$schema")
     if isinstance(declared, str):
-        ours, evalport, promptpack = _OURS.match(declared), _EVALPORT.match(declared), _PROMPTPACK.match(declared)
+        ours, evalport, promptpack = _OURS.fullmatch(declared), _EVALPORT.fullmatch(declared), _PROMPTPACK.fullmatch(declared)
         if ours and ours["kind"] in KINDS and _URI_VERSION.fullmatch(ours["version"]):
             schema_kind, schema_version = ours["kind"], parse_version(ours["version"])
         elif evalport:

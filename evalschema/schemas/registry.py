@@ -76,7 +76,8 @@ class SchemaSet:
         return f"{self.base_uri}{kind}.json"
 
 
-_ID_RE = re.compile(r"^(?P<base>https://evalschema\.org/schema/(?P<version>[^/]+)/)(?P<name>[a-z]+)\.json$")
+# A schema's $id is a $schema URI of this specification (SCHEMA_URI, matched whole): its base ends before the kind.
+_ID_RE = re.compile(constants.SCHEMA_URI)
 
 
 def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
@@ -85,13 +86,13 @@ def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
     roots: dict[str, dict[str, Any]] = {}
     version = base = ""
     for contents in documents:
-        match = _ID_RE.match(str(contents.get("$id", "")))
+        match = _ID_RE.fullmatch(str(contents.get("$id", "")))
         if match is None:
             raise RuntimeError(f"{where}: $id {contents.get('$id')!r} is not a versioned evalschema URI")
-        version, base = match["version"], match["base"]
+        version, base = match["version"], match.string[: match.start("kind")]
         by_id[contents["$id"]] = contents
-        if match["name"] in KINDS:
-            roots[match["name"]] = contents
+        if match["kind"] in KINDS:
+            roots[match["kind"]] = contents
     return SchemaSet(version=version, base_uri=base, documents=by_id, roots=roots)
 
 

@@ -10,12 +10,9 @@
 export { validate, validateJson, type ValidateOptions } from "./pipeline.js";
 export { summaryMismatches } from "./summary/mismatch.js";
 export { summarize, classify, type GraderSummary, type AttemptSummary, type Outcome } from "./summary/summary.js";
-/** The reference summary `summarize` computes (every field present): not the schema's `resultset.Summary`, the
+/** The reference summary `summarize` computes (every field present): not `Summary`, the schema's type of the
  * summary a result set may carry. */
 export type { Summary as ReferenceSummary } from "./summary/summary.js";
-import type { Summary as Computed } from "./summary/summary.js";
-/** @deprecated the name is the schema's `resultset.Summary` too: use `ReferenceSummary`. */
-export type Summary = Computed;
 export { buildReport, pointer, type Finding, type Report, type Severity } from "./core/findings.js";
 export { render, show, template, PARAMETERS, type Params } from "./core/messages.js";
 export { identify, kindFromShape, parseVersion, type Identity } from "./engine/identify.js";
@@ -25,7 +22,7 @@ export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type S
 export { compare, type CompareOptions } from "./compare/compare.js";
 export * from "./generated/rules.js";
 export type * from "./generated/index.js";
-// the schema's types by their plain names (the schema's `Summary` stays `resultset.Summary`: see ReferenceSummary)
-export type { Result, GraderResult, Runner, Group, ConstraintViolation, ExecutionError, ErrorType } from "./generated/resultset.js";
+// the schema's types by their plain names (`Summary` is the schema's: the computed one is ReferenceSummary)
+export type { Result, GraderResult, Runner, Group, ConstraintViolation, ExecutionError, ErrorType, Summary } from "./generated/resultset.js";
 
 export { VERSION } from "./generated/version.js";

@@ -5,17 +5,18 @@ import { finding, pointer, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
 import { get, has, isObject } from "../core/json.js";
 import { isKind, type Kind } from "../schemas/schemas.js";
-import { KIND_TELLTALES, SEMVER_PREFIX, URI_VERSION } from "../generated/constants.js";
+import { EVALPORT_SCHEMA_URI, KIND_TELLTALES, PROMPTPACK_SCHEMA_URI, SCHEMA_URI, SEMVER_PREFIX, URI_VERSION } from "../generated/constants.js";
 
 export type Version = readonly [number, number, number];
 
-const OURS = /^https:\/\/evalschema\.org\/schema\/(?<version>[^/]+)\/(?<kind>[a-z]+)\.json$/;
+/** Every pattern here is matched against the whole string, as in every SDK. */
+const whole = (source: string): RegExp => new RegExp(`^(?:${source})$`);
+const OURS = whole(SCHEMA_URI);
 // The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
-const EVALPORT = /^https:\/\/evalport\.org\/schema\/(?:v?[0-9][^/]*\/)?(?<kind>testcase|grader|suite|resultset)\.json$/;
-const PROMPTPACK = /^https:\/\/promptpack\.org\/schema\/[^/]+\/promptpack\.schema\.json$/;
-/** Both matched against the whole string, as in every SDK. */
-const SEMVER_RE = new RegExp(`^(?:${SEMVER_PREFIX})$`);
-const URI_VERSION_RE = new RegExp(`^(?:${URI_VERSION})$`);
+const EVALPORT = whole(EVALPORT_SCHEMA_URI);
+const PROMPTPACK = whole(PROMPTPACK_SCHEMA_URI);
+const SEMVER_RE = whole(SEMVER_PREFIX);
+const URI_VERSION_RE = whole(URI_VERSION);
 
 export interface Identity {
   kind: Kind | null;

@@ -123,10 +123,10 @@ function errorCode(error: unknown): string {
 
 function openProblem(error: unknown): Finding {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
-  if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", "no such file");
-  if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", "permission denied");
-  return finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${errorCode(error)}`);
+  if (code === "EISDIR") return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "directory"));
+  if (code === "ENOENT") return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "missing"));
+  if (code === "EACCES" || code === "EPERM") return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "permission"));
+  return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: errorCode(error) }, "os_error"));
 }
 
 /**
@@ -140,7 +140,7 @@ export function readBytes(path: string): Uint8Array | Finding {
     try {
       lstatSync(path);
     } catch {
-      return finding("", codes.FILE_UNREADABLE, "error", "the file name is not UTF-8 text");
+      return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "file_name"));
     }
   }
   let fd: number;
@@ -152,7 +152,7 @@ export function readBytes(path: string): Uint8Array | Finding {
   }
   try {
     const stat = fstatSync(fd);
-    if (stat.isDirectory()) return finding("", codes.FILE_UNREADABLE, "error", "is a directory");
+    if (stat.isDirectory()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "directory"));
     if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)");
     const limit = maxInputBytes();
     const chunks: Buffer[] = [];
@@ -184,7 +184,7 @@ export function readText(path: string): string | Finding {
     const line = before.split("\n").length;
     const chars = Array.from(before);
     const lastNewline = chars.lastIndexOf("\n");
-    return finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line, chars.length - lastNewline);
+    return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { count: bad }, "encoding"), line, chars.length - lastNewline);
   }
   try {
     return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
@@ -232,7 +232,7 @@ function jsonBytes(data: Uint8Array, path: string, line?: number): Source {
   if (bad >= 0) {
     const before = new TextDecoder("utf-8").decode(data.subarray(0, bad));
     const [l, column] = new LineIndex(before).where(before.length);
-    const problem = finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${bad})`, line ?? l, column);
+    const problem = finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { count: bad }, "encoding"), line ?? l, column);
     return { path, ...(line !== undefined ? { line } : {}), problem, positions: NOWHERE };
   }
   const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
@@ -268,7 +268,7 @@ function* jsonlFile(path: string): Generator<Source> {
   let fd: number;
   try {
     const stat = statSync(path);
-    if (stat.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if (stat.isDirectory()) throw Object.assign(new Error(render(codes.FILE_UNREADABLE, {}, "directory")), { code: "EISDIR" });
     if (!stat.isFile()) {
       yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)"), positions: NOWHERE };
       return;
@@ -297,7 +297,7 @@ function* jsonlFile(path: string): Generator<Source> {
         const complete = newline >= 0 && newline < n;
         if (!complete && size > limit) {
           number++;
-          const where = finding("", codes.FILE_UNREADABLE, "error", `line ${number} is ${tooLargeMessage(limit)}`, number, 1);
+          const where = finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { count: number, detail: tooLargeMessage(limit) }, "line_too_large"), number, 1);
           yield { path, line: number, problem: where, positions: NOWHERE };
           return;
         }
@@ -318,7 +318,7 @@ function* jsonlFile(path: string): Generator<Source> {
       if (n === 0) return;
     }
   } catch (error) {
-    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", `cannot read: ${errorCode(error)}`), positions: NOWHERE };
+    yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: errorCode(error) }, "os_error")), positions: NOWHERE };
   } finally {
     closeSync(fd);
   }
@@ -359,7 +359,7 @@ function stdinBytes(): Uint8Array | Finding {
         continue;
       }
       if (code === "EOF") break;
-      return finding("", codes.FILE_UNREADABLE, "error", `cannot read standard input: ${errorCode(error)}`);
+      return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: errorCode(error) }, "stdin_error"));
     }
     if (n === 0) break;
     chunks.push(chunk.subarray(0, n));

@@ -218,7 +218,7 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (error) {
     // the parser recurses per level: a stack overflow is nesting no document may have anyway
-    if (error instanceof RangeError) return [{ problem: finding("", codes.INVALID_YAML, "error", `nested more than ${maxDepth} levels deep`) }];
+    if (error instanceof RangeError) return [{ problem: finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, { limit: maxDepth }, "depth")) }];
     throw error;
   }
   const out: YamlDocument[] = [];
@@ -227,7 +227,7 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
     if (error !== undefined && error.code === "RESOURCE_EXHAUSTION") {
       // the parser ran out of stack (its error code says so, not its message): nesting no document may have, said
       // as PyYAML's RecursionError is said (evalschema/loader.py)
-      out.push({ problem: finding("", codes.INVALID_YAML, "error", `nested more than ${maxDepth} levels deep`) });
+      out.push({ problem: finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, { limit: maxDepth }, "depth")) });
       break;
     }
     if (error !== undefined) {
@@ -241,12 +241,12 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
     const at = root.range?.[0];
     const [, depth] = shape(root, doc);
     if (depth > maxDepth) {
-      out.push(problem(codes.INVALID_YAML, `nested more than ${maxDepth} levels deep`, lines, at));
+      out.push(problem(codes.INVALID_YAML, render(codes.INVALID_YAML, { limit: maxDepth }, "depth"), lines, at));
       continue;
     }
     // nodes shared through aliases count once per use: the tree they expand to must stay within the limit too
     if (expandedSize(root, doc, YAML_NODE_LIMIT) > YAML_NODE_LIMIT) {
-      out.push(problem(codes.INVALID_YAML, `aliases expand to more than ${YAML_NODE_LIMIT.toLocaleString("en-US")} nodes`, lines, at));
+      out.push(problem(codes.INVALID_YAML, render(codes.INVALID_YAML, { detail: YAML_NODE_LIMIT.toLocaleString("en-US") }, "aliases"), lines, at));
       continue;
     }
     try {
@@ -254,9 +254,9 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
       out.push({ document, positions: () => positionsOf(root, doc, lines) });
     } catch (error) {
       if (error instanceof Refused) out.push(problem(error.code, error.message, lines, error.index));
-      else if (error instanceof RangeError) out.push(problem(codes.INVALID_YAML, "nested too deeply to read", lines, at));
+      else if (error instanceof RangeError) out.push(problem(codes.INVALID_YAML, render(codes.INVALID_YAML, {}, "too_deep"), lines, at));
       else throw error;
     }
   }
-  return out.length ? out : [{ problem: finding("", codes.INVALID_YAML, "error", "empty YAML document") }];
+  return out.length ? out : [{ problem: finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, {}, "empty")) }];
 }

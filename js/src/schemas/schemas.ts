@@ -18,7 +18,7 @@ import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
 import { has, isObject, type JsonObject } from "../core/json.js";
 
-import { KINDS, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS } from "../generated/constants.js";
+import { DATE_FIELDS, DAYS_IN_MONTH, KINDS, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS, SCHEMA_URI, TIME_FIELDS } from "../generated/constants.js";
 
 export { KINDS };
 export type Kind = (typeof KINDS)[number];
@@ -27,7 +27,8 @@ export function isKind(value: unknown): value is Kind {
   return typeof value === "string" && (KINDS as readonly string[]).includes(value);
 }
 
-const ID_RE = /^(https:\/\/evalschema\.org\/schema\/([^/]+)\/)([a-z]+)\.json$/;
+/** A schema's `$id` is a `$schema` URI of this specification (SCHEMA_URI, matched whole): its base ends before the kind. */
+const ID_RE = new RegExp(`^(?:${SCHEMA_URI})$`);
 
 /** Keywords whose value is a subschema, a map of subschemas, or a list of subschemas. */
 const SCHEMA_VALUED = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"]);
@@ -96,9 +97,10 @@ function build(dir: URL, names: readonly string[]): SchemaSet {
     if (!isObject(contents) || typeof contents["$id"] !== "string") throw new Error(`${name}: not a schema with an $id`);
     const match = ID_RE.exec(contents["$id"]);
     if (!match) throw new Error(`${name}: $id ${contents["$id"]} is not a versioned evalschema URI`);
-    version = match[2]!;
-    baseUri = match[1]!;
-    files.set(`${match[3]}.json`, contents);
+    const kind = match.groups!["kind"]!;
+    version = match.groups!["version"]!;
+    baseUri = contents["$id"].slice(0, -`${kind}.json`.length);
+    files.set(`${kind}.json`, contents);
   }
   return { version, baseUri, files };
 }
@@ -281,11 +283,9 @@ function inline(set: SchemaSet, file: string, node: unknown, stack: string[], ca
 
 // --- formats: SPEC §3.1's one definition of RFC 3339 `date` and `date-time` (evalschema/rfc3339.py) --------
 
-const DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
-const DATE_TIME_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$/;
-
-/** Days per month in a common year (a constant: `daysIn` runs for every timestamp of a document). */
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+// The grammar and the days table are data (spec/constants.json, generated); the algorithm is here.
+const DATE_RE = new RegExp(`^(?:${DATE_FIELDS})$`);
+const DATE_TIME_RE = new RegExp(`^(?:${DATE_FIELDS})[Tt](?:${TIME_FIELDS})$`);
 
 function daysIn(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;

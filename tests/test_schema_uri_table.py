@@ -1,7 +1,7 @@
 """The ``$schema`` URI regexes are written once (``spec/constants.json``, ECMA-262 syntax, ``"regex": true``) and
-generated in each language's form (Python's named groups ``(?P<name>…)``): the generated constants equal the
-patterns ``evalschema/schemas/identify.py`` and ``js/src/engine/identify.ts`` write by hand today, and match alike in both
-languages, so the SDKs can import them instead."""
+generated in each language's form (Python's named groups ``(?P<name>…)``). Both SDKs compile the generated
+constants, matched against the whole URI; no SDK source writes one of these patterns by hand; and the two
+languages match alike."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from evalschema.schemas import identify
 from evalschema_models import constants
 
 ROOT = Path(__file__).resolve().parents[1]
-# generated constant -> the hand-written pattern of identify.py / identify.ts it replaces
+# generated constant -> the compiled pattern of identify.py that uses it
 PAIRS = {"SCHEMA_URI": "OURS", "EVALPORT_SCHEMA_URI": "EVALPORT", "PROMPTPACK_SCHEMA_URI": "PROMPTPACK"}
+TS_IDENTIFY = ROOT / "js" / "src" / "engine" / "identify.ts"
+# the hosts as a hand-written pattern would escape them
+HAND_WRITTEN = ("evalschema\\.org", "evalport\\.org", "promptpack\\.org")
 URIS = [
     "https://evalschema.org/schema/1.2.0/suite.json",
     "https://evalschema.org/schema/1.2.0-rc.1/resultset.json",
@@ -32,9 +35,21 @@ URIS = [
 ]
 
 
-def test_python_patterns_equal_the_hand_written_ones() -> None:
-    for name, hand in PAIRS.items():
-        assert "^" + getattr(constants, name) + r"\Z" == getattr(identify, "_" + hand).pattern, name
+def test_python_compiles_the_generated_patterns_and_matches_whole_uris() -> None:
+    for name, compiled in PAIRS.items():
+        assert getattr(identify, "_" + compiled).pattern == getattr(constants, name), name
+    assert identify.schema_uri_kind("https://evalschema.org/schema/1.2.0/suite.json") == "suite"
+    assert identify.schema_uri_kind("https://evalschema.org/schema/1.2.0/suite.json\n") is None  # whole string
+    assert identify.schema_uri_kind("https://evalport.org/schema/v1.0/grader.json") == "grader"
+    assert identify.schema_uri_kind("https://promptpack.org/schema/v1/promptpack.schema.json") == "pack"
+
+
+def test_no_sdk_source_writes_a_schema_uri_pattern() -> None:
+    sources = [ROOT / "evalschema" / "schemas" / "identify.py", ROOT / "evalschema" / "schemas" / "registry.py", TS_IDENTIFY]
+    sources += sorted((ROOT / "js" / "src" / "schemas").glob("*.ts"))
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        assert not [host for host in HAND_WRITTEN if host in text], source
 
 
 _NODE = """
@@ -43,12 +58,11 @@ const constants = await import(process.argv[2] + "/generated/constants.js");
 const source = readFileSync(process.argv[3], "utf-8");
 const [pairs, uris] = JSON.parse(process.argv[4]);
 const out = {};
-for (const [name, hand] of Object.entries(pairs)) {
-  const literal = new RegExp(`^const ${hand} = (/.*/);$`, "m").exec(source);
-  const written = literal ? eval(literal[1]) : null;
-  const generated = new RegExp(`^${constants[name]}$`);
+for (const name of Object.keys(pairs)) {
+  // as identify.ts compiles it: the generated constant, matched against the whole string
+  const generated = new RegExp(`^(?:${constants[name]})$`);
   out[name] = {
-    same: written !== null && written.source === generated.source && written.flags === generated.flags,
+    used: source.includes(`whole(${name})`),
     matches: uris.map((uri) => { const m = generated.exec(uri); return m ? { ...(m.groups ?? {}) } : null; }),
   };
 }
@@ -56,15 +70,15 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
-def test_typescript_patterns_equal_the_hand_written_ones_and_match_as_python_does(built_js: Path, tmp_path: Path) -> None:
+def test_typescript_compiles_the_generated_patterns_and_matches_as_python_does(built_js: Path, tmp_path: Path) -> None:
     script = tmp_path / "uris.mjs"
     script.write_text(_NODE, encoding="utf-8")
-    args = [built_js.parent.as_uri(), str(ROOT / "js" / "src" / "engine" / "identify.ts"), json.dumps([PAIRS, URIS])]
+    args = [built_js.parent.as_uri(), str(TS_IDENTIFY), json.dumps([PAIRS, URIS])]
     run = subprocess.run(["node", str(script), *args], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     answers = json.loads(run.stdout)
     for name in PAIRS:
-        assert answers[name]["same"], name
+        assert answers[name]["used"], name
         python = [m.groupdict() if (m := re.fullmatch(getattr(constants, name), uri)) else None for uri in URIS]
         assert answers[name]["matches"] == python, name
     assert any(answers["SCHEMA_URI"]["matches"]) and any(answers["EVALPORT_SCHEMA_URI"]["matches"])

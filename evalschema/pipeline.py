@@ -395,7 +395,7 @@ def summarize_file(
         if loaded.problem is not None:
             return loaded.problem
         if not isinstance(loaded.document, dict):
-            return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
+            return Finding("", codes.TYPE_MISMATCH, "error", messages.render(codes.TYPE_MISMATCH, "not_object"))
         document = loaded.document
         if each_row is not None and isinstance(document.get(ARRAY), list):
             for item in document[ARRAY]:

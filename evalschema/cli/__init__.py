@@ -340,7 +340,9 @@ def source_summaries(source: Path | str, args: argparse.Namespace, documents: It
     for loaded in documents:
         document = loaded.document
         if loaded.problem is not None or not isinstance(document, dict):
-            problem = loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object")
+            from ..core.messages import render
+
+            problem = loaded.problem or Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object"))
             yield Summarizing(loaded.path, loaded.line, problem=problem)
             continue
         report = validate(document, "resultset")

@@ -14,7 +14,7 @@ import { attemptText, summaryText } from "../report/summaryText.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, compareCodePoints, finding, type Finding, type Report } from "../core/findings.js";
-import { show } from "../core/messages.js";
+import { render, show } from "../core/messages.js";
 import { expand, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
 import { placed, type Positions } from "../io/positions.js";
 import { get, has, isObject, type JsonObject } from "../core/json.js";
@@ -358,7 +358,7 @@ function runSummarize(args: Args): number {
       for (const loaded of path === STDIN ? loadStdin(args.inputFormat) : loadSources(path, args.inputFormat)) {
         const label = displayPath(loaded.path) + (loaded.line ? `:${loaded.line}` : "");
         if (loaded.problem !== undefined || !isObject(loaded.document)) {
-          unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", "not a JSON object"));
+          unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object")));
           continue;
         }
         let report = validate(loaded.document, { kind: "resultset" });

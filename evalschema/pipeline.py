@@ -548,12 +548,14 @@ def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
     try:
         handle.seek(origin)
     except OSError as exc:
-        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read again: {exc.strerror or exc}")
+        return Finding(
+            "", codes.FILE_UNREADABLE, "error", messages.render(codes.FILE_UNREADABLE, "reread_error", detail=exc.strerror or exc)
+        )
     reference = ReferenceSummary()
     try:
         problem = StreamSource(handle).feed([reference])
     except stream.NotStreamable:  # it was streamable the first time: it changed under the second read
-        return Finding("", codes.FILE_UNREADABLE, "error", "cannot read again: the input changed")
+        return Finding("", codes.FILE_UNREADABLE, "error", messages.render(codes.FILE_UNREADABLE, "changed"))
     return problem if problem is not None else reference.build()
 
 

@@ -153,7 +153,7 @@ export function readBytes(path: string): Uint8Array | Finding {
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "directory"));
-    if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)");
+    if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "not_regular"));
     const limit = maxInputBytes();
     const chunks: Buffer[] = [];
     let total = 0;
@@ -270,7 +270,7 @@ function* jsonlFile(path: string): Generator<Source> {
     const stat = statSync(path);
     if (stat.isDirectory()) throw Object.assign(new Error(render(codes.FILE_UNREADABLE, {}, "directory")), { code: "EISDIR" });
     if (!stat.isFile()) {
-      yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)"), positions: NOWHERE };
+      yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "not_regular")), positions: NOWHERE };
       return;
     }
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));

@@ -71,6 +71,16 @@ export const MISSING_SHOWN = 5 as const;
 export const MIGRATION_KEY = "evalschema.migration" as const;
 /** File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON. */
 export const INPUT_SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"} as const;
+/** The exit status of `validate` and `summarize` (both CLIs) when every document is valid (warnings allowed unless strict). */
+export const EXIT_OK = 0 as const;
+/** The exit status of `validate` and `summarize` (both CLIs) when at least one document is invalid. */
+export const EXIT_INVALID = 1 as const;
+/** The exit status of `validate` and `summarize` (both CLIs) on a usage error, or when at least one input is unreadable or unparseable (the rest are still checked and reported). */
+export const EXIT_UNREADABLE = 2 as const;
+/** The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json), GitHub workflow commands. */
+export const OUTPUT_FORMATS = {"validate": ["text", "json", "github"], "summarize": ["text", "json"]} as const;
+/** The `--input-format` choices: how to read every input, whatever its name (without it: by INPUT_SUFFIXES, and stdin as JSON or JSON Lines). */
+export const INPUT_FORMS = ["json", "jsonl", "yaml"] as const;
 /** The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on. */
 export const STREAM_CHOICES = {"auto": null, "always": true, "never": false} as const;
 /** For a pinned release (no generated rows table): keywords that only name or describe. A root array property whose subschema holds only these, `type: array` and `items` judges each item alone, so its rows can be validated in batches. */

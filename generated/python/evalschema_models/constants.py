@@ -75,6 +75,16 @@ MIGRATION_KEY: Final = "evalschema.migration"
 """The `extensions` key by which `evalschema migrate` marks the placeholders it wrote (MIGRATION_PLACEHOLDER)."""
 INPUT_SUFFIXES: Final = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 """File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON."""
+EXIT_OK: Final = 0
+"""The exit status of `validate` and `summarize` (both CLIs) when every document is valid (warnings allowed unless strict)."""
+EXIT_INVALID: Final = 1
+"""The exit status of `validate` and `summarize` (both CLIs) when at least one document is invalid."""
+EXIT_UNREADABLE: Final = 2
+"""The exit status of `validate` and `summarize` (both CLIs) on a usage error, or when at least one input is unreadable or unparseable (the rest are still checked and reported)."""
+OUTPUT_FORMATS: Final = {"validate": ("text", "json", "github"), "summarize": ("text", "json")}
+"""The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json), GitHub workflow commands."""
+INPUT_FORMS: Final = ("json", "jsonl", "yaml")
+"""The `--input-format` choices: how to read every input, whatever its name (without it: by INPUT_SUFFIXES, and stdin as JSON or JSON Lines)."""
 STREAM_CHOICES: Final = {"auto": None, "always": True, "never": False}
 """The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on."""
 ROW_ANNOTATION_KEYWORDS: Final = ("description", "title", "$comment", "examples", "default", "readOnly", "writeOnly")

@@ -446,3 +446,134 @@ def test_the_message_scan_finds_the_old_literals() -> None:
         "1: nested more than {} levels deep"
     ]
     assert not python_messages('render(codes.INVALID_YAML, "empty")\n') and not typescript_messages('render(codes.X, {}, "empty")\n')
+
+
+# --- phrases and command-line choices of spec/constants.json, written again inline -----------------------------------
+
+# A phrase is a string constant (or member) with a space in it: text for people, such as what the JSON reader
+# expected where it stopped (JSON_EXPECTED). Written as a literal anywhere, even inline, it is a copy.
+PHRASES = {
+    text: f"{name}{at}"
+    for name, at, value in _PARTS
+    for text in ([value] if isinstance(value, str) else [])
+    if " " in text and "{" not in text
+}
+
+
+def python_phrases(source: str) -> list[str]:
+    """``line: CONSTANT`` for each string literal of a Python module equal to a phrase of spec/constants.json."""
+    hits = {
+        (node.lineno, PHRASES[node.value])
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in PHRASES
+    }
+    return [f"{line}: {name}" for line, name in sorted(hits)]
+
+
+def _ts_strings(source: str) -> list[tuple[int, str]]:
+    """Each string or template literal of a TypeScript module (comments blanked), as written, with its line."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    out = []
+    for match in re.finditer(r"\"((?:\\.|[^\"\\\n])*)\"|'((?:\\.|[^'\\\n])*)'|`((?:\\.|[^`\\])*)`", text):
+        out.append((text.count("\n", 0, match.start()) + 1, next(group for group in match.groups() if group is not None)))
+    return out
+
+
+def typescript_phrases(source: str) -> list[str]:
+    """``line: CONSTANT`` for each string literal of a TypeScript module equal to a phrase of spec/constants.json."""
+    return [
+        f"{line}: {PHRASES[literal.replace(chr(92) * 2, chr(92))]}"
+        for line, literal in _ts_strings(source)
+        if literal.replace(chr(92) * 2, chr(92)) in PHRASES
+    ]
+
+
+# The choices of the commands both CLIs have (validate, summarize): each list of spec/constants.json a choice is
+# taken from. A literal list of them, or the same words spelled out in a usage or refusal text, is a copy.
+CHOICES = {
+    "OUTPUT_FORMATS['validate']": CONSTANTS["OUTPUT_FORMATS"]["validate"],
+    "OUTPUT_FORMATS['summarize']": CONSTANTS["OUTPUT_FORMATS"]["summarize"],
+    "INPUT_FORMS": CONSTANTS["INPUT_FORMS"],
+    "STREAM_CHOICES": list(CONSTANTS["STREAM_CHOICES"]),
+    "KINDS": CONSTANTS["KINDS"],
+}
+CLI_MODULES = ("evalschema/cli/__init__.py", "js/src/cli/")
+
+
+def _choices_named(words: list[str]) -> str | None:
+    return next((name for name, choices in CHOICES.items() if words == list(choices)), None)
+
+
+def python_choices(source: str) -> list[str]:
+    """``line: CONSTANT`` for each literal tuple, list or set of strings of a Python module that lists choices."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+        ):
+            name = _choices_named([e.value for e in node.elts])  # type: ignore[attr-defined]
+            if name is not None:
+                hits.append((node.lineno, name))
+    return [f"{line}: {name}" for line, name in sorted(hits)]
+
+
+def typescript_choices(source: str) -> list[str]:
+    """``line: CONSTANT`` for each array literal of strings of a TypeScript module that lists choices, and each string
+    that spells them out (``{a,b,c}`` in a usage text, ``'a', 'b', 'c'`` in a refusal)."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    hits = []
+    for match in _INNERMOST.finditer(text):
+        if match.group().startswith("["):
+            words = re.findall(r"^\s*[\"'`]([^\"'`]*)[\"'`]\s*$", match.group(1).replace(",", "\n"), re.MULTILINE)
+            if len(words) == len(match.group(1).split(",")) and (name := _choices_named(words)) is not None:
+                hits.append(f"{text.count(chr(10), 0, match.start()) + 1}: {name}")
+    for line, literal in _ts_strings(source):
+        for spelled in re.findall(r"\{([a-z]+(?:,[a-z]+)+)\}", literal) + re.findall(r"(?<!\w)('[a-z]+'(?:, '[a-z]+')+)", literal):
+            name = _choices_named([word.strip(" '") for word in spelled.split(",")])
+            if name is not None:
+                hits.append(f"{line}: {name}")
+    return hits
+
+
+def test_no_phrase_or_choice_restated_in_either_sdk() -> None:
+    python = sorted((ROOT / "evalschema").rglob("*.py"))
+    typescript = [p for p in sorted((ROOT / "js" / "src").rglob("*.ts")) if "generated" not in p.relative_to(ROOT / "js" / "src").parts]
+    hits = []
+    for path in python + typescript:
+        relative, source = str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
+        scans = [python_phrases, python_choices] if path.suffix == ".py" else [typescript_phrases, typescript_choices]
+        if not relative.startswith(CLI_MODULES):
+            scans = scans[:1]
+        hits += [f"{relative}:{hit}" for scan in scans for hit in scan(source)]
+    assert hits == [], "phrases or command-line choices of spec/constants.json written by hand (import them instead)"
+
+
+def test_the_phrase_and_choice_scans_find_the_old_literals() -> None:
+    """The scans are able to fail: each finds what the readers and the CLIs wrote before spec/constants.json held it."""
+    assert python_phrases("VALUE = \"a value\"\nraise _unexpected(text, i, \"',' or ']' after an array item\")\n") == [
+        "1: JSON_EXPECTED['value']",
+        "2: JSON_EXPECTED['array_next']",
+    ]
+    assert typescript_phrases('export const ESCAPE_HEX = "four hex digits after \\\\u";\nthrow unexpected(text, i, "a value");\n') == [
+        "1: JSON_EXPECTED['escape_hex']",
+        "2: JSON_EXPECTED['value']",
+    ]
+    assert python_choices(
+        'p.add_argument("--format", choices=("text", "json", "github"), default="text")\nFORMS = ("json", "jsonl", "yaml")\n'
+    ) == [
+        "1: OUTPUT_FORMATS['validate']",
+        "2: INPUT_FORMS",
+    ]
+    old_typescript = (
+        'const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json"];\n'
+        "const USAGE = `[--input-format {json,jsonl,yaml}] [--stream {auto,always,never}]`;\n"
+        "throw new UsageError(`argument --stream: invalid choice: '${value}' (choose from 'auto', 'always', 'never')`);\n"
+    )
+    assert typescript_choices(old_typescript) == [
+        "1: OUTPUT_FORMATS['validate']",
+        "1: OUTPUT_FORMATS['summarize']",
+        "2: INPUT_FORMS",
+        "2: STREAM_CHOICES",
+        "3: STREAM_CHOICES",
+    ], typescript_choices(old_typescript)
+    assert not python_choices('x = ("text", "json", "csv")\n') and not typescript_choices("const x = [a, b];\n")

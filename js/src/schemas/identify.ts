@@ -1,4 +1,4 @@
-/** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/identify.py). */
+/** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/schemas/identify.py). */
 
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";

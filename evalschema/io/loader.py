@@ -228,7 +228,12 @@ def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
                 return Finding("", codes.FILE_UNREADABLE, "error", too_large_message(limit))
     except MemoryError:  # a limit set above the memory there is
         chunks.clear()
-        return Finding("", codes.FILE_UNREADABLE, "error", f"not enough memory to read {total:,} bytes; lower {INPUT_BYTES_VARIABLE}")
+        return Finding(
+            "",
+            codes.FILE_UNREADABLE,
+            "error",
+            render(codes.FILE_UNREADABLE, "out_of_memory", detail=f"{total:,}", keyword=INPUT_BYTES_VARIABLE),
+        )
 
 
 def irregular_file(path: Path) -> Finding | None:

@@ -190,7 +190,7 @@ export function readText(path: string): string | Finding {
     return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
   } catch {
     // larger than a JavaScript string can be (about 512 MiB): the limit was raised past it
-    return finding("", codes.FILE_UNREADABLE, "error", `too large to read as text (${data.length.toLocaleString("en-US")} bytes)`);
+    return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: data.length.toLocaleString("en-US") }, "too_large_for_text"));
   }
 }
 

@@ -797,9 +797,13 @@ def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "
                 if loaded.problem is not None:
                     raise Unexportable(loaded.path, loaded.problem)
                 if not isinstance(loaded.document, dict):
-                    from .core.findings import Finding
+                    from evalschema_models import rules as codes
 
-                    raise Unexportable(loaded.path, Finding("", "TYPE_MISMATCH", "error", "not a JSON object", loaded.line))
+                    from .core.findings import Finding
+                    from .core.messages import render
+
+                    problem = Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object"), loaded.line)
+                    raise Unexportable(loaded.path, problem)
                 writer.write(loaded.document)
         writer.close()
     except BaseException:

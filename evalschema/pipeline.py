@@ -395,7 +395,7 @@ def summarize_file(
         if loaded.problem is not None:
             return loaded.problem
         if not isinstance(loaded.document, dict):
-            return Finding("", codes.TYPE_MISMATCH, "error", "not a JSON object")
+            return Finding("", codes.TYPE_MISMATCH, "error", messages.render(codes.TYPE_MISMATCH, "not_object"))
         document = loaded.document
         if each_row is not None and isinstance(document.get(ARRAY), list):
             for item in document[ARRAY]:
@@ -548,12 +548,14 @@ def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
     try:
         handle.seek(origin)
     except OSError as exc:
-        return Finding("", codes.FILE_UNREADABLE, "error", f"cannot read again: {exc.strerror or exc}")
+        return Finding(
+            "", codes.FILE_UNREADABLE, "error", messages.render(codes.FILE_UNREADABLE, "reread_error", detail=exc.strerror or exc)
+        )
     reference = ReferenceSummary()
     try:
         problem = StreamSource(handle).feed([reference])
     except stream.NotStreamable:  # it was streamable the first time: it changed under the second read
-        return Finding("", codes.FILE_UNREADABLE, "error", "cannot read again: the input changed")
+        return Finding("", codes.FILE_UNREADABLE, "error", messages.render(codes.FILE_UNREADABLE, "changed"))
     return problem if problem is not None else reference.build()
 
 

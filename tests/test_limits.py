@@ -52,7 +52,7 @@ TYPESCRIPT_USES = {
     "schemas/schemas.ts": ("KINDS",),
     "engine/schemaPath.ts": ("KEYWORD_CODES",),
     "cli/casesFile.ts": ("CROSS_CASE_CODES",),
-    "engine/identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
+    "schemas/identify.ts": ("KIND_TELLTALES", "SEMVER_PREFIX", "URI_VERSION"),
 }
 
 

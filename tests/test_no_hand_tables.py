@@ -130,7 +130,8 @@ def _restated(name: str, value: object) -> str | None:
         return next((f"{c}{at}" for c, at, known in _PARTS if isinstance(known, list) and _same(value, sorted(known, key=repr))), None)
     if not (isinstance(value, (str, float, list, tuple, dict)) and value != ""):
         return None
-    return next((f"{c}{at}" for c, at, known in _PARTS if _same(value, known)), None)
+    # a fraction such as 1.0 restates no whole-number constant (an exit status, a depth): those match by name only
+    return next((f"{c}{at}" for c, at, known in _PARTS if not isinstance(known, int) and _same(value, known)), None)
 
 
 # Each constant's value, and each member of an object-valued one (a part of a table restated is a restatement too).
@@ -148,25 +149,37 @@ def _literal(node: ast.expr) -> object:
     return ast.literal_eval(node)
 
 
+# Python-only commands with exit statuses of their own (SPEC §12, §13 and `migrate`): their ``EXIT_OK`` is theirs,
+# not the validate/summarize contract's that EXIT_OK, EXIT_INVALID and EXIT_UNREADABLE of spec/constants.json state.
+OWN_EXIT_STATUSES = ("evalschema/cli/comparecmd.py", "evalschema/cli/diffcmd.py", "evalschema/cli/interopcmd.py", "evalschema/migrate.py")
+
+
+def _assigned(node: ast.stmt) -> list[tuple[ast.expr, ast.expr]]:
+    """The (target, value) pairs of a module-level assignment: ``A = 1``, ``A: int = 1`` and ``A, B = 1, 2``."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            return list(zip(target.elts, value.elts, strict=True))
+        return [(target, value)]
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return [(node.target, node.value)]
+    return []
+
+
 def python_constants(source: str) -> list[str]:
     """``line: NAME`` of each module-level assignment of a literal that restates a constant of spec/constants.json."""
     hits = []
     for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        else:
-            continue
-        if not isinstance(target, ast.Name) or not target.id.lstrip("_").isupper():
-            continue
-        try:
-            literal = _literal(value)
-        except ValueError:
-            continue  # not a literal: an import, a call, another name
-        constant = _restated(target.id, literal)
-        if constant is not None:
-            hits.append(f"{node.lineno}: {target.id} restates {constant}")
+        for target, value in _assigned(node):
+            if not isinstance(target, ast.Name) or not target.id.lstrip("_").isupper():
+                continue
+            try:
+                literal = _literal(value)
+            except ValueError:
+                continue  # not a literal: an import, a call, another name
+            constant = _restated(target.id, literal)
+            if constant is not None:
+                hits.append(f"{node.lineno}: {target.id} restates {constant}")
     return hits
 
 
@@ -212,6 +225,7 @@ def test_no_constant_restated_in_the_python_sdk() -> None:
         f"{path.relative_to(ROOT)}:{hit}"
         for path in sorted((ROOT / "evalschema").rglob("*.py"))
         for hit in python_constants(path.read_text(encoding="utf-8"))
+        if not (str(path.relative_to(ROOT)) in OWN_EXIT_STATUSES and hit.split(" ")[1].startswith("EXIT_"))
     ]
     assert hits == [], "values of spec/constants.json written by hand (import them from evalschema_models.constants)"
 
@@ -244,8 +258,20 @@ def test_the_constant_scan_finds_the_old_definitions() -> None:
         "const STREAM_CHOICES = { auto: null, always: true, never: false } as const;\n"
     )
     assert len(typescript_constants(old_typescript)) == 8, typescript_constants(old_typescript)
-    assert not python_constants("EXIT_INVALID = 1\nQUIET = False\nX = some_call()\nSUFFIXES = INPUT_SUFFIXES\n")
-    assert not typescript_constants("const EXIT_INVALID = 1;\nexport const SUFFIXES: Readonly<Record<string, Form>> = INPUT_SUFFIXES;\n")
+    # the exit statuses and choices both CLIs wrote before spec/constants.json held them
+    old_python_cli = 'EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2\nFORMS = ("json", "jsonl", "yaml")\n'
+    assert [hit.split(" restates ")[1] for hit in python_constants(old_python_cli)] == [
+        "EXIT_OK",
+        "EXIT_INVALID",
+        "EXIT_UNREADABLE",
+        "INPUT_FORMS",
+    ]
+    old_typescript_cli = (
+        'const EXIT_OK = 0;\nconst EXIT_INVALID = 1;\nconst EXIT_UNREADABLE = 2;\nconst FORMS = ["json", "jsonl", "yaml"];\n'
+    )
+    assert len(typescript_constants(old_typescript_cli)) == 4, typescript_constants(old_typescript_cli)
+    assert not python_constants("EXIT_BREAKING = 1\nQUIET = False\nX = some_call()\nSUFFIXES = INPUT_SUFFIXES\nPASS_THRESHOLD = 1.0\n")
+    assert not typescript_constants("const EXIT_BREAKING = 1;\nexport const SUFFIXES: Readonly<Record<string, Form>> = INPUT_SUFFIXES;\n")
 
 
 # --- the regular expressions of spec/constants.json, written again by hand ------------------------------------------
@@ -367,10 +393,8 @@ TEMPLATES = {
     for text in ([rule["message"]] if isinstance(rule["message"], str) else rule["message"].values())
     if len(re.sub(r"\{[a-z_]+\}", "", text).strip()) >= 12
 }
-# Files that still write such text and were not this change's to edit (issue 22 work in progress on the streamed
-# reader): each is a gap, named in the issue. interop/ is the Python-only `import` command: its errors are not
-# findings and have no TypeScript twin.
-NOT_YET = ("evalschema/io/stream.py", "js/src/io/stream.ts", "evalschema/interop/")
+# interop/ is the Python-only `import` command: its errors are not findings and have no TypeScript twin.
+NOT_YET = ("evalschema/interop/",)
 
 
 def python_messages(source: str) -> list[str]:
@@ -422,3 +446,134 @@ def test_the_message_scan_finds_the_old_literals() -> None:
         "1: nested more than {} levels deep"
     ]
     assert not python_messages('render(codes.INVALID_YAML, "empty")\n') and not typescript_messages('render(codes.X, {}, "empty")\n')
+
+
+# --- phrases and command-line choices of spec/constants.json, written again inline -----------------------------------
+
+# A phrase is a string constant (or member) with a space in it: text for people, such as what the JSON reader
+# expected where it stopped (JSON_EXPECTED). Written as a literal anywhere, even inline, it is a copy.
+PHRASES = {
+    text: f"{name}{at}"
+    for name, at, value in _PARTS
+    for text in ([value] if isinstance(value, str) else [])
+    if " " in text and "{" not in text
+}
+
+
+def python_phrases(source: str) -> list[str]:
+    """``line: CONSTANT`` for each string literal of a Python module equal to a phrase of spec/constants.json."""
+    hits = {
+        (node.lineno, PHRASES[node.value])
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in PHRASES
+    }
+    return [f"{line}: {name}" for line, name in sorted(hits)]
+
+
+def _ts_strings(source: str) -> list[tuple[int, str]]:
+    """Each string or template literal of a TypeScript module (comments blanked), as written, with its line."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    out = []
+    for match in re.finditer(r"\"((?:\\.|[^\"\\\n])*)\"|'((?:\\.|[^'\\\n])*)'|`((?:\\.|[^`\\])*)`", text):
+        out.append((text.count("\n", 0, match.start()) + 1, next(group for group in match.groups() if group is not None)))
+    return out
+
+
+def typescript_phrases(source: str) -> list[str]:
+    """``line: CONSTANT`` for each string literal of a TypeScript module equal to a phrase of spec/constants.json."""
+    return [
+        f"{line}: {PHRASES[literal.replace(chr(92) * 2, chr(92))]}"
+        for line, literal in _ts_strings(source)
+        if literal.replace(chr(92) * 2, chr(92)) in PHRASES
+    ]
+
+
+# The choices of the commands both CLIs have (validate, summarize): each list of spec/constants.json a choice is
+# taken from. A literal list of them, or the same words spelled out in a usage or refusal text, is a copy.
+CHOICES = {
+    "OUTPUT_FORMATS['validate']": CONSTANTS["OUTPUT_FORMATS"]["validate"],
+    "OUTPUT_FORMATS['summarize']": CONSTANTS["OUTPUT_FORMATS"]["summarize"],
+    "INPUT_FORMS": CONSTANTS["INPUT_FORMS"],
+    "STREAM_CHOICES": list(CONSTANTS["STREAM_CHOICES"]),
+    "KINDS": CONSTANTS["KINDS"],
+}
+CLI_MODULES = ("evalschema/cli/__init__.py", "js/src/cli/")
+
+
+def _choices_named(words: list[str]) -> str | None:
+    return next((name for name, choices in CHOICES.items() if words == list(choices)), None)
+
+
+def python_choices(source: str) -> list[str]:
+    """``line: CONSTANT`` for each literal tuple, list or set of strings of a Python module that lists choices."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+        ):
+            name = _choices_named([e.value for e in node.elts])  # type: ignore[attr-defined]
+            if name is not None:
+                hits.append((node.lineno, name))
+    return [f"{line}: {name}" for line, name in sorted(hits)]
+
+
+def typescript_choices(source: str) -> list[str]:
+    """``line: CONSTANT`` for each array literal of strings of a TypeScript module that lists choices, and each string
+    that spells them out (``{a,b,c}`` in a usage text, ``'a', 'b', 'c'`` in a refusal)."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
+    hits = []
+    for match in _INNERMOST.finditer(text):
+        if match.group().startswith("["):
+            words = re.findall(r"^\s*[\"'`]([^\"'`]*)[\"'`]\s*$", match.group(1).replace(",", "\n"), re.MULTILINE)
+            if len(words) == len(match.group(1).split(",")) and (name := _choices_named(words)) is not None:
+                hits.append(f"{text.count(chr(10), 0, match.start()) + 1}: {name}")
+    for line, literal in _ts_strings(source):
+        for spelled in re.findall(r"\{([a-z]+(?:,[a-z]+)+)\}", literal) + re.findall(r"(?<!\w)('[a-z]+'(?:, '[a-z]+')+)", literal):
+            name = _choices_named([word.strip(" '") for word in spelled.split(",")])
+            if name is not None:
+                hits.append(f"{line}: {name}")
+    return hits
+
+
+def test_no_phrase_or_choice_restated_in_either_sdk() -> None:
+    python = sorted((ROOT / "evalschema").rglob("*.py"))
+    typescript = [p for p in sorted((ROOT / "js" / "src").rglob("*.ts")) if "generated" not in p.relative_to(ROOT / "js" / "src").parts]
+    hits = []
+    for path in python + typescript:
+        relative, source = str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
+        scans = [python_phrases, python_choices] if path.suffix == ".py" else [typescript_phrases, typescript_choices]
+        if not relative.startswith(CLI_MODULES):
+            scans = scans[:1]
+        hits += [f"{relative}:{hit}" for scan in scans for hit in scan(source)]
+    assert hits == [], "phrases or command-line choices of spec/constants.json written by hand (import them instead)"
+
+
+def test_the_phrase_and_choice_scans_find_the_old_literals() -> None:
+    """The scans are able to fail: each finds what the readers and the CLIs wrote before spec/constants.json held it."""
+    assert python_phrases("VALUE = \"a value\"\nraise _unexpected(text, i, \"',' or ']' after an array item\")\n") == [
+        "1: JSON_EXPECTED['value']",
+        "2: JSON_EXPECTED['array_next']",
+    ]
+    assert typescript_phrases('export const ESCAPE_HEX = "four hex digits after \\\\u";\nthrow unexpected(text, i, "a value");\n') == [
+        "1: JSON_EXPECTED['escape_hex']",
+        "2: JSON_EXPECTED['value']",
+    ]
+    assert python_choices(
+        'p.add_argument("--format", choices=("text", "json", "github"), default="text")\nFORMS = ("json", "jsonl", "yaml")\n'
+    ) == [
+        "1: OUTPUT_FORMATS['validate']",
+        "2: INPUT_FORMS",
+    ]
+    old_typescript = (
+        'const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json"];\n'
+        "const USAGE = `[--input-format {json,jsonl,yaml}] [--stream {auto,always,never}]`;\n"
+        "throw new UsageError(`argument --stream: invalid choice: '${value}' (choose from 'auto', 'always', 'never')`);\n"
+    )
+    assert typescript_choices(old_typescript) == [
+        "1: OUTPUT_FORMATS['validate']",
+        "1: OUTPUT_FORMATS['summarize']",
+        "2: INPUT_FORMS",
+        "2: STREAM_CHOICES",
+        "3: STREAM_CHOICES",
+    ], typescript_choices(old_typescript)
+    assert not python_choices('x = ("text", "json", "csv")\n') and not typescript_choices("const x = [a, b];\n")

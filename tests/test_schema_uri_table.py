@@ -16,7 +16,7 @@ from evalschema_models import constants
 ROOT = Path(__file__).resolve().parents[1]
 # generated constant -> the compiled pattern of identify.py that uses it
 PAIRS = {"SCHEMA_URI": "OURS", "EVALPORT_SCHEMA_URI": "EVALPORT", "PROMPTPACK_SCHEMA_URI": "PROMPTPACK"}
-TS_IDENTIFY = ROOT / "js" / "src" / "engine" / "identify.ts"
+TS_IDENTIFY = ROOT / "js" / "src" / "schemas" / "identify.ts"
 # the hosts as a hand-written pattern would escape them
 HAND_WRITTEN = ("evalschema\\.org", "evalport\\.org", "promptpack\\.org")
 URIS = [
@@ -45,7 +45,7 @@ def test_python_compiles_the_generated_patterns_and_matches_whole_uris() -> None
 
 
 def test_no_sdk_source_writes_a_schema_uri_pattern() -> None:
-    sources = [ROOT / "evalschema" / "schemas" / "identify.py", ROOT / "evalschema" / "schemas" / "registry.py", TS_IDENTIFY]
+    sources = [ROOT / "evalschema" / "schemas" / "identify.py", ROOT / "evalschema" / "schemas" / "registry.py"]
     sources += sorted((ROOT / "js" / "src" / "schemas").glob("*.ts"))
     for source in sources:
         text = source.read_text(encoding="utf-8")

@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from ..report.html import CaseLists
     from ..summary.states import Summary
 
-EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
-FORMS = ("json", "jsonl", "yaml")
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = constants.EXIT_OK, constants.EXIT_INVALID, constants.EXIT_UNREADABLE
+FORMS = constants.INPUT_FORMS
 
 
 class UsageError(Exception):
@@ -340,7 +340,9 @@ def source_summaries(source: Path | str, args: argparse.Namespace, documents: It
     for loaded in documents:
         document = loaded.document
         if loaded.problem is not None or not isinstance(document, dict):
-            problem = loaded.problem or Finding("", "TYPE_MISMATCH", "error", "not a JSON object")
+            from ..core.messages import render
+
+            problem = loaded.problem or Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object"))
             yield Summarizing(loaded.path, loaded.line, problem=problem)
             continue
         report = validate(document, "resultset")
@@ -505,7 +507,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--suite", type=Path, metavar="SUITE", help="the suite the result sets ran: enables the cross-document rules")
     check.add_argument("--strict", action="store_true", help="report warnings as errors")
     check.add_argument("--allow-unknown", action="store_true", help="unknown fields in a newer minor version are warnings")
-    check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    check.add_argument("--format", choices=constants.OUTPUT_FORMATS["validate"], default=constants.OUTPUT_FORMATS["validate"][0])
     loudness = check.add_mutually_exclusive_group()
     loudness.add_argument("-v", "--verbose", action="count", default=0, help="text output: also a line per valid document")
     loudness.add_argument("-q", "--quiet", action="store_true", help="text output: errors only (no warnings, no summary line)")
@@ -531,7 +533,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 
     summary = commands.add_parser("summarize", help="the reference summary of result sets")
     summary.add_argument("paths", nargs="+", metavar="RESULTSET")
-    summary.add_argument("--format", choices=("text", "json"), default="text")
+    summary.add_argument("--format", choices=constants.OUTPUT_FORMATS["summarize"], default=constants.OUTPUT_FORMATS["summarize"][0])
     summary.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML report with charts")
     summary.add_argument("--force", action="store_true", help="summarize invalid result sets too, under a warning (exit status still 1)")
     summary.add_argument("--input-format", choices=FORMS)

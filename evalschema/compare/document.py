@@ -9,6 +9,7 @@ from evalschema_models import rules as codes
 from evalschema_models.constants import COMPARED_GRADER_FIELDS
 
 from ..core.findings import pointer
+from ..core.messages import render
 from ..schemas.registry import spec_version
 from . import stats
 
@@ -20,10 +21,6 @@ GRADER_FIELDS = COMPARED_GRADER_FIELDS
 
 def _finding(code: str, where: str, message: str, strict: bool) -> dict[str, Any]:
     return {"code": code, "severity": "error" if strict else "warning", "pointer": where, "message": message}
-
-
-def _show(value: Any) -> str:
-    return "absent" if value is None else repr(value)
 
 
 def _grader_provenance(comparer: Comparer, side: int) -> dict[str, dict[str, Any]]:
@@ -44,34 +41,34 @@ def comparability(comparer: Comparer, strict: bool) -> list[dict[str, Any]]:
     base, new = comparer.envelopes
     found: list[dict[str, Any]] = []
     if base.get("suite_id") != new.get("suite_id"):
-        message = f"the runs are of different suites: base {_show(base.get('suite_id'))}, new {_show(new.get('suite_id'))}"
+        message = render(codes.COMPARE_SUITE_MISMATCH, base=base.get("suite_id"), new=new.get("suite_id"))
         found.append(_finding(codes.COMPARE_SUITE_MISMATCH, "/suite_id", message, strict))
     digests = (base.get("suite_digest"), new.get("suite_digest"))
     if None not in digests and digests[0] != digests[1]:
-        message = f"the suite's content changed: base {_show(digests[0])}, new {_show(digests[1])}"
+        message = render(codes.COMPARE_SUITE_DIGEST_MISMATCH, base=digests[0], new=digests[1])
         found.append(_finding(codes.COMPARE_SUITE_DIGEST_MISMATCH, "/suite_digest", message, strict))
     expected = comparer.options.suite_digest
     if expected is not None:
         for name, digest in zip(("base", "new"), digests):
             if digest is not None and digest != expected:
-                message = f"the {name} run's suite_digest {_show(digest)} is not the given suite's {expected!r}"
+                message = render(codes.COMPARE_SUITE_DIGEST_MISMATCH, "given", side=name, value=digest, expected=expected)
                 found.append(_finding(codes.COMPARE_SUITE_DIGEST_MISMATCH, "/suite_digest", message, strict))
     graders = (_grader_provenance(comparer, 0), _grader_provenance(comparer, 1))
     for grader_id in sorted(set(graders[0]) | set(graders[1])):
         if grader_id not in graders[0] or grader_id not in graders[1]:
             side = "new" if grader_id in graders[1] else "base"
-            message = f"grader {grader_id!r} is only in the {side} run"
+            message = render(codes.COMPARE_GRADER_CHANGED, "only_in", name=grader_id, side=side)
             found.append(_finding(codes.COMPARE_GRADER_CHANGED, pointer("graders", grader_id), message, strict))
             continue
         for field in GRADER_FIELDS:
             before, after = graders[0][grader_id].get(field), graders[1][grader_id].get(field)
             if before != after:
-                message = f"grader {grader_id!r} changed its {field}: base {_show(before)}, new {_show(after)}"
+                message = render(codes.COMPARE_GRADER_CHANGED, name=grader_id, field=field, base=before, new=after)
                 found.append(_finding(codes.COMPARE_GRADER_CHANGED, pointer("graders", grader_id, field), message, strict))
     only_base = comparer.base_rows - sum(comparer.base_matched)
     only_new = len(comparer.new_only)
     if only_base or only_new:
-        message = f"the runs hold different (test case, attempt) sets: {only_base} only in base, {only_new} only in new"
+        message = render(codes.COMPARE_TEST_CASES_DIFFER, base=only_base, new=only_new)
         found.append(_finding(codes.COMPARE_TEST_CASES_DIFFER, "/results", message, strict))
     return found
 

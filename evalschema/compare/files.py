@@ -10,6 +10,7 @@ from typing import Any
 from evalschema_models import rules as codes
 
 from ..core.findings import Finding
+from ..core.messages import render
 from ..io import stream
 from ..io.compact import KeyTable
 from ..io.loader import load_path, paused_gc
@@ -50,7 +51,7 @@ def read_rows(path: Path, add: Callable[[Any], None]) -> dict[str, Any]:
         raise Unreadable(str(path), loaded.problem)
     document = loaded.document
     if not isinstance(document, dict):
-        raise Unreadable(str(path), Finding("", codes.TYPE_MISMATCH, "error", "a result set is a JSON object"))
+        raise Unreadable(str(path), Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object")))
     rows = document.get(ARRAY)
     for row in rows if isinstance(rows, list) else ():
         add(row)

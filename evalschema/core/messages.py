@@ -8,6 +8,7 @@ The parameters and how each is written are listed in spec/ledger.schema.json (``
   ``Number::toString`` writes the nearest IEEE double (the shortest decimal that reads back as it); an object or
   array by its shape only, so no finding dumps a whole document or a long regular expression;
 - lists (``allowed``, ``names``, ``declared``) are their items quoted and joined by ``", "``, ``none`` when empty;
+- optional values (``base``, ``new``: the two sides of a comparison) are quoted, or ``absent`` when missing or null;
 - text (``type``, ``first``, ``detail``, ``statement``, …) is inserted as it is;
 - ``suggestion`` is derived: the close matches :func:`difflib.get_close_matches` finds for ``name`` (or ``value``)
   among ``allowed`` (or ``declared``).
@@ -27,9 +28,10 @@ from evalschema_models.rules import RULES
 
 QUOTED = frozenset(MESSAGE_PARAMETERS["quoted"])
 LISTS = frozenset(MESSAGE_PARAMETERS["lists"])
+OPTIONAL = frozenset(MESSAGE_PARAMETERS["optional"])
 TEXT = frozenset(MESSAGE_PARAMETERS["text"])
 DERIVED = frozenset(MESSAGE_PARAMETERS["derived"])
-PARAMETERS = QUOTED | LISTS | TEXT | DERIVED
+PARAMETERS = QUOTED | LISTS | OPTIONAL | TEXT | DERIVED
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -108,6 +110,8 @@ def _fill(name: str, params: Mapping[str, Any], code: str) -> str:
     if name == "suggestion":
         word = params["name"] if "name" in params else params.get("value")
         return suggest(word, params.get("allowed", params.get("declared", ())))
+    if name in OPTIONAL:
+        return "absent" if params.get(name) is None else show(params[name])
     value = params[name]
     if name in LISTS:
         return ", ".join(show(item) for item in value) or "none"

@@ -191,7 +191,7 @@ def read_bytes(path: Path) -> bytes | Finding:
     with os.fdopen(fd, "rb") as handle:
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return Finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)")
+                return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "not_regular"))
             return read_limited(handle)
         except OSError as exc:
             return _open_problem(exc)
@@ -228,7 +228,12 @@ def read_limited(handle: Any, limit: int | None = None) -> bytes | Finding:
                 return Finding("", codes.FILE_UNREADABLE, "error", too_large_message(limit))
     except MemoryError:  # a limit set above the memory there is
         chunks.clear()
-        return Finding("", codes.FILE_UNREADABLE, "error", f"not enough memory to read {total:,} bytes; lower {INPUT_BYTES_VARIABLE}")
+        return Finding(
+            "",
+            codes.FILE_UNREADABLE,
+            "error",
+            render(codes.FILE_UNREADABLE, "out_of_memory", detail=f"{total:,}", keyword=INPUT_BYTES_VARIABLE),
+        )
 
 
 def irregular_file(path: Path) -> Finding | None:
@@ -241,7 +246,7 @@ def irregular_file(path: Path) -> Finding | None:
     if stat.S_ISDIR(mode):
         return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "directory"))
     if not stat.S_ISREG(mode):
-        return Finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "not_regular"))
     return None
 
 
@@ -341,7 +346,7 @@ def _stdin_bytes() -> bytes | Finding:
     """Standard input, up to the input size limit; a closed or write-only stdin is a finding, not a crash."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
-        return Finding("", codes.FILE_UNREADABLE, "error", "standard input is closed")
+        return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "stdin_closed"))
     try:
         return read_limited(stream)
     except (OSError, ValueError) as exc:  # ValueError: a stream closed under us

@@ -289,7 +289,9 @@ class _Reader:
             except UnicodeDecodeError as exc:
                 line, column = _advance(self.buf[start : start + exc.start], line, column)
                 byte = self.offset + start + exc.start
-                return Problem(Finding("", codes.FILE_UNREADABLE, "error", f"not UTF-8 text (byte {byte})", line, column + 1))
+                return Problem(
+                    Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "encoding", count=byte), line, column + 1)
+                )
             if self.eof:
                 return None
             line, column = _advance(self.buf[start:end], line, column)
@@ -357,7 +359,7 @@ class _Reader:
                 text = self.buf[self.pos : end].decode("utf-8")
             except UnicodeDecodeError:  # ``read`` finds the byte, from here on, and reports it
                 self.where(self.pos)
-                return self.problem(codes.FILE_UNREADABLE, "not UTF-8 text", None, None)
+                return self.problem(codes.FILE_UNREADABLE, render(codes.FILE_UNREADABLE, "not_text"), None, None)
             try:
                 value, stop = exact_value(text, max_depth=max_depth, partial=True)
                 if final or stop < len(text):  # a value that fills the window exactly may be a number cut short
@@ -408,9 +410,13 @@ def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
                 return
             yield piece
     except _TooLarge:
-        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"holds a value {too_large_message(reader.limit)}"))
+        yield Problem(
+            Finding(
+                "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "value_too_large", detail=too_large_message(reader.limit))
+            )
+        )
     except OSError as exc:  # the disk or the network file system failed under the read
-        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", f"cannot read: {exc.strerror or exc}"))
+        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)))
 
 
 def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:

@@ -30,14 +30,14 @@ _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _CONSTANTS = ("-Infinity", "Infinity", "NaN")
 
-# what the reader expected where it stopped (the {detail} of the "end" and "unexpected" variants)
-VALUE = "a value"
-KEY = "a property name in double quotes"
-COLON = "':' after a property name"
-OBJECT_NEXT = "',' or '}' after a property value"
-ARRAY_NEXT = "',' or ']' after an array item"
-STRING_END = "the end of the string"
-ESCAPE_HEX = "four hex digits after \\u"
+# what the reader expected where it stopped (the {detail} of the "end" and "unexpected" variants): spec/constants.json
+VALUE = constants.JSON_EXPECTED["value"]
+KEY = constants.JSON_EXPECTED["key"]
+COLON = constants.JSON_EXPECTED["colon"]
+OBJECT_NEXT = constants.JSON_EXPECTED["object_next"]
+ARRAY_NEXT = constants.JSON_EXPECTED["array_next"]
+STRING_END = constants.JSON_EXPECTED["string_end"]
+ESCAPE_HEX = constants.JSON_EXPECTED["escape_hex"]
 
 
 class JsonProblem(ValueError):

@@ -55,8 +55,10 @@ export const MESSAGE_VALUE_CHARS = 60 as const;
 export const MAX_SUGGESTIONS = 3 as const;
 /** How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one. */
 export const SUGGESTION_CUTOFF = 0.75 as const;
-/** The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); text inserted as it is; derived (suggestion: the close matches of name or value). */
-export const MESSAGE_PARAMETERS = {"quoted": ["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"], "lists": ["allowed", "names", "declared"], "text": ["type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description"], "derived": ["suggestion"]} as const;
+/** The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); optional quoted values (the two sides compared: quoted, or "absent" when missing or null); text inserted as it is; derived (suggestion: the close matches of name or value). */
+export const MESSAGE_PARAMETERS = {"quoted": ["value", "expected", "name", "pattern", "limit", "test_case", "count", "more"], "lists": ["allowed", "names", "declared"], "optional": ["base", "new"], "text": ["type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description", "side", "field"], "derived": ["suggestion"]} as const;
+/** What the strict JSON reader expected where a text stopped being JSON: the {detail} of INVALID_JSON's `end` and `unexpected` message variants, by where it stopped (a value; an object's property name, its colon, or what follows a property value; what follows an array item; a string's closing quote; the four hex digits of a Unicode escape). */
+export const JSON_EXPECTED = {"value": "a value", "key": "a property name in double quotes", "colon": "':' after a property name", "object_next": "',' or '}' after a property value", "array_next": "',' or ']' after an array item", "string_end": "the end of the string", "escape_hex": "four hex digits after \\u"} as const;
 /** The line `summarize --force` prints above the numbers of a result set that is not valid ({errors}: its error count). */
 export const SUMMARY_INVALID_WARNING = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible" as const;
 /** The fields of a grader that `compare` reports for each side, and whose change between the two sides it notes. */
@@ -69,6 +71,16 @@ export const MISSING_SHOWN = 5 as const;
 export const MIGRATION_KEY = "evalschema.migration" as const;
 /** File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON. */
 export const INPUT_SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"} as const;
+/** The exit status of `validate` and `summarize` (both CLIs) when every document is valid (warnings allowed unless strict). */
+export const EXIT_OK = 0 as const;
+/** The exit status of `validate` and `summarize` (both CLIs) when at least one document is invalid. */
+export const EXIT_INVALID = 1 as const;
+/** The exit status of `validate` and `summarize` (both CLIs) on a usage error, or when at least one input is unreadable or unparseable (the rest are still checked and reported). */
+export const EXIT_UNREADABLE = 2 as const;
+/** The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json), GitHub workflow commands. */
+export const OUTPUT_FORMATS = {"validate": ["text", "json", "github"], "summarize": ["text", "json"]} as const;
+/** The `--input-format` choices: how to read every input, whatever its name (without it: by INPUT_SUFFIXES, and stdin as JSON or JSON Lines). */
+export const INPUT_FORMS = ["json", "jsonl", "yaml"] as const;
 /** The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on. */
 export const STREAM_CHOICES = {"auto": null, "always": true, "never": false} as const;
 /** For a pinned release (no generated rows table): keywords that only name or describe. A root array property whose subschema holds only these, `type: array` and `items` judges each item alone, so its rows can be validated in batches. */

@@ -15,7 +15,7 @@ export { summarize, classify, type GraderSummary, type AttemptSummary, type Outc
 export type { Summary as ReferenceSummary } from "./summary/summary.js";
 export { buildReport, pointer, type Finding, type Report, type Severity } from "./core/findings.js";
 export { render, show, template, PARAMETERS, type Params } from "./core/messages.js";
-export { identify, kindFromShape, parseVersion, type Identity } from "./engine/identify.js";
+export { identify, kindFromShape, parseVersion, type Identity } from "./schemas/identify.js";
 export { KINDS, isKind, specVersion, availableReleases, type Kind } from "./schemas/schemas.js";
 export { parseJson, loadPath, type Loaded } from "./io/loader.js";
 export { validateFile, summarizeFile, STREAM_THRESHOLD, type FileOptions, type Summarized } from "./pipeline.js";

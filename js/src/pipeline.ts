@@ -16,6 +16,7 @@ import { rowsStandAlone } from "./engine/schemaPath.js";
 import { STREAM_THRESHOLD } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
 import { get, isObject, type JsonObject } from "./core/json.js";
+import { render } from "./core/messages.js";
 import { loadPath, parseJson, readText } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
 import { RULES_REGISTRY } from "./rules/registry.js";
@@ -342,6 +343,6 @@ export function summarizeFile(path: string, options: { streamRows?: boolean | nu
   }
   const loaded = loadPath(path);
   if (loaded.problem !== undefined) return loaded.problem;
-  if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", "not a JSON object");
+  if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object"));
   return summaryOf(wholeSource(loaded.document), others)!;
 }

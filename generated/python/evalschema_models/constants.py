@@ -59,8 +59,10 @@ MAX_SUGGESTIONS: Final = 3
 """Close matches a message's `suggestion` offers at most ("did you mean …?")."""
 SUGGESTION_CUTOFF: Final = 0.75
 """How close (difflib's ratio, 0 to 1) a name must be to be suggested: stricter than difflib's default 0.6, so one or two close names, not every similar one."""
-MESSAGE_PARAMETERS: Final = {"quoted": ("value", "expected", "name", "pattern", "limit", "test_case", "count", "more"), "lists": ("allowed", "names", "declared"), "text": ("type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description"), "derived": ("suggestion",)}
-"""The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); text inserted as it is; derived (suggestion: the close matches of name or value)."""
+MESSAGE_PARAMETERS: Final = {"quoted": ("value", "expected", "name", "pattern", "limit", "test_case", "count", "more"), "lists": ("allowed", "names", "declared"), "optional": ("base", "new"), "text": ("type", "keyword", "format", "first", "detail", "statement", "reason", "version", "since", "removal", "date", "replacement", "description", "side", "field"), "derived": ("suggestion",)}
+"""The named parameters of the ledger's message templates, by how a message writes each (spec/ledger.schema.json, $defs/template): quoted values (JSON, shortened to MESSAGE_VALUE_CHARS); lists of quoted values joined by ", " ("none" when empty); optional quoted values (the two sides compared: quoted, or "absent" when missing or null); text inserted as it is; derived (suggestion: the close matches of name or value)."""
+JSON_EXPECTED: Final = {"value": "a value", "key": "a property name in double quotes", "colon": "':' after a property name", "object_next": "',' or '}' after a property value", "array_next": "',' or ']' after an array item", "string_end": "the end of the string", "escape_hex": "four hex digits after \\u"}
+"""What the strict JSON reader expected where a text stopped being JSON: the {detail} of INVALID_JSON's `end` and `unexpected` message variants, by where it stopped (a value; an object's property name, its colon, or what follows a property value; what follows an array item; a string's closing quote; the four hex digits of a Unicode escape)."""
 SUMMARY_INVALID_WARNING: Final = "WARNING: not a valid result set ({errors} error(s)); these numbers may be ones the specification makes impossible"
 """The line `summarize --force` prints above the numbers of a result set that is not valid ({errors}: its error count)."""
 COMPARED_GRADER_FIELDS: Final = ("type", "version", "judge_model")
@@ -73,6 +75,16 @@ MIGRATION_KEY: Final = "evalschema.migration"
 """The `extensions` key by which `evalschema migrate` marks the placeholders it wrote (MIGRATION_PLACEHOLDER)."""
 INPUT_SUFFIXES: Final = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 """File suffixes (lower-cased) read as documents, and the input form each is read as: a folder is searched for these; any other file named on the command line is read as JSON."""
+EXIT_OK: Final = 0
+"""The exit status of `validate` and `summarize` (both CLIs) when every document is valid (warnings allowed unless strict)."""
+EXIT_INVALID: Final = 1
+"""The exit status of `validate` and `summarize` (both CLIs) when at least one document is invalid."""
+EXIT_UNREADABLE: Final = 2
+"""The exit status of `validate` and `summarize` (both CLIs) on a usage error, or when at least one input is unreadable or unparseable (the rest are still checked and reported)."""
+OUTPUT_FORMATS: Final = {"validate": ("text", "json", "github"), "summarize": ("text", "json")}
+"""The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json), GitHub workflow commands."""
+INPUT_FORMS: Final = ("json", "jsonl", "yaml")
+"""The `--input-format` choices: how to read every input, whatever its name (without it: by INPUT_SUFFIXES, and stdin as JSON or JSON Lines)."""
 STREAM_CHOICES: Final = {"auto": None, "always": True, "never": False}
 """The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on."""
 ROW_ANNOTATION_KEYWORDS: Final = ("description", "title", "$comment", "examples", "default", "readOnly", "writeOnly")

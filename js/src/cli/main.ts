@@ -14,8 +14,8 @@ import { attemptText, summaryText } from "../report/summaryText.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, compareCodePoints, finding, type Finding, type Report } from "../core/findings.js";
-import { show } from "../core/messages.js";
-import { expand, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
+import { render, show } from "../core/messages.js";
+import { expand, isForm, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
 import { placed, type Positions } from "../io/positions.js";
 import { get, has, isObject, type JsonObject } from "../core/json.js";
 import { MAX_FINDINGS, shorten } from "../core/limits.js";
@@ -23,13 +23,10 @@ import { loadSources, loadStdin } from "../io/loader.js";
 import { availableReleases, isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
 import { checkFile, STREAM_THRESHOLD, summarizeFile, validate } from "../pipeline.js";
 import { VERSION } from "../generated/version.js";
-import { STREAM_CHOICES } from "../generated/constants.js";
+import { EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, INPUT_FORMS, OUTPUT_FORMATS, STREAM_CHOICES } from "../generated/constants.js";
 import { summarize } from "../summary/summary.js";
 import type { Summary } from "../summary/summary.js";
 
-const EXIT_OK = 0;
-const EXIT_INVALID = 1;
-const EXIT_UNREADABLE = 2;
 const PROG = "evalschema-js";
 
 /** A usage error; `usage`: argparse's kind (printed after the usage text), else the command's own. */
@@ -50,8 +47,8 @@ interface Args {
   strict: boolean;
   allowUnknown: boolean;
   force: boolean;
-  format: "text" | "json" | "github";
-  stream: "auto" | "always" | "never";
+  format: (typeof OUTPUT_FORMATS.validate)[number];
+  stream: keyof typeof STREAM_CHOICES;
   inputFormat: Form | null;
   verbose: number;
   quiet: boolean;
@@ -59,9 +56,15 @@ interface Args {
 }
 
 
-const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--spec-version VERSION] [--format {text,json,github}] [-v | -q] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] PATH [PATH ...]
-       ${PROG} summarize [--force] [--format {text,json}] [--input-format {json,jsonl,yaml}] [--stream {auto,always,never}] RESULTSET [RESULTSET ...]
+const STREAMS = Object.keys(STREAM_CHOICES) as readonly (keyof typeof STREAM_CHOICES)[];
+const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--spec-version VERSION] [--format {${OUTPUT_FORMATS.validate.join(",")}}] [-v | -q] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] PATH [PATH ...]
+       ${PROG} summarize [--force] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
+
+/** argparse's refusal of a value that is not one of an option's `choices`. */
+function invalidChoice(option: string, value: string | undefined, choices: readonly string[]): UsageError {
+  return new UsageError(`argument ${option}: invalid choice: '${value}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
+}
 
 function parseArgs(argv: string[]): Args | "version" | "help" {
   const [command, ...rest] = argv;
@@ -81,14 +84,14 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     strict: false,
     allowUnknown: false,
     force: false,
-    format: "text",
+    format: OUTPUT_FORMATS[command][0],
     stream: "auto",
     inputFormat: null,
     verbose: 0,
     quiet: false,
     specVersion: null,
   };
-  const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json"];
+  const formats: readonly string[] = OUTPUT_FORMATS[command];
   let onlyPaths = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -122,27 +125,24 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
       if (value === undefined) throw new UsageError(`argument ${name}: expected one argument`);
     } else if (eq >= 0) throw new UsageError(`argument ${name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
     if (name === "--kind") {
-      if (!isKind(value)) throw new UsageError(`argument --kind: invalid choice: '${value}' (choose from ${KINDS.map((k) => `'${k}'`).join(", ")})`);
+      if (!isKind(value)) throw invalidChoice("--kind", value, KINDS);
       args.kind = value;
     } else if (name === "--suite") args.suite = value!;
     else if (name === "--spec-version") args.specVersion = value!;
     else if (name === "--format") {
-      if (!formats.includes(value!)) throw new UsageError(`argument --format: invalid choice: '${value}' (choose from ${formats.map((f) => `'${f}'`).join(", ")})`);
+      if (!formats.includes(value!)) throw invalidChoice("--format", value, formats);
       args.format = value as Args["format"];
     } else if (name === "--input-format") {
-      if (value !== "json" && value !== "jsonl" && value !== "yaml") {
-        throw new UsageError(`argument --input-format: invalid choice: '${value}' (choose from 'json', 'jsonl', 'yaml')`);
-      }
+      if (!isForm(value)) throw invalidChoice("--input-format", value, INPUT_FORMS);
       args.inputFormat = value;
     } else if (name === "--verbose" || name === "--quiet") {
       if (name === "--verbose") args.verbose++;
       else args.quiet = true;
       if (args.quiet && args.verbose) throw new UsageError("argument -q/--quiet: not allowed with argument -v/--verbose");
     } else if (name === "--stream") {
-      if (value !== "auto" && value !== "always" && value !== "never") {
-        throw new UsageError(`argument --stream: invalid choice: '${value}' (choose from 'auto', 'always', 'never')`);
-      }
-      args.stream = value;
+      const stream = STREAMS.find((choice) => choice === value);
+      if (stream === undefined) throw invalidChoice("--stream", value, STREAMS);
+      args.stream = stream;
     } else if (name === "--strict") args.strict = true;
     else if (name === "--allow-unknown") args.allowUnknown = true;
     else if (name === "--force") args.force = true;
@@ -337,7 +337,7 @@ function runSummarize(args: Args): number {
   const results: Summarized[] = [];
   const refused: Entry[] = [];
   const invalid = new Map<string, number>();
-  let status = EXIT_OK;
+  let status: number = EXIT_OK;
   /** Whether to summarize a result set of this report (a refused one is recorded whether or not --force). */
   const admit = (label: string, path: string, line: number | undefined, report: Report): boolean => {
     if (report.valid) return true;
@@ -358,7 +358,7 @@ function runSummarize(args: Args): number {
       for (const loaded of path === STDIN ? loadStdin(args.inputFormat) : loadSources(path, args.inputFormat)) {
         const label = displayPath(loaded.path) + (loaded.line ? `:${loaded.line}` : "");
         if (loaded.problem !== undefined || !isObject(loaded.document)) {
-          unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", "not a JSON object"));
+          unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object")));
           continue;
         }
         let report = validate(loaded.document, { kind: "resultset" });

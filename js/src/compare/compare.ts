@@ -24,6 +24,7 @@ import { VERSION } from "../generated/version.js";
 import { COMPARED_GRADER_FIELDS } from "../generated/constants.js";
 import { compareCodePoints } from "../core/findings.js";
 import { get, isObject, type JsonObject } from "../core/json.js";
+import { render } from "../core/messages.js";
 import * as stats from "./compareStats.js";
 
 export interface CompareOptions {
@@ -137,28 +138,6 @@ function addAttempt(perCase: Map<string, [number, number]>, caseId: string, outc
   entry[0] += 1;
   if (outcome === PASSED) entry[1] += 1;
   perCase.set(caseId, entry);
-}
-
-function show(value: unknown): string {
-  if (value === undefined || value === null) return "absent";
-  return typeof value === "string" ? pyRepr(value) : JSON.stringify(value);
-}
-
-/** Python's repr() of a string (the messages are the Python SDK's, character for character). */
-function pyRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (ch === "\\") out += "\\\\";
-    else if (ch === quote) out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += "\\x" + code.toString(16).padStart(2, "0");
-    else out += ch;
-  }
-  return out + quote;
 }
 
 function escapeToken(token: string): string {
@@ -403,17 +382,17 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     findings.push({ code, severity, pointer, message });
   };
   if (get(baseEnvelope, "suite_id") !== get(newEnvelope, "suite_id")) {
-    finding(codes.COMPARE_SUITE_MISMATCH, "/suite_id", `the runs are of different suites: base ${show(get(baseEnvelope, "suite_id"))}, new ${show(get(newEnvelope, "suite_id"))}`);
+    finding(codes.COMPARE_SUITE_MISMATCH, "/suite_id", render(codes.COMPARE_SUITE_MISMATCH, { base: get(baseEnvelope, "suite_id"), new: get(newEnvelope, "suite_id") }));
   }
   const digests = [get(baseEnvelope, "suite_digest"), get(newEnvelope, "suite_digest")];
   if (digests[0] !== undefined && digests[1] !== undefined && digests[0] !== digests[1]) {
-    finding(codes.COMPARE_SUITE_DIGEST_MISMATCH, "/suite_digest", `the suite's content changed: base ${show(digests[0])}, new ${show(digests[1])}`);
+    finding(codes.COMPARE_SUITE_DIGEST_MISMATCH, "/suite_digest", render(codes.COMPARE_SUITE_DIGEST_MISMATCH, { base: digests[0], new: digests[1] }));
   }
   const expected = options.suiteDigest ?? null;
   if (expected !== null) {
     ["base", "new"].forEach((name, i) => {
       if (digests[i] !== undefined && digests[i] !== expected) {
-        finding(codes.COMPARE_SUITE_DIGEST_MISMATCH, "/suite_digest", `the ${name} run's suite_digest ${show(digests[i])} is not the given suite's ${pyRepr(expected)}`);
+        finding(codes.COMPARE_SUITE_DIGEST_MISMATCH, "/suite_digest", render(codes.COMPARE_SUITE_DIGEST_MISMATCH, { side: name, value: digests[i], expected }, "given"));
       }
     });
   }
@@ -422,18 +401,18 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
   for (const id of allIds) {
     const before = provenance[0][id], after = provenance[1][id];
     if (before === undefined || after === undefined) {
-      finding(codes.COMPARE_GRADER_CHANGED, `/graders/${escapeToken(id)}`, `grader ${pyRepr(id)} is only in the ${after === undefined ? "base" : "new"} run`);
+      finding(codes.COMPARE_GRADER_CHANGED, `/graders/${escapeToken(id)}`, render(codes.COMPARE_GRADER_CHANGED, { name: id, side: after === undefined ? "base" : "new" }, "only_in"));
       continue;
     }
     for (const field of GRADER_FIELDS) {
       if (before[field] !== after[field]) {
-        finding(codes.COMPARE_GRADER_CHANGED, `/graders/${escapeToken(id)}/${field}`, `grader ${pyRepr(id)} changed its ${field}: base ${show(before[field])}, new ${show(after[field])}`);
+        finding(codes.COMPARE_GRADER_CHANGED, `/graders/${escapeToken(id)}/${field}`, render(codes.COMPARE_GRADER_CHANGED, { name: id, field, base: before[field], new: after[field] }));
       }
     }
   }
   const onlyBase = baseCount - paired;
   if (onlyBase || newOnly.size) {
-    finding(codes.COMPARE_TEST_CASES_DIFFER, "/results", `the runs hold different (test case, attempt) sets: ${onlyBase} only in base, ${newOnly.size} only in new`);
+    finding(codes.COMPARE_TEST_CASES_DIFFER, "/results", render(codes.COMPARE_TEST_CASES_DIFFER, { base: onlyBase, new: newOnly.size }));
   }
 
   const run = (envelope: JsonObject, side: 0 | 1): Run => {

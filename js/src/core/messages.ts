@@ -8,6 +8,7 @@
  *   (the shortest decimal that reads back as the same double); an object or array by its shape only, so no finding
  *   dumps a whole document or a long regular expression;
  * - lists (`allowed`, `names`, `declared`) are their items quoted and joined by ", ", "none" when empty;
+ * - optional values (`base`, `new`: the two sides of a comparison) are quoted, or "absent" when missing or null;
  * - text (`type`, `first`, `detail`, `statement`, …) is inserted as it is;
  * - `suggestion` is derived: the close matches `difflib.getCloseMatches` (a port of Python's difflib) finds for
  *   `name` (or `value`) among `allowed` (or `declared`).
@@ -19,9 +20,10 @@ import { RULES } from "../generated/rules.js";
 
 export const QUOTED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.quoted);
 export const LISTS: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.lists);
+export const OPTIONAL: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.optional);
 export const TEXT: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.text);
 export const DERIVED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.derived);
-export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...TEXT, ...DERIVED]);
+export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...OPTIONAL, ...TEXT, ...DERIVED]);
 
 /** A value as a message quotes it: scalars as JSON (shortened), containers by their shape only. */
 export function show(value: unknown, limit: number = MESSAGE_VALUE_CHARS): string {
@@ -69,6 +71,7 @@ function fill(name: string, params: Params, code: string): string {
     const candidates = (has("allowed") ? params["allowed"] : has("declared") ? params["declared"] : []) as Iterable<unknown>;
     return suggest(word, candidates);
   }
+  if (OPTIONAL.has(name)) return params[name] === undefined || params[name] === null ? "absent" : show(params[name]);
   if (!has(name)) throw new Error(`${code}: no parameter ${name}`);
   const value = params[name];
   if (LISTS.has(name)) return [...(value as Iterable<unknown>)].map((item) => show(item)).join(", ") || "none";

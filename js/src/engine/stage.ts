@@ -12,7 +12,7 @@ import * as codes from "../generated/rules.js";
 import { isObject } from "../core/json.js";
 import { isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
 import { warningsFor } from "./deprecations.js";
-import { identify, parseVersion, type Identity, type Version } from "./identify.js";
+import { identify, parseVersion, type Identity, type Version } from "../schemas/identify.js";
 import { check, checkRows, type DeprecatedUse, type SchemaOutcome } from "./schemaPath.js";
 
 let messages: Record<string, string> | undefined;

@@ -7,12 +7,17 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { join, relative as relative_ } from "node:path";
 import { compareCodePoints } from "../core/findings.js";
-import { INPUT_SUFFIXES } from "../generated/constants.js";
+import { INPUT_FORMS, INPUT_SUFFIXES } from "../generated/constants.js";
 
 /** File suffixes read as documents, and how each is read (generated from spec/constants.json). */
 export const SUFFIXES: Readonly<Record<string, Form>> = INPUT_SUFFIXES;
 
-export type Form = "json" | "jsonl" | "yaml";
+/** How an input is read (the `--input-format` choices). */
+export type Form = (typeof INPUT_FORMS)[number];
+
+export function isForm(value: unknown): value is Form {
+  return (INPUT_FORMS as readonly unknown[]).includes(value);
+}
 
 /** The standard input, among the paths. */
 export const STDIN = "-";

@@ -153,7 +153,7 @@ export function readBytes(path: string): Uint8Array | Finding {
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "directory"));
-    if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)");
+    if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "not_regular"));
     const limit = maxInputBytes();
     const chunks: Buffer[] = [];
     let total = 0;
@@ -190,7 +190,7 @@ export function readText(path: string): string | Finding {
     return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
   } catch {
     // larger than a JavaScript string can be (about 512 MiB): the limit was raised past it
-    return finding("", codes.FILE_UNREADABLE, "error", `too large to read as text (${data.length.toLocaleString("en-US")} bytes)`);
+    return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: data.length.toLocaleString("en-US") }, "too_large_for_text"));
   }
 }
 
@@ -270,7 +270,7 @@ function* jsonlFile(path: string): Generator<Source> {
     const stat = statSync(path);
     if (stat.isDirectory()) throw Object.assign(new Error(render(codes.FILE_UNREADABLE, {}, "directory")), { code: "EISDIR" });
     if (!stat.isFile()) {
-      yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", "not a regular file (a device, pipe or socket)"), positions: NOWHERE };
+      yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "not_regular")), positions: NOWHERE };
       return;
     }
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));

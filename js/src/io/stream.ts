@@ -270,7 +270,7 @@ class Reader {
 
   /** Text that is not UTF-8 was met: where, the final pass over the file says. */
   notUtf8(): Raw {
-    return new Raw(codes.FILE_UNREADABLE, "not UTF-8 text", null);
+    return new Raw(codes.FILE_UNREADABLE, render(codes.FILE_UNREADABLE, {}, "not_text"), null);
   }
 
   /**
@@ -601,7 +601,7 @@ function place(fd: number, raw: Raw, chunkBytes: number): Finding {
   let sequence = 0;
   let sequenceAt: [number, number] = [1, 1];
   const bad = (offset: number, at: [number, number]): Finding =>
-    finding("", codes.FILE_UNREADABLE, "error", `not UTF-8 text (byte ${offset})`, at[0], at[1]);
+    finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { count: offset }, "encoding"), at[0], at[1]);
   const chunk = Buffer.allocUnsafe(Math.max(chunkBytes, 1 << 16));
   let position = 0;
   // up to the input size limit: past it, reading the file whole would have refused it as too large anyway
@@ -661,6 +661,6 @@ export function* read(fd: number, array = "results", sizes: Sizes = DEFAULT_SIZE
     }
   } catch (error) {
     if (!(error instanceof TooLarge)) throw error;
-    yield { type: "problem", finding: finding("", codes.FILE_UNREADABLE, "error", `holds a value ${tooLargeMessage(reader.limit)}`) };
+    yield { type: "problem", finding: finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: tooLargeMessage(reader.limit) }, "value_too_large")) };
   }
 }

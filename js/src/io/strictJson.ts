@@ -10,20 +10,20 @@
  * Python counts them.
  */
 
-import { MAX_DEPTH } from "../generated/constants.js";
+import { JSON_EXPECTED, MAX_DEPTH } from "../generated/constants.js";
 import * as codes from "../generated/rules.js";
 import { render, type Params } from "../core/messages.js";
 
 const DOUBLE_DIGITS = 309; // the largest finite double, 1.79e308, has 309 digits
 
-// what the reader expected where it stopped (the {detail} of the "end" and "unexpected" variants)
-export const VALUE = "a value";
-export const KEY = "a property name in double quotes";
-export const COLON = "':' after a property name";
-export const OBJECT_NEXT = "',' or '}' after a property value";
-export const ARRAY_NEXT = "',' or ']' after an array item";
-export const STRING_END = "the end of the string";
-export const ESCAPE_HEX = "four hex digits after \\u";
+// what the reader expected where it stopped (the {detail} of the "end" and "unexpected" variants): spec/constants.json
+export const VALUE = JSON_EXPECTED.value;
+export const KEY = JSON_EXPECTED.key;
+export const COLON = JSON_EXPECTED.colon;
+export const OBJECT_NEXT = JSON_EXPECTED.object_next;
+export const ARRAY_NEXT = JSON_EXPECTED.array_next;
+export const STRING_END = JSON_EXPECTED.string_end;
+export const ESCAPE_HEX = JSON_EXPECTED.escape_hex;
 
 const PLAIN = /[^"\\\x00-\x1f]*/y; // a run of string characters that need no decoding
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;

@@ -1,10 +1,10 @@
-/** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/identify.py). */
+/** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/schemas/identify.py). */
 
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
 import { get, has, isObject } from "../core/json.js";
-import { isKind, type Kind } from "../schemas/schemas.js";
+import { isKind, type Kind } from "./schemas.js";
 import { EVALPORT_SCHEMA_URI, KIND_TELLTALES, PROMPTPACK_SCHEMA_URI, SCHEMA_URI, SEMVER_PREFIX, URI_VERSION } from "../generated/constants.js";
 
 export type Version = readonly [number, number, number];

@@ -41,7 +41,7 @@ from .rules.registry import Batch, Context, Stage, stage_factories
 from .schemas.identify import Identity, identify, parse_version
 from .schemas.registry import KINDS, load
 from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
-from .summary.states import Summary, summarize
+from .summary.states import Summary
 
 KIND, ARRAY = "resultset", "results"  # the kind whose rows may be streamed, and its array of rows
 # Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
@@ -185,10 +185,7 @@ def _check(document: Any, kind: str | None, options: Options) -> Report:
         return decided
     assert identity.kind is not None
     _, run = stages(identity.kind, options, streamed=False)
-    findings = _envelope(run, document)
-    rows = document.get(ARRAY) if identity.kind == KIND else None
-    if isinstance(rows, list):
-        findings.extend(_rows(run, Batch(rows, 0)))
+    findings = WholeSource(document, rows=identity.kind == KIND).feed(run)
     findings.extend(_finish(run))
     return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict)
 
@@ -379,28 +376,27 @@ def summarize_file(
         handle = _open(file) if wants_stream(file, stream_rows) else None
         if handle is not None:
             with handle:
-                source, reference = StreamSource(handle), ReferenceSummary(each_row=each_row)
                 try:
-                    problem = source.feed([reference])
+                    return _summary_of(StreamSource(handle), each_row)
                 except stream.NotStreamable:
-                    problem = None
-                else:
-                    if problem is not None:
-                        return problem
-                    if not source.has_rows():  # "results" was there but not an array: it has no rows
-                        envelope = source.members
-                        return {k: v for k, v in envelope.items() if k != ARRAY}, summarize(envelope)
-                    return {k: v for k, v in source.members.items() if k != ARRAY}, reference.build()
+                    pass  # read whole below
         loaded = _load_whole(file)
         if loaded.problem is not None:
             return loaded.problem
         if not isinstance(loaded.document, dict):
             return Finding("", codes.TYPE_MISMATCH, "error", messages.render(codes.TYPE_MISMATCH, "not_object"))
-        document = loaded.document
-        if each_row is not None and isinstance(document.get(ARRAY), list):
-            for item in document[ARRAY]:
-                each_row(item)
-        return {k: v for k, v in document.items() if k != ARRAY}, summarize(document)
+        return _summary_of(WholeSource(loaded.document, rows=True), each_row)
+
+
+def _summary_of(source: WholeSource | StreamSource, each_row: Callable[[Any], None] | None) -> tuple[dict[str, Any], Summary] | Finding:
+    """A source through the reference summary's stage: the result set's own fields and the summary of its rows, or
+    the finding that says why the source cannot be read."""
+    reference = ReferenceSummary(each_row=each_row)
+    problem = source.feed([reference])
+    if isinstance(problem, Finding):
+        return problem
+    # "results" present but not an array: no rows were fed, and the summary is the one of no rows
+    return {k: v for k, v in source.members.items() if k != ARRAY}, reference.build()
 
 
 def _open(file: Path) -> BinaryIO | None:
@@ -413,6 +409,25 @@ def _open(file: Path) -> BinaryIO | None:
 
 def _load_whole(file: Path) -> Loaded:
     return next(iter(load_path(file, "json")))
+
+
+class WholeSource:
+    """A source: a document in hand — its own members, then (when ``rows``: a result set's ``results``) its rows as
+    one batch. What :class:`StreamSource` yields in pieces, at once."""
+
+    def __init__(self, document: dict[str, Any], *, rows: bool) -> None:
+        self.members = document
+        self.rows = rows
+
+    def feed(self, run: list[Stage]) -> list[Finding]:
+        """The document through the stages' envelope and rows steps; their findings, in that order."""
+        findings = _envelope(run, self.members)
+        if self.has_rows():
+            findings.extend(_rows(run, Batch(self.members[ARRAY], 0)))
+        return findings
+
+    def has_rows(self) -> bool:
+        return self.rows and isinstance(self.members.get(ARRAY), list)
 
 
 class StreamSource:

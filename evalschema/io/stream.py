@@ -519,9 +519,9 @@ def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | Problem, None
         if start_of_row is not None:
             leap = _leap(reader, start_of_row)
             if leap is not None:
-                items, comma = leap
+                items, raw, comma = leap
                 line, column = reader.where(reader.pos)
-                rows = _checked_rows(reader, array, count, items, reader.buf[reader.pos : comma], line, column)
+                rows = _checked_rows(reader, array, count, items, raw, line, column)
                 yield rows
                 if isinstance(rows, Problem):
                     return False
@@ -552,8 +552,9 @@ def _start_of_row(raw: bytes) -> bytes | None:
 _ROW_START = re.compile(rb'\{[ \t\r\n]*"[^"\\]{1,64}"[ \t\r\n]*:')
 
 
-def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], int] | None:
-    """A batch of whole rows from ``pos``, found in one step; ``None`` if the rows do not allow it here."""
+def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], bytes, int] | None:
+    """A batch of whole rows from ``pos``, found in one step: the rows, their text and where it ends (the comma
+    after the last); ``None`` if the rows do not allow it here."""
     while len(reader.buf) < reader.pos + BATCH_BYTES and reader.fill():
         pass
     search_end = min(len(reader.buf), reader.pos + BATCH_BYTES)
@@ -567,11 +568,12 @@ def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], int] | None:
             comma -= 1
         if reader.buf[comma] != ord(",") or comma <= reader.pos:  # no rows before it: ",," is for the slow path to report
             continue
+        raw = reader.buf[reader.pos : comma]
         try:
-            items = orjson.loads(b"[" + reader.buf[reader.pos : comma] + b"]")
+            items = orjson.loads(b"".join((b"[", raw, b"]")))  # one copy (``+`` makes one per operand)
         except orjson.JSONDecodeError:
             continue
-        return items, comma
+        return items, raw, comma
     return None
 
 

@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from evalschema_models import constants
+
 
 def display_path(path: str) -> str:
     """A file name as a report shows it: bytes that are not UTF-8 (kept by Python as lone surrogates) become U+FFFD,
@@ -17,7 +19,7 @@ def display_path(path: str) -> str:
 # Characters that would move the cursor, recolour or retitle a terminal, reorder text, or start a new line (and
 # so forge a line of their own, such as a GitHub workflow command): shown escaped in text and GitHub output.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NAMED = constants.DISPLAY_ESCAPES
 
 
 def visible(text: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, TextIO
 
+from evalschema_models import constants
+
 from ..core.display import visible
 from ..core.limits import shorten
 
@@ -17,7 +19,7 @@ def painter(colour: bool) -> Any:
     return (lambda text, code: f"\033[{code}m{text}\033[0m") if colour else (lambda text, code: text)
 
 
-ROOT_LABEL = "(root)"  # how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
+ROOT_LABEL = constants.ROOT_LABEL
 
 
 def pointer_label(pointer: str) -> str:

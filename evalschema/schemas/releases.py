@@ -21,7 +21,7 @@ from typing import Any
 
 from evalschema_models import constants
 
-MANIFEST = "manifest.json"
+MANIFEST = constants.RELEASE_MANIFEST
 
 
 def _root() -> Traversable:

@@ -91,3 +91,9 @@ export const ROW_WHOLE_VALUE_KEYWORDS = ["allOf", "anyOf", "oneOf", "not", "if",
 export const SUMMARY_TOLERANCE = 1e-09 as const;
 /** The summary of a grader that has no result. */
 export const NO_RESULTS = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": null} as const;
+/** How text output names the pointer "" (RFC 6901's root: "/" is the property whose name is empty). */
+export const ROOT_LABEL = "(root)" as const;
+/** The characters text output writes as named escapes when it shows untrusted text; the other unsafe characters (controls, line and paragraph separators, bidirectional overrides, lone surrogates) are written as \xNN or \uNNNN. */
+export const DISPLAY_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"} as const;
+/** The file, in the folder of pinned releases each SDK ships, that lists the releases and their schema files. */
+export const RELEASE_MANIFEST = "manifest.json" as const;

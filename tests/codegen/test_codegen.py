@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import re
@@ -475,6 +476,17 @@ def test_constants_catalog_renders_typed_constants(tmp_path: Path) -> None:
     ts = (tmp_path / "out" / "typescript" / "limits.ts").read_text(encoding="utf-8")
     assert '/** Two names. */\nexport const NAMES = ["a", "b"] as const;' in ts
     assert '| `NAMES` | `["a", "b"]` | Two names. |' in (tmp_path / "out" / "docs" / "limits.md").read_text(encoding="utf-8")
+
+
+def test_constants_catalog_documents_any_description(tmp_path: Path) -> None:
+    """A description is written into a Python docstring as it reads: backslashes and triple quotes included."""
+    description = 'Written as \\xNN or \\u2028; a """ inside; ends with a backslash \\'
+    config = _constants_project(tmp_path, {"ESCAPED": {"value": 1, "description": description}})
+    proc = run_codegen("generate", "--config", str(config))
+    assert proc.returncode == 0, proc.stderr
+    module = ast.parse((tmp_path / "out" / "python" / "limits.py").read_text(encoding="utf-8"))
+    docstrings = [n.value.value for n in module.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)]
+    assert docstrings[-1] == description
 
 
 @pytest.mark.parametrize(

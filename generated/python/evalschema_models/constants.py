@@ -95,3 +95,9 @@ SUMMARY_TOLERANCE: Final = 1e-09
 """A result set's claimed summary number differs from the computed one when they are further apart than this."""
 NO_RESULTS: Final = {"passed": 0, "failed": 0, "unscored": 0, "avg_score": None}
 """The summary of a grader that has no result."""
+ROOT_LABEL: Final = "(root)"
+"""How text output names the pointer "" (RFC 6901's root: "/" is the property whose name is empty)."""
+DISPLAY_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+"""The characters text output writes as named escapes when it shows untrusted text; the other unsafe characters (controls, line and paragraph separators, bidirectional overrides, lone surrogates) are written as \\xNN or \\uNNNN."""
+RELEASE_MANIFEST: Final = "manifest.json"
+"""The file, in the folder of pinned releases each SDK ships, that lists the releases and their schema files."""

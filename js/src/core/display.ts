@@ -3,10 +3,12 @@
  * that cannot act on a terminal or forge a line of its own (a GitHub workflow command, say).
  */
 
+import { DISPLAY_ESCAPES } from "../generated/constants.js";
+
 // Characters that would move the cursor, recolour or retitle a terminal, reorder text, or start a new line;
 // and lone surrogates, which have no UTF-8 form.
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const NAMED: Readonly<Record<string, string>> = DISPLAY_ESCAPES;
 
 /** `text` with every control, line-separating or bidirectional-override character escaped (`\n`, `\x1b`, `\u202e`). */
 export function visible(text: string): string {

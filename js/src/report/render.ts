@@ -4,6 +4,7 @@
 import { visible } from "../core/display.js";
 import { compareCodePoints, type Finding } from "../core/findings.js";
 import { shorten } from "../core/limits.js";
+import { ROOT_LABEL } from "../generated/constants.js";
 import { findingJson, type Entry, type Shown } from "./entry.js";
 
 export type Paint = (text: string, code: string) => string;
@@ -12,8 +13,6 @@ export function painter(): Paint {
   const colour = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb";
   return colour ? (text, code) => `\x1b[${code}m${text}\x1b[0m` : (text) => text;
 }
-
-export const ROOT_LABEL = "(root)"; // how text output names the pointer "" (RFC 6901's root; "/" is the empty-string key)
 
 export function where(pointer: string): string {
   return pointer ? visible(shorten(pointer)) : ROOT_LABEL;

@@ -18,7 +18,7 @@ import addFormatsModule from "ajv-formats";
 import { compileCondition } from "./conditions.js";
 import { has, isObject, type JsonObject } from "../core/json.js";
 
-import { DATE_FIELDS, DAYS_IN_MONTH, KINDS, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS, SCHEMA_URI, TIME_FIELDS } from "../generated/constants.js";
+import { DATE_FIELDS, DAYS_IN_MONTH, KINDS, RELEASE_MANIFEST, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS, SCHEMA_URI, TIME_FIELDS } from "../generated/constants.js";
 
 export { KINDS };
 export type Kind = (typeof KINDS)[number];
@@ -85,7 +85,7 @@ function releasesDir(): URL {
   return new URL("../../schemas/releases/", import.meta.url);
 }
 
-const MANIFEST = "manifest.json";
+const MANIFEST = RELEASE_MANIFEST;
 
 /** A schema set from the schema files `names` of folder `dir` (every `$id` versioned, one version). */
 function build(dir: URL, names: readonly string[]): SchemaSet {

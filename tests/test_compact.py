@@ -45,33 +45,6 @@ def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int) -> Non
     assert sorted(table.items()) == sorted(reference.items())
 
 
-TUPLE_KEYS = st.tuples(st.sampled_from(["", "a", "\x00", "\ud800", "tc-1"]), st.integers(-3, 3))
-
-
-def _encode(key: Any) -> bytes:
-    return repr(key).encode("utf-8", "surrogatepass")
-
-
-@settings(max_examples=300, deadline=None, database=None, derandomize=True)
-@given(st.lists(st.tuples(TUPLE_KEYS, st.integers(-(2**62), 2**62)), max_size=200), st.sampled_from([0, 1, 7, DICT_KEYS]))
-def test_key_table_with_an_encoder_is_a_dict(operations: list[tuple[tuple[str, int], int]], dict_keys: int) -> None:
-    """Keys that are not bytes, encoded only once they move into the arrays (the dict holds them as they are)."""
-    table, reference = KeyTable(dict_keys, encode=_encode), dict[tuple[str, int], int]()
-    for key, value in operations:
-        expected = (reference[key], False) if key in reference else (value, True)
-        reference.setdefault(key, value)
-        assert table.setdefault(key, value) == expected
-        if key[1] == 0:
-            table.replace(key, value // 2)
-            reference[key] = value // 2
-        if key[1] < 0:
-            table.add(key, 3)
-            reference[key] += 3
-        assert table.get(key) == reference[key]
-    assert len(table) == len(reference)
-    assert sorted(table.items()) == sorted((_encode(k), v) for k, v in reference.items())
-
-
 ATTEMPTS = st.one_of(
     st.integers(-5, 6), st.sampled_from([2**59 - 1, 2**59, 2**60, 2**70, -(2**59), -(2**59) - 1, -(2**60) - 1, 2.0, 3.5, True, "2", None])
 )

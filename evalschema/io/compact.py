@@ -8,15 +8,12 @@ every key's bytes in one arena, in the order they came, with the arena offset wh
 that same order, and an open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only
 the entry's number. About ``len(key) + 20`` bytes a key, and growing rebuilds only the slots. It is exact: keys
 are compared, not only hashed.
-
-Keys are bytes, or any hashable value given with an ``encode`` to bytes that is one-to-one: then the dict holds the
-values as they are, and a key is encoded only once the keys have moved into the arrays (most tables never do).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Iterator
 from itertools import chain
 
 _EMPTY = -1
@@ -25,12 +22,11 @@ NARROW_ENDS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
 
 
 class KeyTable:
-    """Keys (bytes, or values ``encode`` turns into bytes), each with a signed 64-bit integer value."""
+    """Byte-string keys, each with a signed 64-bit integer value."""
 
-    def __init__(self, dict_keys: int | None = None, encode: Callable[[Hashable], bytes] | None = None) -> None:
-        self._small: dict[Hashable, int] | None = {}  # None once the keys have moved into the arrays
+    def __init__(self, dict_keys: int | None = None) -> None:
+        self._small: dict[bytes, int] | None = {}  # None once the keys have moved into the arrays
         self._dict_keys = DICT_KEYS if dict_keys is None else dict_keys
-        self._encode = encode
         self._arena = bytearray()
         self._ends = array("I")  # entry n's key is arena[ends[n - 1]:ends[n]] (from 0); "Q" past 4 GiB of keys
         self._values = array("q")  # entry n's value
@@ -42,9 +38,8 @@ class KeyTable:
     def _spill(self) -> None:
         """Move the dict's keys into the arrays, for good."""
         small, self._small = self._small, None
-        encode = self._encode
         for key, value in (small or {}).items():
-            self._insert(encode(key) if encode is not None else key, value)  # type: ignore[arg-type]
+            self.setdefault(key, value)
 
     def _find(self, key: bytes) -> tuple[int, int]:
         """(the slot holding ``key``, its entry number) or (the empty slot where it belongs, -1)."""
@@ -60,10 +55,7 @@ class KeyTable:
                 return slot, entry
             slot = (slot + 1) & mask
 
-    def _bytes(self, key: Hashable) -> bytes:
-        return self._encode(key) if self._encode is not None else key  # type: ignore[return-value]
-
-    def setdefault(self, key: Hashable, value: int) -> tuple[int, bool]:
+    def setdefault(self, key: bytes, value: int) -> tuple[int, bool]:
         """The value of ``key`` and False, if it is present; else store ``value`` and return it with True."""
         small = self._small
         if small is not None:
@@ -74,10 +66,6 @@ class KeyTable:
             if size >= self._dict_keys:
                 self._spill()
             return value, True
-        return self._insert(self._bytes(key), value)
-
-    def _insert(self, key: bytes, value: int) -> tuple[int, bool]:
-        """``setdefault`` in the arrays."""
         slot, entry = self._find(key)
         if entry != _EMPTY:
             return self._values[entry], False
@@ -91,13 +79,13 @@ class KeyTable:
             self._grow()
         return value, True
 
-    def replace(self, key: Hashable, value: int) -> None:
+    def replace(self, key: bytes, value: int) -> None:
         """Change the value of a key that is present."""
         if self._small is not None:
             assert key in self._small, "replace() of a missing key"
             self._small[key] = value
             return
-        _, entry = self._find(self._bytes(key))
+        _, entry = self._find(key)
         assert entry != _EMPTY, "replace() of a missing key"
         self._values[entry] = value
 
@@ -123,19 +111,19 @@ class KeyTable:
         self._slots = slots
 
     def items(self) -> list[tuple[bytes, int]]:
-        """Every key, as bytes, with its value (in no particular order)."""
+        """Every key with its value (in no particular order)."""
         if self._small is not None:
-            return [(self._bytes(key), value) for key, value in self._small.items()]
+            return list(self._small.items())
         return list(zip(self._keys(), self._values))
 
-    def get(self, key: Hashable) -> int | None:
+    def get(self, key: bytes) -> int | None:
         """The value of ``key``, or None."""
         if self._small is not None:
             return self._small.get(key)
-        _, entry = self._find(self._bytes(key))
+        _, entry = self._find(key)
         return None if entry == _EMPTY else self._values[entry]
 
-    def add(self, key: Hashable, delta: int) -> None:
+    def add(self, key: bytes, delta: int) -> None:
         """Add ``delta`` to the value of ``key`` (a missing key starts at 0), in one lookup."""
         if self._small is not None:
             if key in self._small:
@@ -143,9 +131,8 @@ class KeyTable:
             else:
                 self.setdefault(key, delta)
             return
-        encoded = self._bytes(key)
-        _, entry = self._find(encoded)
+        _, entry = self._find(key)
         if entry != _EMPTY:
             self._values[entry] += delta
             return
-        self._insert(encoded, delta)
+        self.setdefault(key, delta)

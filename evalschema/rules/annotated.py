@@ -87,7 +87,7 @@ def _key(item: Any, key: tuple[_Member, ...]) -> Key | None:
     return tuple(out)
 
 
-def _compact_encoder(types: tuple[str, ...]) -> Callable[[Any], bytes]:
+def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
     """Keys of these member types as bytes for a :class:`KeyTable`, with no separator ambiguity: the integers first
     (hex, each ended by ``;``), then the strings (UTF-8, each but the last prefixed by its length)."""
     ints = [i for i, t in enumerate(types) if t == "integer"]
@@ -215,8 +215,8 @@ class AnnotatedRows:
                 raise ValueError(f"{rule.rule}: a rule over {array!r} that cannot be judged row by row")
         self.seen: dict[int, dict[Key, Path]] = {i: {} for i in range(len(self.row_rules))}
         self.first_rows: dict[int, dict[Key, int]] = {i: {} for i in range(len(self.row_rules))}
-        # keys stay tuples while few; encoded to bytes only once a table moves them into its arrays
-        self.tables = [KeyTable(encode=_compact_encoder(tuple(m.type for m in rule.key))) for rule, _, _ in self.row_rules]
+        self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
+        self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
         # (member, deeper): a row without that member (or, when the path goes deeper, with it empty) has nothing
         # for the rule; None when the path inside the row starts with a wildcard or is the row itself
         self.guards: list[tuple[str, bool] | None] = []
@@ -253,7 +253,7 @@ class AnnotatedRows:
                     if key is None:
                         continue
                     if self.compact:
-                        first_index, _ = self.tables[i].setdefault(key, index)
+                        first_index, _ = self.tables[i].setdefault(self.encoders[i](key), index)
                     else:
                         first_index = self.first_rows[i].setdefault(key, index)
                     if first_index != index:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from ..io.compact import KeyTable
 
@@ -206,11 +206,6 @@ _PACKABLE = 1 << 59
 _MOVED = -(1 << 63)
 
 
-def _utf8(case: Any) -> bytes:
-    """A test case id as the compact table keeps it (lone surrogates too)."""
-    return cast(str, case).encode("utf-8", "surrogatepass")
-
-
 class SummaryBuilder:
     """The reference summary, one row at a time: memory holds counts per grader and per test case, never rows.
 
@@ -235,8 +230,8 @@ class SummaryBuilder:
         self.graders: dict[str, GraderTotals] = {}
         self.has_attempts = False
         self.case_records: dict[str, _CaseAttempts] = {}
-        self.cases = KeyTable(encode=_utf8)  # compact: test case id -> its packed _CaseAttempts
-        self.wide_cases: dict[str, _CaseAttempts] = {}  # compact: the cases whose attempts do not pack
+        self.cases = KeyTable()  # compact: test case id -> its packed _CaseAttempts
+        self.wide_cases: dict[bytes, _CaseAttempts] = {}  # compact: the cases whose attempts do not pack
 
     def add(self, result: dict[str, Any]) -> Outcome:
         """Count one row and return its outcome (``classify``'s, in one pass over its grader results: this runs
@@ -298,7 +293,7 @@ class SummaryBuilder:
             if type(attempt) is not int:
                 attempt = attempt_number(result)
             if self.compact:
-                self._add_packed(case, attempt, passed)
+                self._add_packed(case.encode("utf-8", "surrogatepass"), attempt, passed)
             else:
                 record = self.case_records.get(case)
                 if record is None:
@@ -307,7 +302,7 @@ class SummaryBuilder:
                     record.add(attempt, passed)
         return outcome
 
-    def _add_packed(self, case: str, attempt: int, passed: bool) -> None:
+    def _add_packed(self, case: bytes, attempt: int, passed: bool) -> None:
         fits = -_PACKABLE <= attempt < _PACKABLE
         packed, added = self.cases.setdefault(case, _CaseAttempts(attempt, passed, passed, passed).pack() if fits else _MOVED)
         if added and fits:
@@ -330,7 +325,8 @@ class SummaryBuilder:
     def _case_rollups(self) -> Iterator[tuple[str, _CaseAttempts]]:
         """Every test case's rollup, keyed by its id, in either mode."""
         yield from self.case_records.items()
-        yield from self.wide_cases.items()
+        for key, record in self.wide_cases.items():
+            yield key.decode("utf-8", "surrogatepass"), record
         for key, packed in self.cases.items():
             if packed != _MOVED:
                 yield key.decode("utf-8", "surrogatepass"), _CaseAttempts.unpack(packed)
@@ -348,24 +344,25 @@ class SummaryBuilder:
         for case, record in later._case_rollups():
             record = _CaseAttempts(record.first_attempt, record.first_passed, record.any_passed, record.all_passed)
             if self.compact:
+                key = case.encode("utf-8", "surrogatepass")
                 fits = -_PACKABLE <= record.first_attempt < _PACKABLE
-                packed, added = self.cases.setdefault(case, record.pack() if fits else _MOVED)
+                packed, added = self.cases.setdefault(key, record.pack() if fits else _MOVED)
                 if added and fits:
                     continue
                 if packed == _MOVED:
-                    mine = self.wide_cases.get(case)
+                    mine = self.wide_cases.get(key)
                     if mine is None:
-                        self.wide_cases[case] = record
+                        self.wide_cases[key] = record
                     else:
                         mine.absorb(record)
                     continue
                 mine = _CaseAttempts.unpack(packed)
                 mine.absorb(record)
                 if -_PACKABLE <= mine.first_attempt < _PACKABLE:
-                    self.cases.replace(case, mine.pack())
+                    self.cases.replace(key, mine.pack())
                 else:
-                    self.cases.replace(case, _MOVED)
-                    self.wide_cases[case] = mine
+                    self.cases.replace(key, _MOVED)
+                    self.wide_cases[key] = mine
             else:
                 mine = self.case_records.get(case)
                 if mine is None:

@@ -1,0 +1,27 @@
+"""The README's ``./noxw -s bench_limit`` runs: ``benchmarks/limit_bench.py`` on the smallest case (one small
+document, both SDKs against their limit processes) exits 0 and prints its table with a ratio in every row.
+Speed itself is never asserted here: benchmarks print ratios, tests do not time anything."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_limit_benchmark_runs_on_the_small_document(built_js: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "limit_bench.py"), "--sizes"], capture_output=True, text=True, check=False, cwd=ROOT
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    header, _rule, *rows = [line for line in run.stdout.splitlines() if line.startswith("|")]
+    columns = [cell.strip() for cell in header.strip("|").split("|")]
+    assert columns[:2] == ["work", "s"] and "x limit" in columns
+    assert rows and all(row.split("|")[1].strip().startswith("small") for row in rows)
+    for row in rows:
+        cells = dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|")), strict=True))
+        assert float(cells["x limit"]) > 0, row
+    works = [row.split("|")[1].strip() for row in rows]
+    assert "small: ts validate(JSON.parse) in process" in works and "small: ts validateFile streamed (process)" in works, works

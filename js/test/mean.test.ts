@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { JS } from "./helpers.js";
+import { JS, seeded as generator } from "./helpers.js";
 
 interface MeanLike {
   add(value: number): void;
@@ -16,18 +16,6 @@ interface MeanLike {
 const { Mean } = (await import(pathToFileURL(join(JS, "dist", "summary", "summary.js")).href)) as {
   Mean: new (exactOnly?: boolean) => MeanLike;
 };
-
-/** A deterministic generator (mulberry32), so that a failure can be replayed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const view = new DataView(new ArrayBuffer(8));
 function fromBits(high: number, low: number): number {

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { validateFile, type Kind, type Report } from "evalschema";
-import { JS, ROOT } from "./helpers.js";
+import { JS, ROOT, seeded as random } from "./helpers.js";
 
 interface Sizes {
   chunkBytes: number;
@@ -141,17 +141,6 @@ function styles(document: Json): [string, string][] {
 }
 
 // --- seeded synthetic result sets (benchmarks/synthetic.py's shape) --------------------------------------------
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const GRADERS: [string, string][] = [
   ["exact", "exact_match"],

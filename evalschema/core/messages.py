@@ -23,7 +23,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from evalschema_models.constants import MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF
+from evalschema_models.constants import MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, MESSAGE_WORDS, SUGGESTION_CUTOFF
 from evalschema_models.rules import RULES
 
 QUOTED = frozenset(MESSAGE_PARAMETERS["quoted"])
@@ -111,10 +111,10 @@ def _fill(name: str, params: Mapping[str, Any], code: str) -> str:
         word = params["name"] if "name" in params else params.get("value")
         return suggest(word, params.get("allowed", params.get("declared", ())))
     if name in OPTIONAL:
-        return "absent" if params.get(name) is None else show(params[name])
+        return MESSAGE_WORDS["absent"] if params.get(name) is None else show(params[name])
     value = params[name]
     if name in LISTS:
-        return ", ".join(show(item) for item in value) or "none"
+        return ", ".join(show(item) for item in value) or MESSAGE_WORDS["empty_list"]
     if name in TEXT:
         return str(value)
     return show(value)

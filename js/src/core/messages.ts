@@ -15,7 +15,7 @@
  */
 
 import difflib from "difflib";
-import { MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, SUGGESTION_CUTOFF } from "../generated/constants.js";
+import { MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, MESSAGE_WORDS, SUGGESTION_CUTOFF } from "../generated/constants.js";
 import { RULES } from "../generated/rules.js";
 
 export const QUOTED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.quoted);
@@ -71,10 +71,10 @@ function fill(name: string, params: Params, code: string): string {
     const candidates = (has("allowed") ? params["allowed"] : has("declared") ? params["declared"] : []) as Iterable<unknown>;
     return suggest(word, candidates);
   }
-  if (OPTIONAL.has(name)) return params[name] === undefined || params[name] === null ? "absent" : show(params[name]);
+  if (OPTIONAL.has(name)) return params[name] === undefined || params[name] === null ? MESSAGE_WORDS.absent : show(params[name]);
   if (!has(name)) throw new Error(`${code}: no parameter ${name}`);
   const value = params[name];
-  if (LISTS.has(name)) return [...(value as Iterable<unknown>)].map((item) => show(item)).join(", ") || "none";
+  if (LISTS.has(name)) return [...(value as Iterable<unknown>)].map((item) => show(item)).join(", ") || MESSAGE_WORDS.empty_list;
   if (TEXT.has(name)) return String(value);
   return show(value);
 }

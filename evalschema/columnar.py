@@ -786,7 +786,7 @@ def _stream_into(writer: Writer, path: Path) -> bool:
 def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "parquet") -> int:
     """Export the result sets in these JSON / JSON Lines files (JSON files streamed) into ``folder``; the number
     of result sets. Raises :class:`Unexportable` (nothing is written) for an input that is not a result set."""
-    from .io.loader import SUFFIXES, load_path
+    from .io.loader import SUFFIXES, load_path, not_an_object
 
     writer = Writer(folder, fmt)
     try:
@@ -797,13 +797,7 @@ def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "
                 if loaded.problem is not None:
                     raise Unexportable(loaded.path, loaded.problem)
                 if not isinstance(loaded.document, dict):
-                    from evalschema_models import rules as codes
-
-                    from .core.findings import Finding
-                    from .core.messages import render
-
-                    problem = Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object"), loaded.line)
-                    raise Unexportable(loaded.path, problem)
+                    raise Unexportable(loaded.path, not_an_object(loaded.line))
                 writer.write(loaded.document)
         writer.close()
     except BaseException:

@@ -34,7 +34,7 @@ from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
 from .io import stream
-from .io.loader import Loaded, irregular_file, load_path, parse_json_bytes, paused_gc
+from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
 from .io.positions import Positions, locate
 from .rules import units as _units  # noqa: F401  (registers the code rules' units)
 from .rules.registry import Batch, Context, Stage, stage_factories
@@ -384,7 +384,7 @@ def summarize_file(
         if loaded.problem is not None:
             return loaded.problem
         if not isinstance(loaded.document, dict):
-            return Finding("", codes.TYPE_MISMATCH, "error", messages.render(codes.TYPE_MISMATCH, "not_object"))
+            return not_an_object()
         return _summary_of(WholeSource(loaded.document, rows=True), each_row)
 
 

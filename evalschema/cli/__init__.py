@@ -26,7 +26,7 @@ from ..core.extras import MissingExtra
 from ..core.findings import Finding, Report
 from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
-from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem, not_an_object
 from ..io.positions import Positions
 from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_file
 from ..report.github import github_entry as _github_entry
@@ -340,9 +340,7 @@ def source_summaries(source: Path | str, args: argparse.Namespace, documents: It
     for loaded in documents:
         document = loaded.document
         if loaded.problem is not None or not isinstance(document, dict):
-            from ..core.messages import render
-
-            problem = loaded.problem or Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object"))
+            problem = loaded.problem or not_an_object()
             yield Summarizing(loaded.path, loaded.line, problem=problem)
             continue
         report = validate(document, "resultset")

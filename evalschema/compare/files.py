@@ -7,13 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evalschema_models import rules as codes
-
 from ..core.findings import Finding
-from ..core.messages import render
 from ..io import stream
 from ..io.compact import KeyTable
-from ..io.loader import load_path, paused_gc
+from ..io.loader import load_path, not_an_object, paused_gc
 from ..summary.states import attempt_number
 from .core import Comparer, Options, _Attempts, _key, row_outcome
 
@@ -51,7 +48,7 @@ def read_rows(path: Path, add: Callable[[Any], None]) -> dict[str, Any]:
         raise Unreadable(str(path), loaded.problem)
     document = loaded.document
     if not isinstance(document, dict):
-        raise Unreadable(str(path), Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object")))
+        raise Unreadable(str(path), not_an_object())
     rows = document.get(ARRAY)
     for row in rows if isinstance(rows, list) else ():
         add(row)

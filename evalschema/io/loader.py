@@ -449,6 +449,11 @@ def expand(arguments: list[str]) -> Iterator[Path | str]:
             yield path
 
 
+def not_an_object(line: int | None = None) -> Finding:
+    """The finding for a document that was read but is not a JSON object, where only a result set will do."""
+    return Finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, "not_object"), line)
+
+
 def name_problem(path: str) -> Finding | None:
     """A FILE_UNREADABLE finding when a file name is not UTF-8 text (it could not be reported as JSON, and the
     TypeScript CLI cannot even open it): the same answer in every SDK."""

@@ -79,6 +79,57 @@ class KeyTable:
             self._grow()
         return value, True
 
+    def setdefault_many(self, keys: list[bytes], values: list[int]) -> list[tuple[int, int]]:
+        """``setdefault`` of each key with its value, in order; (position in ``keys``, value found) for each key
+        that was present. The same table as calling ``setdefault`` in a loop, at C speed while the dict holds the
+        keys and none of them repeats (the common case: every key is new)."""
+        small = self._small
+        if small is not None and len(small) + len(keys) <= self._dict_keys:
+            batch = dict(zip(keys, values))
+            if len(batch) == len(keys) and small.keys().isdisjoint(batch):
+                small.update(batch)
+                return []
+        if self._small is not None:
+            found: list[tuple[int, int]] = []
+            for position, (key, value) in enumerate(zip(keys, values)):
+                first, added = self.setdefault(key, value)
+                if not added:
+                    found.append((position, first))
+            return found
+        return self._setdefault_arrays(keys, values)
+
+    def _setdefault_arrays(self, keys: list[bytes], values: list[int]) -> list[tuple[int, int]]:
+        """``setdefault_many`` once the keys are in the arrays: ``_find`` and the insertion, inlined (this runs once
+        per row of a streamed result set of more than ``DICT_KEYS`` keys)."""
+        found: list[tuple[int, int]] = []
+        slots, ends, arena, stored = self._slots, self._ends, self._arena, self._values
+        mask = len(slots) - 1
+        for position, key in enumerate(keys):
+            size, slot = len(key), hash(key) & mask
+            while True:
+                entry = slots[slot]
+                if entry == _EMPTY:
+                    break
+                end = ends[entry]
+                start = ends[entry - 1] if entry else 0
+                if end - start == size and arena[start:end] == key:
+                    break
+                slot = (slot + 1) & mask
+            if entry != _EMPTY:
+                found.append((position, stored[entry]))
+                continue
+            slots[slot] = len(stored)
+            arena += key
+            if len(arena) > NARROW_ENDS and ends.typecode == "I":
+                ends = self._ends = array("Q", ends)
+            ends.append(len(arena))
+            stored.append(values[position])
+            if 3 * len(stored) > 2 * len(slots):
+                self._grow()
+                slots = self._slots
+                mask = len(slots) - 1
+        return found
+
     def replace(self, key: bytes, value: int) -> None:
         """Change the value of a key that is present."""
         if self._small is not None:

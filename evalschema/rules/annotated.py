@@ -87,6 +87,22 @@ def _key(item: Any, key: tuple[_Member, ...]) -> Key | None:
     return tuple(out)
 
 
+def _key_function(key: tuple[_Member, ...]) -> Callable[[Any], Key | None]:
+    """``_key`` for these members, with the common case first: every member present with exactly its type."""
+    if len(key) != 2:
+        return lambda item: _key(item, key)
+    (first, second), (first_type, second_type) = ((m.member for m in key), (str if m.type == "string" else int for m in key))
+
+    def pair(item: Any) -> Key | None:
+        if isinstance(item, dict):
+            a, b = item.get(first), item.get(second)
+            if type(a) is first_type and type(b) is second_type:
+                return (a, b)
+        return _key(item, key)
+
+    return pair
+
+
 def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
     """Keys of these member types as bytes for a :class:`KeyTable`, with no separator ambiguity: the integers first
     (hex, each ended by ``;``), then the strings (UTF-8, each but the last prefixed by its length)."""
@@ -217,6 +233,7 @@ class AnnotatedRows:
         self.first_rows: dict[int, dict[Key, int]] = {i: {} for i in range(len(self.row_rules))}
         self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
         self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
+        self.keys = [_key_function(rule.key) for rule, _, _ in self.row_rules]
         # (member, deeper): a row without that member (or, when the path goes deeper, with it empty) has nothing
         # for the rule; None when the path inside the row starts with a wildcard or is the row itself
         self.guards: list[tuple[str, bool] | None] = []
@@ -234,32 +251,54 @@ class AnnotatedRows:
 
     def rows(self, batch: Sequence[Any], start: int = 0) -> Iterator[Finding]:
         """Rows ``batch``, the first of which is row ``start`` of the document. Per row, a rule whose paths start
-        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check."""
-        array, row_rules, guards = self.array, self.row_rules, self.guards
-        for index, row in enumerate(batch, start):
-            if not isinstance(row, dict):
-                continue
-            for i, (rule, rest, spans) in enumerate(row_rules):
-                guard = guards[i]
-                if guard is not None:
-                    value = row.get(guard[0], _MISSING)
-                    if value is _MISSING or (guard[1] and not value):
-                        continue
-                if not spans:
-                    for where, value in match(row, rest, (array, index)):
-                        yield from rule.findings(value, where)
-                elif not rest:  # the rows themselves are the items: the first row index of each key
-                    key = _key(row, rule.key)
-                    if key is None:
-                        continue
-                    if self.compact:
-                        first_index, _ = self.tables[i].setdefault(self.encoders[i](key), index)
-                    else:
-                        first_index = self.first_rows[i].setdefault(key, index)
-                    if first_index != index:
-                        yield rule.duplicate((array, index), key, pointer(array, first_index, rule.key[-1].member))
-                else:
-                    yield from self._deep_items(i, rule, rest, row, index)
+        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check.
+
+        Each rule goes through the whole batch at once (most of the work in comprehensions and the key table's
+        bulk insertion); the findings are then put in the order a row-by-row pass gives: by row, then by rule."""
+        found: list[tuple[int, int, Finding]] = []
+        for i, (rule, rest, spans) in enumerate(self.row_rules):
+            rows = self._candidates(batch, start, self.guards[i])
+            if not spans:
+                found.extend(
+                    (index, i, f)
+                    for index, row in rows
+                    for where, value in match(row, rest, (self.array, index))
+                    for f in rule.findings(value, where)
+                )
+            elif not rest:  # the rows themselves are the items: the first row index of each key
+                found.extend((index, i, f) for index, f in self._first_rows(i, rule, rows))
+            else:
+                found.extend((index, i, f) for index, row in rows for f in self._deep_items(i, rule, rest, row, index))
+        if len(self.row_rules) > 1:
+            found.sort(key=lambda item: item[:2])  # stable: one rule's findings in one row keep their order
+        return (f for _, _, f in found)
+
+    @staticmethod
+    def _candidates(batch: Sequence[Any], start: int, guard: tuple[str, bool] | None) -> list[tuple[int, dict[str, Any]]]:
+        """The rows (objects) a rule may have something to say about, with their indices."""
+        if guard is None:
+            return [(index, row) for index, row in enumerate(batch, start) if isinstance(row, dict)]
+        name, deeper = guard
+        return [
+            (index, row)
+            for index, row in enumerate(batch, start)
+            if isinstance(row, dict) and (value := row.get(name, _MISSING)) is not _MISSING and (not deeper or value)
+        ]
+
+    def _first_rows(self, i: int, rule: Rule, rows: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, Finding]]:
+        """Each row whose key an earlier row had, with its finding (pointing at the first such row)."""
+        key_of = self.keys[i]
+        keyed = [(index, key) for index, row in rows if (key := key_of(row)) is not None]
+        if self.compact:
+            encode = self.encoders[i]
+            again = self.tables[i].setdefault_many([encode(key) for _, key in keyed], [index for index, _ in keyed])
+            repeats = [(keyed[position], first) for position, first in again]
+        else:
+            first_rows = self.first_rows[i]
+            repeats = [((index, key), first) for index, key in keyed if (first := first_rows.setdefault(key, index)) != index]
+        array = self.array
+        for (index, key), first in repeats:
+            yield index, rule.duplicate((array, index), key, pointer(array, first, rule.key[-1].member))
 
     def _deep_items(self, i: int, rule: Rule, rest: tuple[str, ...], row: dict[str, Any], index: int) -> Iterator[Finding]:
         """Items below each row (``array/*/…/*``) unique across rows: the first path of each key."""

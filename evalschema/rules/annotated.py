@@ -21,7 +21,7 @@ across rows: the first index of each key of a rule whose items are the rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -45,21 +45,47 @@ def _utf16(key: str) -> bytes:
 
 
 def match(value: Any, tokens: Sequence[str], where: Path = ()) -> Iterator[tuple[Path, Any]]:
-    """Every value at the pattern ``tokens`` below ``value`` (at ``where``), with its path."""
+    """Every value at the pattern ``tokens`` below ``value`` (at ``where``), with its path, in document order.
+
+    Level by level (each level in the order of the one above, so the order is a depth-first walk's): one
+    generator, not one per level, and only the last level is produced lazily."""
+    level: list[tuple[Path, Any]] = [(where, value)]
+    for position, head in enumerate(tokens):
+        last = position == len(tokens) - 1
+        below: list[tuple[Path, Any]] = []
+        for path, node in level:
+            if head == ARRAY_ITEM:
+                if not isinstance(node, list):
+                    continue
+                found: Iterable[tuple[Path, Any]] = (((*path, index), item) for index, item in enumerate(node))
+            elif head == MAP_VALUE:
+                if not isinstance(node, dict):
+                    continue
+                found = (((*path, name), node[name]) for name in sorted(node, key=_utf16))
+            elif isinstance(node, dict) and head in node:
+                found = (((*path, head), node[head]),)
+            else:
+                continue
+            if last:
+                yield from found
+            else:
+                below.extend(found)
+        level = below
     if not tokens:
         yield where, value
-        return
-    head, rest = tokens[0], tokens[1:]
-    if head == ARRAY_ITEM:
-        if isinstance(value, list):
-            for index, item in enumerate(value):
-                yield from match(item, rest, (*where, index))
-    elif head == MAP_VALUE:
-        if isinstance(value, dict):
-            for name in sorted(value, key=_utf16):
-                yield from match(value[name], rest, (*where, name))
-    elif isinstance(value, dict) and head in value:
-        yield from match(value[head], rest, (*where, head))
+
+
+def values_at(value: Any, tokens: Sequence[str]) -> list[Any]:
+    """The values ``match`` gives, in its order, without their paths (which cost more than the values)."""
+    level = [value]
+    for head in tokens:
+        if head == ARRAY_ITEM:
+            level = [item for node in level if isinstance(node, list) for item in node]
+        elif head == MAP_VALUE:
+            level = [node[name] for node in level if isinstance(node, dict) for name in sorted(node, key=_utf16)]
+        else:
+            level = [node[head] for node in level if isinstance(node, dict) and head in node]
+    return level
 
 
 @dataclass(frozen=True)
@@ -101,6 +127,13 @@ def _key_function(key: tuple[_Member, ...]) -> Callable[[Any], Key | None]:
         return _key(item, key)
 
     return pair
+
+
+def _string_and_integer(key: tuple[_Member, ...]) -> tuple[str, str] | None:
+    """(the string member, the integer member) of a key made of one of each, else None."""
+    strings = [m.member for m in key if m.type == "string"]
+    integers = [m.member for m in key if m.type == "integer"]
+    return (strings[0], integers[0]) if len(strings) == len(integers) == 1 and len(key) == 2 else None
 
 
 def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
@@ -145,11 +178,17 @@ class Rule:
         if self.keyword == "x-unique":
             yield from self._unique(match(value, self.items, where), {})
         else:
-            targets = {v for _, v in match(value, self.target) if isinstance(v, str)}
+            targets = {v for v in values_at(value, self.target) if isinstance(v, str)}
+            if all(self._resolved(ref, targets) for ref in values_at(value, self.source)):
+                return  # the common case, found without building a path
             for path, ref in match(value, self.source, where):
-                if isinstance(ref, str) and not (self.skip_empty and ref == "") and ref not in targets:
+                if not self._resolved(ref, targets):
                     message = messages.render(self.rule, self.variant, **{self.param: ref})
                     yield Finding(pointer(*path), self.rule, self.severity, message)
+
+    def _resolved(self, ref: Any, targets: set[str]) -> bool:
+        """Whether a source value is no finding: not a string, an empty one skipped, or a target's."""
+        return not isinstance(ref, str) or (self.skip_empty and ref == "") or ref in targets
 
     def _unique(self, items: Iterator[tuple[Path, Any]], seen: dict[Key, Path]) -> Iterator[Finding]:
         for path, item in items:
@@ -234,6 +273,7 @@ class AnnotatedRows:
         self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
         self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
         self.keys = [_key_function(rule.key) for rule, _, _ in self.row_rules]
+        self.pairs = [_string_and_integer(rule.key) for rule, _, _ in self.row_rules]
         # (member, deeper): a row without that member (or, when the path goes deeper, with it empty) has nothing
         # for the rule; None when the path inside the row starts with a wildcard or is the row itself
         self.guards: list[tuple[str, bool] | None] = []
@@ -287,17 +327,30 @@ class AnnotatedRows:
 
     def _first_rows(self, i: int, rule: Rule, rows: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, Finding]]:
         """Each row whose key an earlier row had, with its finding (pointing at the first such row)."""
-        key_of = self.keys[i]
-        keyed = [(index, key) for index, row in rows if (key := key_of(row)) is not None]
-        if self.compact:
-            encode = self.encoders[i]
-            again = self.tables[i].setdefault_many([encode(key) for _, key in keyed], [index for index, _ in keyed])
-            repeats = [(keyed[position], first) for position, first in again]
-        else:
-            first_rows = self.first_rows[i]
-            repeats = [((index, key), first) for index, key in keyed if (first := first_rows.setdefault(key, index)) != index]
-        array = self.array
-        for (index, key), first in repeats:
+        key_of, pair, array = self.keys[i], self.pairs[i], self.array
+        repeats: list[tuple[int, Key, int]] | None = None  # (row index, its key, the first row index of that key)
+        if self.compact and pair is not None:
+            # a key of one string and one integer, each there with exactly its type in every row (the common
+            # case): encoded as ``_compact_encoder`` does, in one comprehension; any other batch the general way
+            text, number = pair
+            encoded = [
+                b"%x;%s" % (n, t.encode("utf-8", "surrogatepass"))
+                for _, row in rows
+                if type(t := row.get(text)) is str and type(n := row.get(number)) is int
+            ]
+            if len(encoded) == len(rows):
+                again = self.tables[i].setdefault_many(encoded, [index for index, _ in rows])
+                repeats = [(rows[p][0], cast(Key, key_of(rows[p][1])), first) for p, first in again]
+        if repeats is None:
+            keyed = [(index, key) for index, row in rows if (key := key_of(row)) is not None]
+            if self.compact:
+                encode = self.encoders[i]
+                again = self.tables[i].setdefault_many([encode(key) for _, key in keyed], [index for index, _ in keyed])
+                repeats = [(*keyed[p], first) for p, first in again]
+            else:
+                first_rows = self.first_rows[i]
+                repeats = [(index, key, first) for index, key in keyed if (first := first_rows.setdefault(key, index)) != index]
+        for index, key, first in repeats:
             yield index, rule.duplicate((array, index), key, pointer(array, first, rule.key[-1].member))
 
     def _deep_items(self, i: int, rule: Rule, rest: tuple[str, ...], row: dict[str, Any], index: int) -> Iterator[Finding]:

@@ -36,10 +36,14 @@ class KeyTable:
         return len(self._small) if self._small is not None else len(self._values)
 
     def _spill(self) -> None:
-        """Move the dict's keys into the arrays, for good."""
-        small, self._small = self._small, None
-        for key, value in (small or {}).items():
-            self.setdefault(key, value)
+        """Move the dict's keys into the arrays, for good: the slots sized for them at once (as many as growing
+        one key at a time would end with), then the keys in bulk."""
+        small, self._small = self._small or {}, None
+        size = len(self._slots)
+        while 3 * len(small) > 2 * size:
+            size *= 2
+        self._slots = array("i", [_EMPTY]) * size
+        self._setdefault_arrays(list(small), list(small.values()))
 
     def _find(self, key: bytes) -> tuple[int, int]:
         """(the slot holding ``key``, its entry number) or (the empty slot where it belongs, -1)."""
@@ -51,7 +55,7 @@ class KeyTable:
                 return slot, _EMPTY
             end = ends[entry]
             start = ends[entry - 1] if entry else 0
-            if end - start == size and arena[start:end] == key:
+            if end - start == size and arena.startswith(key, start):
                 return slot, entry
             slot = (slot + 1) & mask
 
@@ -112,7 +116,7 @@ class KeyTable:
                     break
                 end = ends[entry]
                 start = ends[entry - 1] if entry else 0
-                if end - start == size and arena[start:end] == key:
+                if end - start == size and arena.startswith(key, start):
                     break
                 slot = (slot + 1) & mask
             if entry != _EMPTY:

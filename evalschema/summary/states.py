@@ -112,18 +112,20 @@ def row_score(result: dict[str, Any], outcome: Outcome) -> float | None:
 
 @dataclass
 class GraderTotals:
-    passed: int = 0
-    failed: int = 0
+    passed: int = 0  # scored results that passed
+    failed: int = 0  # scored results that did not
     unscored: int = 0
     score_sum: int = 0  # exact, in units of 2**-1074 (see _exact)
-    scored: int = 0
+
+    @property
+    def scored(self) -> int:
+        return self.passed + self.failed
 
     def absorb(self, other: GraderTotals) -> None:
         self.passed += other.passed
         self.failed += other.failed
         self.unscored += other.unscored
         self.score_sum += other.score_sum
-        self.scored += other.scored
 
     def to_dict(self) -> dict[str, Any]:
         average = _exact_mean(self.score_sum, self.scored)
@@ -282,7 +284,6 @@ class SummaryBuilder:
                     totals.unscored += 1
                 else:
                     totals.score_sum += exact
-                    totals.scored += 1
                     if grader_result.get("passed") is True:
                         totals.passed += 1
                     else:

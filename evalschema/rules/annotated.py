@@ -297,6 +297,9 @@ class AnnotatedRows:
         bulk insertion); the findings are then put in the order a row-by-row pass gives: by row, then by rule."""
         found: list[tuple[int, int, Finding]] = []
         for i, (rule, rest, spans) in enumerate(self.row_rules):
+            if spans and not rest:  # the rows themselves are the items: the first row index of each key
+                found.extend((index, i, f) for index, f in self._first_rows(i, rule, batch, start))
+                continue
             rows = self._candidates(batch, start, self.guards[i])
             if not spans:
                 found.extend(
@@ -305,8 +308,6 @@ class AnnotatedRows:
                     for where, value in match(row, rest, (self.array, index))
                     for f in rule.findings(value, where)
                 )
-            elif not rest:  # the rows themselves are the items: the first row index of each key
-                found.extend((index, i, f) for index, f in self._first_rows(i, rule, rows))
             else:
                 found.extend((index, i, f) for index, row in rows for f in self._deep_items(i, rule, rest, row, index))
         if len(self.row_rules) > 1:
@@ -325,23 +326,24 @@ class AnnotatedRows:
             if isinstance(row, dict) and (value := row.get(name, _MISSING)) is not _MISSING and (not deeper or value)
         ]
 
-    def _first_rows(self, i: int, rule: Rule, rows: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, Finding]]:
+    def _first_rows(self, i: int, rule: Rule, batch: Sequence[Any], start: int) -> Iterator[tuple[int, Finding]]:
         """Each row whose key an earlier row had, with its finding (pointing at the first such row)."""
         key_of, pair, array = self.keys[i], self.pairs[i], self.array
         repeats: list[tuple[int, Key, int]] | None = None  # (row index, its key, the first row index of that key)
         if self.compact and pair is not None:
-            # a key of one string and one integer, each there with exactly its type in every row (the common
-            # case): encoded as ``_compact_encoder`` does, in one comprehension; any other batch the general way
+            # a key of one string and one integer, each there with exactly its type in every row of the batch (the
+            # common case): encoded as ``_compact_encoder`` does, in one comprehension; any other batch the general way
             text, number = pair
             encoded = [
                 b"%x;%s" % (n, t.encode("utf-8", "surrogatepass"))
-                for _, row in rows
-                if type(t := row.get(text)) is str and type(n := row.get(number)) is int
+                for row in batch
+                if type(row) is dict and type(t := row.get(text)) is str and type(n := row.get(number)) is int
             ]
-            if len(encoded) == len(rows):
-                again = self.tables[i].setdefault_many(encoded, [index for index, _ in rows])
-                repeats = [(rows[p][0], cast(Key, key_of(rows[p][1])), first) for p, first in again]
+            if len(encoded) == len(batch):
+                again = self.tables[i].setdefault_many(encoded, list(range(start, start + len(batch))))
+                repeats = [(start + p, cast(Key, key_of(batch[p])), first) for p, first in again]
         if repeats is None:
+            rows = self._candidates(batch, start, self.guards[i])
             keyed = [(index, key) for index, row in rows if (key := key_of(row)) is not None]
             if self.compact:
                 encode = self.encoders[i]

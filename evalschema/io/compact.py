@@ -20,7 +20,7 @@ from itertools import chain
 _EMPTY = -1
 DICT_KEYS = 1 << 17
 NARROW_ENDS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
-_LOW_BITS = 0xFFFFFFFF  # the part of a hash kept: more than places an entry among the most slots an "i" array indexes
+_LOW_BITS = 0xFFFFFFFF  # the part of a key's hash an entry keeps: enough to place it among 2**31 slots (all "i" numbers)
 
 
 class KeyTable:
@@ -48,7 +48,7 @@ class KeyTable:
         self._slots = array("i", [_EMPTY]) * size
         self._setdefault_arrays(list(small), list(small.values()))
 
-    def _is(self, entry: int, key: bytes) -> bool:
+    def _holds(self, entry: int, key: bytes) -> bool:
         """Whether entry ``entry`` holds ``key`` (asked when their hashes agree), compared in place."""
         ends = self._ends
         start = ends[entry - 1] if entry else 0
@@ -60,7 +60,7 @@ class KeyTable:
         slot = hashed & mask
         while True:
             entry = slots[slot]
-            if entry == _EMPTY or (hashes[entry] == low and self._is(entry, key)):
+            if entry == _EMPTY or (hashes[entry] == low and self._holds(entry, key)):
                 return slot, entry
             slot = (slot + 1) & mask
 
@@ -81,6 +81,7 @@ class KeyTable:
             self._grow()
 
     def _set(self, entry: int, value: int) -> None:
+        """Entry ``entry``'s value becomes ``value``."""
         try:
             self._values[entry] = value
         except OverflowError:
@@ -142,7 +143,7 @@ class KeyTable:
             slot = hashed & mask
             while True:
                 entry = slots[slot]
-                if entry == _EMPTY or (hashes[entry] == low and self._is(entry, key)):
+                if entry == _EMPTY or (hashes[entry] == low and self._holds(entry, key)):
                     break
                 slot = (slot + 1) & mask
             if entry == _EMPTY:

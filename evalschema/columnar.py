@@ -52,9 +52,9 @@ class Misfit(ValueError):
 @cache
 def arrow_tree() -> dict[str, Any]:
     """The generated Arrow field tree of a result set."""
-    from importlib import resources
+    from .schemas.data import package_data
 
-    bundled = resources.files(__package__) / "_schemas" / "arrow" / "resultset.arrow.json"
+    bundled = package_data("_schemas", "arrow", "resultset.arrow.json")
     path = bundled if bundled.is_file() else _CHECKOUT / "generated" / "arrow" / "resultset.arrow.json"
     tree: dict[str, Any] = json.loads(path.read_text("utf-8"))
     return tree

@@ -45,6 +45,28 @@ def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int) -> Non
     assert sorted(table.items()) == sorted(reference.items())
 
 
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(
+    st.lists(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=40), max_size=30),
+    st.sampled_from([0, 1, 7, 100, DICT_KEYS]),
+)
+def test_bulk_insertion_is_setdefault_in_order(batches: list[list[tuple[bytes, int]]], dict_keys: int) -> None:
+    """``setdefault_many`` leaves the table ``setdefault`` one key at a time leaves, and reports exactly the keys
+    that were present (a repeat inside one batch included), with the value found."""
+    with mock.patch.object(compact_table, "NARROW_ENDS", 40 if dict_keys == 1 else compact_table.NARROW_ENDS):
+        table, reference = KeyTable(dict_keys), dict[bytes, int]()
+        for batch in batches:
+            expected = []
+            for position, (key, value) in enumerate(batch):
+                if key in reference:
+                    expected.append((position, reference[key]))
+                reference.setdefault(key, value)
+            assert table.setdefault_many([key for key, _ in batch], [value for _, value in batch]) == expected
+            assert len(table) == len(reference)
+        assert sorted(table.items()) == sorted(reference.items())
+        assert all(table.get(key) == value for key, value in reference.items())
+
+
 ATTEMPTS = st.one_of(
     st.integers(-5, 6), st.sampled_from([2**59 - 1, 2**59, 2**60, 2**70, -(2**59), -(2**59) - 1, -(2**60) - 1, 2.0, 3.5, True, "2", None])
 )

@@ -475,13 +475,21 @@ def _failures(value: Any, kind: str, engine: Engine, version: str | None, at: tu
     """Failures of ``value`` against the subschema at ``at`` in the kind's root (the root itself when empty), with
     schema paths as engines give them from that subschema."""
     if engine == "fast":
-        validator = _fast_validator(kind, version, at)
         try:
-            if _fast_screen(kind, version, at).is_valid(value) or validator.is_valid(value):  # the common case: one pass
+            if _fast_screen(kind, version, at).is_valid(value):  # the common case: one pass, the full validator unbuilt
                 return
-            found = [_from_fast(e) for e in validator.iter_errors(value)]
+            usable = True
         except (UnicodeEncodeError, ValueError):
-            found = None  # a string jsonschema-rs cannot take (a lone surrogate): the reference engine can
+            usable = False  # a string jsonschema-rs cannot take (a lone surrogate): the reference engine can
+        found: list[Failure] | None = None
+        if usable:
+            validator = _fast_validator(kind, version, at)
+            try:
+                if validator.is_valid(value):
+                    return
+                found = [_from_fast(e) for e in validator.iter_errors(value)]
+            except (UnicodeEncodeError, ValueError):
+                found = None
         # jsonschema-rs drops empty property names from instance paths: an invalid document holding one is
         # explained by the reference engine (only invalid documents pay for the look)
         if found is not None and not _has_empty_key(value):

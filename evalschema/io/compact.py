@@ -5,9 +5,10 @@ A ``dict`` spends well over 100 bytes on each short string key and integer value
 million rows that state would outgrow the batch of rows being read. Past ``DICT_KEYS`` keys (a result set of more
 than about 130,000 test cases; below it a plain ``dict`` holds them, at C speed) this table keeps them in arrays:
 every key's bytes in one arena, in the order they came, with the arena offset where each ends and its value in
-that same order, and an open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only
-the entry's number. About ``len(key) + 20`` bytes a key, and growing rebuilds only the slots. It is exact: keys
-are compared, not only hashed.
+that same order (and the low 32 bits of its hash, so that growing never hashes a key again), and an
+open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only the entry's number.
+About ``len(key) + 20`` bytes a key (values take 4 bytes until one needs 8), and growing rebuilds only the slots.
+It is exact: keys are compared, not only hashed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from itertools import chain
 _EMPTY = -1
 DICT_KEYS = 1 << 17
 NARROW_ENDS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
+_LOW_BITS = 0xFFFFFFFF  # the part of a key's hash an entry keeps: enough to place it among 2**31 slots (all "i" numbers)
 
 
 class KeyTable:
@@ -29,31 +31,68 @@ class KeyTable:
         self._dict_keys = DICT_KEYS if dict_keys is None else dict_keys
         self._arena = bytearray()
         self._ends = array("I")  # entry n's key is arena[ends[n - 1]:ends[n]] (from 0); "Q" past 4 GiB of keys
-        self._values = array("q")  # entry n's value
+        self._hashes = array("I")  # entry n's hash, its low 32 bits: placing it again never hashes the key again
+        self._values = array("i")  # entry n's value; "q" from the first value that needs more than 32 bits
         self._slots = array("i", [_EMPTY]) * 8  # an entry number, or empty
 
     def __len__(self) -> int:
-        return len(self._small) if self._small is not None else len(self._values)
+        return len(self._small) if self._small is not None else len(self._hashes)
 
     def _spill(self) -> None:
-        """Move the dict's keys into the arrays, for good."""
-        small, self._small = self._small, None
-        for key, value in (small or {}).items():
-            self.setdefault(key, value)
+        """Move the dict's keys into the arrays, for good: the slots sized for them at once (as many as growing
+        one key at a time would end with), then the keys in bulk."""
+        small, self._small = self._small or {}, None
+        size = len(self._slots)
+        while 3 * len(small) > 2 * size:
+            size *= 2
+        self._slots = array("i", [_EMPTY]) * size
+        self._setdefault_arrays(list(small), list(small.values()))
 
-    def _find(self, key: bytes) -> tuple[int, int]:
+    def _holds(self, entry: int, key: bytes) -> bool:
+        """Whether entry ``entry`` holds ``key`` (asked when their hashes agree), compared in place."""
+        ends = self._ends
+        start = ends[entry - 1] if entry else 0
+        return ends[entry] - start == len(key) and self._arena.startswith(key, start)
+
+    def _find(self, key: bytes, hashed: int) -> tuple[int, int]:
         """(the slot holding ``key``, its entry number) or (the empty slot where it belongs, -1)."""
-        slots, ends, arena, mask, size = self._slots, self._ends, self._arena, len(self._slots) - 1, len(key)
-        slot = hash(key) & mask
+        slots, hashes, mask, low = self._slots, self._hashes, len(self._slots) - 1, hashed & _LOW_BITS
+        slot = hashed & mask
         while True:
             entry = slots[slot]
-            if entry == _EMPTY:
-                return slot, _EMPTY
-            end = ends[entry]
-            start = ends[entry - 1] if entry else 0
-            if end - start == size and arena[start:end] == key:
+            if entry == _EMPTY or (hashes[entry] == low and self._holds(entry, key)):
                 return slot, entry
             slot = (slot + 1) & mask
+
+    def _append(self, slot: int, key: bytes, hashed: int, value: int) -> None:
+        """A new entry for ``key``, in ``slot`` (empty, where ``_find`` stopped); the slots grow past 2/3 full."""
+        self._slots[slot] = len(self._hashes)
+        self._arena += key
+        if len(self._arena) > NARROW_ENDS and self._ends.typecode == "I":
+            self._ends = array("Q", self._ends)
+        self._ends.append(len(self._arena))
+        self._hashes.append(hashed & _LOW_BITS)
+        try:
+            self._values.append(value)
+        except OverflowError:
+            self._widen()
+            self._values.append(value)
+        if 3 * len(self._hashes) > 2 * len(self._slots):
+            self._grow()
+
+    def _set(self, entry: int, value: int) -> None:
+        """Entry ``entry``'s value becomes ``value``."""
+        try:
+            self._values[entry] = value
+        except OverflowError:
+            self._widen()
+            self._values[entry] = value
+
+    def _widen(self) -> None:
+        """Values of 8 bytes from now on (past 8 bytes the value is refused, as the table only holds 64 bits)."""
+        if self._values.typecode == "q":
+            raise OverflowError("a KeyTable value is a signed 64-bit integer")
+        self._values = array("q", self._values)
 
     def setdefault(self, key: bytes, value: int) -> tuple[int, bool]:
         """The value of ``key`` and False, if it is present; else store ``value`` and return it with True."""
@@ -66,18 +105,52 @@ class KeyTable:
             if size >= self._dict_keys:
                 self._spill()
             return value, True
-        slot, entry = self._find(key)
+        hashed = hash(key)
+        slot, entry = self._find(key, hashed)
         if entry != _EMPTY:
             return self._values[entry], False
-        self._slots[slot] = len(self._values)
-        self._arena += key
-        if len(self._arena) > NARROW_ENDS and self._ends.typecode == "I":
-            self._ends = array("Q", self._ends)
-        self._ends.append(len(self._arena))
-        self._values.append(value)
-        if 3 * len(self._values) > 2 * len(self._slots):
-            self._grow()
+        self._append(slot, key, hashed, value)
         return value, True
+
+    def setdefault_many(self, keys: list[bytes], values: list[int]) -> list[tuple[int, int]]:
+        """``setdefault`` of each key with its value, in order; (position in ``keys``, value found) for each key
+        that was present. The same table as calling ``setdefault`` in a loop, at C speed while the dict holds the
+        keys and none of them repeats (the common case: every key is new)."""
+        small = self._small
+        if small is not None and len(small) + len(keys) <= self._dict_keys:
+            batch = dict(zip(keys, values))
+            if len(batch) == len(keys) and small.keys().isdisjoint(batch):
+                small.update(batch)
+                return []
+        if self._small is not None:
+            found: list[tuple[int, int]] = []
+            for position, (key, value) in enumerate(zip(keys, values)):
+                first, added = self.setdefault(key, value)
+                if not added:
+                    found.append((position, first))
+            return found
+        return self._setdefault_arrays(keys, values)
+
+    def _setdefault_arrays(self, keys: list[bytes], values: list[int]) -> list[tuple[int, int]]:
+        """``setdefault_many`` once the keys are in the arrays, with ``_find`` inlined (this runs once per row of a
+        streamed result set of more than ``DICT_KEYS`` keys)."""
+        found: list[tuple[int, int]] = []
+        hashes = self._hashes
+        for position, key in enumerate(keys):
+            hashed = hash(key)
+            low, slots = hashed & _LOW_BITS, self._slots  # (a new entry may have grown the slots)
+            mask = len(slots) - 1
+            slot = hashed & mask
+            while True:
+                entry = slots[slot]
+                if entry == _EMPTY or (hashes[entry] == low and self._holds(entry, key)):
+                    break
+                slot = (slot + 1) & mask
+            if entry == _EMPTY:
+                self._append(slot, key, hashed, values[position])
+            else:
+                found.append((position, self._values[entry]))
+        return found
 
     def replace(self, key: bytes, value: int) -> None:
         """Change the value of a key that is present."""
@@ -85,9 +158,9 @@ class KeyTable:
             assert key in self._small, "replace() of a missing key"
             self._small[key] = value
             return
-        _, entry = self._find(key)
+        _, entry = self._find(key, hash(key))
         assert entry != _EMPTY, "replace() of a missing key"
-        self._values[entry] = value
+        self._set(entry, value)
 
     def values(self) -> Iterator[int]:
         """Every value, one at a time (a list of a million would cost more than the table)."""
@@ -100,11 +173,11 @@ class KeyTable:
             yield bytes(arena[start:end])
 
     def _grow(self) -> None:
-        """Twice the slots, every entry placed again (the arena, ends and values stay as they are)."""
+        """Twice the slots, every entry placed again by its kept hash (the arena, ends, hashes and values stay)."""
         size = 2 * len(self._slots)
         slots, mask = array("i", [_EMPTY]) * size, size - 1
-        for entry, key in enumerate(self._keys()):
-            slot = hash(key) & mask
+        for entry, low in enumerate(self._hashes):
+            slot = low & mask
             while slots[slot] != _EMPTY:
                 slot = (slot + 1) & mask
             slots[slot] = entry
@@ -120,7 +193,7 @@ class KeyTable:
         """The value of ``key``, or None."""
         if self._small is not None:
             return self._small.get(key)
-        _, entry = self._find(key)
+        _, entry = self._find(key, hash(key))
         return None if entry == _EMPTY else self._values[entry]
 
     def add(self, key: bytes, delta: int) -> None:
@@ -131,8 +204,9 @@ class KeyTable:
             else:
                 self.setdefault(key, delta)
             return
-        _, entry = self._find(key)
+        hashed = hash(key)
+        slot, entry = self._find(key, hashed)
         if entry != _EMPTY:
-            self._values[entry] += delta
-            return
-        self.setdefault(key, delta)
+            self._set(entry, self._values[entry] + delta)
+        else:
+            self._append(slot, key, hashed, delta)

@@ -21,7 +21,7 @@ across rows: the first index of each key of a rule whose items are the rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -45,21 +45,47 @@ def _utf16(key: str) -> bytes:
 
 
 def match(value: Any, tokens: Sequence[str], where: Path = ()) -> Iterator[tuple[Path, Any]]:
-    """Every value at the pattern ``tokens`` below ``value`` (at ``where``), with its path."""
+    """Every value at the pattern ``tokens`` below ``value`` (at ``where``), with its path, in document order.
+
+    Level by level (each level in the order of the one above, so the order is a depth-first walk's): one
+    generator, not one per level, and only the last level is produced lazily."""
+    level: list[tuple[Path, Any]] = [(where, value)]
+    for position, head in enumerate(tokens):
+        last = position == len(tokens) - 1
+        below: list[tuple[Path, Any]] = []
+        for path, node in level:
+            if head == ARRAY_ITEM:
+                if not isinstance(node, list):
+                    continue
+                found: Iterable[tuple[Path, Any]] = (((*path, index), item) for index, item in enumerate(node))
+            elif head == MAP_VALUE:
+                if not isinstance(node, dict):
+                    continue
+                found = (((*path, name), node[name]) for name in sorted(node, key=_utf16))
+            elif isinstance(node, dict) and head in node:
+                found = (((*path, head), node[head]),)
+            else:
+                continue
+            if last:
+                yield from found
+            else:
+                below.extend(found)
+        level = below
     if not tokens:
         yield where, value
-        return
-    head, rest = tokens[0], tokens[1:]
-    if head == ARRAY_ITEM:
-        if isinstance(value, list):
-            for index, item in enumerate(value):
-                yield from match(item, rest, (*where, index))
-    elif head == MAP_VALUE:
-        if isinstance(value, dict):
-            for name in sorted(value, key=_utf16):
-                yield from match(value[name], rest, (*where, name))
-    elif isinstance(value, dict) and head in value:
-        yield from match(value[head], rest, (*where, head))
+
+
+def values_at(value: Any, tokens: Sequence[str]) -> list[Any]:
+    """The values ``match`` gives, in its order, without their paths (which cost more than the values)."""
+    level = [value]
+    for head in tokens:
+        if head == ARRAY_ITEM:
+            level = [item for node in level if isinstance(node, list) for item in node]
+        elif head == MAP_VALUE:
+            level = [node[name] for node in level if isinstance(node, dict) for name in sorted(node, key=_utf16)]
+        else:
+            level = [node[head] for node in level if isinstance(node, dict) and head in node]
+    return level
 
 
 @dataclass(frozen=True)
@@ -85,6 +111,29 @@ def _key(item: Any, key: tuple[_Member, ...]) -> Key | None:
             return None
         out.append(value)
     return tuple(out)
+
+
+def _key_function(key: tuple[_Member, ...]) -> Callable[[Any], Key | None]:
+    """``_key`` for these members, with the common case first: every member present with exactly its type."""
+    if len(key) != 2:
+        return lambda item: _key(item, key)
+    (first, second), (first_type, second_type) = ((m.member for m in key), (str if m.type == "string" else int for m in key))
+
+    def pair(item: Any) -> Key | None:
+        if isinstance(item, dict):
+            a, b = item.get(first), item.get(second)
+            if type(a) is first_type and type(b) is second_type:
+                return (a, b)
+        return _key(item, key)
+
+    return pair
+
+
+def _string_and_integer(key: tuple[_Member, ...]) -> tuple[str, str] | None:
+    """(the string member, the integer member) of a key made of one of each, else None."""
+    strings = [m.member for m in key if m.type == "string"]
+    integers = [m.member for m in key if m.type == "integer"]
+    return (strings[0], integers[0]) if len(strings) == len(integers) == 1 and len(key) == 2 else None
 
 
 def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
@@ -129,11 +178,17 @@ class Rule:
         if self.keyword == "x-unique":
             yield from self._unique(match(value, self.items, where), {})
         else:
-            targets = {v for _, v in match(value, self.target) if isinstance(v, str)}
+            targets = {v for v in values_at(value, self.target) if isinstance(v, str)}
+            if all(self._resolved(ref, targets) for ref in values_at(value, self.source)):
+                return  # the common case, found without building a path
             for path, ref in match(value, self.source, where):
-                if isinstance(ref, str) and not (self.skip_empty and ref == "") and ref not in targets:
+                if not self._resolved(ref, targets):
                     message = messages.render(self.rule, self.variant, **{self.param: ref})
                     yield Finding(pointer(*path), self.rule, self.severity, message)
+
+    def _resolved(self, ref: Any, targets: set[str]) -> bool:
+        """Whether a source value is no finding: not a string, an empty one skipped, or a target's."""
+        return not isinstance(ref, str) or (self.skip_empty and ref == "") or ref in targets
 
     def _unique(self, items: Iterator[tuple[Path, Any]], seen: dict[Key, Path]) -> Iterator[Finding]:
         for path, item in items:
@@ -217,6 +272,8 @@ class AnnotatedRows:
         self.first_rows: dict[int, dict[Key, int]] = {i: {} for i in range(len(self.row_rules))}
         self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
         self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
+        self.keys = [_key_function(rule.key) for rule, _, _ in self.row_rules]
+        self.pairs = [_string_and_integer(rule.key) for rule, _, _ in self.row_rules]
         # (member, deeper): a row without that member (or, when the path goes deeper, with it empty) has nothing
         # for the rule; None when the path inside the row starts with a wildcard or is the row itself
         self.guards: list[tuple[str, bool] | None] = []
@@ -234,32 +291,69 @@ class AnnotatedRows:
 
     def rows(self, batch: Sequence[Any], start: int = 0) -> Iterator[Finding]:
         """Rows ``batch``, the first of which is row ``start`` of the document. Per row, a rule whose paths start
-        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check."""
-        array, row_rules, guards = self.array, self.row_rules, self.guards
-        for index, row in enumerate(batch, start):
-            if not isinstance(row, dict):
+        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check.
+
+        Each rule goes through the whole batch at once (most of the work in comprehensions and the key table's
+        bulk insertion); the findings are then put in the order a row-by-row pass gives: by row, then by rule."""
+        found: list[tuple[int, int, Finding]] = []
+        for i, (rule, rest, spans) in enumerate(self.row_rules):
+            if spans and not rest:  # the rows themselves are the items: the first row index of each key
+                found.extend((index, i, f) for index, f in self._first_rows(i, rule, batch, start))
                 continue
-            for i, (rule, rest, spans) in enumerate(row_rules):
-                guard = guards[i]
-                if guard is not None:
-                    value = row.get(guard[0], _MISSING)
-                    if value is _MISSING or (guard[1] and not value):
-                        continue
-                if not spans:
-                    for where, value in match(row, rest, (array, index)):
-                        yield from rule.findings(value, where)
-                elif not rest:  # the rows themselves are the items: the first row index of each key
-                    key = _key(row, rule.key)
-                    if key is None:
-                        continue
-                    if self.compact:
-                        first_index, _ = self.tables[i].setdefault(self.encoders[i](key), index)
-                    else:
-                        first_index = self.first_rows[i].setdefault(key, index)
-                    if first_index != index:
-                        yield rule.duplicate((array, index), key, pointer(array, first_index, rule.key[-1].member))
-                else:
-                    yield from self._deep_items(i, rule, rest, row, index)
+            rows = self._candidates(batch, start, self.guards[i])
+            if not spans:
+                found.extend(
+                    (index, i, f)
+                    for index, row in rows
+                    for where, value in match(row, rest, (self.array, index))
+                    for f in rule.findings(value, where)
+                )
+            else:
+                found.extend((index, i, f) for index, row in rows for f in self._deep_items(i, rule, rest, row, index))
+        if len(self.row_rules) > 1:
+            found.sort(key=lambda item: item[:2])  # stable: one rule's findings in one row keep their order
+        return (f for _, _, f in found)
+
+    @staticmethod
+    def _candidates(batch: Sequence[Any], start: int, guard: tuple[str, bool] | None) -> list[tuple[int, dict[str, Any]]]:
+        """The rows (objects) a rule may have something to say about, with their indices."""
+        if guard is None:
+            return [(index, row) for index, row in enumerate(batch, start) if isinstance(row, dict)]
+        name, deeper = guard
+        return [
+            (index, row)
+            for index, row in enumerate(batch, start)
+            if isinstance(row, dict) and (value := row.get(name, _MISSING)) is not _MISSING and (not deeper or value)
+        ]
+
+    def _first_rows(self, i: int, rule: Rule, batch: Sequence[Any], start: int) -> Iterator[tuple[int, Finding]]:
+        """Each row whose key an earlier row had, with its finding (pointing at the first such row)."""
+        key_of, pair, array = self.keys[i], self.pairs[i], self.array
+        repeats: list[tuple[int, Key, int]] | None = None  # (row index, its key, the first row index of that key)
+        if self.compact and pair is not None:
+            # a key of one string and one integer, each there with exactly its type in every row of the batch (the
+            # common case): encoded as ``_compact_encoder`` does, in one comprehension; any other batch the general way
+            text, number = pair
+            encoded = [
+                b"%x;%s" % (n, t.encode("utf-8", "surrogatepass"))
+                for row in batch
+                if type(row) is dict and type(t := row.get(text)) is str and type(n := row.get(number)) is int
+            ]
+            if len(encoded) == len(batch):
+                again = self.tables[i].setdefault_many(encoded, list(range(start, start + len(batch))))
+                repeats = [(start + p, cast(Key, key_of(batch[p])), first) for p, first in again]
+        if repeats is None:
+            rows = self._candidates(batch, start, self.guards[i])
+            keyed = [(index, key) for index, row in rows if (key := key_of(row)) is not None]
+            if self.compact:
+                encode = self.encoders[i]
+                again = self.tables[i].setdefault_many([encode(key) for _, key in keyed], [index for index, _ in keyed])
+                repeats = [(*keyed[p], first) for p, first in again]
+            else:
+                first_rows = self.first_rows[i]
+                repeats = [(index, key, first) for index, key in keyed if (first := first_rows.setdefault(key, index)) != index]
+        for index, key, first in repeats:
+            yield index, rule.duplicate((array, index), key, pointer(array, first, rule.key[-1].member))
 
     def _deep_items(self, i: int, rule: Rule, rest: tuple[str, ...], row: dict[str, Any], index: int) -> Iterator[Finding]:
         """Items below each row (``array/*/…/*``) unique across rows: the first path of each key."""

@@ -10,16 +10,17 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalschema_models import constants
 
 from . import releases
+from .data import package_data
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from referencing import Registry, Resource
 
 KINDS: tuple[str, ...] = constants.KINDS
@@ -30,13 +31,13 @@ _CHECKOUT = Path(__file__).resolve().parents[2]
 
 def _schema_dir() -> Traversable:
     """Where the schemas live: package data of an installed distribution, the repository's schemas/ otherwise."""
-    bundled = resources.files("evalschema") / "_schemas"
+    bundled = package_data("_schemas")
     return bundled if bundled.is_dir() else _CHECKOUT / "schemas"
 
 
 def bundled_dir() -> Traversable:
     """The single-file schemas and their catalog (``generated/schemas/`` in a checkout)."""
-    bundled = resources.files("evalschema") / "_schemas" / "bundled"
+    bundled = package_data("_schemas", "bundled")
     return bundled if bundled.is_dir() else _CHECKOUT / "generated" / "schemas"
 
 

@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalschema_models import constants
+
+from .data import package_data
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 MANIFEST = constants.RELEASE_MANIFEST
 
 
 def _root() -> Traversable:
-    bundled = resources.files("evalschema") / "_schemas" / "releases"
+    bundled = package_data("_schemas", "releases")
     if bundled.is_dir():
         return bundled
     return Path(__file__).resolve().parents[2] / "spec" / "releases"

@@ -49,11 +49,26 @@ def _exact(value: float) -> int:
     return numerator << (_UNIT_BITS + 1 - denominator.bit_length())
 
 
+# Scores repeat (0.0 and 1.0 above all, and graders that score in steps): the exact form of the first scores seen,
+# looked up before it is worked out again. Bounded: past this many, other values are worked out each time.
+_EXACT_SEEN: dict[float, int] = {}
+_EXACT_SEEN_MAX = 1 << 12
+
+
+def _exact_score(value: float) -> int:
+    """``_exact``, remembered for the first ``_EXACT_SEEN_MAX`` values (callers look in ``_EXACT_SEEN`` first)."""
+    exact = _exact(value)
+    if len(_EXACT_SEEN) < _EXACT_SEEN_MAX:
+        _EXACT_SEEN[value] = exact
+    return exact
+
+
 # A sum from this many units on is beyond the largest double: summed as doubles (as the TypeScript SDK does, and as
 # the summary did before sums were exact), it is infinite, and so is the mean. Deciding it on the exact sum keeps
 # merging associative; it agrees with a sum of doubles whenever the partial sums grow with the rows (scores of one
 # sign), and every valid result set's scores are far below it.
 _BEYOND_DOUBLES = (2**1024 - 2**970) << _UNIT_BITS
+_ONE = 1 << _UNIT_BITS
 
 
 def _mean(total: int, count: int) -> float:
@@ -97,18 +112,20 @@ def row_score(result: dict[str, Any], outcome: Outcome) -> float | None:
 
 @dataclass
 class GraderTotals:
-    passed: int = 0
-    failed: int = 0
+    passed: int = 0  # scored results that passed
+    failed: int = 0  # scored results that did not
     unscored: int = 0
     score_sum: int = 0  # exact, in units of 2**-1074 (see _exact)
-    scored: int = 0
+
+    @property
+    def scored(self) -> int:
+        return self.passed + self.failed
 
     def absorb(self, other: GraderTotals) -> None:
         self.passed += other.passed
         self.failed += other.failed
         self.unscored += other.unscored
         self.score_sum += other.score_sum
-        self.scored += other.scored
 
     def to_dict(self) -> dict[str, Any]:
         average = _exact_mean(self.score_sum, self.scored)
@@ -242,10 +259,10 @@ class SummaryBuilder:
         if "error" in result:
             counts["errored"] += 1
             return "errored"
-        scores: list[int] = []  # exact
+        total = scored = 0  # the exact sum of the row's scores, and their number
         grader_results = result.get("grader_results")
         if isinstance(grader_results, list):
-            graders = self.graders
+            graders, seen = self.graders, _EXACT_SEEN
             for grader_result in grader_results:
                 if not isinstance(grader_result, dict):
                     continue
@@ -253,8 +270,10 @@ class SummaryBuilder:
                 if type(value) is not float:  # floats are the common case; anything else goes the long way
                     value = _score(grader_result)
                 if value is not None:
-                    exact = _exact(value)
-                    scores.append(exact)
+                    found = seen.get(value)
+                    exact = found if found is not None else _exact_score(value)
+                    total += exact
+                    scored += 1
                 grader_id = grader_result.get("grader_id")
                 if not isinstance(grader_id, str):
                     continue
@@ -265,7 +284,6 @@ class SummaryBuilder:
                     totals.unscored += 1
                 else:
                     totals.score_sum += exact
-                    totals.scored += 1
                     if grader_result.get("passed") is True:
                         totals.passed += 1
                     else:
@@ -274,17 +292,18 @@ class SummaryBuilder:
         violations = result.get("constraint_violations")
         if violations and any(v.get("invalidates_result") is True for v in _objects(violations)):
             outcome, score = "invalidated", 0.0
-        elif not scores:
+        elif not scored:
             counts["unscored"] += 1
             return "unscored"
         else:
-            outcome, score = ("passed" if result.get("passed") is True else "failed"), _mean(sum(scores), len(scores))
+            outcome = "passed" if result.get("passed") is True else "failed"
+            score = _mean(total, scored) if scored > 1 else total / _ONE  # one score: its own exact value
         counts[outcome] += 1
         if score:
             if math.isinf(score):
                 self.infinite_rows[score < 0] += 1
             else:
-                self.score_sum += _exact(score)
+                self.score_sum += total if scored == 1 else _exact(score)
         self.scored_rows += 1
         case = result.get("test_case_id")
         if isinstance(case, str):
@@ -303,8 +322,10 @@ class SummaryBuilder:
         return outcome
 
     def _add_packed(self, case: bytes, attempt: int, passed: bool) -> None:
+        """``_CaseAttempts.add`` on the packed rollup (see ``pack``), changing the table only when the rollup
+        changes: most later attempts leave it as it was."""
         fits = -_PACKABLE <= attempt < _PACKABLE
-        packed, added = self.cases.setdefault(case, _CaseAttempts(attempt, passed, passed, passed).pack() if fits else _MOVED)
+        packed, added = self.cases.setdefault(case, attempt << 3 | passed * 7 if fits else _MOVED)
         if added and fits:
             return
         if packed == _MOVED:
@@ -314,13 +335,19 @@ class SummaryBuilder:
             else:
                 record.add(attempt, passed)
             return
-        record = _CaseAttempts.unpack(packed)
-        record.add(attempt, passed)
-        if fits:
-            self.cases.replace(case, record.pack())
-        else:
+        if not fits:
+            record = _CaseAttempts.unpack(packed)
+            record.add(attempt, passed)
             self.cases.replace(case, _MOVED)
             self.wide_cases[case] = record
+            return
+        if attempt < packed >> 3:  # the earliest attempt counts; among equal ones, the first row read
+            changed = attempt << 3 | passed << 2 | (packed & 3)
+        else:
+            changed = packed
+        changed = changed | 2 if passed else changed & ~1
+        if changed != packed:
+            self.cases.replace(case, changed)
 
     def _case_rollups(self) -> Iterator[tuple[str, _CaseAttempts]]:
         """Every test case's rollup, keyed by its id, in either mode."""

@@ -132,20 +132,11 @@ class KeyTable:
         return self._setdefault_arrays(keys, values)
 
     def _setdefault_arrays(self, keys: list[bytes], values: list[int]) -> list[tuple[int, int]]:
-        """``setdefault_many`` once the keys are in the arrays, with ``_find`` inlined (this runs once per row of a
-        streamed result set of more than ``DICT_KEYS`` keys)."""
+        """``setdefault_many`` once the keys are in the arrays."""
         found: list[tuple[int, int]] = []
-        hashes = self._hashes
         for position, key in enumerate(keys):
             hashed = hash(key)
-            low, slots = hashed & _LOW_BITS, self._slots  # (a new entry may have grown the slots)
-            mask = len(slots) - 1
-            slot = hashed & mask
-            while True:
-                entry = slots[slot]
-                if entry == _EMPTY or (hashes[entry] == low and self._holds(entry, key)):
-                    break
-                slot = (slot + 1) & mask
+            slot, entry = self._find(key, hashed)
             if entry == _EMPTY:
                 self._append(slot, key, hashed, values[position])
             else:

@@ -136,6 +136,11 @@ def _string_and_integer(key: tuple[_Member, ...]) -> tuple[str, str] | None:
     return (strings[0], integers[0]) if len(strings) == len(integers) == 1 and len(key) == 2 else None
 
 
+# A key of one integer and one string, as bytes: the general encoding below, written out (the row-key fast path in
+# ``AnnotatedRows._first_rows`` uses it directly)
+_INTEGER_AND_STRING = b"%x;%s"
+
+
 def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
     """Keys of these member types as bytes for a :class:`KeyTable`, with no separator ambiguity: the integers first
     (hex, each ended by ``;``), then the strings (UTF-8, each but the last prefixed by its length)."""
@@ -143,7 +148,7 @@ def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
     strings = [i for i, t in enumerate(types) if t == "string"]
     if len(ints) == 1 and len(strings) == 1:  # the common composite key: one call of the % operator
         n, s = ints[0], strings[0]
-        return lambda key: b"%x;%s" % (cast(int, key[n]), cast(str, key[s]).encode("utf-8", "surrogatepass"))
+        return lambda key: _INTEGER_AND_STRING % (cast(int, key[n]), cast(str, key[s]).encode("utf-8", "surrogatepass"))
 
     def encode(key: Key) -> bytes:
         parts = [b"%x;" % cast(int, key[i]) for i in ints]
@@ -335,7 +340,7 @@ class AnnotatedRows:
             # common case): encoded as ``_compact_encoder`` does, in one comprehension; any other batch the general way
             text, number = pair
             encoded = [
-                b"%x;%s" % (n, t.encode("utf-8", "surrogatepass"))
+                _INTEGER_AND_STRING % (n, t.encode("utf-8", "surrogatepass"))
                 for row in batch
                 if type(row) is dict and type(t := row.get(text)) is str and type(n := row.get(number)) is int
             ]

@@ -212,6 +212,13 @@ class _CaseAttempts:
         return cls(packed >> 3, bool(packed & 4), bool(packed & 2), bool(packed & 1))
 
     @staticmethod
+    def add_packed(packed: int, attempt: int, passed: bool) -> int:
+        """``add`` on a packed rollup, giving the packed result (``attempt`` must pack: below 2**59 in size)."""
+        if attempt < packed >> 3:  # the earliest attempt counts; among equal ones, the first row read
+            packed = attempt << 3 | passed << 2 | (packed & 3)
+        return packed | 2 if passed else packed & ~1
+
+    @staticmethod
     def packed_flags(packed: int) -> tuple[int, int, int]:
         """(first_passed, any_passed, all_passed) of a packed rollup, as 0 or 1, without building it."""
         return packed >> 2 & 1, packed >> 1 & 1, packed & 1
@@ -325,7 +332,8 @@ class SummaryBuilder:
         """``_CaseAttempts.add`` on the packed rollup (see ``pack``), changing the table only when the rollup
         changes: most later attempts leave it as it was."""
         fits = -_PACKABLE <= attempt < _PACKABLE
-        packed, added = self.cases.setdefault(case, attempt << 3 | passed * 7 if fits else _MOVED)
+        first = attempt << 3 | passed * 7  # its first row's rollup, packed: ``_CaseAttempts(attempt, passed, passed, passed)``
+        packed, added = self.cases.setdefault(case, first if fits else _MOVED)
         if added and fits:
             return
         if packed == _MOVED:
@@ -341,11 +349,7 @@ class SummaryBuilder:
             self.cases.replace(case, _MOVED)
             self.wide_cases[case] = record
             return
-        if attempt < packed >> 3:  # the earliest attempt counts; among equal ones, the first row read
-            changed = attempt << 3 | passed << 2 | (packed & 3)
-        else:
-            changed = packed
-        changed = changed | 2 if passed else changed & ~1
+        changed = _CaseAttempts.add_packed(packed, attempt, passed)
         if changed != packed:
             self.cases.replace(case, changed)
 

@@ -3,10 +3,13 @@
 Not a test: ``./noxw -s bench_limit`` (part of ``./noxw -s bench``). The limit is a process that only reads the
 file and calls ``orjson.loads`` with the garbage collector off — what any validator must at least do. For each size
 (one small document, then result sets of 1k, 10k and 100k results, and with ``--large-mb`` one result set of that
-many MiB) the sides run alternately, ``--repeats`` times each (at least 5), and the table gives medians, the peak
-resident memory of each side (its own high-water mark, VmHWM, sampled until it exits) and the ratios:
+many MiB) the sides run alternately, ``--repeats`` times each (at least 5), and the table gives medians of wall and
+CPU time, the peak resident memory of each side (its high-water mark, VmHWM, sampled until it exits; with a child
+process, the sum of both) and the ratios:
 
 - ``evalschema validate`` as users run it (a large result set streams) and with ``--stream never`` / ``always``;
+  at 100k and the large size also ``-j 2`` (a helper process checks the rows: ``evalschema.helper``), whose CPU
+  time and peak count both processes;
 - the limit process, and ``json.loads`` as a process (the standard library, collector on), for reference;
 - for the small document, ``python -c pass`` (start-up alone);
 - TypeScript: ``validate(JSON.parse(text))`` against ``JSON.parse(text)`` in one Node process
@@ -56,35 +59,61 @@ class SideFailed(SystemExit):
     pass
 
 
+def _high_water_kib(pid: int) -> int:
+    """A process's own peak RSS so far (VmHWM), 0 if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):  # it ended between the listing and the read
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
 @dataclass
 class Side:
     name: str
     command: list[str]
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
 
     def run(self) -> None:
-        """One run: wall time from spawn to exit, and the child's own peak RSS (VmHWM) sampled every 5 ms."""
+        """One run: wall time from spawn to exit; CPU time (user + system, the process's and its children's, from
+        ``wait4``); peak RSS: the process's own high-water mark (VmHWM) plus each child process's, sampled every
+        5 ms — a sum of peaks, so never less than the most the processes held at once."""
         start = time.perf_counter()
         proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=CHILD_ENV)
-        status, peak_kib = Path(f"/proc/{proc.pid}/status"), 0
-        while proc.poll() is None:
-            try:
-                for line in status.read_text().splitlines():
-                    if line.startswith("VmHWM:"):
-                        peak_kib = max(peak_kib, int(line.split()[1]))
-            except (OSError, ValueError):  # the process ended between poll() and the read
-                pass
+        peaks_kib: dict[int, int] = {}
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            for each in (proc.pid, *_children(proc.pid)):
+                peaks_kib[each] = max(peaks_kib.get(each, 0), _high_water_kib(each))
             time.sleep(0.005)
         self.seconds.append(time.perf_counter() - start)
+        proc.returncode = os.waitstatus_to_exitcode(status)
         stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         if proc.returncode != 0:
             raise SideFailed(f"{self.name}: exit {proc.returncode}: {' '.join(self.command)}\n{stderr[-2000:]}")
-        self.peaks.append(peak_kib / 1024)
+        self.cpu.append(usage.ru_utime + usage.ru_stime)
+        self.peaks.append(sum(peaks_kib.values()) / 1024)
 
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
 
     @property
     def peak(self) -> float:
@@ -107,7 +136,10 @@ def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[
     default = Side("validate", [CLI, "validate", "--format", "json", file])
     never = Side("validate --stream never", [CLI, "validate", "--format", "json", "--stream", "never", file])
     always = Side("validate --stream always", [CLI, "validate", "--format", "json", "--stream", "always", file])
-    sides = [limit, loads, default, always] if large else [limit, loads, default, never, always]
+    helped = Side("validate -j 2", [CLI, "validate", "--format", "json", "-j", "2", file])
+    sides = [limit, loads, default, always, helped] if large else [limit, loads, default, never, always]
+    if label == "100k":
+        sides.append(helped)
     start_up = Side("python -c pass", PASS) if label == "small" else None
     measure([*sides, *([start_up] if start_up else [])], repeats)
     rows = []
@@ -120,6 +152,8 @@ def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[
             "limit peak MiB": round(limit.peak),
             "x limit": round(side.median / limit.median, 2),
             "x json.loads": round(side.median / loads.median, 2),
+            "cpu s": round(side.cpu_median, 3),
+            "cpu x limit": round(side.cpu_median / limit.cpu_median, 2),
         }
         if start_up is not None:
             row["x python -c pass"] = round(side.median / start_up.median, 2)
@@ -160,7 +194,7 @@ def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[d
     ]
 
 
-COLUMNS = ["work", "s", "peak MiB", "limit s", "limit peak MiB", "x limit", "x json.loads", "x python -c pass"]
+COLUMNS = ["work", "s", "peak MiB", "limit s", "limit peak MiB", "x limit", "x json.loads", "cpu s", "cpu x limit", "x python -c pass"]
 
 
 def table(rows: list[dict[str, object]]) -> str:

@@ -24,7 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "engine": ("engine",),
     "rules": ("rules",),
     "summary": ("summary",),
-    "pipeline": ("pipeline", "validate", "streaming"),
+    "pipeline": ("pipeline", "helper", "validate", "streaming"),
     "features": ("compare", "interop", "migrate", "columnar", "sql"),
     "report": ("report",),
     "cli": ("cli", "__main__", "distributed"),

@@ -192,7 +192,8 @@ def source_reports(
             return
         path = _json_file(source, args.input_format)
         if path is not None:
-            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, **options)
+            jobs = getattr(args, "jobs", 1)  # above 1 only when this file is the one task: a helper process checks its rows
+            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, jobs=jobs, **options)
             readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
             if readable and report.kind == "suite":  # its test_cases_file, followed
                 (loaded,) = load_path(path, "json")
@@ -469,7 +470,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-JOBS_HELP = "use N processes: files, and parts of large JSON Lines files, are checked in parallel (same output as -j 1)"
+JOBS_HELP = (
+    "use N processes: files, and parts of large JSON Lines files, are checked in parallel; validate gives one large "
+    "result set a helper process for its rows (same output as -j 1)"
+)
 
 
 def _jobs(text: str) -> int:

@@ -1,5 +1,8 @@
 """``validate -j N`` and ``summarize -j N``: the same work as one process, spread over a pool of N processes.
 
+One whole file is checked in this process: a large result set then gets a helper process for its rows
+(``evalschema.helper``); in a pool, each file is checked by one process.
+
 The inputs become tasks: each file is one, and a large JSON Lines file is cut into byte ranges that end at line
 boundaries, each range a task. Workers check their task exactly as one process would (the same functions of
 ``cli``) and number the lines of a range from 1; the parent reads the results in task order, adds to each line
@@ -165,8 +168,15 @@ def _run(
     """Every task's items in task order, an item of a range moved down by the lines of its file's earlier ranges
     (none after a range that stopped the reading of its file). Stdin is read here, in the parent, which holds it."""
     tasks = plan(args)
-    with ProcessPoolExecutor(max_workers=min(args.jobs, max(1, len(tasks))), initializer=_initialize, initargs=(args, suite)) as pool:
+    if len(tasks) == 1 and tasks[0].end < 0:
+        # one whole file: checked here, where a result set read in pieces gets a helper process (validate_file's
+        # ``jobs``); a pool of one would only add a process start
         _initialize(args, suite)
+        yield from (item for item, _ in work(tasks[0])[0])
+        return
+    one_each = argparse.Namespace(**{**vars(args), "jobs": 1})  # a pool worker's file gets no helper of its own
+    with ProcessPoolExecutor(max_workers=min(args.jobs, max(1, len(tasks))), initializer=_initialize, initargs=(one_each, suite)) as pool:
+        _initialize(one_each, suite)
         done = iter(pool.map(work, [t for t in tasks if t.source != "-"]))
         offsets: dict[Path | str, int] = {}
         stopped: set[Path | str] = set()

@@ -136,6 +136,7 @@ class Rows:
     items: list[Any]
     text: Text
     bounds: tuple[list[int], list[int]] | None = None
+    reread: bool = False  # ``items`` are the exact reading of ``text``, which orjson's reading was not certain to be
 
     def spans(self) -> tuple[list[int], list[int]]:
         """Where each item starts in ``text.raw``, and where its text ends (before the comma that follows)."""
@@ -655,5 +656,5 @@ def _checked_rows(
         if isinstance(value, Problem):
             return value
         exact.append(value)
-    rows.items = exact
+    rows.items, rows.reread = exact, True
     return rows

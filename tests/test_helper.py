@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+import threading
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -148,7 +149,7 @@ def test_the_helper_ends_when_the_input_breaks_midway(helpers: list[helper.RowsH
     assert len(helpers) == 1 and helpers[0].pid == -1
 
 
-def test_no_helper_for_a_small_file_or_one_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_helper_for_a_small_file_one_job_or_other_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(*args: Any, **kwargs: Any) -> None:
         pytest.fail("no helper here")
 
@@ -158,6 +159,15 @@ def test_no_helper_for_a_small_file_or_one_job(tmp_path: Path, monkeypatch: pyte
     validate_file(target, stream_rows=True, jobs=2)
     monkeypatch.setattr(streaming, "HELPER_MIN", 0)
     validate_file(target, stream_rows=True, jobs=1)
+    # nor in a program running other threads: a forked child would inherit their locks held
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        validate_file(target, stream_rows=True, jobs=2)
+    finally:
+        release.set()
+        other.join()
 
 
 def test_validate_j2_on_one_file_starts_a_helper(helpers: list[helper.RowsHelper], tmp_path: Path) -> None:

@@ -47,21 +47,12 @@ def helpers(monkeypatch: pytest.MonkeyPatch) -> list[helper.RowsHelper]:
     return started
 
 
-def _broken_resultset(path: Path, rows: int = 60, claim: bool = True, every: int = 17) -> Path:
-    """A result set with an invalid row in every ``every`` and (``claim``) a wrong claimed summary after its rows."""
+def _broken_resultset(path: Path, rows: int = 60, every: int = 17) -> Path:
+    """A result set with an invalid row in every ``every`` and a wrong claimed summary after its rows."""
     document = synthetic.resultset(rows, attempts=3)
     for index in range(3 % every, rows, every):
         document["results"][index]["passed"] = "yes"  # the schema refuses it
-    if claim:
-        document["summary"] = {
-            "total": rows + 1,
-            "passed": 0,
-            "failed": 0,
-            "skipped": 0,
-            "pass_rate": None,
-            "avg_score": None,
-            "by_grader": {},
-        }
+    document["summary"] = {"total": rows + 1, "passed": 0, "failed": 0, "skipped": 0, "pass_rate": None, "avg_score": None, "by_grader": {}}
     path.write_text(json.dumps(document, indent=1))
     return path
 

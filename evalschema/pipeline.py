@@ -20,6 +20,7 @@ test suite checks that it is.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
@@ -341,10 +342,10 @@ def validate_file(
     ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
     either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
 
-    ``jobs``: with 2 or more, a result set read in pieces gets a helper process (``evalschema.helper``, where
-    ``os.fork`` exists) that checks its rows against the schema, and builds the summary a claimed one is compared
-    with, while this process reads them and runs the rules: on two cores, most of a core's worth of time is saved.
-    The report is the same.
+    ``jobs``: with 2 or more, a result set read in pieces gets a helper process (``evalschema.helper``; where
+    ``os.fork`` exists, and only while this process runs no other thread) that checks its rows against the schema,
+    and builds the summary a claimed one is compared with, while this process reads them and runs the rules. The
+    report is the same; the time saved depends on the cores (see the README's benchmark).
     """
     file = Path(path)
     options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
@@ -489,12 +490,15 @@ class StreamSource:
 
 
 def _helpable(handle: BinaryIO, engine: schema_path.Engine, spec_version: str | None) -> bool:
-    """Whether a helper process is worth starting for this stream: one can be forked, the engine is the fast one,
-    the rows cannot use a deprecated property (their schema check is the engine's pass alone), and the input is
-    not known to be small (under ``HELPER_MIN`` bytes, starting it costs more than it saves)."""
+    """Whether a helper process is worth starting for this stream: one can be forked (and safely: this process runs
+    no other thread, whose locks the child would inherit held), the engine is the fast one, the rows cannot use a
+    deprecated property (their schema check is the engine's pass alone), and the input is not known to be small
+    (under ``HELPER_MIN`` bytes, starting it costs more than it saves)."""
     from . import helper
 
-    if not helper.available() or engine != "fast" or schema_path.may_deprecate(KIND, spec_version):
+    if not helper.available() or threading.active_count() > 1:
+        return False
+    if engine != "fast" or schema_path.may_deprecate(KIND, spec_version):
         return False
     try:
         return os.fstat(handle.fileno()).st_size - handle.tell() >= HELPER_MIN or not handle.seekable()

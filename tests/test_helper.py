@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+import threading
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -46,21 +47,12 @@ def helpers(monkeypatch: pytest.MonkeyPatch) -> list[helper.RowsHelper]:
     return started
 
 
-def _broken_resultset(path: Path, rows: int = 60, claim: bool = True, every: int = 17) -> Path:
-    """A result set with an invalid row in every ``every`` and (``claim``) a wrong claimed summary after its rows."""
+def _broken_resultset(path: Path, rows: int = 60, every: int = 17) -> Path:
+    """A result set with an invalid row in every ``every`` and a wrong claimed summary after its rows."""
     document = synthetic.resultset(rows, attempts=3)
     for index in range(3 % every, rows, every):
         document["results"][index]["passed"] = "yes"  # the schema refuses it
-    if claim:
-        document["summary"] = {
-            "total": rows + 1,
-            "passed": 0,
-            "failed": 0,
-            "skipped": 0,
-            "pass_rate": None,
-            "avg_score": None,
-            "by_grader": {},
-        }
+    document["summary"] = {"total": rows + 1, "passed": 0, "failed": 0, "skipped": 0, "pass_rate": None, "avg_score": None, "by_grader": {}}
     path.write_text(json.dumps(document, indent=1))
     return path
 
@@ -148,7 +140,7 @@ def test_the_helper_ends_when_the_input_breaks_midway(helpers: list[helper.RowsH
     assert len(helpers) == 1 and helpers[0].pid == -1
 
 
-def test_no_helper_for_a_small_file_or_one_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_helper_for_a_small_file_one_job_or_other_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(*args: Any, **kwargs: Any) -> None:
         pytest.fail("no helper here")
 
@@ -158,6 +150,15 @@ def test_no_helper_for_a_small_file_or_one_job(tmp_path: Path, monkeypatch: pyte
     validate_file(target, stream_rows=True, jobs=2)
     monkeypatch.setattr(streaming, "HELPER_MIN", 0)
     validate_file(target, stream_rows=True, jobs=1)
+    # nor in a program running other threads: a forked child would inherit their locks held
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        validate_file(target, stream_rows=True, jobs=2)
+    finally:
+        release.set()
+        other.join()
 
 
 def test_validate_j2_on_one_file_starts_a_helper(helpers: list[helper.RowsHelper], tmp_path: Path) -> None:

@@ -61,7 +61,12 @@ class RowsHelper:
             pass
         self.summarizing = summary
         self.failed = False
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:  # no process to be had (a process limit, memory): the caller goes on alone
+            for end in (inbox, outbox, self._to_helper, self._from_helper):
+                end.close()
+            raise
         if self.pid == 0:  # the helper
             status = 70
             try:

@@ -529,8 +529,11 @@ class _Helped:
 
     def start(self, schema: SchemaStage, *, summary: bool, spec_version: str | None) -> None:
         """Fork the helper as the rows start, when the summary stage decides who builds the reference summary
-        (``summary``: the helper does)."""
-        self.helper = self._make(KIND, ARRAY, spec_version, summary=summary)
+        (``summary``: the helper does). If no process can be started, this one does all the work, as with one job."""
+        try:
+            self.helper = self._make(KIND, ARRAY, spec_version, summary=summary)
+        except OSError:
+            return
         self.schema, self.summarizing = schema, summary
         schema.helped = True
 
@@ -543,7 +546,9 @@ class _Helped:
         self.placed_rows = placed_rows
 
         def wait(piece: stream.Rows, found: list[Finding]) -> None:
-            assert self.helper is not None, "started as the rows start"
+            if self.helper is None:  # it could not be started: the schema stage checked the rows here
+                placed_rows(piece, found)
+                return
             self.waiting.append((piece, found))
             if len(self.waiting) > self.AHEAD:
                 self._settle(*self.waiting.pop(0))

@@ -128,6 +128,20 @@ def test_a_batch_orjson_misreads_goes_to_the_helper_as_its_exact_reading(
     assert "/summary/attempts/first_attempt_pass_rate" in mismatches and "/summary/total" not in mismatches
 
 
+def test_no_process_to_be_had_means_one_process_does_it_all(
+    helpers: list[helper.RowsHelper], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = _broken_resultset(tmp_path / "set.json")
+    alone = validate_file(target, stream_rows=True).to_dict()
+
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN at a process limit
+
+    monkeypatch.setattr(os, "fork", refused)
+    assert validate_file(target, stream_rows=True, jobs=2).to_dict() == alone
+    assert helpers == []
+
+
 def test_the_helper_ends_when_the_input_breaks_midway(helpers: list[helper.RowsHelper], tmp_path: Path) -> None:
     target = tmp_path / "cut.json"
     target.write_bytes(_broken_resultset(tmp_path / "set.json").read_bytes()[:-5000])

@@ -496,7 +496,7 @@ def _helpable(handle: BinaryIO, engine: schema_path.Engine, spec_version: str | 
     (under ``HELPER_MIN`` bytes, starting it costs more than it saves)."""
     from . import helper
 
-    if not helper.available() or threading.active_count() > 1:
+    if not helper.available() or _other_threads():
         return False
     if engine != "fast" or schema_path.may_deprecate(KIND, spec_version):
         return False
@@ -507,6 +507,11 @@ def _helpable(handle: BinaryIO, engine: schema_path.Engine, spec_version: str | 
 
 
 HELPER_MIN = 1 << 20
+
+
+def _other_threads() -> bool:
+    """Whether this process runs a thread besides the one calling."""
+    return threading.active_count() > 1
 
 
 class _Helped:

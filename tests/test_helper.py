@@ -43,6 +43,8 @@ def helpers(monkeypatch: pytest.MonkeyPatch) -> list[helper.RowsHelper]:
 
     monkeypatch.setattr(helper.RowsHelper, "__init__", init)
     monkeypatch.setattr(streaming, "HELPER_MIN", 0)
+    # threads other tests of the session left running (none of them holds a lock the helper needs)
+    monkeypatch.setattr(streaming, "_other_threads", lambda: False)
     monkeypatch.setattr(stream, "BATCH_BYTES", 2000)
     return started
 
@@ -159,10 +161,12 @@ def test_no_helper_for_a_small_file_one_job_or_other_threads(tmp_path: Path, mon
         pytest.fail("no helper here")
 
     monkeypatch.setattr(helper, "RowsHelper", refused)
+    threads_before = threading.active_count()  # other tests of the session may have left some running
     target = _broken_resultset(tmp_path / "set.json")
     assert target.stat().st_size < streaming.HELPER_MIN
     validate_file(target, stream_rows=True, jobs=2)
     monkeypatch.setattr(streaming, "HELPER_MIN", 0)
+    monkeypatch.setattr(streaming, "_other_threads", lambda: threading.active_count() > threads_before)
     validate_file(target, stream_rows=True, jobs=1)
     # nor in a program running other threads: a forked child would inherit their locks held
     release = threading.Event()

@@ -84,21 +84,32 @@ def both(path: Path, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         streamed = validate_stream(handle, kind, **options)
     assert streamed is not None, "a result set with a results array is streamed"
     if helper.available():
-        with path.open("rb") as handle, _helper_for_any_size():
+        with path.open("rb") as handle, _helper_for_any_size() as started:
             helped = validate_stream(handle, kind, jobs=2, **options)
+        assert started == [1], "a helper process checked the rows"
         assert helped is not None and helped.to_dict() == streamed.to_dict(), "with a helper process"
     whole = validate_file(path, kind, stream_rows=False, **options)
     return streamed.to_dict(), whole.to_dict()
 
 
 @contextmanager
-def _helper_for_any_size() -> Iterator[None]:
-    saved = streaming.HELPER_MIN
-    streaming.HELPER_MIN = 0
+def _helper_for_any_size() -> Iterator[list[int]]:
+    """A helper for documents of any size, whatever threads other tests left running; yields a list that gets a 1
+    for each helper started."""
+    started: list[int] = []
+    saved = streaming.HELPER_MIN, streaming._other_threads, helper.RowsHelper.__init__
+
+    def counted(self: helper.RowsHelper, *args: Any, **kwargs: Any) -> None:
+        saved[2](self, *args, **kwargs)
+        started.append(1)
+
+    streaming.HELPER_MIN, streaming._other_threads = 0, lambda: False
+    helper.RowsHelper.__init__ = counted  # type: ignore[method-assign]
     try:
-        yield
+        yield started
     finally:
-        streaming.HELPER_MIN = saved
+        streaming.HELPER_MIN, streaming._other_threads = saved[:2]
+        helper.RowsHelper.__init__ = saved[2]  # type: ignore[method-assign]
 
 
 def test_orjson_positions_the_reader_relies_on() -> None:

@@ -528,9 +528,13 @@ class _Helped:
         self._make = RowsHelper
         self.helper: RowsHelper | None = None
         self.schema: SchemaStage | None = None
-        self.summarizing = False
         self.waiting: list[tuple[stream.Rows, list[Finding]]] = []
         self.placed_rows: Callable[[stream.Rows, list[Finding]], None] = lambda piece, found: None
+
+    @property
+    def summarizing(self) -> bool:
+        """Whether the helper builds the reference summary."""
+        return self.helper is not None and self.helper.summarizing
 
     def start(self, schema: SchemaStage, *, summary: bool, spec_version: str | None) -> None:
         """Fork the helper as the rows start, when the summary stage decides who builds the reference summary
@@ -539,7 +543,7 @@ class _Helped:
             self.helper = self._make(KIND, ARRAY, spec_version, summary=summary)
         except OSError:
             return
-        self.schema, self.summarizing = schema, summary
+        self.schema = schema
         schema.helped = True
 
     def hand(self, piece: stream.Rows) -> None:
@@ -549,16 +553,15 @@ class _Helped:
     def pending(self, placed_rows: Callable[[stream.Rows, list[Finding]], None]) -> Callable[[stream.Rows, list[Finding]], None]:
         """``feed``'s ``on_rows``: a batch waits for its verdict; the oldest are settled into ``placed_rows``."""
         self.placed_rows = placed_rows
+        return self._wait
 
-        def wait(piece: stream.Rows, found: list[Finding]) -> None:
-            if self.helper is None:  # it could not be started: the schema stage checked the rows here
-                placed_rows(piece, found)
-                return
-            self.waiting.append((piece, found))
-            if len(self.waiting) > self.AHEAD:
-                self._settle(*self.waiting.pop(0))
-
-        return wait
+    def _wait(self, piece: stream.Rows, found: list[Finding]) -> None:
+        if self.helper is None:  # it could not be started: the schema stage checked the rows here
+            self.placed_rows(piece, found)
+            return
+        self.waiting.append((piece, found))
+        if len(self.waiting) > self.AHEAD:
+            self._settle(*self.waiting.pop(0))
 
     def settle_all(self) -> None:
         for piece, found in self.waiting:
@@ -573,9 +576,7 @@ class _Helped:
 
     def summary(self) -> Summary | None:
         """The reference summary the helper built (after every batch was settled), or ``None``."""
-        if self.helper is None or not self.summarizing:
-            return None
-        return self.helper.summary()
+        return self.helper.summary() if self.helper is not None and self.helper.summarizing else None
 
     def close(self) -> None:
         """Stop the helper, if it still runs (a summary never asked for, a problem in the input), and wait for it."""

@@ -597,7 +597,7 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
 
 
 @cache
-def _has_deprecations(kind: str, version: str | None) -> bool:
+def may_deprecate(kind: str, version: str | None) -> bool:
     """Whether the walk for deprecated properties can find any in a document of ``kind``: whether its schema file
     reaches, through ``$ref``s between files, a file with a deprecated subschema. Decided file by file, so it may
     say yes where the walk then finds nothing, never no where it would find something; and it resolves no
@@ -654,14 +654,8 @@ def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engin
     schemas = load(version)
     walker = _Walker(schemas, schemas.uri(kind))
     findings = [f for failure in failures(document, kind, engine, version) for f in _map(failure, walker, rule_messages)]
-    deprecated = _find_deprecated(document, kind, version) if _has_deprecations(kind, version) else []
+    deprecated = _find_deprecated(document, kind, version) if may_deprecate(kind, version) else []
     return SchemaOutcome(findings, deprecated)
-
-
-def may_deprecate(kind: str, version: str | None = None) -> bool:
-    """Whether a document of ``kind`` may use a deprecated property (see ``_has_deprecations``): if not, checking
-    it is the engine's pass alone."""
-    return _has_deprecations(kind, version)
 
 
 def rows_pass_screen(rows: list[Any], kind: str, array: str, version: str | None = None) -> bool:
@@ -691,7 +685,7 @@ def check_rows(
     )
     findings = [f for failure in relocated for f in _map(failure, walker, rule_messages)]
     deprecated: list[DeprecatedUse] = []
-    if _has_deprecations(kind, version):
+    if may_deprecate(kind, version):
         *_, (items, resolver) = walker.subschemas((*at, "items"))
         deprecated = _walk_deprecated(schemas, kind, [(row, items, resolver, (array, start + i)) for i, row in enumerate(rows)])
     return SchemaOutcome(findings, deprecated)

@@ -411,8 +411,8 @@ def _fast_screen(kind: str, version: str | None, at: tuple[str, ...] = ()) -> An
 
 
 # A whole document with fewer rows (items of its top-level arrays) than this gets the full validator for its first
-# pass: building the screen (a walk over every schema file, then a second validator: ~4× the full one's build) costs
-# more than the Python format checks it would spare a small document — most of the start-up of checking one.
+# pass: building the screen (a walk over every schema file, then a second validator: ~4× the full one's build, 7 ms
+# on a 2-core machine) costs more than the Python format checks it would spare a small document.
 SCREEN_FROM_ROWS = 64
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -34,7 +34,6 @@ from evalschema_models.rules import RULES
 from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
-from .io import stream
 from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
 from .io.positions import Positions, locate
 from .rules import units as _units  # noqa: F401  (registers the code rules' units)
@@ -43,6 +42,9 @@ from .schemas.identify import Identity, identify, parse_version
 from .schemas.registry import KINDS, load
 from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
 from .summary.states import Summary
+
+if TYPE_CHECKING:  # read in pieces only from STREAM_THRESHOLD bytes on: a small document's run does not import it
+    from .io import stream
 
 KIND, ARRAY = "resultset", "results"  # the kind whose rows may be streamed, and its array of rows
 # Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
@@ -383,6 +385,8 @@ def summarize_file(
     """The reference summary of the result set in a JSON file, and the result set's own fields (without its
     rows); or the finding that says why the file cannot be read. Large files are read in pieces. ``each_row``, if
     given, sees every row once (the HTML report's case lists)."""
+    from .io import stream
+
     file = Path(path)
     with paused_gc():
         handle = _open(file) if wants_stream(file, stream_rows) else None
@@ -462,6 +466,8 @@ class StreamSource:
         """Read to the end, each batch of rows through the stages (``before_rows`` sees the batch first, ``on_rows``
         the batch and its findings); the reader's finding if the input cannot be read. Raises
         ``stream.NotStreamable`` if it must be read whole instead."""
+        from .io import stream
+
         members, positions = self.members, self.positions
         for piece in stream.read(self.handle, ARRAY):
             if isinstance(piece, stream.Problem):
@@ -611,6 +617,8 @@ def validate_stream(
 
 
 def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, helped: _Helped | None) -> Report | None:
+    from .io import stream
+
     strict, spec_version = options.strict, options.spec_version
     source = StreamSource(handle)
     envelope, texts, positions = source.members, source.texts, source.positions
@@ -701,6 +709,8 @@ def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
         return Finding(
             "", codes.FILE_UNREADABLE, "error", messages.render(codes.FILE_UNREADABLE, "reread_error", detail=exc.strerror or exc)
         )
+    from .io import stream
+
     reference = ReferenceSummary()
     try:
         problem = StreamSource(handle).feed([reference])

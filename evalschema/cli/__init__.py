@@ -486,22 +486,35 @@ def _jobs(text: str) -> int:
     return jobs
 
 
-CORE_COMMANDS = ("validate", "summarize", "migrate")
-
-
 def _command(argv: Sequence[str]) -> str | None:
     """The command word of ``argv`` (its first argument that is not an option), if any."""
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. For one of the core commands the others' parsers are left out: they import
-    the comparison, conversion and columnar modules (their choices and defaults), which validating a file on
-    every commit should not pay for; any other command word, ``--help`` or no command gets them all."""
+    """The command line's parser. For one of the core commands only that command's parser is built: the others
+    would cost a small document's run more than checking it (the non-core ones import the comparison, conversion
+    and columnar modules for their choices and defaults); any other command word, ``--help`` or no command gets
+    them all."""
     parser = argparse.ArgumentParser(prog="evalschema", description="Validate, summarize and migrate evalschema documents.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print the package and specification versions, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    core = {"validate": _add_validate, "summarize": _add_summarize, "migrate": _add_migrate}
+    if command in core:
+        core[command](commands)
+        return parser
+    for add in core.values():
+        add(commands)
+    from . import comparecmd, diffcmd, interopcmd, schemacmd
 
+    diffcmd.add_parser(commands)
+    schemacmd.add_parser(commands)
+    comparecmd.add_parser(commands)
+    interopcmd.add_parsers(commands)
+    return parser
+
+
+def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser("validate", help="validate documents (files, folders, globs, - for stdin)")
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help=JOBS_HELP)
@@ -533,6 +546,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     check.set_defaults(handler=cmd_validate)
 
+
+def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summary = commands.add_parser("summarize", help="the reference summary of result sets")
     summary.add_argument("paths", nargs="+", metavar="RESULTSET")
     summary.add_argument("--format", choices=constants.OUTPUT_FORMATS["summarize"], default=constants.OUTPUT_FORMATS["summarize"][0])
@@ -548,19 +563,12 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     summary.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help=JOBS_HELP)
     summary.set_defaults(handler=cmd_summarize)
 
+
+def _add_migrate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     migrate = commands.add_parser("migrate", help="migrate packs off fail_on_violation (validators always enforce)")
     migrate.add_argument("paths", nargs="+", type=Path, metavar="PACK")
     migrate.add_argument("--check", action="store_true", help="print the diff and exit 1 if a migration is needed; write nothing")
     migrate.set_defaults(handler=cmd_migrate)
-
-    if command not in CORE_COMMANDS:
-        from . import comparecmd, diffcmd, interopcmd, schemacmd
-
-        diffcmd.add_parser(commands)
-        schemacmd.add_parser(commands)
-        comparecmd.add_parser(commands)
-        interopcmd.add_parsers(commands)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

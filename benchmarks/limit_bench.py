@@ -124,6 +124,7 @@ def measure(sides: list[Side], repeats: int) -> None:
     for side in sides:  # one unmeasured run each: the page cache holds the file for every side alike
         side.run()
         side.seconds.clear()
+        side.cpu.clear()
         side.peaks.clear()
     for _ in range(repeats):
         for side in sides:  # alternately, so a slow spell of the shared machine lands on every side

@@ -25,3 +25,14 @@ def test_limit_benchmark_runs_on_the_small_document(built_js: Path) -> None:
         assert float(cells["x limit"]) > 0, row
     works = [row.split("|")[1].strip() for row in rows]
     assert "small: ts validate(JSON.parse) in process" in works and "small: ts validateFile streamed (process)" in works, works
+
+
+def test_every_median_is_of_the_measured_runs_only() -> None:
+    """Each side's first run is unmeasured (it warms the page cache): its wall time, CPU time and peak are all
+    left out, so every median is of exactly ``repeats`` runs."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import limit_bench
+
+    side = limit_bench.Side("pass", [sys.executable, "-c", "pass"])
+    limit_bench.measure([side], 3)
+    assert (len(side.seconds), len(side.cpu), len(side.peaks)) == (3, 3, 3)

@@ -111,6 +111,33 @@ def test_means_are_the_exact_mean_rounded_once() -> None:
         assert summary["by_grader"]["g"]["avg_score"] == exact
 
 
+def test_sums_move_to_a_finer_unit_mid_row_and_mid_state() -> None:
+    """Sums are kept in the unit the finest value so far needs (``SummaryBuilder.scale``): values needing a finer one
+    arrive within a row (after others were added) and as a row's mean, in one pass and in every split, and every
+    mean is still the exact one rounded once."""
+    scores = [[0.5], [1.0, 2.0, 4.0], [0.25, 0.1], [0.1, 0.2, 1e-300], [3.0, 5e-324]]
+    rows = [
+        {
+            "test_case_id": str(i),
+            "passed": True,
+            "grader_results": [{"grader_id": f"g{j}", "score": x, "passed": True} for j, x in enumerate(row)],
+        }
+        for i, row in enumerate(scores)
+    ]
+    row_means = [float(sum(map(Fraction, row)) / len(row)) for row in scores]
+    expected = float(sum(map(Fraction, row_means)) / len(row_means))
+    by_grader = {f"g{j}": [row[j] for row in scores if len(row) > j] for j in range(3)}
+    one_pass = summarize({"results": rows}).to_dict()
+    assert one_pass["avg_score"] == expected
+    assert {g: totals["avg_score"] for g, totals in one_pass["by_grader"].items()} == {
+        g: float(sum(map(Fraction, xs)) / len(xs)) for g, xs in by_grader.items()
+    }
+    for cut in range(len(rows) + 1):
+        for compact in (False, True):
+            merged = merge([_state(rows[:cut], compact), _state(rows[cut:], not compact)]).build().to_dict()
+            assert merged == one_pass, cut
+
+
 def test_a_sum_beyond_doubles_is_infinite_in_any_partition() -> None:
     """Scores whose sum passes the largest double give an infinite mean, as a sum of doubles (and the TypeScript
     SDK) gives it, however the rows are split; rows of opposite infinite scores give NaN."""

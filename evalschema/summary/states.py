@@ -37,49 +37,46 @@ def _rate(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-# Sums of scores are kept exact, as integers in units of the smallest double (2**-1074): integer addition is
-# associative, so the sum of any partition of the rows, merged in any grouping, is the same number, and a mean is
-# that exact sum divided by the count, rounded once (Python's int / int is correctly rounded).
+# Sums of scores are kept exact, as integers in units of 2**-scale: integer addition is associative, so the sum of
+# any partition of the rows, merged in any grouping, is the same number, and a mean is that exact sum divided by the
+# count, rounded once (Python's int / int is correctly rounded). Every double is n / 2**k exactly, for an integer n
+# and 0 <= k <= 1074 (2**-1074, the smallest double, needs the most). A builder's scale is the largest k its values
+# have needed so far: it only grows, and its sums are shifted along when it does. Scores such as 0.77 need k of 60 or
+# so: a value's units are then ``int(value * 2.0**scale)`` (multiplying by a power of two is exact), and the sums a
+# few machine words long. In fixed units of 2**-1074, working out each value's units (``as_integer_ratio`` and a
+# 1,100-bit shift) and adding them took about half of the summary's time.
 _UNIT_BITS = 1074
+
+
+def _ratio(value: float) -> tuple[int, int]:
+    """``value`` (finite) as (n, k) with ``value == n / 2**k`` exactly and k >= 0."""
+    numerator, denominator = value.as_integer_ratio()
+    return numerator, denominator.bit_length() - 1
 
 
 def _exact(value: float) -> int:
     """``value`` (finite) as an integer number of units of 2**-1074, exactly."""
-    numerator, denominator = value.as_integer_ratio()
-    return numerator << (_UNIT_BITS + 1 - denominator.bit_length())
+    numerator, k = _ratio(value)
+    return numerator << (_UNIT_BITS - k)
 
 
-# Scores repeat (0.0 and 1.0 above all, and graders that score in steps): the exact form of the first scores seen,
-# looked up before it is worked out again. Bounded: past this many, other values are worked out each time.
-_EXACT_SEEN: dict[float, int] = {}
-_EXACT_SEEN_MAX = 1 << 12
+# A sum from this much on (times 2**scale) is beyond the largest double: summed as doubles (as the TypeScript SDK
+# does, and as the summary did before sums were exact), it is infinite, and so is the mean. Deciding it on the exact
+# sum keeps merging associative; it agrees with a sum of doubles whenever the partial sums grow with the rows (scores
+# of one sign), and every valid result set's scores are far below it.
+_BEYOND_DOUBLES = 2**1024 - 2**970
+_LARGEST_EXPONENT = 1023  # 2.0**1023 is a double, 2.0**1024 is not
 
 
-def _exact_score(value: float) -> int:
-    """``_exact``, remembered for the first ``_EXACT_SEEN_MAX`` values (callers look in ``_EXACT_SEEN`` first)."""
-    exact = _exact(value)
-    if len(_EXACT_SEEN) < _EXACT_SEEN_MAX:
-        _EXACT_SEEN[value] = exact
-    return exact
-
-
-# A sum from this many units on is beyond the largest double: summed as doubles (as the TypeScript SDK does, and as
-# the summary did before sums were exact), it is infinite, and so is the mean. Deciding it on the exact sum keeps
-# merging associative; it agrees with a sum of doubles whenever the partial sums grow with the rows (scores of one
-# sign), and every valid result set's scores are far below it.
-_BEYOND_DOUBLES = (2**1024 - 2**970) << _UNIT_BITS
-_ONE = 1 << _UNIT_BITS
-
-
-def _mean(total: int, count: int) -> float:
-    """The mean of ``count`` (> 0) values whose exact sum is ``total``, rounded once."""
-    if abs(total) >= _BEYOND_DOUBLES:
+def _mean(total: int, count: int, scale: int = _UNIT_BITS) -> float:
+    """The mean of ``count`` (> 0) values whose exact sum is ``total`` units of 2**-scale, rounded once."""
+    if total.bit_length() >= 1024 + scale and abs(total) >= _BEYOND_DOUBLES << scale:
         return math.inf if total > 0 else -math.inf
-    return total / (count << _UNIT_BITS)
+    return total / (count << scale)
 
 
-def _exact_mean(total: int, count: int) -> float | None:
-    return _mean(total, count) if count else None
+def _exact_mean(total: int, count: int, scale: int = _UNIT_BITS) -> float | None:
+    return _mean(total, count, scale) if count else None
 
 
 def classify(result: dict[str, Any]) -> Outcome:
@@ -115,20 +112,21 @@ class GraderTotals:
     passed: int = 0  # scored results that passed
     failed: int = 0  # scored results that did not
     unscored: int = 0
-    score_sum: int = 0  # exact, in units of 2**-1074 (see _exact)
+    score_sum: int = 0  # exact, in units of 2**-scale of the builder it belongs to (see _ratio)
 
     @property
     def scored(self) -> int:
         return self.passed + self.failed
 
-    def absorb(self, other: GraderTotals) -> None:
+    def absorb(self, other: GraderTotals, shift: int = 0) -> None:
+        """Add ``other``'s counts; its score sum is in units ``2**shift`` times as coarse as this one's."""
         self.passed += other.passed
         self.failed += other.failed
         self.unscored += other.unscored
-        self.score_sum += other.score_sum
+        self.score_sum += other.score_sum << shift
 
-    def to_dict(self) -> dict[str, Any]:
-        average = _exact_mean(self.score_sum, self.scored)
+    def to_dict(self, scale: int) -> dict[str, Any]:
+        average = _exact_mean(self.score_sum, self.scored, scale)
         return {"passed": self.passed, "failed": self.failed, "unscored": self.unscored, "avg_score": average}
 
 
@@ -248,7 +246,9 @@ class SummaryBuilder:
         # integer per case, a third of the memory of a dict of objects and a few times slower
         self.compact = compact
         self.counts = dict.fromkeys(("passed", "failed", "invalidated", "errored", "unscored"), 0)
-        self.score_sum = 0  # exact, in units of 2**-1074 (see _exact)
+        self.scale = 0  # the unit of every score sum of this builder: 2**-scale (see _ratio)
+        self.per_unit = 1.0  # 2.0**scale; infinite past the largest double, which sends every value the long way
+        self.score_sum = 0  # exact
         self.infinite_rows = [0, 0]  # rows whose score is infinite: +inf, -inf (see _BEYOND_DOUBLES)
         self.scored_rows = 0
         self.graders: dict[str, GraderTotals] = {}
@@ -266,10 +266,10 @@ class SummaryBuilder:
         if "error" in result:
             counts["errored"] += 1
             return "errored"
-        total = scored = 0  # the exact sum of the row's scores, and their number
+        total = scored = 0  # the exact sum of the row's scores (in units of 2**-scale), and their number
         grader_results = result.get("grader_results")
         if isinstance(grader_results, list):
-            graders, seen = self.graders, _EXACT_SEEN
+            graders = self.graders
             for grader_result in grader_results:
                 if not isinstance(grader_result, dict):
                     continue
@@ -277,8 +277,13 @@ class SummaryBuilder:
                 if type(value) is not float:  # floats are the common case; anything else goes the long way
                     value = _score(grader_result)
                 if value is not None:
-                    found = seen.get(value)
-                    exact = found if found is not None else _exact_score(value)
+                    scaled = value * self.per_unit
+                    if scaled.is_integer():  # the value's units at this scale, exactly
+                        exact = int(scaled)
+                    else:  # a value finer than the scale (or the scale past doubles): perhaps a finer scale
+                        scale = self.scale
+                        exact = self._units_of(value)
+                        total <<= self.scale - scale  # the row's sum so far, at the scale the value needed
                     total += exact
                     scored += 1
                 grader_id = grader_result.get("grader_id")
@@ -304,13 +309,19 @@ class SummaryBuilder:
             return "unscored"
         else:
             outcome = "passed" if result.get("passed") is True else "failed"
-            score = _mean(total, scored) if scored > 1 else total / _ONE  # one score: its own exact value
+            score = _mean(total, scored, self.scale) if scored > 1 else total / (1 << self.scale)  # one score: its own value
         counts[outcome] += 1
         if score:
             if math.isinf(score):
                 self.infinite_rows[score < 0] += 1
             else:
-                self.score_sum += total if scored == 1 else _exact(score)
+                if scored == 1:
+                    self.score_sum += total
+                else:
+                    scaled = score * self.per_unit
+                    # worked out before the sum is read: it may move the sum to a finer scale
+                    mean_units = int(scaled) if scaled.is_integer() else self._units_of(score)
+                    self.score_sum += mean_units
         self.scored_rows += 1
         case = result.get("test_case_id")
         if isinstance(case, str):
@@ -327,6 +338,22 @@ class SummaryBuilder:
                 else:
                     record.add(attempt, passed)
         return outcome
+
+    def _units_of(self, value: float) -> int:
+        """``value`` (finite) in units of 2**-scale, exactly: the scale first made fine enough for it."""
+        numerator, k = _ratio(value)
+        if k > self.scale:
+            self._rescale(k)
+        return numerator << (self.scale - k)
+
+    def _rescale(self, scale: int) -> None:
+        """Every score sum in units of 2**-scale (finer than now)."""
+        shift = scale - self.scale
+        self.score_sum <<= shift
+        for totals in self.graders.values():
+            totals.score_sum <<= shift
+        self.scale = scale
+        self.per_unit = math.ldexp(1.0, scale) if scale <= _LARGEST_EXPONENT else math.inf
 
     def _add_packed(self, case: bytes, attempt: int, passed: bool) -> None:
         """``_CaseAttempts.add`` on the packed rollup (see ``pack``), changing the table only when the rollup
@@ -366,11 +393,14 @@ class SummaryBuilder:
         """Make this the state of this state's rows followed by ``later``'s (``later`` is left unchanged)."""
         for outcome, count in later.counts.items():
             self.counts[outcome] += count
-        self.score_sum += later.score_sum
+        if later.scale > self.scale:
+            self._rescale(later.scale)
+        shift = self.scale - later.scale
+        self.score_sum += later.score_sum << shift
         self.infinite_rows = [mine + theirs for mine, theirs in zip(self.infinite_rows, later.infinite_rows, strict=True)]
         self.scored_rows += later.scored_rows
         for grader_id, theirs in later.graders.items():
-            self.graders.setdefault(grader_id, GraderTotals()).absorb(theirs)
+            self.graders.setdefault(grader_id, GraderTotals()).absorb(theirs, shift)
         self.has_attempts = self.has_attempts or later.has_attempts
         for case, record in later._case_rollups():
             record = _CaseAttempts(record.first_attempt, record.first_passed, record.any_passed, record.all_passed)
@@ -404,7 +434,7 @@ class SummaryBuilder:
     def _average(self) -> float | None:
         """The mean row score: exact, unless a row's score or the sum is beyond doubles (then as a sum of doubles
         gives it: infinite, or NaN when both infinities are there)."""
-        average = _exact_mean(self.score_sum, self.scored_rows)
+        average = _exact_mean(self.score_sum, self.scored_rows, self.scale)
         up, down = self.infinite_rows
         if up:
             average = (average or 0.0) + math.inf
@@ -444,7 +474,7 @@ class SummaryBuilder:
             unscored=counts["unscored"],
             pass_rate=_rate(counts["passed"], counts["passed"] + failed),
             avg_score=self._average(),
-            by_grader={grader_id: self.graders[grader_id].to_dict() for grader_id in sorted(self.graders)},
+            by_grader={grader_id: self.graders[grader_id].to_dict(self.scale) for grader_id in sorted(self.graders)},
             attempts=attempts,
         )
 

@@ -280,7 +280,7 @@ class SummaryBuilder:
                     scaled = value * self.per_unit
                     if scaled.is_integer():  # the value's units at this scale, exactly
                         exact = int(scaled)
-                    else:  # a value finer than the scale (or the scale past doubles): perhaps a finer scale
+                    else:  # a value finer than the scale (or the scale past doubles)
                         scale = self.scale
                         exact = self._units_of(value)
                         total <<= self.scale - scale  # the row's sum so far, at the scale the value needed
@@ -318,9 +318,7 @@ class SummaryBuilder:
                 if scored == 1:
                     self.score_sum += total
                 else:
-                    scaled = score * self.per_unit
-                    # worked out before the sum is read: it may move the sum to a finer scale
-                    mean_units = int(scaled) if scaled.is_integer() else self._units_of(score)
+                    mean_units = self._units_of(score)  # before the sum is read: it may move it to a finer scale
                     self.score_sum += mean_units
         self.scored_rows += 1
         case = result.get("test_case_id")
@@ -340,7 +338,11 @@ class SummaryBuilder:
         return outcome
 
     def _units_of(self, value: float) -> int:
-        """``value`` (finite) in units of 2**-scale, exactly: the scale first made fine enough for it."""
+        """``value`` (finite) in units of 2**-scale, exactly: the scale first made fine enough for it. (``add``
+        inlines the first step for grader scores, the common case.)"""
+        scaled = value * self.per_unit
+        if scaled.is_integer():
+            return int(scaled)
         numerator, k = _ratio(value)
         if k > self.scale:
             self._rescale(k)

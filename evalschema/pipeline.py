@@ -191,13 +191,32 @@ def _relaxed(findings: Iterable[Finding], identity: Identity, options: Options) 
         yield finding
 
 
-def _check(document: Any, kind: str | None, options: Options) -> Report:
+# More stages to run over a result set's reading (``summarize``: the reference summary and what it shows of the rows),
+# made afresh for each reading: a file first read in pieces may be given up on and read whole.
+MoreStages = Callable[[], list[Stage]]
+
+
+def _add_more(run: list[Stage], more: MoreStages | None) -> None:
+    """``more``'s stages at the end of a result set's run; a reference summary among them is the summary stage's."""
+    if more is None:
+        return
+    extra = more()
+    built = next((stage for stage in extra if isinstance(stage, ReferenceSummary)), None)
+    for stage in run:
+        if isinstance(stage, SummaryStage):
+            stage.built = built
+    run.extend(extra)
+
+
+def _check(document: Any, kind: str | None, options: Options, more: MoreStages | None = None) -> Report:
     """A document in hand through the pipeline: its members, then its rows as one batch."""
     identity, decided = identified(document, kind, options.spec_version, options.strict)
     if decided is not None:
         return decided
     assert identity.kind is not None
     _, run = stages(identity.kind, options, streamed=False)
+    if identity.kind == KIND:
+        _add_more(run, more)
     findings = WholeSource(document, rows=identity.kind == KIND).feed(run)
     findings.extend(_finish(run))
     return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict)
@@ -350,27 +369,87 @@ def validate_file(
     either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
 
     ``jobs``: with 2 or more, a result set read in pieces gets a helper process (``evalschema.helper``; where
-    ``os.fork`` exists, and only while this process runs no other thread) that checks its rows against the schema,
-    and builds the summary a claimed one is compared with, while this process reads them and runs the rules. The
-    report is the same; the time saved depends on the cores (see the README's benchmark).
+    ``os.fork`` exists, and only while this process runs no other thread) that reads and checks some of its batches
+    of rows while this process does the others. The report is the same; the time saved depends on the cores (see
+    the README's benchmark).
     """
-    file = Path(path)
-    options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
+    options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
+    return _validate_file(Path(path), kind, options, stream_rows, place_limit, jobs)
+
+
+def _validate_file(
+    file: Path,
+    kind: str | None,
+    options: Options,
+    stream_rows: bool | None,
+    place_limit: int | None,
+    jobs: int,
+    more: MoreStages | None = None,
+) -> Report:
     handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
     if handle is not None:
         with paused_gc(), handle:
-            report = validate_stream(handle, kind, place_limit=place_limit, jobs=jobs, **options)
+            report = _validate_stream(handle, kind, options, place_limit, jobs, more)
         if report is not None:
             return report
     with paused_gc():
         loaded = _load_whole(file)
         if loaded.problem is not None:
             return Report.build(kind, [loaded.problem], strict=False)
-        report = validate(loaded.document, kind, **options)
+        report = _check(loaded.document, kind, options, more)
         if report.findings:
             report = placed(report, loaded.positions())
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
+
+
+def validate_and_summarize_file(
+    path: str | os.PathLike[str],
+    *,
+    stream_rows: bool | None = None,
+    place_limit: int | None = None,
+    each_row: Callable[[], Callable[[Any], None]] | None = None,
+) -> tuple[Report, tuple[dict[str, Any], Summary] | None]:
+    """``validate_file`` as a result set and ``summarize_file`` in one reading: the report, and the result set's own
+    fields with the reference summary of its rows — ``None`` when the report was decided before the rows were
+    looked at (a file that cannot be read, no object, a newer major version; ``summarize_file`` reads what it can).
+    ``each_row``, if given, makes the function that sees every row once (made again should the reading start over)."""
+    made: list[tuple[_Fields, ReferenceSummary]] = []
+
+    def more() -> list[Stage]:
+        fields, reference = _Fields(), ReferenceSummary(each_row=each_row() if each_row is not None else None)
+        made.append((fields, reference))
+        return [fields, reference]
+
+    report = _validate_file(Path(path), KIND, Options(), stream_rows, place_limit, 1, more)
+    if not made or made[-1][0].members is None:
+        return report, None
+    fields, reference = made[-1]
+    assert fields.members is not None
+    return report, ({k: v for k, v in fields.members.items() if k != ARRAY}, reference.build())
+
+
+class _Fields:
+    """A stage that keeps the document's own members (``None`` until the envelope step: then it was checked)."""
+
+    def __init__(self) -> None:
+        self.members: dict[str, Any] | None = None
+
+    def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+        self.members = members
+        return ()
+
+    def rows(self, batch: Batch) -> Iterable[Finding]:
+        return ()
+
+    def part(self, items: list[Any]) -> None:
+        return None
+
+    def join(self, part: None, batch: Batch) -> Iterable[Finding]:
+        return ()
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
 
 
 def wants_stream(file: Path, stream_rows: bool | None) -> bool:
@@ -654,13 +733,20 @@ def validate_stream(
     """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
     an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``
     and ``jobs``: as for :func:`validate_file`."""
-    if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
+    return _validate_stream(handle, kind, Options(strict, allow_unknown, as_document(suite), engine, spec_version), place_limit, jobs)
+
+
+def _validate_stream(
+    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, jobs: int, more: MoreStages | None = None
+) -> Report | None:
+    if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, options.spec_version):
         return None
-    options = Options(strict, allow_unknown, suite, engine, spec_version)
-    return _stream_report(handle, kind, options, place_limit, jobs > 1 and _helpable(handle))
+    return _stream_report(handle, kind, options, place_limit, jobs > 1 and _helpable(handle), more)
 
 
-def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, helped: bool) -> Report | None:
+def _stream_report(
+    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, helped: bool, more: MoreStages | None
+) -> Report | None:
     from .io import stream
 
     strict, spec_version = options.strict, options.spec_version
@@ -677,6 +763,7 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
 
     summary = SummaryStage(streamed=True, while_reading=while_reading, again=lambda: _summary_again(handle, origin))
     schema, run = stages(KIND, options, streamed=True, summary=summary)
+    _add_more(run, more)
     first_rows = _FirstRows(place_limit, strict) if place_limit is not None else None
 
     def placed_rows(piece: stream.Rows, found: list[Finding]) -> None:

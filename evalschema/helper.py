@@ -27,13 +27,15 @@ from typing import Any
 
 import orjson
 
+from .io import stream
 from .io.loader import certainly_exact
 from .rules.registry import Stage
 
-# A deeper pipe to the helper (Linux: F_SETPIPE_SZ; up to /proc/sys/fs/pipe-max-size, 1 MiB by default) lets this
-# process hand over a batch or two ahead instead of waiting for the helper to take each one.
+# A deeper pipe to the helper (Linux: F_SETPIPE_SZ; up to /proc/sys/fs/pipe-max-size, 1 MiB by default) holds two
+# batches (256 KiB at most each: ``stream.BATCH_BYTES``), so the helper has the next one as it finishes one.
 _PIPE_BYTES = 1 << 20
 _SET_PIPE_SIZE = 1031  # F_SETPIPE_SZ (fcntl names it from Python 3.10 on Linux only)
+_FRAME_BYTES = 16  # what a message costs in the pipe beyond its bytes (multiprocessing writes a length first)
 _REFUSED = b""  # the answer for a batch the helper does not vouch for (an answer is a pickle otherwise)
 
 Parts = tuple[int, list[Any]]  # a batch's row count, and each stage's part of it
@@ -53,11 +55,15 @@ class RowsHelper:
             stage.part([])  # whatever a stage compiles or loads on first use, once, before the fork, for both
         inbox, self._to_helper = Pipe(duplex=False)
         self._from_helper, outbox = Pipe(duplex=False)
+        # ``ahead``: how many batches may be with the helper at once — as many as the pipe holds: a batch handed must
+        # never wait for room while the helper waits for this process to take a long answer
+        self.ahead = 1  # the pipe's depth unknown: one at a time (the helper, idle, takes it at once)
         try:
             import fcntl  # POSIX, like fork
 
-            fcntl.fcntl(self._to_helper.fileno(), _SET_PIPE_SIZE, _PIPE_BYTES)
-        except OSError:  # not Linux, or a lower system limit: the default depth works, with more waiting
+            depth = fcntl.fcntl(self._to_helper.fileno(), _SET_PIPE_SIZE, _PIPE_BYTES)
+            self.ahead = max(1, depth // (stream.BATCH_BYTES + _FRAME_BYTES))
+        except OSError:  # not Linux, or a lower system limit
             pass
         self.failed = False
         try:

@@ -654,7 +654,7 @@ class _Waiting:
 class _Split:
     """``StreamSource.feed_split``'s bookkeeping: the batches read, in order, until they are joined."""
 
-    AHEAD = 2  # batches with the helper, unanswered: one it works on, one waiting in the pipe
+    AHEAD = 2  # batches with the helper, unanswered: one it works on, one waiting in the pipe (at most its ``ahead``)
     WAITING = 8  # batches read and not joined (each holds its text, 256 KiB at most), before this process waits
 
     def __init__(self, run: list[Stage], on_rows: Callable[[stream.Rows, list[Finding]], None]) -> None:
@@ -666,7 +666,7 @@ class _Split:
 
     def defer(self) -> bool:
         """Whether to hand the batch found next to the helper (``stream.read``'s ``defer``)."""
-        return self.helper is not None and not self.helper.failed and self.handed < self.AHEAD
+        return self.helper is not None and not self.helper.failed and self.handed < min(self.AHEAD, self.helper.ahead)
 
     def add(self, piece: stream.Rows | stream.Deferred) -> None:
         from .io import stream

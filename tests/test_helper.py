@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import sys
 import threading
 from contextlib import redirect_stdout
@@ -265,3 +266,33 @@ def test_validate_j2_on_one_file_starts_a_helper(helpers: Started, tmp_path: Pat
     assert run("-j", "2") == one
     assert len(helpers) == 1 and helpers[0].pid == -1
     assert one[0] == 1 and json.loads(one[1])["files"][0]["valid"] is False
+
+
+def test_a_shallow_pipe_hands_one_batch_at_a_time(helpers: Started, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the pipe cannot be made deeper, one batch at a time goes to the helper: a second one waiting for room
+    while the helper waits for this process to take a long answer (every row invalid: many findings) would be a
+    deadlock. An alarm turns one into a failure."""
+    import fcntl
+
+    def refused(*args: Any) -> int:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(fcntl, "fcntl", refused)
+    monkeypatch.setattr(stream, "BATCH_BYTES", 1 << 18)
+    document = synthetic.resultset(3000, attempts=1)
+    for row in document["results"]:
+        row["passed"] = "no"
+        for grader_result in row["grader_results"]:
+            grader_result["score"] = 7
+    target = tmp_path / "invalid.json"
+    target.write_text(json.dumps(document, indent=1))
+    alone = validate_file(target, stream_rows=True).to_dict()
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the two processes waited for each other"))
+    signal.alarm(120)
+    try:
+        helped = validate_file(target, stream_rows=True, jobs=2).to_dict()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert helped == alone and len(alone["errors"]) > 3000
+    assert [h.ahead for h in helpers] == [1] and any(helpers.answers)

@@ -393,7 +393,7 @@ class AnnotatedRows:
         size = len(encoded) if encoded is not None else len(keys or ())
         at = list(range(start, start + size)) if indices is None else [start + index for index in indices]
         if encoded is not None:
-            repeats = [(p, first) for p, first in self.tables[i].setdefault_many(encoded, at)]
+            repeats = self.tables[i].setdefault_many(encoded, at)
         else:
             first_rows = self.first_rows[i]
             repeats = [(p, first) for p, key in enumerate(keys or ()) if (first := first_rows.setdefault(key, at[p])) != at[p]]

@@ -1,19 +1,21 @@
 """A second process for one result set read in pieces (``validate -j 2`` on one file, ``validate_file(jobs=2)``).
 
-While this process reads the rows and runs the rules on them, the helper checks the same batches against the
-schema's first pass (jsonschema-rs: the largest part of the schema stage) and, when a claimed summary is to be
-checked, builds the reference summary of the rows. The two halves of the work take about as long, so on two cores
-the wall time is near the larger half instead of the sum.
+This process reads the input. Of the batches of rows it finds, it hands some to the helper unread (whenever the
+helper has fewer than two to go: ``stream.read``'s ``defer``) and reads and checks the others itself. The helper
+reads a batch with orjson, as the reader would have, and runs each stage's ``part`` on its rows — the work that
+needs no other row: the schema's check, the rules of a row, the batch's keys and summary — and answers with what
+they found. This process ``join``s the parts of every batch in reading order, whoever computed them, so the report
+is the one a single process gives (``tests/test_stream.py`` checks that on every document it streams). Parsing and
+checking each row happen once, in one of the two processes: on two cores the wall time is near half the work.
 
 The helper is handed each batch's text — the bytes this process has just read, never the file, so a pipe, or a
-file that changes under us, is still read once — and reads it with orjson as the reader did; a batch whose orjson
-reading was not certainly exact goes as its exact items, pickled. It answers one byte per batch, in order:
-whether the schema's first pass found those rows valid. A batch it does not vouch for goes through the schema
-stage here, as it would without a helper, so the report is the same either way (the test suite checks that).
+file that changes under us, is still read once. A batch it does not vouch for — orjson does not read it as a list
+of rows (the text is broken there, or the batch's end was no row's end), or its reading is not certainly the exact
+one — is read here from its first byte (the reader kept the text: ``stream.resume``), and what was read after it
+is dropped. So is every batch still with the helper should it fail or be killed.
 
-Forked, where ``os.fork`` exists: the child starts with the modules loaded and the screen compiled, and leaves
-with ``os._exit``, never returning into the caller's code. Should it fail or be killed, this process notices when
-a reply does not come and does the rest of the work itself.
+Forked, where ``os.fork`` exists: the child starts with the modules loaded, the stages made and the schema
+compiled, and leaves with ``os._exit``, never returning into the caller's code.
 """
 
 from __future__ import annotations
@@ -25,19 +27,18 @@ from typing import Any
 
 import orjson
 
-from .engine.schema_path import rows_pass_screen
-from .rules.registry import Batch
-from .summary.stage import ReferenceSummary
-from .summary.states import Summary
+from .io import stream
+from .io.loader import certainly_exact
+from .rules.registry import Stage
 
-_VALID, _ASK = b"\x01", b"\x00"
-# A batch's text is JSON, which never starts with this byte; a pickle (protocol 2 and later) always does.
-_PICKLED = 0x80
-_END = b""
-# A deeper pipe to the helper (Linux: F_SETPIPE_SZ; up to /proc/sys/fs/pipe-max-size, 1 MiB by default) lets this
-# process hand over a few batches ahead instead of waiting for the helper to take each one.
+# A deeper pipe to the helper (Linux: F_SETPIPE_SZ; up to /proc/sys/fs/pipe-max-size, 1 MiB by default) holds two
+# batches (256 KiB at most each: ``stream.BATCH_BYTES``), so the helper has the next one as it finishes one.
 _PIPE_BYTES = 1 << 20
 _SET_PIPE_SIZE = 1031  # F_SETPIPE_SZ (fcntl names it from Python 3.10 on Linux only)
+_FRAME_BYTES = 16  # what a message costs in the pipe beyond its bytes (multiprocessing writes a length first)
+_REFUSED = b""  # the answer for a batch the helper does not vouch for (an answer is a pickle otherwise)
+
+Parts = tuple[int, list[Any]]  # a batch's row count, and each stage's part of it
 
 
 def available() -> bool:
@@ -46,20 +47,24 @@ def available() -> bool:
 
 
 class RowsHelper:
-    """The helper process of one stream of rows: ``hand`` each batch as it is read, then take each ``verdict`` in
-    the same order, then ``summary`` (or ``close`` to stop it early)."""
+    """The helper process of one stream of rows, running the ``part`` of the stages ``run`` (this process joins
+    them): ``hand`` it batches, take each one's ``answer`` in the same order, then ``close`` it."""
 
-    def __init__(self, kind: str, array: str, version: str | None, *, summary: bool) -> None:
-        rows_pass_screen([], kind, array, version)  # compiled before the fork, once, for both processes
+    def __init__(self, run: list[Stage]) -> None:
+        for stage in run:
+            stage.part([])  # whatever a stage compiles or loads on first use, once, before the fork, for both
         inbox, self._to_helper = Pipe(duplex=False)
         self._from_helper, outbox = Pipe(duplex=False)
+        # ``ahead``: how many batches may be with the helper at once — as many as the pipe holds: a batch handed must
+        # never wait for room while the helper waits for this process to take a long answer
+        self.ahead = 1  # the pipe's depth unknown: one at a time (the helper, idle, takes it at once)
         try:
             import fcntl  # POSIX, like fork
 
-            fcntl.fcntl(self._to_helper.fileno(), _SET_PIPE_SIZE, _PIPE_BYTES)
-        except OSError:  # not Linux, or a lower system limit: the default depth works, with more waiting
+            depth = fcntl.fcntl(self._to_helper.fileno(), _SET_PIPE_SIZE, _PIPE_BYTES)
+            self.ahead = max(1, depth // (stream.BATCH_BYTES + _FRAME_BYTES))
+        except OSError:  # not Linux, or a lower system limit
             pass
-        self.summarizing = summary
         self.failed = False
         try:
             self.pid = os.fork()
@@ -72,50 +77,41 @@ class RowsHelper:
             try:
                 self._to_helper.close()
                 self._from_helper.close()
-                _serve(inbox, outbox, kind, array, version, summary)
+                _serve(inbox, outbox, run)
                 status = 0
             finally:
                 os._exit(status)
         inbox.close()
         outbox.close()
 
-    def hand(self, text: bytes | bytearray, items: list[Any] | None = None) -> None:
-        """The next batch: its text (comma-separated rows, as read), or, when orjson's reading of it was not the
-        exact one, ``items``, the exact reading."""
+    def hand(self, text: bytes) -> None:
+        """The next batch's text (comma-separated rows, as read). If the helper is gone, its answer is ``None``."""
         if self.failed:
             return
         try:
-            if items is None:
-                self._to_helper.send_bytes(text)
-            else:
-                self._to_helper.send_bytes(pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError:  # the helper is gone: every verdict from here on is to ask the schema stage
+            self._to_helper.send_bytes(text)
+        except OSError:
             self._stop()
 
-    def verdict(self) -> bool:
-        """Whether the schema's first pass found the next batch valid (in the order they were handed); ``False``
-        when it did not, or the helper is gone."""
-        if self.failed:
-            return False
+    def ready(self) -> bool:
+        """Whether the next answer has come (or the helper is gone: then it is ``None``), so ``answer`` will not wait."""
         try:
-            return self._from_helper.recv_bytes() == _VALID
+            return self.failed or self._from_helper.poll()
+        except OSError:
+            self._stop()
+            return True
+
+    def answer(self) -> Parts | None:
+        """The next batch's row count and parts (in the order the batches were handed); ``None`` when the helper
+        does not vouch for that batch, or is gone (then ``failed``)."""
+        if self.failed:
+            return None
+        try:
+            reply = self._from_helper.recv_bytes()
         except (EOFError, OSError):
             self._stop()
-            return False
-
-    def summary(self) -> Summary | None:
-        """The reference summary of every batch handed, after the last verdict was taken; ``None`` if the helper
-        was not asked for one, or is gone. The helper ends here."""
-        found: Summary | None = None
-        if not self.failed:
-            try:
-                self._to_helper.send_bytes(_END)
-                reply = pickle.loads(self._from_helper.recv_bytes())
-                found = reply if isinstance(reply, Summary) else None
-            except (EOFError, OSError, pickle.UnpicklingError):
-                found = None
-        self._stop()
-        return found
+            return None
+        return None if reply == _REFUSED else pickle.loads(reply)
 
     def close(self) -> None:
         """Stop the helper (if it still runs) and wait for it to end."""
@@ -131,19 +127,22 @@ class RowsHelper:
         self.pid = -1
 
 
-def _serve(inbox: Connection, outbox: Connection, kind: str, array: str, version: str | None, summary: bool) -> None:
-    """The helper's loop: a verdict per batch handed, then the reference summary (pickled) when the input ends."""
-    reference = ReferenceSummary() if summary else None
+def _serve(inbox: Connection, outbox: Connection, run: list[Stage]) -> None:
+    """The helper's loop: each batch handed read and run through the stages' ``part``, until the input ends."""
     while True:
         try:
-            message = inbox.recv_bytes()
-        except EOFError:  # the reader stopped early (a problem in the input, or an interruption)
+            text = inbox.recv_bytes()
+        except EOFError:  # this process is done, or stopped early
             return
-        if message == _END:
-            break
-        items = pickle.loads(message) if message[0] == _PICKLED else orjson.loads(b"".join((b"[", message, b"]")))
-        outbox.send_bytes(_VALID if rows_pass_screen(items, kind, array, version) else _ASK)
-        if reference is not None:
-            reference.rows(Batch(items))
-        del items
-    outbox.send_bytes(pickle.dumps(reference.build() if reference is not None else None, protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            items = orjson.loads(b"".join((b"[", text, b"]")))  # one copy (``+`` makes one per operand)
+        except orjson.JSONDecodeError:
+            outbox.send_bytes(_REFUSED)
+            continue
+        if not certainly_exact(text, items, listed=True):
+            outbox.send_bytes(_REFUSED)
+            continue
+        parts = [stage.part(items) for stage in run]
+        count = len(items)
+        del items  # freed before the answer is written, while the other process reads it
+        outbox.send_bytes(pickle.dumps((count, parts), protocol=pickle.HIGHEST_PROTOCOL))

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -37,13 +38,14 @@ from .engine import deprecations, schema_path
 from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
 from .io.positions import Positions, locate
 from .rules import units as _units  # noqa: F401  (registers the code rules' units)
-from .rules.registry import Batch, Context, Stage, stage_factories
+from .rules.registry import Batch, Context, Stage, renumber, renumbered, stage_factories
 from .schemas.identify import Identity, identify, parse_version
 from .schemas.registry import KINDS, load
 from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
 from .summary.states import Summary
 
 if TYPE_CHECKING:  # read in pieces only from STREAM_THRESHOLD bytes on: a small document's run does not import it
+    from .helper import RowsHelper
     from .io import stream
 
 KIND, ARRAY = "resultset", "results"  # the kind whose rows may be streamed, and its array of rows
@@ -120,7 +122,6 @@ class SchemaStage:
         self.found: list[Finding] = []
         self.deprecated: list[schema_path.DeprecatedUse] = []
         self.deprecated_at: Positions = {}  # streamed: where the deprecated uses in rows are
-        self.helped = False  # a helper process screens the rows: ``rows`` leaves them to ``rows_here``, when asked
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
         options = self.options
@@ -129,20 +130,24 @@ class SchemaStage:
         return outcome.findings
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
-        if not self.streamed or self.helped:
-            return ()  # the document in hand was checked whole; or the helper screens these rows
-        return self.rows_here(batch)
+        return self.join(self.part(batch.items), batch)  # nothing when the document in hand was checked whole
 
-    def rows_here(self, batch: Batch) -> Iterable[Finding]:
-        """A streamed batch of rows, checked in this process."""
+    def part(self, items: list[Any]) -> schema_path.SchemaOutcome | None:
+        if not self.streamed:
+            return None
         options = self.options
-        outcome = schema_path.check_rows(batch.items, batch.start, self.kind, ARRAY, rule_messages(), options.engine, options.spec_version)
-        if outcome.deprecated:
-            self.deprecated.extend(outcome.deprecated)
+        return schema_path.check_rows(items, 0, self.kind, ARRAY, rule_messages(), options.engine, options.spec_version)
+
+    def join(self, part: schema_path.SchemaOutcome | None, batch: Batch) -> Iterable[Finding]:
+        if part is None:
+            return ()
+        if part.deprecated:
+            deprecated = [replace(u, pointer=renumber(u.pointer, ARRAY, batch.start)) for u in part.deprecated]
+            self.deprecated.extend(deprecated)
             if batch.positions is not None:
-                where = batch.positions({_row(u.pointer) for u in outcome.deprecated})
-                self.deprecated_at.update({u.pointer: where[u.pointer] for u in outcome.deprecated if u.pointer in where})
-        return outcome.findings
+                where = batch.positions({_row(u.pointer) for u in deprecated})
+                self.deprecated_at.update({u.pointer: where[u.pointer] for u in deprecated if u.pointer in where})
+        return renumbered(part.findings, ARRAY, batch.start)
 
     def finish(self) -> Iterable[Finding]:
         return deprecations.warnings_for(self.deprecated, self.kind)
@@ -186,13 +191,32 @@ def _relaxed(findings: Iterable[Finding], identity: Identity, options: Options) 
         yield finding
 
 
-def _check(document: Any, kind: str | None, options: Options) -> Report:
+# More stages to run over a result set's reading (``summarize``: the reference summary and what it shows of the rows),
+# made afresh for each reading: a file first read in pieces may be given up on and read whole.
+MoreStages = Callable[[], list[Stage]]
+
+
+def _add_more(run: list[Stage], more: MoreStages | None) -> None:
+    """``more``'s stages at the end of a result set's run; a reference summary among them is the summary stage's."""
+    if more is None:
+        return
+    extra = more()
+    built = next((stage for stage in extra if isinstance(stage, ReferenceSummary)), None)
+    for stage in run:
+        if isinstance(stage, SummaryStage):
+            stage.built = built
+    run.extend(extra)
+
+
+def _check(document: Any, kind: str | None, options: Options, more: MoreStages | None = None) -> Report:
     """A document in hand through the pipeline: its members, then its rows as one batch."""
     identity, decided = identified(document, kind, options.spec_version, options.strict)
     if decided is not None:
         return decided
     assert identity.kind is not None
     _, run = stages(identity.kind, options, streamed=False)
+    if identity.kind == KIND:
+        _add_more(run, more)
     findings = WholeSource(document, rows=identity.kind == KIND).feed(run)
     findings.extend(_finish(run))
     return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict)
@@ -345,27 +369,87 @@ def validate_file(
     either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
 
     ``jobs``: with 2 or more, a result set read in pieces gets a helper process (``evalschema.helper``; where
-    ``os.fork`` exists, and only while this process runs no other thread) that checks its rows against the schema,
-    and builds the summary a claimed one is compared with, while this process reads them and runs the rules. The
-    report is the same; the time saved depends on the cores (see the README's benchmark).
+    ``os.fork`` exists, and only while this process runs no other thread) that reads and checks some of its batches
+    of rows while this process does the others. The report is the same; the time saved depends on the cores (see
+    the README's benchmark).
     """
-    file = Path(path)
-    options: dict[str, Any] = dict(strict=strict, allow_unknown=allow_unknown, suite=suite, engine=engine, spec_version=spec_version)
+    options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
+    return _validate_file(Path(path), kind, options, stream_rows, place_limit, jobs)
+
+
+def _validate_file(
+    file: Path,
+    kind: str | None,
+    options: Options,
+    stream_rows: bool | None,
+    place_limit: int | None,
+    jobs: int,
+    more: MoreStages | None = None,
+) -> Report:
     handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
     if handle is not None:
         with paused_gc(), handle:
-            report = validate_stream(handle, kind, place_limit=place_limit, jobs=jobs, **options)
+            report = _validate_stream(handle, kind, options, place_limit, jobs, more)
         if report is not None:
             return report
     with paused_gc():
         loaded = _load_whole(file)
         if loaded.problem is not None:
             return Report.build(kind, [loaded.problem], strict=False)
-        report = validate(loaded.document, kind, **options)
+        report = _check(loaded.document, kind, options, more)
         if report.findings:
             report = placed(report, loaded.positions())
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
+
+
+def validate_and_summarize_file(
+    path: str | os.PathLike[str],
+    *,
+    stream_rows: bool | None = None,
+    place_limit: int | None = None,
+    each_row: Callable[[], Callable[[Any], None]] | None = None,
+) -> tuple[Report, tuple[dict[str, Any], Summary] | None]:
+    """``validate_file`` as a result set and ``summarize_file`` in one reading: the report, and the result set's own
+    fields with the reference summary of its rows — ``None`` when the report was decided before the rows were
+    looked at (a file that cannot be read, no object, a newer major version; ``summarize_file`` reads what it can).
+    ``each_row``, if given, makes the function that sees every row once (made again should the reading start over)."""
+    made: list[tuple[_Fields, ReferenceSummary]] = []
+
+    def more() -> list[Stage]:
+        fields, reference = _Fields(), ReferenceSummary(each_row=each_row() if each_row is not None else None)
+        made.append((fields, reference))
+        return [fields, reference]
+
+    report = _validate_file(Path(path), KIND, Options(), stream_rows, place_limit, 1, more)
+    if not made or made[-1][0].members is None:
+        return report, None
+    fields, reference = made[-1]
+    assert fields.members is not None
+    return report, ({k: v for k, v in fields.members.items() if k != ARRAY}, reference.build())
+
+
+class _Fields:
+    """A stage that keeps the document's own members (``None`` until the envelope step: then it was checked)."""
+
+    def __init__(self) -> None:
+        self.members: dict[str, Any] | None = None
+
+    def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+        self.members = members
+        return ()
+
+    def rows(self, batch: Batch) -> Iterable[Finding]:
+        return ()
+
+    def part(self, items: list[Any]) -> None:
+        return None
+
+    def join(self, part: None, batch: Batch) -> Iterable[Finding]:
+        return ()
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
 
 
 def wants_stream(file: Path, stream_rows: bool | None) -> bool:
@@ -461,10 +545,9 @@ class StreamSource:
         run: list[Stage],
         on_rows: Callable[[stream.Rows, list[Finding]], None] | None = None,
         on_array: Callable[[], None] | None = None,
-        before_rows: Callable[[stream.Rows], None] | None = None,
     ) -> Finding | None:
-        """Read to the end, each batch of rows through the stages (``before_rows`` sees the batch first, ``on_rows``
-        the batch and its findings); the reader's finding if the input cannot be read. Raises
+        """Read to the end, each batch of rows through the stages (``on_rows`` sees the batch and its findings); the
+        reader's finding if the input cannot be read. Raises
         ``stream.NotStreamable`` if it must be read whole instead."""
         from .io import stream
 
@@ -483,28 +566,65 @@ class StreamSource:
                 members[piece.key] = piece.value
                 self.texts[piece.key] = piece.text
             else:
-                if before_rows is not None:
-                    before_rows(piece)
+                assert isinstance(piece, stream.Rows), "nothing is deferred when no one reads it"
                 found = _rows(run, Batch(piece.items, piece.start, piece.positions))
                 if on_rows is not None:
                     on_rows(piece, found)
         return None
+
+    def feed_split(
+        self,
+        run: list[Stage],
+        on_rows: Callable[[stream.Rows, list[Finding]], None],
+        on_array: Callable[[], None],
+        start_helper: Callable[[], RowsHelper | None],
+    ) -> Finding | None:
+        """``feed``, with a helper process (``evalschema.helper``, started by ``start_helper`` as the rows begin,
+        after ``on_array``) taking some batches: each stage's ``part`` of a batch is computed here or there, and
+        joined here in reading order; ``on_rows`` sees each batch as it is joined."""
+        from .io import stream
+
+        split = _Split(run, on_rows)
+        pieces = stream.read(self.handle, ARRAY, split.defer)
+        while True:
+            piece = next(pieces, None)
+            if piece is None or isinstance(piece, stream.Drain):  # the end, or a problem next: settle every batch
+                resumed = split.settle(everything=True)
+                if resumed is not None:
+                    pieces = resumed
+                elif piece is None:
+                    return None
+                continue
+            if isinstance(piece, stream.Problem):
+                return piece.finding
+            if isinstance(piece, stream.Opened):
+                self.positions[""] = (piece.line, piece.column)
+            elif isinstance(piece, stream.Array):
+                self.members[ARRAY] = []
+                self.positions["/" + ARRAY] = (piece.line, piece.column)
+                on_array()
+                split.helper = start_helper()
+            elif isinstance(piece, stream.Member):
+                self.members[piece.key] = piece.value
+                self.texts[piece.key] = piece.text
+            else:
+                split.add(piece)
+                resumed = split.settle(everything=False)
+                if resumed is not None:
+                    pieces = resumed
 
     def has_rows(self) -> bool:
         """Whether ``results`` was an array (read in batches): if not, the whole document is in hand."""
         return isinstance(self.members.get(ARRAY), list)
 
 
-def _helpable(handle: BinaryIO, engine: schema_path.Engine, spec_version: str | None) -> bool:
+def _helpable(handle: BinaryIO) -> bool:
     """Whether a helper process is worth starting for this stream: one can be forked (and safely: this process runs
-    no other thread, whose locks the child would inherit held), the engine is the fast one, the rows cannot use a
-    deprecated property (their schema check is the engine's pass alone), and the input is not known to be small
-    (under ``HELPER_MIN`` bytes, starting it costs more than it saves)."""
+    no other thread, whose locks the child would inherit held), and the input is not known to be small (under
+    ``HELPER_MIN`` bytes, starting it costs more than it saves)."""
     from . import helper
 
     if not helper.available() or _other_threads():
-        return False
-    if engine != "fast" or schema_path.may_deprecate(KIND, spec_version):
         return False
     try:
         return os.fstat(handle.fileno()).st_size - handle.tell() >= HELPER_MIN or not handle.seekable()
@@ -520,74 +640,82 @@ def _other_threads() -> bool:
     return threading.active_count() > 1
 
 
-class _Helped:
-    """``validate_stream``'s side of a helper process (``evalschema.helper``): each batch of rows is handed to it
-    as it is read and run through the other stages here; its findings are settled — the schema stage's first,
-    asked here only when the helper did not vouch for the rows — once the helper's verdict on it is in, a few
-    batches later, so that both processes keep busy."""
+@dataclass
+class _Waiting:
+    """A batch read, not yet joined: its rows (text, and the row count when known) and each stage's part of it,
+    or where it starts when it is with the helper (``parts`` then come from it)."""
 
-    AHEAD = 2  # batches read past the oldest unsettled one (each holds its rows, a few MiB at most)
+    rows: stream.Rows
+    count: int
+    parts: list[Any] | None
+    at: stream.Resume | None = None
 
-    def __init__(self) -> None:
-        from .helper import RowsHelper
 
-        self._make = RowsHelper
+class _Split:
+    """``StreamSource.feed_split``'s bookkeeping: the batches read, in order, until they are joined."""
+
+    AHEAD = 2  # batches with the helper, unanswered: one it works on, one waiting in the pipe (at most its ``ahead``)
+    WAITING = 8  # batches read and not joined (each holds its text, 256 KiB at most), before this process waits
+
+    def __init__(self, run: list[Stage], on_rows: Callable[[stream.Rows, list[Finding]], None]) -> None:
+        self.run, self.on_rows = run, on_rows
         self.helper: RowsHelper | None = None
-        self.schema: SchemaStage | None = None
-        self.waiting: list[tuple[stream.Rows, list[Finding]]] = []
-        self.placed_rows: Callable[[stream.Rows, list[Finding]], None] = lambda piece, found: None
+        self.waiting: deque[_Waiting] = deque()
+        self.handed = 0  # of the waiting batches, those with the helper
+        self.joined = 0  # rows joined so far: the next batch's first row
 
-    @property
-    def summarizing(self) -> bool:
-        """Whether the helper builds the reference summary."""
-        return self.helper is not None and self.helper.summarizing
+    def defer(self) -> bool:
+        """Whether to hand the batch found next to the helper (``stream.read``'s ``defer``)."""
+        return self.helper is not None and not self.helper.failed and self.handed < min(self.AHEAD, self.helper.ahead)
 
-    def start(self, schema: SchemaStage, *, summary: bool, spec_version: str | None) -> None:
-        """Fork the helper as the rows start, when the summary stage decides who builds the reference summary
-        (``summary``: the helper does). If no process can be started, this one does all the work, as with one job."""
-        try:
-            self.helper = self._make(KIND, ARRAY, spec_version, summary=summary)
-        except OSError:
+    def add(self, piece: stream.Rows | stream.Deferred) -> None:
+        from .io import stream
+
+        if isinstance(piece, stream.Deferred):
+            assert self.helper is not None
+            self.helper.hand(piece.rows.text.raw)
+            self.waiting.append(_Waiting(piece.rows, 0, None, piece.at))
+            self.handed += 1
             return
-        self.schema = schema
-        schema.helped = True
+        parts = [stage.part(piece.items) for stage in self.run]
+        self.waiting.append(_Waiting(piece, len(piece.items), parts))
+        piece.items = []  # the rows are done with: freed now, not when the batch is joined
 
-    def hand(self, piece: stream.Rows) -> None:
-        if self.helper is not None:
-            self.helper.hand(piece.text.raw, piece.items if piece.reread else None)
+    def settle(self, *, everything: bool) -> Iterator[stream.Piece] | None:
+        """Join the waiting batches that can be, in order (``everything``: all of them, waiting for the helper;
+        otherwise those ready, and more only when too many wait). If the helper did not vouch for one, the
+        pieces from its first byte on, read again here: the later batches are dropped."""
+        from .io import stream
 
-    def pending(self, placed_rows: Callable[[stream.Rows, list[Finding]], None]) -> Callable[[stream.Rows, list[Finding]], None]:
-        """``feed``'s ``on_rows``: a batch waits for its verdict; the oldest are settled into ``placed_rows``."""
-        self.placed_rows = placed_rows
-        return self._wait
+        while self.waiting:
+            oldest = self.waiting[0]
+            if oldest.parts is None:
+                assert self.helper is not None and oldest.at is not None
+                if not everything and len(self.waiting) < self.WAITING and not self.helper.ready():
+                    return None
+                answer = self.helper.answer()
+                self.handed -= 1
+                if answer is None:
+                    return self._resume(oldest.at)
+                oldest.count, oldest.parts = answer
+                stream.settled(oldest.at)
+            self.waiting.popleft()
+            oldest.rows.start = self.joined
+            batch = Batch([], self.joined, oldest.rows.positions)
+            self.on_rows(oldest.rows, [f for stage, part in zip(self.run, oldest.parts) for f in stage.join(part, batch)])
+            self.joined += oldest.count
+        return None
 
-    def _wait(self, piece: stream.Rows, found: list[Finding]) -> None:
-        if self.helper is None:  # it could not be started: the schema stage checked the rows here
-            self.placed_rows(piece, found)
-            return
-        self.waiting.append((piece, found))
-        if len(self.waiting) > self.AHEAD:
-            self._settle(*self.waiting.pop(0))
+    def _resume(self, at: stream.Resume) -> Iterator[stream.Piece]:
+        from .io import stream
 
-    def settle_all(self) -> None:
-        for piece, found in self.waiting:
-            self._settle(piece, found)
+        assert self.helper is not None
+        if not self.helper.failed:
+            for _ in range(self.handed):  # the helper's answers for the batches dropped
+                self.helper.answer()
         self.waiting.clear()
-
-    def _settle(self, piece: stream.Rows, found: list[Finding]) -> None:
-        assert self.helper is not None and self.schema is not None
-        if not self.helper.verdict():
-            found = [*self.schema.rows_here(Batch(piece.items, piece.start, piece.positions)), *found]
-        self.placed_rows(piece, found)
-
-    def summary(self) -> Summary | None:
-        """The reference summary the helper built (after every batch was settled), or ``None``."""
-        return self.helper.summary() if self.helper is not None and self.helper.summarizing else None
-
-    def close(self) -> None:
-        """Stop the helper, if it still runs (a summary never asked for, a problem in the input), and wait for it."""
-        if self.helper is not None:
-            self.helper.close()
+        self.handed = 0
+        return stream.resume(at, ARRAY, self.joined, self.defer)
 
 
 def validate_stream(
@@ -605,18 +733,20 @@ def validate_stream(
     """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
     an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``
     and ``jobs``: as for :func:`validate_file`."""
-    if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, spec_version):
+    return _validate_stream(handle, kind, Options(strict, allow_unknown, as_document(suite), engine, spec_version), place_limit, jobs)
+
+
+def _validate_stream(
+    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, jobs: int, more: MoreStages | None = None
+) -> Report | None:
+    if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, options.spec_version):
         return None
-    options = Options(strict, allow_unknown, suite, engine, spec_version)
-    helped = _Helped() if jobs > 1 and _helpable(handle, engine, spec_version) else None
-    try:
-        return _stream_report(handle, kind, options, place_limit, helped)
-    finally:
-        if helped is not None:
-            helped.close()
+    return _stream_report(handle, kind, options, place_limit, jobs > 1 and _helpable(handle), more)
 
 
-def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, helped: _Helped | None) -> Report | None:
+def _stream_report(
+    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, helped: bool, more: MoreStages | None
+) -> Report | None:
     from .io import stream
 
     strict, spec_version = options.strict, options.spec_version
@@ -629,19 +759,11 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
         # the reference summary is only needed to check a claimed one: it is built while the rows are read when a
         # claim came before them or may follow them (the file's end mentions one), or the input cannot be read
         # again; otherwise, should a claim turn up after the rows all the same, the rows are read again for it.
-        # With a helper process, the helper builds it when the input can be read again (should the helper fail).
-        wanted = "summary" in envelope or not handle.seekable() or _ends_with_a_summary(handle)
-        if helped is None:
-            return wanted
-        helped.start(schema, summary=wanted and handle.seekable(), spec_version=spec_version)
-        return wanted and not helped.summarizing
+        return "summary" in envelope or not handle.seekable() or _ends_with_a_summary(handle)
 
-    def again() -> Summary | Finding:
-        built = helped.summary() if helped is not None else None
-        return built if built is not None else _summary_again(handle, origin)
-
-    summary = SummaryStage(streamed=True, while_reading=while_reading, again=again)
+    summary = SummaryStage(streamed=True, while_reading=while_reading, again=lambda: _summary_again(handle, origin))
     schema, run = stages(KIND, options, streamed=True, summary=summary)
+    _add_more(run, more)
     first_rows = _FirstRows(place_limit, strict) if place_limit is not None else None
 
     def placed_rows(piece: stream.Rows, found: list[Finding]) -> None:
@@ -654,15 +776,27 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
             where = piece.positions({_row(f.pointer) for f in found})
             rows_found.extend(place(f, where) for f in found)
 
+    helpers: list[RowsHelper] = []
+
+    def start_helper() -> RowsHelper | None:
+        from .helper import RowsHelper
+
+        try:
+            helpers.append(RowsHelper(run))
+        except OSError:  # no process to be had: this one does all the work, as with one job
+            return None
+        return helpers[0]
+
     try:
-        if helped is None:
-            problem = source.feed(run, placed_rows, summary.start_rows)
+        if helped:
+            problem = source.feed_split(run, placed_rows, summary.start_rows, start_helper)
         else:
-            problem = source.feed(run, helped.pending(placed_rows), summary.start_rows, helped.hand)
-            if problem is None:
-                helped.settle_all()
+            problem = source.feed(run, placed_rows, summary.start_rows)
     except stream.NotStreamable:
         return None
+    finally:
+        for helper in helpers:
+            helper.close()
     if problem is not None:
         return Report.build(kind, [problem], strict=False)
     if not source.has_rows():

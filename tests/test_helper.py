@@ -1,8 +1,9 @@
 """A helper process for one result set read in pieces (``validate -j 2`` on one file; ``evalschema.helper``).
 
 The report is the one a single process gives (``tests/test_stream.py`` compares them on every document it streams);
-here: what must hold when the helper is lost, when orjson's reading of a batch is not the exact one, that the
-command line starts one, and that it always ends.
+here: that batches are shared between the two processes, what must hold when the helper is lost, when it cannot
+vouch for a batch handed to it (orjson's reading is not the exact one, the batch's end is no row's end, the text
+is broken), that the command line starts one, and that it always ends.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import sys
 import threading
 from contextlib import redirect_stdout
@@ -31,17 +33,30 @@ import synthetic  # noqa: E402
 pytestmark = pytest.mark.skipif(not helper.available(), reason="the helper is forked: this platform has no os.fork")
 
 
+class Started(list[helper.RowsHelper]):
+    """Every helper started, and the answers taken from them: a batch's row count, or ``None`` (not vouched for)."""
+
+    answers: list[int | None]
+
+
 @pytest.fixture
-def helpers(monkeypatch: pytest.MonkeyPatch) -> list[helper.RowsHelper]:
-    """Every helper started (for any input size, with small batches: many verdicts per document)."""
-    started: list[helper.RowsHelper] = []
-    original = helper.RowsHelper.__init__
+def helpers(monkeypatch: pytest.MonkeyPatch) -> Started:
+    """Every helper started (for any input size, with small batches: many of them per document)."""
+    started = Started()
+    started.answers = []
+    original, answer = helper.RowsHelper.__init__, helper.RowsHelper.answer
 
     def init(self: helper.RowsHelper, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         started.append(self)
 
+    def answered(self: helper.RowsHelper) -> helper.Parts | None:
+        got = answer(self)
+        started.answers.append(None if got is None else got[0])
+        return got
+
     monkeypatch.setattr(helper.RowsHelper, "__init__", init)
+    monkeypatch.setattr(helper.RowsHelper, "answer", answered)
     monkeypatch.setattr(streaming, "HELPER_MIN", 0)
     # threads other tests of the session left running (none of them holds a lock the helper needs)
     monkeypatch.setattr(streaming, "_other_threads", lambda: False)
@@ -59,22 +74,39 @@ def _broken_resultset(path: Path, rows: int = 60, every: int = 17) -> Path:
     return path
 
 
-def test_a_helper_checks_the_rows_and_builds_the_claimed_summary(
-    helpers: list[helper.RowsHelper], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_helper_takes_batches_and_their_summary_is_joined_here(
+    helpers: Started, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    target = _broken_resultset(tmp_path / "set.json")
+    """Batches go to both processes; the claimed summary is checked against the parts joined in reading order
+    (a test case's attempts span batches of both), not read again; rows repeated across the two processes' batches
+    are found."""
+    target = _broken_resultset(tmp_path / "set.json", rows=200)
+    document = json.loads(target.read_text())
+    document["results"][150] = dict(document["results"][10])  # a repeated (test case, attempt), far apart
+    target.write_text(json.dumps(document, indent=1))
     alone = validate_file(target, stream_rows=True).to_dict()
-    monkeypatch.setattr(streaming, "_summary_again", lambda *_: pytest.fail("the helper's summary is used, not a second read"))
+    read_here = 0
+    add = streaming._Split.add
+
+    def counted(self: streaming._Split, piece: Any) -> None:
+        nonlocal read_here
+        read_here += isinstance(piece, stream.Rows)
+        add(self, piece)
+
+    monkeypatch.setattr(streaming._Split, "add", counted)
+    monkeypatch.setattr(streaming, "_summary_again", lambda *_: pytest.fail("the summary is built while reading, not read again"))
     helped = validate_file(target, stream_rows=True, jobs=2).to_dict()
     assert helped == alone
-    assert [h.summarizing for h in helpers] == [True]
-    assert {f["code"] for f in helped["errors"]} == {"TYPE_MISMATCH"} and any(f["code"] == "SUMMARY_MISMATCH" for f in helped["warnings"])
+    assert len(helpers) == 1 and len(helpers.answers) > 2 and None not in helpers.answers and read_here > 2
+    assert sum(n or 0 for n in helpers.answers) < 200
+    assert {f["code"] for f in helped["errors"]} == {"TYPE_MISMATCH", "DUPLICATE_ATTEMPT"}
+    assert any(f["code"] == "SUMMARY_MISMATCH" for f in helped["warnings"])
     assert helpers[0].pid == -1  # waited for
 
 
 @pytest.mark.parametrize("lost_after", [0, 1, 4])
 def test_a_lost_helper_leaves_its_work_to_this_process(
-    lost_after: int, helpers: list[helper.RowsHelper], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    lost_after: int, helpers: Started, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The helper dies after ``lost_after`` batches: the rest of the rows are checked here, the claimed summary
     read again. Every row is invalid: a batch wrongly vouched for shows."""
@@ -97,11 +129,16 @@ def test_a_lost_helper_leaves_its_work_to_this_process(
     assert len(helpers) == 1 and helpers[0].failed and helpers[0].pid == -1  # noticed, and waited for
 
 
-def test_a_batch_orjson_misreads_goes_to_the_helper_as_its_exact_reading(
-    helpers: list[helper.RowsHelper], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def eager(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every batch found in one step goes to the helper (it never has too many to go)."""
+    monkeypatch.setattr(streaming._Split, "AHEAD", 1 << 30)
+
+
+def test_a_batch_orjson_misreads_is_read_here_again(helpers: Started, eager: None, tmp_path: Path) -> None:
     """orjson reads integers beyond 64 bits as doubles; the exact reading keeps them. Two attempts of a test case
-    that only the exact reading tells apart decide its first attempt (the helper's summary must see them)."""
+    that only the exact reading tells apart decide its first attempt (the summary must see them): the helper does
+    not vouch for their batch, which is read here, exactly, and the batches after it again."""
     document = synthetic.resultset(40, attempts=1)
     later, earlier = document["results"][6:8]
     earlier["test_case_id"] = later["test_case_id"]
@@ -114,25 +151,60 @@ def test_a_batch_orjson_misreads_goes_to_the_helper_as_its_exact_reading(
     document["summary"] = {"total": 40, "attempts": {"first_attempt_pass_rate": 0.0}}
     target = tmp_path / "exact.json"
     target.write_text(json.dumps(document))
-    handed: list[bool] = []
-    hand = helper.RowsHelper.hand
-
-    def recorded(self: helper.RowsHelper, text: bytes | bytearray, items: list[Any] | None = None) -> None:
-        handed.append(items is not None)
-        hand(self, text, items)
-
     alone = validate_file(target, stream_rows=True).to_dict()
-    monkeypatch.setattr(helper.RowsHelper, "hand", recorded)
     assert validate_file(target, stream_rows=True, jobs=2).to_dict() == alone
-    assert any(handed) and not all(handed)
+    assert None in helpers.answers and any(helpers.answers)
     assert any(f["pointer"] == "/results/12/passed" for f in alone["errors"])
     mismatches = [f["pointer"] for f in alone["warnings"] if f["code"] == "SUMMARY_MISMATCH"]
     assert "/summary/attempts/first_attempt_pass_rate" in mismatches and "/summary/total" not in mismatches
 
 
-def test_no_process_to_be_had_means_one_process_does_it_all(
-    helpers: list[helper.RowsHelper], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_batch_that_ends_inside_a_row_is_read_here_again(helpers: Started, eager: None, tmp_path: Path) -> None:
+    """Rows whose metadata holds objects that start as rows do: the last row start in a window can be one of those,
+    inside a row. Handed on unread, such a batch is refused by the helper (orjson does not read it as a list), and
+    read here, where the reader looks for an earlier row start."""
+    document = synthetic.resultset(60, attempts=1)
+    for index, row in enumerate(document["results"]):
+        row["metadata"] = {"seen": [{"test_case_id": f"x{index}"}, {"test_case_id": "y", "attempt": 1}]}
+        row["grader_results"][0]["score"] = 2  # and every row invalid, to show where each finding lands
+    target = tmp_path / "nested.json"
+    target.write_text(json.dumps(document, separators=(",", ":")))
+    with target.open("rb") as handle:
+        alone = validate_stream(handle)
+    with target.open("rb") as handle:
+        helped = validate_stream(handle, jobs=2)
+    assert alone is not None and helped is not None and helped.to_dict() == alone.to_dict()
+    assert None in helpers.answers and any(helpers.answers)
+    assert [f.pointer for f in helped.errors] == [f"/results/{i}/grader_results/0/score" for i in range(60)]
+
+
+@pytest.mark.parametrize("later", ["syntax", "not UTF-8"])
+def test_broken_text_in_a_batch_with_the_helper_is_the_first_problem(
+    later: str, helpers: Started, eager: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A syntax error in a batch handed to the helper comes before a later one this process reads (found first: the
+    helper's answers are taken only when they must be), but after text that is not UTF-8 anywhere (reading the file
+    whole decodes it first): the report of one process."""
+    monkeypatch.setattr(helper.RowsHelper, "ready", lambda self: False)
+    monkeypatch.setattr(streaming._Split, "WAITING", 1 << 30)
+    text = json.dumps(synthetic.resultset(80, attempts=1), separators=(",", ":")).encode()
+    # the later problem in the last row: this process reads that one itself while the earlier batch is with the helper
+    middle, end = text.index(b'"passed":', len(text) // 3), text.rindex(b'"passed":')
+    text = text[:middle] + b'"passed":tru,' + text[middle + len(b'"passed":true,') :]
+    assert text[middle:].startswith(b'"passed":tru,')
+    text = text[:end] + (b'"passed":,' if later == "syntax" else b'"p\xffssed":') + text[end + len(b'"passed":') :]
+    target = tmp_path / "broken.json"
+    target.write_bytes(text)
+    with target.open("rb") as handle:
+        alone = validate_stream(handle)
+    with target.open("rb") as handle:
+        helped = validate_stream(handle, jobs=2)
+    assert alone is not None and helped is not None and helped.to_dict() == alone.to_dict()
+    assert [f.code for f in alone.errors] == ["INVALID_JSON" if later == "syntax" else "FILE_UNREADABLE"]
+    assert None in helpers.answers
+
+
+def test_no_process_to_be_had_means_one_process_does_it_all(helpers: Started, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = _broken_resultset(tmp_path / "set.json")
     alone = validate_file(target, stream_rows=True).to_dict()
 
@@ -144,7 +216,7 @@ def test_no_process_to_be_had_means_one_process_does_it_all(
     assert helpers == []
 
 
-def test_the_helper_ends_when_the_input_breaks_midway(helpers: list[helper.RowsHelper], tmp_path: Path) -> None:
+def test_the_helper_ends_when_the_input_breaks_midway(helpers: Started, tmp_path: Path) -> None:
     target = tmp_path / "cut.json"
     target.write_bytes(_broken_resultset(tmp_path / "set.json").read_bytes()[:-5000])
     with target.open("rb") as handle:
@@ -179,7 +251,7 @@ def test_no_helper_for_a_small_file_one_job_or_other_threads(tmp_path: Path, mon
         other.join()
 
 
-def test_validate_j2_on_one_file_starts_a_helper(helpers: list[helper.RowsHelper], tmp_path: Path) -> None:
+def test_validate_j2_on_one_file_starts_a_helper(helpers: Started, tmp_path: Path) -> None:
     """``evalschema validate -j 2`` on one result set: the output of ``-j 1``, with a helper process."""
     target = _broken_resultset(tmp_path / "set.json")
 
@@ -194,3 +266,33 @@ def test_validate_j2_on_one_file_starts_a_helper(helpers: list[helper.RowsHelper
     assert run("-j", "2") == one
     assert len(helpers) == 1 and helpers[0].pid == -1
     assert one[0] == 1 and json.loads(one[1])["files"][0]["valid"] is False
+
+
+def test_a_shallow_pipe_hands_one_batch_at_a_time(helpers: Started, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the pipe cannot be made deeper, one batch at a time goes to the helper: a second one waiting for room
+    while the helper waits for this process to take a long answer (every row invalid: many findings) would be a
+    deadlock. An alarm turns one into a failure."""
+    import fcntl
+
+    def refused(*args: Any) -> int:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(fcntl, "fcntl", refused)
+    monkeypatch.setattr(stream, "BATCH_BYTES", 1 << 18)
+    document = synthetic.resultset(3000, attempts=1)
+    for row in document["results"]:
+        row["passed"] = "no"
+        for grader_result in row["grader_results"]:
+            grader_result["score"] = 7
+    target = tmp_path / "invalid.json"
+    target.write_text(json.dumps(document, indent=1))
+    alone = validate_file(target, stream_rows=True).to_dict()
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the two processes waited for each other"))
+    signal.alarm(120)
+    try:
+        helped = validate_file(target, stream_rows=True, jobs=2).to_dict()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert helped == alone and len(alone["errors"]) > 3000
+    assert [h.ahead for h in helpers] == [1] and any(helpers.answers)

@@ -93,11 +93,11 @@ def both(path: Path, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 @contextmanager
-def _helper_for_any_size() -> Iterator[list[int]]:
+def _helper_for_any_size(*, eager: bool = False) -> Iterator[list[int]]:
     """A helper for documents of any size, whatever threads other tests left running; yields a list that gets a 1
-    for each helper started."""
+    for each helper started. ``eager``: every batch found in one step is handed to it."""
     started: list[int] = []
-    saved = streaming.HELPER_MIN, streaming._other_threads, helper.RowsHelper.__init__
+    saved = streaming.HELPER_MIN, streaming._other_threads, helper.RowsHelper.__init__, streaming._Split.AHEAD
 
     def counted(self: helper.RowsHelper, *args: Any, **kwargs: Any) -> None:
         saved[2](self, *args, **kwargs)
@@ -105,11 +105,14 @@ def _helper_for_any_size() -> Iterator[list[int]]:
 
     streaming.HELPER_MIN, streaming._other_threads = 0, lambda: False
     helper.RowsHelper.__init__ = counted  # type: ignore[method-assign]
+    if eager:
+        streaming._Split.AHEAD = 1 << 30
     try:
         yield started
     finally:
         streaming.HELPER_MIN, streaming._other_threads = saved[:2]
         helper.RowsHelper.__init__ = saved[2]  # type: ignore[method-assign]
+        streaming._Split.AHEAD = saved[3]
 
 
 def test_orjson_positions_the_reader_relies_on() -> None:
@@ -254,6 +257,10 @@ def test_broken_text_reports_like_whole(edits: list[tuple[int, int, bytes]], chu
                     return
             if streamed is not None:
                 assert streamed.to_dict() == whole
+                if helper.available():  # every batch found in one step handed to a helper, which reads it there
+                    with target.open("rb") as handle, _helper_for_any_size(eager=True):
+                        helped = validate_stream(handle, jobs=2)
+                    assert helped is not None and helped.to_dict() == whole
         finally:
             stream.CHUNK_BYTES, stream.BATCH_ITEMS = previous
 
@@ -294,6 +301,10 @@ def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path
             stream.CHUNK_BYTES = previous
         assert streamed is not None
         assert streamed.to_dict() == validate_file(target, stream_rows=False).to_dict()
+        if helper.available():
+            with target.open("rb") as handle, _helper_for_any_size(eager=True):
+                helped = validate_stream(handle, jobs=2)
+            assert helped is not None and helped.to_dict() == streamed.to_dict()
         # findings come in reading order: the expected one is placed, though a missing root property (at line 1)
         # may come before it
         assert code in [f.code for f in streamed.errors if f.line is not None]

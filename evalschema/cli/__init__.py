@@ -13,7 +13,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -28,7 +28,7 @@ from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
 from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem, not_an_object
 from ..io.positions import Positions
-from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_file
+from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_and_summarize_file, validate_file
 from ..report.github import github_entry as _github_entry
 from ..report.json_report import entry as _entry
 from ..report.json_report import json_entry as _json_entry
@@ -303,6 +303,7 @@ class Summarizing:
     fields: dict[str, Any] | None = None
     summary: Summary | None = None
     lists: CaseLists | None = None
+    attempts: dict[str, Any] | None = None  # pass@k, pass^k, flip rate, when found while reading (else from ``fields``)
 
 
 def source_summaries(source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None) -> Iterator[Summarizing]:
@@ -317,8 +318,26 @@ def source_summaries(source: Path | str, args: argparse.Namespace, documents: It
             yield Summarizing(str(source), problem=bad_name)
             return
         path = _json_file(source, args.input_format)
-        if path is not None:  # large files are validated and summarized in pieces
-            report = validate_file(path, "resultset", stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS)
+        if path is not None:  # one reading (large files in pieces): the findings, the summary, the attempt statistics
+            from ..compare.files import AttemptTally
+
+            seen: list[tuple[CaseLists | None, AttemptTally]] = []
+
+            def each_row() -> Callable[[Any], None]:
+                lists, tally = CaseLists() if args.html else None, AttemptTally()
+                seen.append((lists, tally))
+                if lists is None:
+                    return tally.add
+
+                def both(row: Any) -> None:
+                    lists.add(row)
+                    tally.add(row)
+
+                return both
+
+            report, summarized = validate_and_summarize_file(
+                path, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, each_row=each_row
+            )
             # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
             problem = next(
                 (f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None
@@ -330,12 +349,18 @@ def source_summaries(source: Path | str, args: argparse.Namespace, documents: It
             if refused is not None and not args.force:
                 yield Summarizing(str(path), refused=refused)
                 return
-            lists = CaseLists() if args.html else None
-            summarized = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream], each_row=lists.add if lists is not None else None)
-            if isinstance(summarized, Finding):
-                yield Summarizing(str(path), refused=refused, problem=summarized)
-            else:
-                yield Summarizing(str(path), refused=refused, fields=summarized[0], summary=summarized[1], lists=lists)
+            if summarized is None:  # decided before its rows were read (a newer major version, say): read them now
+                lists = CaseLists() if args.html else None
+                again = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream], each_row=lists.add if lists is not None else None)
+                if isinstance(again, Finding):
+                    yield Summarizing(str(path), refused=refused, problem=again)
+                else:
+                    yield Summarizing(str(path), refused=refused, fields=again[0], summary=again[1], lists=lists)
+                return
+            lists, tally = seen[-1]
+            fields, summary = summarized
+            attempts = tally.to_dict() if summary.attempts is not None else None
+            yield Summarizing(str(path), refused=refused, fields=fields, summary=summary, lists=lists, attempts=attempts)
             return
         documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
     for loaded in documents:
@@ -367,6 +392,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     refused: list[dict[str, Any]] = []
     invalid_labels: dict[str, int] = {}
     lists: dict[str, CaseLists] = {}
+    known_attempts: dict[str, dict[str, Any]] = {}  # found while reading
     status = EXIT_OK
 
     if args.html is not None:
@@ -392,13 +418,15 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             results.append((label, item.fields, item.summary))
             if item.lists is not None:
                 lists[label] = item.lists
+            if item.attempts is not None:
+                known_attempts[label] = item.attempts
     if args.html is not None and (results or not refused):
         from ..io.atomic import write_atomic
 
         write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
     from . import comparecmd
 
-    attempts = comparecmd.attempt_statistics_of(results)  # pass@k, pass^k, flip rate (SPEC §12.5)
+    attempts = comparecmd.attempt_statistics_of(results, known_attempts)  # pass@k, pass^k, flip rate (SPEC §12.5)
     if args.format == "json":
         payload: list[dict[str, Any]] = [
             {

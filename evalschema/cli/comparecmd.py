@@ -135,16 +135,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 # --- pass@k, pass^k and the flip rate in ``evalschema summarize`` (SPEC §12.5) ------------------------------
 
 
-def attempt_statistics_of(results: list[tuple[str, dict[str, Any], Any]]) -> dict[str, dict[str, Any]]:
-    """For each summarized result set whose rows carry ``attempt``: its pass@k, pass^k and flip rate, by label. A
-    result set summarized in pieces (its rows not held) is read again, in pieces."""
+def attempt_statistics_of(results: list[tuple[str, dict[str, Any], Any]], known: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """For each summarized result set whose rows carry ``attempt``: its pass@k, pass^k and flip rate, by label —
+    ``known`` when found while it was read; else from its rows in hand, or read again (in pieces)."""
     from ..compare import attempt_statistics
 
     out: dict[str, dict[str, Any]] = {}
     for label, document, summary in results:
         if summary.attempts is None:
             continue
-        found = attempt_statistics(document if "results" in document else Path(label))
+        found = known[label] if label in known else attempt_statistics(document if "results" in document else Path(label))
         if found is not None:
             out[label] = found
     return out

@@ -71,25 +71,34 @@ def compare_files(base: Path, new: Path, options: Options | None = None) -> dict
         return comparer.finish()
 
 
+class AttemptTally:
+    """pass@k, pass^k and the flip rate of one result set's rows (SPEC §12.5), ``add``-ed one at a time in order."""
+
+    def __init__(self) -> None:
+        self.tally, self.seen = _Attempts(), KeyTable()
+
+    def add(self, row: Any) -> None:
+        if isinstance(row, dict) and isinstance(row.get("test_case_id"), str):
+            case = row["test_case_id"].encode("utf-8", "surrogatepass")
+            if self.seen.setdefault(_key(case, attempt_number(row)), 0)[1]:  # a repeated (test case, attempt): the first counts
+                self.tally.add(case, row_outcome(row, None))
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.tally.to_dict()
+
+
 def attempt_statistics(source: Path | dict[str, Any]) -> dict[str, Any] | None:
     """pass@k, pass^k and the flip rate of one result set (SPEC §12.5), for ``summarize``: from a document, or a
     file read again (JSON in pieces); ``None`` when the file cannot be read."""
-    tally, seen = _Attempts(), KeyTable()
-
-    def add(row: Any) -> None:
-        if isinstance(row, dict) and isinstance(row.get("test_case_id"), str):
-            case = row["test_case_id"].encode("utf-8", "surrogatepass")
-            if seen.setdefault(_key(case, attempt_number(row)), 0)[1]:  # a repeated (test case, attempt): the first counts
-                tally.add(case, row_outcome(row, None))
-
+    tally = AttemptTally()
     if isinstance(source, dict):
         rows = source.get(ARRAY)
         for row in rows if isinstance(rows, list) else ():
-            add(row)
+            tally.add(row)
         return tally.to_dict()
     try:
         with paused_gc():
-            read_rows(source, add)
+            read_rows(source, tally.add)
     except Unreadable:
         return None
     return tally.to_dict()

@@ -674,16 +674,6 @@ def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engin
     return SchemaOutcome(findings, deprecated)
 
 
-def rows_pass_screen(rows: list[Any], kind: str, array: str, version: str | None = None) -> bool:
-    """Whether the fast engine's first pass finds ``rows`` (items of the root array ``array``) valid: ``True``
-    means :func:`check_rows` with the fast engine reports nothing for them; ``False`` means it must be asked. For
-    work done elsewhere (``evalschema.helper``); only sound where :func:`rows_stand_alone` holds."""
-    try:
-        return bool(_fast_screen(kind, version, ("properties", array)).is_valid(rows))
-    except (UnicodeEncodeError, ValueError):  # a string jsonschema-rs cannot take: check_rows decides
-        return False
-
-
 def check_rows(
     rows: list[Any], start: int, kind: str, array: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None
 ) -> SchemaOutcome:

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, cast
 
 from evalschema_models._annotated import ANNOTATED
 from evalschema_models.rules import RULES as LEDGER
 
 from ..core import messages
-from ..core.findings import Finding, pointer
+from ..core.findings import Finding, escape_token, pointer
 from ..io.compact import KeyTable
+from .registry import renumbered
 
 ARRAY_ITEM = "*"
 MAP_VALUE = "~*"
@@ -137,7 +139,7 @@ def _string_and_integer(key: tuple[_Member, ...]) -> tuple[str, str] | None:
 
 
 # A key of one integer and one string, as bytes: the general encoding below, written out (the row-key fast path in
-# ``AnnotatedRows._first_rows`` uses it directly)
+# ``AnnotatedRows._keyed`` uses it directly, ``_decoded`` reads it back)
 _INTEGER_AND_STRING = b"%x;%s"
 
 
@@ -295,26 +297,58 @@ class AnnotatedRows:
                 yield from rule.findings(value, where)
 
     def rows(self, batch: Sequence[Any], start: int = 0) -> Iterator[Finding]:
-        """Rows ``batch``, the first of which is row ``start`` of the document. Per row, a rule whose paths start
-        with a member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check.
+        """Rows ``batch``, the first of which is row ``start`` of the document: :meth:`part`, then :meth:`join`."""
+        return self.join(self.part(batch), start)
 
-        Each rule goes through the whole batch at once (most of the work in comprehensions and the key table's
-        bulk insertion); the findings are then put in the order a row-by-row pass gives: by row, then by rule."""
-        found: list[tuple[int, int, Finding]] = []
+    def part(self, batch: Sequence[Any]) -> list[Any]:
+        """What each row rule finds in ``batch`` apart from the other rows (rows numbered from 0; picklable): a
+        row-scoped rule's findings, the keys of a rule unique across rows. Per row, a rule whose paths start with a
+        member the row lacks (or holds empty) is skipped before any walking: most rows have nothing to check. Each
+        rule goes through the whole batch at once (most of the work in comprehensions)."""
+        out: list[Any] = []
         for i, (rule, rest, spans) in enumerate(self.row_rules):
-            if spans and not rest:  # the rows themselves are the items: the first row index of each key
-                found.extend((index, i, f) for index, f in self._first_rows(i, rule, batch, start))
+            if spans and not rest:  # the rows themselves are the items: their keys
+                out.append(self._keyed(i, batch))
                 continue
-            rows = self._candidates(batch, start, self.guards[i])
+            rows = self._candidates(batch, 0, self.guards[i])
             if not spans:
-                found.extend(
-                    (index, i, f)
-                    for index, row in rows
-                    for where, value in match(row, rest, (self.array, index))
-                    for f in rule.findings(value, where)
+                out.append(
+                    [
+                        (index, f)
+                        for index, row in rows
+                        for where, value in match(row, rest, (self.array, index))
+                        for f in rule.findings(value, where)
+                    ]
                 )
+            else:  # items below each row, unique across rows: each one's path and key
+                out.append(
+                    [
+                        (index, path, key)
+                        for index, row in rows
+                        for path, item in match(row, rest, (self.array, index))
+                        if (key := _key(item, rule.key)) is not None
+                    ]
+                )
+        return out
+
+    def join(self, part: list[Any], start: int) -> Iterator[Finding]:
+        """The findings of a batch's :meth:`part`, its first row being row ``start``, after every earlier batch's:
+        the keys seen in earlier rows decide the duplicates. In the order a row-by-row pass gives: by row, then by
+        rule."""
+        found: list[tuple[int, int, Finding]] = []
+        array = escape_token(self.array)
+        for i, (rule, rest, spans) in enumerate(self.row_rules):
+            if spans and not rest:
+                found.extend((index, i, f) for index, f in self._repeats(i, rule, part[i], start))
+            elif not spans:
+                found.extend(zip((start + index for index, _ in part[i]), repeat(i), renumbered((f for _, f in part[i]), array, start)))
             else:
-                found.extend((index, i, f) for index, row in rows for f in self._deep_items(i, rule, rest, row, index))
+                seen = self.seen[i]
+                for index, path, key in part[i]:
+                    where = (self.array, start + index, *path[2:])
+                    first = seen.setdefault(key, where)
+                    if first is not where:
+                        found.append((start + index, i, rule.duplicate(where, key, pointer(*first, rule.key[-1].member))))
         if len(self.row_rules) > 1:
             found.sort(key=lambda item: item[:2])  # stable: one rule's findings in one row keep their order
         return (f for _, _, f in found)
@@ -331,10 +365,10 @@ class AnnotatedRows:
             if isinstance(row, dict) and (value := row.get(name, _MISSING)) is not _MISSING and (not deeper or value)
         ]
 
-    def _first_rows(self, i: int, rule: Rule, batch: Sequence[Any], start: int) -> Iterator[tuple[int, Finding]]:
-        """Each row whose key an earlier row had, with its finding (pointing at the first such row)."""
-        key_of, pair, array = self.keys[i], self.pairs[i], self.array
-        repeats: list[tuple[int, Key, int]] | None = None  # (row index, its key, the first row index of that key)
+    def _keyed(self, i: int, batch: Sequence[Any]) -> tuple[list[int] | None, list[bytes] | None, list[Key] | None]:
+        """The rows of ``batch`` that have a key for rule ``i``: (their indices, their keys encoded for the key
+        table when ``compact``, the keys). ``None`` indices: every row, in order; ``None`` keys: only encoded."""
+        key_of, pair = self.keys[i], self.pairs[i]
         if self.compact and pair is not None:
             # a key of one string and one integer, each there with exactly its type in every row of the batch (the
             # common case): encoded as ``_compact_encoder`` does, in one comprehension; any other batch the general way
@@ -345,30 +379,34 @@ class AnnotatedRows:
                 if type(row) is dict and type(t := row.get(text)) is str and type(n := row.get(number)) is int
             ]
             if len(encoded) == len(batch):
-                again = self.tables[i].setdefault_many(encoded, list(range(start, start + len(batch))))
-                repeats = [(start + p, cast(Key, key_of(batch[p])), first) for p, first in again]
-        if repeats is None:
-            rows = self._candidates(batch, start, self.guards[i])
-            keyed = [(index, key) for index, row in rows if (key := key_of(row)) is not None]
-            if self.compact:
-                encode = self.encoders[i]
-                again = self.tables[i].setdefault_many([encode(key) for _, key in keyed], [index for index, _ in keyed])
-                repeats = [(*keyed[p], first) for p, first in again]
-            else:
-                first_rows = self.first_rows[i]
-                repeats = [(index, key, first) for index, key in keyed if (first := first_rows.setdefault(key, index)) != index]
-        for index, key, first in repeats:
-            yield index, rule.duplicate((array, index), key, pointer(array, first, rule.key[-1].member))
+                return None, encoded, None
+        keyed = [(index, key) for index, row in self._candidates(batch, 0, self.guards[i]) if (key := key_of(row)) is not None]
+        keys = [key for _, key in keyed]
+        encode = self.encoders[i]
+        return [index for index, _ in keyed], [encode(key) for key in keys] if self.compact else None, keys
 
-    def _deep_items(self, i: int, rule: Rule, rest: tuple[str, ...], row: dict[str, Any], index: int) -> Iterator[Finding]:
-        """Items below each row (``array/*/…/*``) unique across rows: the first path of each key."""
-        for path, item in match(row, rest, (self.array, index)):
-            key = _key(item, rule.key)
-            if key is None:
-                continue
-            first = self.seen[i].setdefault(key, path)
-            if first is not path:
-                yield rule.duplicate(path, key, pointer(*first, rule.key[-1].member))
+    def _repeats(
+        self, i: int, rule: Rule, keyed: tuple[list[int] | None, list[bytes] | None, list[Key] | None], start: int
+    ) -> Iterator[tuple[int, Finding]]:
+        """Each row whose key an earlier row had, with its finding (pointing at the first such row)."""
+        indices, encoded, keys = keyed
+        size = len(encoded) if encoded is not None else len(keys or ())
+        at = list(range(start, start + size)) if indices is None else [start + index for index in indices]
+        if encoded is not None:
+            repeats = self.tables[i].setdefault_many(encoded, at)
+        else:
+            first_rows = self.first_rows[i]
+            repeats = [(p, first) for p, key in enumerate(keys or ()) if (first := first_rows.setdefault(key, at[p])) != at[p]]
+        for p, first in repeats:
+            key = keys[p] if keys is not None else self._decoded(i, rule, cast(list[bytes], encoded)[p])
+            yield at[p], rule.duplicate((self.array, at[p]), key, pointer(self.array, first, rule.key[-1].member))
+
+    def _decoded(self, i: int, rule: Rule, encoded: bytes) -> Key:
+        """The key ``_keyed`` encoded in one comprehension (one string and one integer member) from its bytes."""
+        text, _ = cast(tuple[str, str], self.pairs[i])
+        number, _, string = encoded.partition(b";")
+        as_text, as_int = string.decode("utf-8", "surrogatepass"), int(number, 16)
+        return tuple(as_text if m.member == text else as_int for m in rule.key)
 
     def finish(self) -> Iterator[Finding]:
         return iter(())

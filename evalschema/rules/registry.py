@@ -14,7 +14,7 @@ each factory once per document. Rules that are no stage say where they are imple
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from evalschema_models.rules import RULES
@@ -46,13 +46,39 @@ class Context:
 
 class Stage(Protocol):
     """One pass over a document: its own members (once every member is known: before the rows for a document in
-    hand, after them for a stream, whose members may follow its rows), its rows in batches, then the end."""
+    hand, after them for a stream, whose members may follow its rows), its rows in batches, then the end.
+
+    A batch's rows step comes apart in two, so that another process can take the first (``evalschema.helper``):
+    ``part(items)``, the work that needs no other row and no row number (rows numbered from 0; what it returns is
+    pickled), then ``join(part, batch)``, here, batch after batch in order: the state across rows, and the rows'
+    numbers (``batch.start``)."""
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]: ...
 
     def rows(self, batch: Batch) -> Iterable[Finding]: ...
 
+    def part(self, items: list[Any]) -> Any: ...
+
+    def join(self, part: Any, batch: Batch) -> Iterable[Finding]: ...
+
     def finish(self) -> Iterable[Finding]: ...
+
+
+def renumber(pointer: str, array: str, start: int) -> str:
+    """A pointer into rows numbered from 0 (``/array/2/…``), with the rows numbered from ``start``
+    (``/array/{start+2}/…``); ``array`` is the member's pointer token. Other pointers are kept."""
+    prefix = f"/{array}/"
+    if not start or not pointer.startswith(prefix):
+        return pointer
+    index, slash, rest = pointer[len(prefix) :].partition("/")
+    return f"{prefix}{int(index) + start}{slash}{rest}"
+
+
+def renumbered(findings: Iterable[Finding], array: str, start: int) -> list[Finding]:
+    """Findings of rows numbered from 0, with the rows numbered from ``start`` (:func:`renumber`)."""
+    if not start:
+        return list(findings)
+    return [replace(f, pointer=renumber(f.pointer, array, start)) for f in findings]
 
 
 StageFactory = Callable[[Context], Stage | None]  # None: nothing to check for this document (no suite given, say)

@@ -15,11 +15,11 @@ from typing import Any
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from ..core.findings import Finding
+from ..core.findings import Finding, escape_token
 from .annotated import AnnotatedRows, rules_of
 from .crossdoc import SuiteIndex
 from .document import ResultRows, grader_rules, pack_rules, resultset_document_rules, suite_rules, testcase_rules
-from .registry import Batch, Context, Stage, bind, elsewhere
+from .registry import Batch, Context, Stage, bind, elsewhere, renumbered
 
 
 class DocumentPass:
@@ -32,6 +32,12 @@ class DocumentPass:
         return self.check(members)
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
+        return ()
+
+    def part(self, items: list[Any]) -> None:
+        return None
+
+    def join(self, part: None, batch: Batch) -> Iterable[Finding]:
         return ()
 
     def finish(self) -> Iterable[Finding]:
@@ -51,12 +57,19 @@ class ResultRowsPass:
 
     def __init__(self, context: Context) -> None:
         self.rules = ResultRows(compact=context.compact)
+        self.array = escape_token(context.rows or "results")
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
         return ()
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return self.rules.check(batch.items, batch.start)
+
+    def part(self, items: list[Any]) -> list[Finding]:
+        return list(self.rules.check(items))
+
+    def join(self, part: list[Finding], batch: Batch) -> Iterable[Finding]:
+        return renumbered(part, self.array, batch.start)
 
     def finish(self) -> Iterable[Finding]:
         return ()
@@ -69,6 +82,7 @@ class SuitePass:
     def __init__(self, suite: dict[str, Any]) -> None:
         self.index = SuiteIndex(suite)
         self.members: dict[str, Any] = {}
+        self.array = escape_token("results")  # the rows SuiteIndex checks: a result set's
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
         self.members = members
@@ -76,6 +90,14 @@ class SuitePass:
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return self.index.check(batch.items, batch.start)
+
+    def part(self, items: list[Any]) -> tuple[list[Finding], set[str]]:
+        return self.index.part(items)
+
+    def join(self, part: tuple[list[Finding], set[str]], batch: Batch) -> Iterable[Finding]:
+        found, run = part
+        self.index.run |= run
+        return renumbered(found, self.array, batch.start)
 
     def finish(self) -> Iterable[Finding]:
         return self.index.finish(self.members)
@@ -93,6 +115,12 @@ class AnnotatedPass:
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return self.checker.rows(batch.items, batch.start)
+
+    def part(self, items: list[Any]) -> Any:
+        return self.checker.part(items)
+
+    def join(self, part: Any, batch: Batch) -> Iterable[Finding]:
+        return self.checker.join(part, batch.start)
 
     def finish(self) -> Iterable[Finding]:
         return self.checker.finish()

@@ -47,6 +47,19 @@ class ReferenceSummary:
                 each_row(item)
         return ()
 
+    def part(self, items: list[Any]) -> SummaryBuilder:
+        """The summary of these rows alone (``join`` adds it after the rows before them). Not with ``each_row``,
+        which must see the rows in this process."""
+        if self.each_row is not None and items:
+            raise ValueError("a reference summary with each_row sees its rows where it is")
+        alone = ReferenceSummary(compact=self.builder.compact)
+        alone.rows(Batch(items))
+        return alone.builder
+
+    def join(self, part: SummaryBuilder, batch: Batch) -> Iterable[Finding]:
+        self.builder.absorb(part)
+        return ()
+
     def finish(self) -> Iterable[Finding]:
         return ()
 
@@ -60,7 +73,8 @@ class SummaryStage:
     A document in hand (``streamed`` false) is summarized whole at the end. Streamed rows are summarized while
     they are read when ``while_reading()`` says so (asked as the rows start: a claim came before them, or may
     follow them, or the input cannot be read twice); otherwise, should a claim turn up after the rows all the
-    same, ``again()`` reads the rows a second time for it.
+    same, ``again()`` reads the rows a second time for it. ``built``: the reference summary another stage of the
+    same run builds anyway (``summarize``'s), used instead of building a second one.
     """
 
     def __init__(
@@ -73,10 +87,11 @@ class SummaryStage:
         self.streamed, self.while_reading, self.again = streamed, while_reading, again
         self.members: dict[str, Any] = {}
         self.reference: ReferenceSummary | None = None
+        self.built: ReferenceSummary | None = None
 
     def start_rows(self) -> None:
         """Called as the rows start, before the first batch (if any)."""
-        if self.streamed and self.while_reading is not None and self.while_reading():
+        if self.built is None and self.streamed and self.while_reading is not None and self.while_reading():
             self.reference = ReferenceSummary()
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
@@ -86,10 +101,18 @@ class SummaryStage:
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return () if self.reference is None else self.reference.rows(batch)
 
+    def part(self, items: list[Any]) -> SummaryBuilder | None:
+        return None if self.reference is None else self.reference.part(items)
+
+    def join(self, part: SummaryBuilder | None, batch: Batch) -> Iterable[Finding]:
+        return () if self.reference is None or part is None else self.reference.join(part, batch)
+
     def finish(self) -> Iterable[Finding]:
         claimed = self.members.get("summary")
         if not isinstance(claimed, dict):  # the reference summary costs a pass over the rows: only when compared
             return ()
+        if self.built is not None:
+            return summary_mismatches(claimed, self.built.build())
         if not self.streamed:
             return summary_mismatches(claimed, summarize(self.members))
         if self.reference is not None:

@@ -37,8 +37,8 @@ from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
 from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
 from .io.positions import Positions, locate
-from .rules import units as _units  # noqa: F401  (registers the code rules' units)
 from .rules.registry import Batch, Context, Stage, renumber, renumbered, stage_factories
+from .rules.units import DocumentPass  # importing it registers the code rules' units
 from .schemas.identify import Identity, identify, parse_version
 from .schemas.registry import KINDS, load
 from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
@@ -429,27 +429,16 @@ def validate_and_summarize_file(
     return report, ({k: v for k, v in fields.members.items() if k != ARRAY}, reference.build())
 
 
-class _Fields:
+class _Fields(DocumentPass):
     """A stage that keeps the document's own members (``None`` until the envelope step: then it was checked)."""
 
     def __init__(self) -> None:
+        super().__init__(self._keep)
         self.members: dict[str, Any] | None = None
 
-    def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+    def _keep(self, members: dict[str, Any]) -> Iterator[Finding]:
         self.members = members
-        return ()
-
-    def rows(self, batch: Batch) -> Iterable[Finding]:
-        return ()
-
-    def part(self, items: list[Any]) -> None:
-        return None
-
-    def join(self, part: None, batch: Batch) -> Iterable[Finding]:
-        return ()
-
-    def finish(self) -> Iterable[Finding]:
-        return ()
+        return iter(())
 
 
 def wants_stream(file: Path, stream_rows: bool | None) -> bool:

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import os
 import pickle
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 import orjson
 
+from .core.findings import Finding
 from .io import stream
 from .io.loader import certainly_exact
-from .rules.registry import Stage
+from .rules.registry import Batch, Stage
 
 # A deeper pipe to the helper (Linux: F_SETPIPE_SZ; up to /proc/sys/fs/pipe-max-size, 1 MiB by default) holds two
 # batches (256 KiB at most each: ``stream.BATCH_BYTES``), so the helper has the next one as it finishes one.
@@ -146,3 +150,76 @@ def _serve(inbox: Connection, outbox: Connection, run: list[Stage]) -> None:
         count = len(items)
         del items  # freed before the answer is written, while the other process reads it
         outbox.send_bytes(pickle.dumps((count, parts), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+@dataclass
+class _Waiting:
+    """A batch read, not yet joined: its rows (text, and the row count when known) and each stage's part of it,
+    or where it starts when it is with the helper (``parts`` then come from it)."""
+
+    rows: stream.Rows
+    count: int
+    parts: list[Any] | None
+    at: stream.Resume | None = None
+
+
+class Split:
+    """``pipeline.StreamSource.feed_split``'s bookkeeping: the batches of the array ``array`` read, in order, until
+    they are joined (``on_rows`` sees each one as it is)."""
+
+    AHEAD = 2  # batches with the helper, unanswered: one it works on, one waiting in the pipe (at most its ``ahead``)
+    WAITING = 8  # batches read and not joined (each holds its text, 256 KiB at most), before this process waits
+
+    def __init__(self, run: list[Stage], array: str, on_rows: Callable[[stream.Rows, list[Finding]], None]) -> None:
+        self.run, self.array, self.on_rows = run, array, on_rows
+        self.helper: RowsHelper | None = None  # started as the rows begin
+        self.waiting: deque[_Waiting] = deque()
+        self.handed = 0  # of the waiting batches, those with the helper
+        self.joined = 0  # rows joined so far: the next batch's first row
+
+    def defer(self) -> bool:
+        """Whether to hand the batch found next to the helper (``stream.read``'s ``defer``)."""
+        return self.helper is not None and not self.helper.failed and self.handed < min(self.AHEAD, self.helper.ahead)
+
+    def add(self, piece: stream.Rows | stream.Deferred) -> None:
+        if isinstance(piece, stream.Deferred):
+            assert self.helper is not None
+            self.helper.hand(piece.rows.text.raw)
+            self.waiting.append(_Waiting(piece.rows, 0, None, piece.at))
+            self.handed += 1
+            return
+        parts = [stage.part(piece.items) for stage in self.run]
+        self.waiting.append(_Waiting(piece, len(piece.items), parts))
+        piece.items = []  # the rows are done with: freed now, not when the batch is joined
+
+    def settle(self, *, everything: bool) -> Iterator[stream.Piece] | None:
+        """Join the waiting batches that can be, in order (``everything``: all of them, waiting for the helper;
+        otherwise those ready, and more only when too many wait). If the helper did not vouch for one, the
+        pieces from its first byte on, read again here: the later batches are dropped."""
+        while self.waiting:
+            oldest = self.waiting[0]
+            if oldest.parts is None:
+                assert self.helper is not None and oldest.at is not None
+                if not everything and len(self.waiting) < self.WAITING and not self.helper.ready():
+                    return None
+                answer = self.helper.answer()
+                self.handed -= 1
+                if answer is None:
+                    return self._resume(oldest.at)
+                oldest.count, oldest.parts = answer
+                stream.settled(oldest.at)
+            self.waiting.popleft()
+            oldest.rows.start = self.joined
+            batch = Batch([], self.joined, oldest.rows.positions)
+            self.on_rows(oldest.rows, [f for stage, part in zip(self.run, oldest.parts) for f in stage.join(part, batch)])
+            self.joined += oldest.count
+        return None
+
+    def _resume(self, at: stream.Resume) -> Iterator[stream.Piece]:
+        assert self.helper is not None
+        if not self.helper.failed:
+            for _ in range(self.handed):  # the helper's answers for the batches dropped
+                self.helper.answer()
+        self.waiting.clear()
+        self.handed = 0
+        return stream.resume(at, self.array, self.joined, self.defer)

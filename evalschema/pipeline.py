@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache
@@ -571,9 +570,10 @@ class StreamSource:
         """``feed``, with a helper process (``evalschema.helper``, started by ``start_helper`` as the rows begin,
         after ``on_array``) taking some batches: each stage's ``part`` of a batch is computed here or there, and
         joined here in reading order; ``on_rows`` sees each batch as it is joined."""
+        from .helper import Split
         from .io import stream
 
-        split = _Split(run, on_rows)
+        split = Split(run, ARRAY, on_rows)
         pieces = stream.read(self.handle, ARRAY, split.defer)
         while True:
             piece = next(pieces, None)
@@ -627,84 +627,6 @@ HELPER_MIN = 1 << 20
 def _other_threads() -> bool:
     """Whether this process runs a thread besides the one calling."""
     return threading.active_count() > 1
-
-
-@dataclass
-class _Waiting:
-    """A batch read, not yet joined: its rows (text, and the row count when known) and each stage's part of it,
-    or where it starts when it is with the helper (``parts`` then come from it)."""
-
-    rows: stream.Rows
-    count: int
-    parts: list[Any] | None
-    at: stream.Resume | None = None
-
-
-class _Split:
-    """``StreamSource.feed_split``'s bookkeeping: the batches read, in order, until they are joined."""
-
-    AHEAD = 2  # batches with the helper, unanswered: one it works on, one waiting in the pipe (at most its ``ahead``)
-    WAITING = 8  # batches read and not joined (each holds its text, 256 KiB at most), before this process waits
-
-    def __init__(self, run: list[Stage], on_rows: Callable[[stream.Rows, list[Finding]], None]) -> None:
-        self.run, self.on_rows = run, on_rows
-        self.helper: RowsHelper | None = None
-        self.waiting: deque[_Waiting] = deque()
-        self.handed = 0  # of the waiting batches, those with the helper
-        self.joined = 0  # rows joined so far: the next batch's first row
-
-    def defer(self) -> bool:
-        """Whether to hand the batch found next to the helper (``stream.read``'s ``defer``)."""
-        return self.helper is not None and not self.helper.failed and self.handed < min(self.AHEAD, self.helper.ahead)
-
-    def add(self, piece: stream.Rows | stream.Deferred) -> None:
-        from .io import stream
-
-        if isinstance(piece, stream.Deferred):
-            assert self.helper is not None
-            self.helper.hand(piece.rows.text.raw)
-            self.waiting.append(_Waiting(piece.rows, 0, None, piece.at))
-            self.handed += 1
-            return
-        parts = [stage.part(piece.items) for stage in self.run]
-        self.waiting.append(_Waiting(piece, len(piece.items), parts))
-        piece.items = []  # the rows are done with: freed now, not when the batch is joined
-
-    def settle(self, *, everything: bool) -> Iterator[stream.Piece] | None:
-        """Join the waiting batches that can be, in order (``everything``: all of them, waiting for the helper;
-        otherwise those ready, and more only when too many wait). If the helper did not vouch for one, the
-        pieces from its first byte on, read again here: the later batches are dropped."""
-        from .io import stream
-
-        while self.waiting:
-            oldest = self.waiting[0]
-            if oldest.parts is None:
-                assert self.helper is not None and oldest.at is not None
-                if not everything and len(self.waiting) < self.WAITING and not self.helper.ready():
-                    return None
-                answer = self.helper.answer()
-                self.handed -= 1
-                if answer is None:
-                    return self._resume(oldest.at)
-                oldest.count, oldest.parts = answer
-                stream.settled(oldest.at)
-            self.waiting.popleft()
-            oldest.rows.start = self.joined
-            batch = Batch([], self.joined, oldest.rows.positions)
-            self.on_rows(oldest.rows, [f for stage, part in zip(self.run, oldest.parts) for f in stage.join(part, batch)])
-            self.joined += oldest.count
-        return None
-
-    def _resume(self, at: stream.Resume) -> Iterator[stream.Piece]:
-        from .io import stream
-
-        assert self.helper is not None
-        if not self.helper.failed:
-            for _ in range(self.handed):  # the helper's answers for the batches dropped
-                self.helper.answer()
-        self.waiting.clear()
-        self.handed = 0
-        return stream.resume(at, ARRAY, self.joined, self.defer)
 
 
 def validate_stream(

@@ -86,14 +86,14 @@ def test_the_helper_takes_batches_and_their_summary_is_joined_here(
     target.write_text(json.dumps(document, indent=1))
     alone = validate_file(target, stream_rows=True).to_dict()
     read_here = 0
-    add = streaming._Split.add
+    add = helper.Split.add
 
-    def counted(self: streaming._Split, piece: Any) -> None:
+    def counted(self: helper.Split, piece: Any) -> None:
         nonlocal read_here
         read_here += isinstance(piece, stream.Rows)
         add(self, piece)
 
-    monkeypatch.setattr(streaming._Split, "add", counted)
+    monkeypatch.setattr(helper.Split, "add", counted)
     monkeypatch.setattr(streaming, "_summary_again", lambda *_: pytest.fail("the summary is built while reading, not read again"))
     helped = validate_file(target, stream_rows=True, jobs=2).to_dict()
     assert helped == alone
@@ -132,7 +132,7 @@ def test_a_lost_helper_leaves_its_work_to_this_process(
 @pytest.fixture
 def eager(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every batch found in one step goes to the helper (it never has too many to go)."""
-    monkeypatch.setattr(streaming._Split, "AHEAD", 1 << 30)
+    monkeypatch.setattr(helper.Split, "AHEAD", 1 << 30)
 
 
 def test_a_batch_orjson_misreads_is_read_here_again(helpers: Started, eager: None, tmp_path: Path) -> None:
@@ -186,7 +186,7 @@ def test_broken_text_in_a_batch_with_the_helper_is_the_first_problem(
     helper's answers are taken only when they must be), but after text that is not UTF-8 anywhere (reading the file
     whole decodes it first): the report of one process."""
     monkeypatch.setattr(helper.RowsHelper, "ready", lambda self: False)
-    monkeypatch.setattr(streaming._Split, "WAITING", 1 << 30)
+    monkeypatch.setattr(helper.Split, "WAITING", 1 << 30)
     text = json.dumps(synthetic.resultset(80, attempts=1), separators=(",", ":")).encode()
     # the later problem in the last row: this process reads that one itself while the earlier batch is with the helper
     middle, end = text.index(b'"passed":', len(text) // 3), text.rindex(b'"passed":')

@@ -97,7 +97,7 @@ def _helper_for_any_size(*, eager: bool = False) -> Iterator[list[int]]:
     """A helper for documents of any size, whatever threads other tests left running; yields a list that gets a 1
     for each helper started. ``eager``: every batch found in one step is handed to it."""
     started: list[int] = []
-    saved = streaming.HELPER_MIN, streaming._other_threads, helper.RowsHelper.__init__, streaming._Split.AHEAD
+    saved = streaming.HELPER_MIN, streaming._other_threads, helper.RowsHelper.__init__, helper.Split.AHEAD
 
     def counted(self: helper.RowsHelper, *args: Any, **kwargs: Any) -> None:
         saved[2](self, *args, **kwargs)
@@ -106,13 +106,13 @@ def _helper_for_any_size(*, eager: bool = False) -> Iterator[list[int]]:
     streaming.HELPER_MIN, streaming._other_threads = 0, lambda: False
     helper.RowsHelper.__init__ = counted  # type: ignore[method-assign]
     if eager:
-        streaming._Split.AHEAD = 1 << 30
+        helper.Split.AHEAD = 1 << 30
     try:
         yield started
     finally:
         streaming.HELPER_MIN, streaming._other_threads = saved[:2]
         helper.RowsHelper.__init__ = saved[2]  # type: ignore[method-assign]
-        streaming._Split.AHEAD = saved[3]
+        helper.Split.AHEAD = saved[3]
 
 
 def test_orjson_positions_the_reader_relies_on() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,14 +47,13 @@ def _refuse_remote(uri: str) -> Resource[Any]:
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class the stubs do not describe
 
 
-@dataclass(frozen=True)
 class SchemaSet:
-    """The schemas of one specification version."""
+    """The schemas of one specification version: ``documents``, every schema file by its $id; ``roots``, the
+    schema of each kind. A plain class: its registry is a ``cached_property``, which needs the instance's
+    ``__dict__`` (no ``NamedTuple``), and a dataclass costs ~1 ms of start-up to create (``evalschema.__main__``)."""
 
-    version: str
-    base_uri: str
-    documents: dict[str, dict[str, Any]]  # every schema file by its $id
-    roots: dict[str, dict[str, Any]]
+    def __init__(self, version: str, base_uri: str, documents: dict[str, dict[str, Any]], roots: dict[str, dict[str, Any]]) -> None:
+        self.version, self.base_uri, self.documents, self.roots = version, base_uri, documents, roots
 
     @property
     def resources(self) -> tuple[str, ...]:

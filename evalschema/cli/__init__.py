@@ -27,7 +27,6 @@ from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
 from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
 from ..pipeline import STREAM_THRESHOLD, placed, validate, validate_file
-from ..report.github import github_entry as _github_entry
 from ..report.json_report import entry as _entry
 from ..report.json_report import json_entry as _json_entry
 from ..report.text import colour as _colour
@@ -35,7 +34,6 @@ from ..report.text import painter as _paint
 from ..report.text import text_entry as _text_entry
 from ..report.text import text_summary as _text_summary
 from ..schemas.registry import KINDS, spec_version
-from ..schemas.selection import declared
 
 if TYPE_CHECKING:
     from ..io.positions import Positions
@@ -172,7 +170,11 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
 
 def skipped(source: Path | str, args: argparse.Namespace) -> bool:
     """Whether ``--only-declared`` leaves this source out: a file that does not declare itself ours."""
-    return bool(getattr(args, "only_declared", False)) and isinstance(source, Path) and source.is_file() and not declared(source)
+    if not getattr(args, "only_declared", False):
+        return False
+    from ..schemas.selection import declared
+
+    return isinstance(source, Path) and source.is_file() and not declared(source)
 
 
 def source_reports(
@@ -250,6 +252,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # each entry is written as soon as it is known: memory does not grow with the number of documents
     files = valid = unreadable = invalid = errors = warnings = omitted = 0
     out = _Buffered()
+    if args.format == "github":
+        from ..report.github import github_entry as _github_entry  # for its format only (start-up: ``evalschema.__main__``)
     suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
     for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:

@@ -52,7 +52,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 # What a small document's check never needs, so never imports (``evalschema.__main__``): email.utils and socket (lent
 # away), the stream reader, shutil (argparse sizing its help), the summarize command, a suite's test cases file,
 # where values are and the strict reader (a valid document needs neither), regress (no pattern to check), threading
-# (only a file large enough for the helper asks).
+# (only a file large enough for the helper asks), another format's or option's code, importlib.util (extras).
 NOT_IMPORTED = (
     "email.utils",
     "socket",
@@ -64,6 +64,9 @@ NOT_IMPORTED = (
     "evalschema.io.strict_json",
     "evalschema.cli.summarizecmd",
     "evalschema.cli.casesfile",
+    "evalschema.report.github",
+    "evalschema.schemas.selection",
+    "importlib.util",
 )
 
 _PROBE = """

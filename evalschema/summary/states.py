@@ -136,6 +136,10 @@ class GraderTotals:
 
 @dataclass(frozen=True)
 class AttemptRollup:
+    """Test cases over their attempts (a result set with attempts): how many have scored rows, and the share of those
+    passed on the first attempt, on any attempt, on every attempt (``None`` when none has). (Its own docstring also
+    spares the dataclass machinery making one from the signature, at start-up.)"""
+
     test_cases: int
     first_attempt_pass_rate: float | None
     any_pass_rate: float | None

@@ -66,6 +66,7 @@ NOT_IMPORTED = (
     "evalschema.cli.casesfile",
     "evalschema.report.github",
     "evalschema.schemas.selection",
+    "evalschema.schemas.releases",
     "importlib.util",
 )
 

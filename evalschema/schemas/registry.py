@@ -6,15 +6,15 @@ cannot resolve locally is an error rather than a fetch.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from evalschema_models import constants
 
-from . import releases
 from .data import package_data
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def current() -> SchemaSet:
     """The schemas this package validates against by default (the working version)."""
     directory = _schema_dir()
     files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json") and entry.is_file()), key=lambda e: e.name)
-    documents = [json.loads(entry.read_text(encoding="utf-8")) for entry in files]
+    documents = [orjson.loads(entry.read_bytes()) for entry in files]
     return build(documents, str(directory))
 
 
@@ -109,6 +109,8 @@ def load(version: str | None = None) -> SchemaSet:
     """The schemas of one version: the working ones (``None``, or their version), else a published release."""
     if version is None or version == current().version:
         return current()
+    from . import releases  # a published release: only --spec-version asks (start-up, ``evalschema.__main__``)
+
     return build(list(releases.schemas(version).values()), f"release {version}")
 
 

@@ -626,7 +626,7 @@ HELPER_MIN = 1 << 20
 
 def _other_threads() -> bool:
     """Whether this process runs a thread besides the one calling."""
-    import threading  # only a file large enough for the helper asks (start-up, issue 22)
+    import threading  # only a file large enough for the helper asks (start-up: ``evalschema.__main__``)
 
     return threading.active_count() > 1
 

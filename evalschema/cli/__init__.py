@@ -98,7 +98,7 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     report = validate(suite, "suite", **checked)
     if report.findings:
         report = placed(report, loaded[0].positions())
-    from .casesfile import follow  # only --suite needs it (start-up, issue 22)
+    from .casesfile import follow  # only --suite needs it (start-up: ``evalschema.__main__``)
 
     cases = follow(suite, path, **checked)
     incomplete = _incomplete_cases(suite, cases)
@@ -291,7 +291,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_INVALID if invalid else EXIT_OK
 
 
-# --- summarize lives in its own module (``summarizecmd``), imported only for it -----------------------------
+# --- summarize lives in ``summarizecmd`` (imported for it alone), migrate in ``evalschema.migrate`` -----------
 
 
 def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:

@@ -1,6 +1,6 @@
 """``evalschema summarize``: the reference summary of result sets (text, JSON, HTML), with their attempt statistics.
 
-A module of its own so that the other commands do not import it (start-up, issue 22). Exit statuses: the
+A module of its own so that the other commands do not import it (start-up: ``evalschema.__main__``). Exit statuses: the
 command's (``evalschema.cli``).
 """
 

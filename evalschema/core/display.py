@@ -18,7 +18,7 @@ def display_path(path: str) -> str:
 
 # Characters that would move the cursor, recolour or retitle a terminal, reorder text, or start a new line (and
 # so forge a line of their own, such as a GitHub workflow command): shown escaped in text and GitHub output.
-# (Compiled on first use, the re module keeping it: JSON output never needs it; start-up, ``evalschema.__main__``.)
+# (Compiled on first use, the re module keeping it: JSON output never needs it; start-up: ``evalschema.__main__``.)
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _NAMED = constants.DISPLAY_ESCAPES
 

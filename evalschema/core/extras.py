@@ -13,7 +13,7 @@ class MissingExtra(ImportError):
 
 def require(module: str, extra: str, feature: str) -> None:
     """Raise :class:`MissingExtra` naming the extra to install unless ``module`` can be imported."""
-    import importlib.util  # here: only a feature that needs an extra asks (start-up, ``evalschema.__main__``)
+    import importlib.util  # here: only a feature that needs an extra asks (start-up: ``evalschema.__main__``)
 
     top = module.split(".", 1)[0]
     if importlib.util.find_spec(top) is None or (top != module and importlib.util.find_spec(module) is None):

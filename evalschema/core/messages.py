@@ -50,7 +50,7 @@ def number(value: int | float) -> str:
         return "Infinity" if as_float > 0 else "-Infinity"
     if as_float == 0:
         return "0"
-    from decimal import Decimal  # only a message with a number needs it (start-up, issue 22)
+    from decimal import Decimal  # only a message with a number needs it (start-up: ``evalschema.__main__``)
 
     sign, digit_tuple, exponent = Decimal(repr(as_float)).as_tuple()  # repr is the shortest round trip
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"

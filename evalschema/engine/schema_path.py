@@ -383,7 +383,7 @@ def _refuse_remote(uri: str) -> Any:
 @cache
 def _fast_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) -> Any:
     schemas = load(version)
-    files = reach(kind, version)[0] or sorted(schemas.documents)  # only the files it reaches: ~a fifth of the build
+    files = reach(kind, version)[0] or sorted(schemas.documents)  # the others would cost ~a fifth of its build
     registry = jsonschema_rs.Registry([(uri, schemas.documents[uri]) for uri in files], retriever=_refuse_remote)
     return jsonschema_rs.validator_for(
         _schema_at(schemas, kind, at), registry=registry, validate_formats=True, formats=rfc3339.FORMATS, retriever=_refuse_remote
@@ -636,8 +636,9 @@ def may_deprecate(kind: str, version: str | None) -> bool:
 
 def _file_facts(uri: str, schema: Any) -> tuple[set[str], bool, bool]:
     """One walk of one schema file: the files (absolute URIs without fragment) its ``$ref``s point into, whether it
-    has a deprecated subschema, whether it embeds an ``$id`` (whose file is among the first: it makes the answer
-    unknowable without a resolver, which :func:`reach`'s unknown-target rule covers)."""
+    has a deprecated subschema, and whether it embeds an ``$id``. An embedded ``$id`` joins the files found (most
+    often an unknown one, so :func:`reach` says "unknown"); the references under it resolve against it, which only
+    a resolver follows, so :func:`reach` does not name the files then either."""
     from urllib.parse import urldefrag, urljoin
 
     found: set[str] = set()

@@ -71,7 +71,7 @@ def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
         )
     # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK; a lone
     # surrogate (a literal character there) cannot cross into regress's UTF-8, so it stands in as U+FFFD.
-    # Imported here: only a document with a pattern needs it (start-up, issue 22)
+    # Imported here: only a document with a pattern needs it (start-up: ``evalschema.__main__``)
     import regress
 
     try:

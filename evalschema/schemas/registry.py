@@ -109,7 +109,7 @@ def load(version: str | None = None) -> SchemaSet:
     """The schemas of one version: the working ones (``None``, or their version), else a published release."""
     if version is None or version == current().version:
         return current()
-    from . import releases  # a published release: only --spec-version asks (start-up, ``evalschema.__main__``)
+    from . import releases  # a published release: only --spec-version asks (start-up: ``evalschema.__main__``)
 
     return build(list(releases.schemas(version).values()), f"release {version}")
 

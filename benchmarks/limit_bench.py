@@ -5,7 +5,7 @@ file and calls ``orjson.loads`` with the garbage collector off — what any vali
 (one small document, then result sets of 1k, 10k and 100k results, and with ``--large-mb`` one result set of that
 many MiB) the sides run alternately, ``--repeats`` times each (at least 5), and the table gives medians of wall and
 CPU time, the peak resident memory of each side (its high-water mark, VmHWM, sampled until it exits; with a child
-process, the sum of both) and the ratios:
+process, the sum of both, and what both held at once, their proportional set sizes summed) and the ratios:
 
 - ``evalschema validate`` as users run it (a large result set streams) and with ``--stream never`` / ``always``;
   at 100k and the large size also ``-j 2`` (a helper process checks the rows: ``evalschema.helper``), whose CPU
@@ -70,6 +70,17 @@ def _high_water_kib(pid: int) -> int:
     return 0
 
 
+def _proportional_kib(pid: int) -> int:
+    """A process's proportional set size now (Pss: each page it shares counted as its share), 0 if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _children(pid: int) -> list[int]:
     try:
         return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
@@ -84,20 +95,28 @@ class Side:
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
+    held: list[float] = field(default_factory=list)
 
     def run(self) -> None:
         """One run: wall time from spawn to exit; CPU time (user + system, the process's and its children's, from
         ``wait4``); peak RSS: the process's own high-water mark (VmHWM) plus each child process's, sampled every
-        5 ms — a sum of peaks, so never less than the most the processes held at once."""
+        5 ms — a sum of peaks, so never less than the most the processes held at once. With a child process, also
+        what they held at once: the largest sum of their proportional set sizes sampled (a forked helper shares
+        the interpreter's pages with this process, which the sum of peaks counts twice; a sample can miss a
+        spike that lasts less than 5 ms)."""
         start = time.perf_counter()
         proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=CHILD_ENV)
         peaks_kib: dict[int, int] = {}
+        held_kib = 0
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            for each in (proc.pid, *_children(proc.pid)):
+            processes = (proc.pid, *_children(proc.pid))
+            for each in processes:
                 peaks_kib[each] = max(peaks_kib.get(each, 0), _high_water_kib(each))
+            if len(processes) > 1:  # (read only then: the kernel walks the pages to count it)
+                held_kib = max(held_kib, sum(_proportional_kib(each) for each in processes))
             time.sleep(0.005)
         self.seconds.append(time.perf_counter() - start)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -106,6 +125,7 @@ class Side:
             raise SideFailed(f"{self.name}: exit {proc.returncode}: {' '.join(self.command)}\n{stderr[-2000:]}")
         self.cpu.append(usage.ru_utime + usage.ru_stime)
         self.peaks.append(sum(peaks_kib.values()) / 1024)
+        self.held.append(held_kib / 1024)
 
     @property
     def median(self) -> float:
@@ -126,6 +146,7 @@ def measure(sides: list[Side], repeats: int) -> None:
         side.seconds.clear()
         side.cpu.clear()
         side.peaks.clear()
+        side.held.clear()
     for _ in range(repeats):
         for side in sides:  # alternately, so a slow spell of the shared machine lands on every side
             side.run()
@@ -156,6 +177,8 @@ def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[
             "cpu s": round(side.cpu_median, 3),
             "cpu x limit": round(side.cpu_median / limit.cpu_median, 2),
         }
+        if max(side.held) > 0:
+            row["held at once MiB"] = round(max(side.held))
         if start_up is not None:
             row["x python -c pass"] = round(side.median / start_up.median, 2)
             row["python -c pass s"] = round(start_up.median, 3)
@@ -195,7 +218,19 @@ def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[d
     ]
 
 
-COLUMNS = ["work", "s", "peak MiB", "limit s", "limit peak MiB", "x limit", "x json.loads", "cpu s", "cpu x limit", "x python -c pass"]
+COLUMNS = [
+    "work",
+    "s",
+    "peak MiB",
+    "held at once MiB",
+    "limit s",
+    "limit peak MiB",
+    "x limit",
+    "x json.loads",
+    "cpu s",
+    "cpu x limit",
+    "x python -c pass",
+]
 
 
 def table(rows: list[dict[str, object]]) -> str:

@@ -20,12 +20,11 @@ test suite checks that it is.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -35,7 +34,6 @@ from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
 from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
-from .io.positions import Positions, locate
 from .rules.registry import Batch, Context, Stage, renumber, renumbered, stage_factories
 from .rules.units import DocumentPass  # importing it registers the code rules' units
 from .schemas.identify import Identity, identify, parse_version
@@ -46,6 +44,7 @@ from .summary.states import Summary
 if TYPE_CHECKING:  # read in pieces only from STREAM_THRESHOLD bytes on: a small document's run does not import it
     from .helper import RowsHelper
     from .io import stream
+    from .io.positions import Positions  # (and where values are: only a document with findings needs it)
 
 KIND, ARRAY = "resultset", "results"  # the kind whose rows may be streamed, and its array of rows
 # Files at least this large are streamed by default: reading whole takes about nine times the file in memory,
@@ -100,8 +99,7 @@ def as_document(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """How a document is checked (the keyword arguments of ``validate``)."""
 
     strict: bool = False
@@ -141,7 +139,7 @@ class SchemaStage:
         if part is None:
             return ()
         if part.deprecated:
-            deprecated = [replace(u, pointer=renumber(u.pointer, ARRAY, batch.start)) for u in part.deprecated]
+            deprecated = [u._replace(pointer=renumber(u.pointer, ARRAY, batch.start)) for u in part.deprecated]
             self.deprecated.extend(deprecated)
             if batch.positions is not None:
                 where = batch.positions({_row(u.pointer) for u in deprecated})
@@ -274,6 +272,8 @@ def place(finding: Finding, positions: Positions) -> Finding:
     """The finding with the line and column of its value (or of its nearest ancestor that has one)."""
     if finding.line is not None:
         return finding
+    from .io.positions import locate
+
     where = locate(positions, finding.pointer)
     return finding if where is None else replace(finding, line=where[0], column=where[1])
 
@@ -626,6 +626,8 @@ HELPER_MIN = 1 << 20
 
 def _other_threads() -> bool:
     """Whether this process runs a thread besides the one calling."""
+    import threading  # only a file large enough for the helper asks (start-up: ``evalschema.__main__``)
+
     return threading.active_count() > 1
 
 

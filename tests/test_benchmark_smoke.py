@@ -35,4 +35,17 @@ def test_every_median_is_of_the_measured_runs_only() -> None:
 
     side = limit_bench.Side("pass", [sys.executable, "-c", "pass"])
     limit_bench.measure([side], 3)
-    assert (len(side.seconds), len(side.cpu), len(side.peaks)) == (3, 3, 3)
+    assert (len(side.seconds), len(side.cpu), len(side.peaks), len(side.held)) == (3, 3, 3, 3)
+
+
+def test_a_side_with_a_child_process_reports_what_both_held_at_once() -> None:
+    """Their proportional set sizes summed: something, and less than the sum of their peaks, which counts the pages
+    a forked child shares with its parent twice. One process alone reports none (its peak says it)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import limit_bench
+
+    forks = "import os, time\npid = os.fork()\ntime.sleep(0.3)\nos._exit(0) if pid == 0 else os.waitpid(pid, 0)"
+    both, alone = limit_bench.Side("fork", [sys.executable, "-c", forks]), limit_bench.Side("alone", [sys.executable, "-c", "pass"])
+    limit_bench.measure([both, alone], 1)
+    assert 0 < both.held[0] < both.peaks[0]
+    assert alone.held == [0]

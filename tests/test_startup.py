@@ -49,13 +49,35 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         evalschema.no_such_name  # noqa: B018
 
 
+# What a small document's check never needs, so never imports (``evalschema.__main__``): email.utils and socket (lent
+# away), the stream reader, shutil (argparse sizing its help), the summarize command, a suite's test cases file,
+# where values are and the strict reader (a valid document needs neither), regress (no pattern to check), threading
+# (only a file large enough for the helper asks), another format's or option's code, importlib.util (extras).
+NOT_IMPORTED = (
+    "email.utils",
+    "socket",
+    "shutil",
+    "threading",
+    "regress",
+    "evalschema.io.stream",
+    "evalschema.io.positions",
+    "evalschema.io.strict_json",
+    "evalschema.cli.summarizecmd",
+    "evalschema.cli.casesfile",
+    "evalschema.report.github",
+    "evalschema.schemas.selection",
+    "evalschema.schemas.releases",
+    "importlib.util",
+)
+
 _PROBE = """
 import atexit, sys
+NOT_IMPORTED = %r
 sys.argv = ["evalschema", "validate", sys.argv[1]]
 def after():
     import jsonschema_rs
     stamp = jsonschema_rs.jsonschema_rs.__build__["info-time"]
-    loaded = sorted(m for m in ("email.utils", "socket", "evalschema.io.stream") if m in sys.modules)
+    loaded = sorted(m for m in NOT_IMPORTED if m in sys.modules)
     print(repr(stamp), loaded, sep=chr(10), file=sys.stderr)
 atexit.register(after)
 from evalschema.__main__ import run
@@ -63,10 +85,10 @@ run()
 """
 
 
-def test_the_command_imports_neither_email_utils_nor_the_stream_reader() -> None:
+def test_the_command_imports_none_of_what_a_small_document_does_not_need() -> None:
     """The command validating a small document: jsonschema-rs was imported, with the build stamp the real
-    ``email.utils`` gives; ``email.utils`` (and ``socket``) were not; nor was the stream reader."""
-    run = subprocess.run([sys.executable, "-c", _PROBE, str(SMALL)], capture_output=True, text=True, check=False)
+    ``email.utils`` gives; nothing of ``NOT_IMPORTED`` was."""
+    run = subprocess.run([sys.executable, "-c", _PROBE % (NOT_IMPORTED,), str(SMALL)], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     stamp, loaded = run.stderr.strip().splitlines()
     plain = "import jsonschema_rs; print(repr(jsonschema_rs.jsonschema_rs.__build__['info-time']))"
@@ -121,6 +143,17 @@ def _may_deprecate_by_every_reference(kind: str) -> bool:
     """The question ``may_deprecate`` answers, asked the long way: every ``$ref`` resolved, every file walked."""
     schemas = load(None)
 
+    def deprecates(node: Any) -> bool:
+        if isinstance(node, list):
+            return any(deprecates(item) for item in node)
+        return isinstance(node, dict) and (node.get("deprecated") is True or any(deprecates(v) for v in node.values()))
+
+    return any(deprecates(schemas.documents[uri]) for uri in _reachable_by_every_reference(kind))
+
+
+def _reachable_by_every_reference(kind: str) -> set[str]:
+    schemas = load(None)
+
     def refs(uri: str, node: Any) -> set[str]:
         if isinstance(node, list):
             return set().union(*(refs(uri, item) for item in node))
@@ -129,20 +162,98 @@ def _may_deprecate_by_every_reference(kind: str) -> bool:
         found = {urldefrag(urljoin(uri, node[k])).url for k in ("$ref", "$dynamicRef") if isinstance(node.get(k), str)}
         return found.union(*(refs(uri, value) for value in node.values()))
 
-    def deprecates(node: Any) -> bool:
-        if isinstance(node, list):
-            return any(deprecates(item) for item in node)
-        return isinstance(node, dict) and (node.get("deprecated") is True or any(deprecates(v) for v in node.values()))
-
     seen, todo = set(), [schemas.uri(kind)]
     while todo:
         uri = todo.pop()
         if uri not in seen:
             seen.add(uri)
             todo.extend(refs(uri, schemas.documents[uri]))
-    return any(deprecates(schemas.documents[uri]) for uri in seen)
+    return seen
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_may_deprecate_answers_as_the_long_way(kind: str) -> None:
     assert schema_path.may_deprecate(kind, None) == _may_deprecate_by_every_reference(kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_reach_finds_the_files_the_long_way_does(kind: str) -> None:
+    """The files whose schemas the fast engine's registry holds for ``kind``: every file its references reach."""
+    schemas = load(None)
+    files, _ = schema_path.reach(kind, None)
+    assert files is not None
+    assert set(files) == _reachable_by_every_reference(kind) and schemas.uri(kind) in files
+
+
+def test_reach_gives_up_on_an_embedded_id_or_an_unknown_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a resolver an embedded ``$id`` or a file outside the set leaves the files unknown (every file goes
+    in the registry) and the answer on deprecation yes (the walk decides)."""
+    schemas = load(None)
+    uri = schemas.uri("grader")
+    for odd in ({"$id": "elsewhere.json", "type": "object"}, {"$ref": "missing.json"}):
+        documents = {**schemas.documents, uri: {**schemas.documents[uri], "$defs": {"Odd": odd}}}
+        monkeypatch.setattr(schema_path, "load", lambda version, documents=documents: _with_documents(schemas, documents))
+        schema_path.reach.cache_clear()
+        try:
+            assert schema_path.reach("grader", None) == (None, True)
+        finally:
+            schema_path.reach.cache_clear()
+
+
+def _with_documents(schemas: Any, documents: dict[str, Any]) -> Any:
+    from evalschema.schemas.registry import SchemaSet
+
+    return SchemaSet(schemas.version, schemas.base_uri, documents, schemas.roots)
+
+
+_DATACLASSES = """
+import dataclasses, sys
+made = []
+process = dataclasses._process_class
+def counted(cls, *args, **kwargs):
+    made.append(cls.__module__ + "." + cls.__qualname__)
+    return process(cls, *args, **kwargs)
+dataclasses._process_class = counted
+import atexit
+atexit.register(lambda: print(*sorted(made), sep=chr(10), file=sys.stderr))
+sys.argv = ["evalschema", "validate", "--format", "json", sys.argv[1]]
+from evalschema.__main__ import run
+run()
+"""
+
+
+def test_a_small_documents_check_creates_only_the_public_dataclasses() -> None:
+    """Creating a dataclass costs ~1 ms (its methods are compiled from source): the records a small document's check
+    imports are named tuples or plain classes, but for the public types, which stay dataclasses (``evalschema.__main__``)."""
+    run = subprocess.run([sys.executable, "-c", _DATACLASSES, str(SMALL)], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.split() == [
+        "evalschema.core.findings.Finding",
+        "evalschema.core.findings.Report",
+        "evalschema.summary.states.AttemptRollup",
+        "evalschema.summary.states.Summary",
+    ]
+
+
+_HELP_WIDTHS = ("50", "120")
+
+
+@pytest.mark.parametrize("columns", _HELP_WIDTHS)
+def test_help_is_argparses_own(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's formatter sizes itself only when it formats (no ``shutil`` at start-up): every command's help
+    and usage are what argparse's formatter writes."""
+    import argparse
+
+    from evalschema import cli
+
+    monkeypatch.setenv("COLUMNS", columns)
+
+    def texts() -> list[str]:
+        parser = cli._parser()
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return [parser.format_help(), parser.format_usage()] + [p.format_help() for p in commands.choices.values()]
+
+    ours = texts()
+    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    assert ours == texts()
+    assert all(any(text.startswith(f"usage: evalschema {name} ") for text in ours) for name in ("validate", "summarize", "compare"))

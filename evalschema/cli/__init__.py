@@ -13,37 +13,31 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from ..core.display import display_path, finite, visible
+from ..core.display import display_path, visible
 from ..core.extras import MissingExtra
-from ..core.findings import Finding, Report
+from ..core.findings import Report
 from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
-from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem, not_an_object
-from ..io.positions import Positions
-from ..pipeline import STREAM_THRESHOLD, placed, summarize_file, validate, validate_and_summarize_file, validate_file
-from ..report.github import github_entry as _github_entry
+from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
+from ..pipeline import STREAM_THRESHOLD, placed, validate, validate_file
 from ..report.json_report import entry as _entry
 from ..report.json_report import json_entry as _json_entry
 from ..report.text import colour as _colour
 from ..report.text import painter as _paint
-from ..report.text import render_text as _render_text
 from ..report.text import text_entry as _text_entry
 from ..report.text import text_summary as _text_summary
 from ..schemas.registry import KINDS, spec_version
-from ..schemas.selection import declared
-from .casesfile import CasesFile, follow
 
 if TYPE_CHECKING:
-    from ..report.html import CaseLists
-    from ..summary.states import Summary
+    from ..io.positions import Positions
+    from .casesfile import CasesFile
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = constants.EXIT_OK, constants.EXIT_INVALID, constants.EXIT_UNREADABLE
 FORMS = constants.INPUT_FORMS
@@ -104,6 +98,8 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     report = validate(suite, "suite", **checked)
     if report.findings:
         report = placed(report, loaded[0].positions())
+    from .casesfile import follow  # only --suite needs it (start-up: ``evalschema.__main__``)
+
     cases = follow(suite, path, **checked)
     incomplete = _incomplete_cases(suite, cases)
     if incomplete is not None:  # results checked against a suite without its test cases would all be "unknown"
@@ -136,6 +132,8 @@ def _suite_entries(
     """A suite's entry, then an entry per line of its ``test_cases_file``. A file that cannot be read is
     TEST_CASES_FILE_UNREADABLE on the suite's entry, which then counts as unreadable (SPEC §3.4: exit 2)."""
     if cases is None:
+        from .casesfile import follow
+
         cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
     if cases.problem is not None:
         report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
@@ -172,7 +170,11 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
 
 def skipped(source: Path | str, args: argparse.Namespace) -> bool:
     """Whether ``--only-declared`` leaves this source out: a file that does not declare itself ours."""
-    return bool(getattr(args, "only_declared", False)) and isinstance(source, Path) and source.is_file() and not declared(source)
+    if not getattr(args, "only_declared", False):
+        return False
+    from ..schemas.selection import declared
+
+    return isinstance(source, Path) and source.is_file() and not declared(source)
 
 
 def source_reports(
@@ -250,6 +252,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # each entry is written as soon as it is known: memory does not grow with the number of documents
     files = valid = unreadable = invalid = errors = warnings = omitted = 0
     out = _Buffered()
+    if args.format == "github":
+        from ..report.github import github_entry as _github_entry  # for its format only (start-up: ``evalschema.__main__``)
     suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
     for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
@@ -287,166 +291,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_INVALID if invalid else EXIT_OK
 
 
-# --- summarize and migrate live in their own modules ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Summarizing:
-    """What ``summarize`` makes of one result set (``line``: of a JSON Lines entry): the entry of its findings if it
-    is not valid (``refused``), why it cannot be read (``problem``), or its own fields (without its rows), its
-    summary and, for the HTML report, its case lists."""
-
-    path: str
-    line: int | None = None
-    refused: dict[str, Any] | None = None
-    problem: Finding | None = None
-    fields: dict[str, Any] | None = None
-    summary: Summary | None = None
-    lists: CaseLists | None = None
-    attempts: dict[str, Any] | None = None  # pass@k, pass^k, flip rate, when found while reading (else from ``fields``)
-
-
-def source_summaries(source: Path | str, args: argparse.Namespace, documents: Iterator[Loaded] | None = None) -> Iterator[Summarizing]:
-    """The result sets of one source, validated, then summarized if valid or ``--force`` (``documents``: its
-    documents when already read, e.g. a range of JSON Lines, whose file name was checked)."""
-    from ..report.html import CaseLists, case_lists
-    from ..summary.states import summarize
-
-    if documents is None:
-        bad_name = name_problem(str(source))
-        if bad_name is not None:
-            yield Summarizing(str(source), problem=bad_name)
-            return
-        path = _json_file(source, args.input_format)
-        if path is not None:  # one reading (large files in pieces): the findings, the summary, the attempt statistics
-            from ..compare.files import AttemptTally
-
-            seen: list[tuple[CaseLists | None, AttemptTally]] = []
-
-            def each_row() -> Callable[[Any], None]:
-                lists, tally = CaseLists() if args.html else None, AttemptTally()
-                seen.append((lists, tally))
-                if lists is None:
-                    return tally.add
-
-                def both(row: Any) -> None:
-                    lists.add(row)
-                    tally.add(row)
-
-                return both
-
-            report, summarized = validate_and_summarize_file(
-                path, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, each_row=each_row
-            )
-            # a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
-            problem = next(
-                (f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None
-            )
-            if problem is not None:
-                yield Summarizing(str(path), problem=problem)
-                return
-            refused = None if report.valid else _entry(str(path), None, report)
-            if refused is not None and not args.force:
-                yield Summarizing(str(path), refused=refused)
-                return
-            if summarized is None:  # decided before its rows were read (a newer major version, say): read them now
-                lists = CaseLists() if args.html else None
-                again = summarize_file(path, stream_rows=STREAM_CHOICES[args.stream], each_row=lists.add if lists is not None else None)
-                if isinstance(again, Finding):
-                    yield Summarizing(str(path), refused=refused, problem=again)
-                else:
-                    yield Summarizing(str(path), refused=refused, fields=again[0], summary=again[1], lists=lists)
-                return
-            lists, tally = seen[-1]
-            fields, summary = summarized
-            attempts = tally.to_dict() if summary.attempts is not None else None
-            yield Summarizing(str(path), refused=refused, fields=fields, summary=summary, lists=lists, attempts=attempts)
-            return
-        documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
-    for loaded in documents:
-        document = loaded.document
-        if loaded.problem is not None or not isinstance(document, dict):
-            problem = loaded.problem or not_an_object()
-            yield Summarizing(loaded.path, loaded.line, problem=problem)
-            continue
-        report = validate(document, "resultset")
-        if report.findings:
-            report = placed(report, loaded.positions())
-        refused = None if report.valid else _entry(loaded.path, loaded.line, report)
-        if refused is not None and not args.force:
-            yield Summarizing(loaded.path, loaded.line, refused=refused)
-            continue
-        fields = {k: v for k, v in document.items() if k != "results"}
-        lists = case_lists(document) if args.html else None
-        yield Summarizing(loaded.path, loaded.line, refused=refused, fields=fields, summary=summarize(document), lists=lists)
-
-
-def cmd_summarize(args: argparse.Namespace) -> int:
-    """The reference summary of each result set; one that is not a valid result set is refused (its findings are
-    printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
-    anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1). With ``-j N``, N processes
-    compute the same (``evalschema.parallel``)."""
-    from ..report.html import Summarized, render_html, render_text
-
-    results: list[Summarized] = []
-    refused: list[dict[str, Any]] = []
-    invalid_labels: dict[str, int] = {}
-    lists: dict[str, CaseLists] = {}
-    known_attempts: dict[str, dict[str, Any]] = {}  # found while reading
-    status = EXIT_OK
-
-    if args.html is not None:
-        _check_output(args.html, [s for s in expand(args.paths) if isinstance(s, Path)])
-
-    if args.jobs > 1:
-        from .parallel import summarize_sources
-
-        items: Iterator[Summarizing] = summarize_sources(args)
-    else:
-        items = (item for source in expand(args.paths) for item in source_summaries(source, args))
-    for item in items:
-        label = display_path(item.path) + (f":{item.line}" if item.line else "")
-        if item.refused is not None:  # recorded whether or not --force summarizes it
-            status = max(status, EXIT_INVALID)
-            refused.append(item.refused)
-            invalid_labels[label] = len(item.refused["errors"])
-        if item.problem is not None:
-            _write(f"evalschema: {visible(display_path(item.path))}: {item.problem.code}: {visible(item.problem.message)}\n", sys.stderr)
-            status = EXIT_UNREADABLE
-        elif item.summary is not None:
-            assert item.fields is not None
-            results.append((label, item.fields, item.summary))
-            if item.lists is not None:
-                lists[label] = item.lists
-            if item.attempts is not None:
-                known_attempts[label] = item.attempts
-    if args.html is not None and (results or not refused):
-        from ..io.atomic import write_atomic
-
-        write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
-    from . import comparecmd
-
-    attempts = comparecmd.attempt_statistics_of(results, known_attempts)  # pass@k, pass^k, flip rate (SPEC §12.5)
-    if args.format == "json":
-        payload: list[dict[str, Any]] = [
-            {
-                "path": label,
-                "valid": label not in invalid_labels,
-                "summary": finite(summary.to_dict()),
-                **({"attempt_statistics": finite(attempts[label])} if label in attempts else {}),
-            }
-            for label, _, summary in results
-        ]
-        payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
-        _write(json.dumps(payload, indent=2, allow_nan=False) + "\n")
-    else:
-        if refused:
-            totals = {"files": len(refused), "valid": 0, "invalid": len(refused), "unreadable": 0}
-            verdict = "summarized anyway (--force)" if args.force else "not summarized (use --force to see the numbers anyway)"
-            _write(_render_text(refused, totals, sys.stdout, verbosity=-1))
-            _write(f"{len(refused)} invalid result set(s): {verdict}\n\n")
-        _write(render_text(results, colour=_colour(sys.stdout), invalid=invalid_labels) + comparecmd.attempt_text(attempts))
-    return status
+# --- summarize lives in ``summarizecmd`` (imported for it alone), migrate in ``evalschema.migrate`` -----------
 
 
 def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
@@ -519,12 +364,37 @@ def _command(argv: Sequence[str]) -> str | None:
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, sized to the terminal only when it formats something. argparse makes one for every
+    argument it adds (to check the argument), and sizing one imports ``shutil`` (with ``bz2``, ``lzma``, ``zlib``:
+    ~3 ms of a small document's run: ``evalschema.__main__``); help and usage text come out as argparse's own."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=80)  # a stand-in: the real size is looked up on first use
+        del self._width, self._max_help_position
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("_width", "_max_help_position"):
+            raise AttributeError(name)
+        sized = argparse.HelpFormatter(self._prog, self._indent_increment)
+        self._width, self._max_help_position = sized._width, sized._max_help_position
+        return getattr(self, name)
+
+
+class _Parser(argparse.ArgumentParser):
+    """The command's parsers (the subcommands' too: argparse makes them of the top parser's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser. For one of the core commands only that command's parser is built: the others
     would cost a small document's run more than checking it (the non-core ones import the comparison, conversion
     and columnar modules for their choices and defaults); any other command word, ``--help`` or no command gets
     them all."""
-    parser = argparse.ArgumentParser(prog="evalschema", description="Validate, summarize and migrate evalschema documents.")
+    parser: argparse.ArgumentParser = _Parser(prog="evalschema", description="Validate, summarize and migrate evalschema documents.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print the package and specification versions, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     core = {"validate": _add_validate, "summarize": _add_summarize, "migrate": _add_migrate}
@@ -589,7 +459,13 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         help=f"read result sets in pieces (auto: JSON files of {STREAM_THRESHOLD >> 20} MiB or more)",
     )
     summary.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help=JOBS_HELP)
-    summary.set_defaults(handler=cmd_summarize)
+    summary.set_defaults(handler=_summarize)
+
+
+def _summarize(args: argparse.Namespace) -> int:
+    from .summarizecmd import cmd_summarize
+
+    return cmd_summarize(args)
 
 
 def _add_migrate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from ..io.loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
-from . import Summarizing
+from .summarizecmd import Summarizing
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
 # range's bytes at a time) and there are at least four per process, so that uneven lines still even out.
@@ -151,7 +151,7 @@ def _validate_task(task: Task) -> Done[Entry]:
 
 
 def _summarize_task(task: Task) -> Done[Summarizing]:
-    from . import source_summaries
+    from .summarizecmd import source_summaries
 
     args = _context["args"]
     if task.end < 0:
@@ -233,5 +233,5 @@ def validate_reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> 
 
 
 def summarize_sources(args: argparse.Namespace) -> Iterator[Summarizing]:
-    """What ``cli.cmd_summarize`` collects for ``args``, computed by ``args.jobs`` processes."""
+    """What ``summarizecmd.cmd_summarize`` collects for ``args``, computed by ``args.jobs`` processes."""
     yield from _run(args, None, _summarize_task, _shift_summarizing)

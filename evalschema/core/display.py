@@ -18,7 +18,8 @@ def display_path(path: str) -> str:
 
 # Characters that would move the cursor, recolour or retitle a terminal, reorder text, or start a new line (and
 # so forge a line of their own, such as a GitHub workflow command): shown escaped in text and GitHub output.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# (Compiled on first use, the re module keeping it: JSON output never needs it; start-up: ``evalschema.__main__``.)
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _NAMED = constants.DISPLAY_ESCAPES
 
 
@@ -30,7 +31,7 @@ def visible(text: str) -> str:
         ch = match.group()
         return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
 
-    return _UNSAFE.sub(escape, text)
+    return re.sub(_UNSAFE, escape, text)
 
 
 def finite(value: Any) -> Any:

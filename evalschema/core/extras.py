@@ -6,8 +6,6 @@ calls :func:`require` before its first import, so a missing extra is a clear err
 
 from __future__ import annotations
 
-import importlib.util
-
 
 class MissingExtra(ImportError):
     """A feature was used whose optional dependencies are not installed."""
@@ -15,6 +13,8 @@ class MissingExtra(ImportError):
 
 def require(module: str, extra: str, feature: str) -> None:
     """Raise :class:`MissingExtra` naming the extra to install unless ``module`` can be imported."""
+    import importlib.util  # here: only a feature that needs an extra asks (start-up: ``evalschema.__main__``)
+
     top = module.split(".", 1)[0]
     if importlib.util.find_spec(top) is None or (top != module and importlib.util.find_spec(module) is None):
         raise MissingExtra(f"{feature} needs the '{extra}' extra: pip install 'evalschema[{extra}]'", name=module)

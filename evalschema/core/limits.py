@@ -16,6 +16,7 @@ import os
 
 # re-exported (``X as X``): the SDK reads the limits from here
 from evalschema_models.constants import INPUT_BYTES_VARIABLE as INPUT_BYTES_VARIABLE
+from evalschema_models.constants import MAX_DEPTH as MAX_DEPTH
 from evalschema_models.constants import MAX_FINDINGS as MAX_FINDINGS
 from evalschema_models.constants import MAX_INPUT_BYTES as MAX_INPUT_BYTES
 from evalschema_models.constants import MAX_INPUT_BYTES_CEILING as MAX_INPUT_BYTES_CEILING

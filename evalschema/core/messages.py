@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from functools import cache
 from typing import Any
 
@@ -33,8 +32,9 @@ TEXT = frozenset(MESSAGE_PARAMETERS["text"])
 DERIVED = frozenset(MESSAGE_PARAMETERS["derived"])
 PARAMETERS = QUOTED | LISTS | OPTIONAL | TEXT | DERIVED
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# compiled on first use (the re module keeps them): a valid document renders no message (start-up: ``evalschema.__main__``)
+_PLACEHOLDER = r"\{([a-z_]+)\}"
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 def number(value: int | float) -> str:
@@ -50,6 +50,8 @@ def number(value: int | float) -> str:
         return "Infinity" if as_float > 0 else "-Infinity"
     if as_float == 0:
         return "0"
+    from decimal import Decimal  # only a message with a number needs it (start-up: ``evalschema.__main__``)
+
     sign, digit_tuple, exponent = Decimal(repr(as_float)).as_tuple()  # repr is the shortest round trip
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     assert isinstance(exponent, int)
@@ -78,7 +80,7 @@ def show(value: Any, limit: int = MESSAGE_VALUE_CHARS) -> str:
     if isinstance(value, (int, float)):
         return number(value)
     # JSON quoting as JSON.stringify does it: control characters and lone surrogates escaped, the rest as it is
-    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(str(value), ensure_ascii=False))
+    text = re.sub(_LONE_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", json.dumps(str(value), ensure_ascii=False))
     return text if len(text) <= limit else text[: limit - 2] + '…"'
 
 
@@ -122,4 +124,4 @@ def _fill(name: str, params: Mapping[str, Any], code: str) -> str:
 
 def render(code: str, variant: str = "default", **params: Any) -> str:
     """Rule ``code``'s message (``variant``) with its placeholders filled from ``params``."""
-    return _PLACEHOLDER.sub(lambda m: _fill(m.group(1), params, code), template(code, variant))
+    return re.sub(_PLACEHOLDER, lambda m: _fill(m.group(1), params, code), template(code, variant))

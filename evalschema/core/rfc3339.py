@@ -14,8 +14,7 @@ import re
 from evalschema_models import constants
 
 # The grammar and the days table are data (spec/constants.json, generated); the algorithm is here.
-_DATE = re.compile(constants.DATE_FIELDS, re.ASCII)
-_TIME = re.compile(constants.TIME_FIELDS, re.ASCII)
+_DATE, _TIME = constants.DATE_FIELDS, constants.TIME_FIELDS  # compiled on first use: only the fallback needs them
 _DAYS = constants.DAYS_IN_MONTH
 
 
@@ -28,12 +27,12 @@ def is_date(value: object) -> bool:
     """RFC 3339 ``full-date``; a non-string is not this format's business (JSON Schema: formats apply to strings)."""
     if not isinstance(value, str):
         return True
-    return _COMMON_DATE.fullmatch(value) is not None or date_by_fields(value)
+    return re.fullmatch(_COMMON_DATE, value, re.ASCII) is not None or date_by_fields(value)
 
 
 def date_by_fields(value: str) -> bool:
     """``date``, decided field by field (what the one-match fast path of :func:`is_date` must agree with)."""
-    match = _DATE.fullmatch(value)
+    match = re.fullmatch(_DATE, value, re.ASCII)
     return match is not None and _real_day(match)
 
 
@@ -48,7 +47,7 @@ def _real_day(match: re.Match[str]) -> bool:
 # and the offset. Written in the syntax Python and ECMA-262 share: the fast engine also runs them, in Rust, as
 # ``pattern``s (``engine.schema_path``).
 COMMON = {"date": constants.COMMON_DATE, "date-time": constants.COMMON_DATE_TIME}
-_COMMON_DATE = re.compile(constants.COMMON_DATE, re.ASCII)
+_COMMON_DATE = constants.COMMON_DATE  # compiled on first use: result sets hold date-times, not dates
 _COMMON_DATE_TIME = re.compile(constants.COMMON_DATE_TIME, re.ASCII)
 
 
@@ -63,7 +62,7 @@ def by_fields(value: str) -> bool:
     """``date-time``, decided field by field (what the one-match fast path of :func:`is_date_time` must agree with)."""
     if len(value) < 20 or value[10] not in "Tt":
         return False
-    date, time = _DATE.fullmatch(value, 0, 10), _TIME.fullmatch(value, 11)
+    date, time = re.compile(_DATE, re.ASCII).fullmatch(value, 0, 10), re.compile(_TIME, re.ASCII).fullmatch(value, 11)
     if date is None or time is None or not _real_day(date):
         return False
     hour, minute, second = int(time[1]), int(time[2]), int(time[3])

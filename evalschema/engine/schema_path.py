@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import jsonschema_rs
 
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
 from ..core import messages, rfc3339
 from ..core.extras import require
 from ..core.findings import Finding, pointer
-from ..io.positions import MAX_DEPTH
+from ..core.limits import MAX_DEPTH
 from ..schemas.registry import SchemaSet, load
 
 Engine = Literal["fast", "reference"]
@@ -43,8 +42,7 @@ ENGINES: tuple[Engine, ...] = ("fast", "reference")
 KEYWORD_CODES: dict[str, str] = constants.KEYWORD_CODES  # the failing keyword → its rule (spec/constants.json)
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(NamedTuple):
     """One failing keyword, whichever engine found it."""
 
     keyword: str
@@ -52,13 +50,12 @@ class Failure:
     schema_path: tuple[str | int, ...]  # from the kind's root schema; "$ref" steps may be explicit or implicit
     instance: Any
     message: str
-    missing: tuple[str, ...] = ()  # required / dependentRequired: the absent property
-    unexpected: tuple[str, ...] = ()  # additionalProperties: the undeclared properties
-    branches: dict[int, list[Failure]] = field(default_factory=dict)  # oneOf / anyOf: failures per alternative
+    missing: tuple[str, ...]  # required / dependentRequired: the absent property
+    unexpected: tuple[str, ...]  # additionalProperties: the undeclared properties
+    branches: dict[int, list[Failure]]  # oneOf / anyOf: failures per alternative
 
 
-@dataclass(frozen=True)
-class DeprecatedUse:
+class DeprecatedUse(NamedTuple):
     """A deprecated property present in a document, with where its schema says so (``<file>#<JSON Pointer>``, the key
     of the generated ``DEPRECATIONS`` table of messages)."""
 
@@ -68,8 +65,7 @@ class DeprecatedUse:
     location: str
 
 
-@dataclass(frozen=True)
-class SchemaOutcome:
+class SchemaOutcome(NamedTuple):
     findings: list[Finding]
     deprecated: list[DeprecatedUse]
 
@@ -387,7 +383,8 @@ def _refuse_remote(uri: str) -> Any:
 @cache
 def _fast_validator(kind: str, version: str | None, at: tuple[str, ...] = ()) -> Any:
     schemas = load(version)
-    registry = jsonschema_rs.Registry([(uri, schemas.documents[uri]) for uri in sorted(schemas.documents)], retriever=_refuse_remote)
+    files = reach(kind, version)[0] or sorted(schemas.documents)  # the others would cost ~a fifth of its build
+    registry = jsonschema_rs.Registry([(uri, schemas.documents[uri]) for uri in files], retriever=_refuse_remote)
     return jsonschema_rs.validator_for(
         _schema_at(schemas, kind, at), registry=registry, validate_formats=True, formats=rfc3339.FORMATS, retriever=_refuse_remote
     )
@@ -528,8 +525,7 @@ def _relocated(failure: Failure, schema_prefix: tuple[str | int, ...], explicit_
     instance = failure.instance_path
     if instance and isinstance(instance[0], int):
         instance = (rows[0], rows[1] + instance[0], *instance[1:])
-    return replace(
-        failure,
+    return failure._replace(
         schema_path=(*schema_prefix, *path),
         instance_path=instance,
         branches={i: [_relocated(f, schema_prefix, explicit_ref, rows) for f in inner] for i, inner in failure.branches.items()},
@@ -610,45 +606,43 @@ def _walk_deprecated(schemas: SchemaSet, kind: str, stack: list[_WalkFrame]) -> 
 
 
 @cache
-def may_deprecate(kind: str, version: str | None) -> bool:
-    """Whether the walk for deprecated properties can find any in a document of ``kind``: whether its schema file
-    reaches, through ``$ref``s between files, a file with a deprecated subschema. Decided file by file, so it may
-    say yes where the walk then finds nothing, never no where it would find something; and it resolves no
-    reference, so a valid document of a kind without deprecations never builds the reference registry."""
+def reach(kind: str, version: str | None) -> tuple[tuple[str, ...] | None, bool]:
+    """The schema files a document of ``kind`` can reach through ``$ref``s between files, and whether any of them
+    has a deprecated subschema (whether the walk for deprecated properties can find any: :func:`may_deprecate`).
+    Decided file by file, resolving no reference, so a valid document never builds the reference registry.
+    The files are ``None`` when they cannot be known that way: a reference to a file that is not one of the
+    schemas, or an embedded ``$id`` (then the answer on deprecation is yes: the walk decides)."""
     schemas = load(version)
-    seen, todo = set(), [schemas.uri(kind)]
+    seen: set[str] = set()
+    todo, deprecates, embeds = [schemas.uri(kind)], False, False
     while todo:
         uri = todo.pop()
         if uri in seen:
             continue
-        if uri not in schemas.documents:  # an unknown target: say yes, let the walk decide
-            return True
+        if uri not in schemas.documents:
+            return None, True
         seen.add(uri)
-        if _deprecates(schemas.documents[uri]):
-            return True
-        todo.extend(_referenced_files(uri, schemas.documents[uri]))
-    return False
+        targets, deprecated, embedded = _file_facts(uri, schemas.documents[uri])
+        deprecates, embeds = deprecates or deprecated, embeds or embedded
+        todo.extend(targets)
+    return (None if embeds else tuple(sorted(seen))), deprecates
 
 
-def _deprecates(schema: Any) -> bool:
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("deprecated") is True:
-                return True
-            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
-        elif isinstance(node, list):
-            stack.extend(v for v in node if isinstance(v, (dict, list)))
-    return False
+def may_deprecate(kind: str, version: str | None) -> bool:
+    """Whether the walk for deprecated properties can find any in a document of ``kind`` (:func:`reach`): it may say
+    yes where the walk then finds nothing, never no where it would find something."""
+    return reach(kind, version)[1]
 
 
-def _referenced_files(uri: str, schema: Any) -> set[str]:
-    """The files (absolute URIs without fragment) the ``$ref``s of one schema file point into; an embedded
-    ``$id`` makes the answer unknowable without a resolver, which the caller's unknown-target rule covers."""
+def _file_facts(uri: str, schema: Any) -> tuple[set[str], bool, bool]:
+    """One walk of one schema file: the files (absolute URIs without fragment) its ``$ref``s point into, whether it
+    has a deprecated subschema, and whether it embeds an ``$id``. An embedded ``$id`` joins the files found (most
+    often an unknown one, so :func:`reach` says "unknown"); the references under it resolve against it, which only
+    a resolver follows, so :func:`reach` does not name the files then either."""
     from urllib.parse import urldefrag, urljoin
 
     found: set[str] = set()
+    deprecated = embedded = False
     stack = [schema]
     while stack:
         node = stack.pop()
@@ -659,10 +653,12 @@ def _referenced_files(uri: str, schema: Any) -> set[str]:
                     found.add(urldefrag(urljoin(uri, target)).url)
             if node is not schema and isinstance(node.get("$id"), str):
                 found.add(urldefrag(urljoin(uri, node["$id"])).url)
+                embedded = True
+            deprecated = deprecated or node.get("deprecated") is True
             stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
         elif isinstance(node, list):
             stack.extend(v for v in node if isinstance(v, (dict, list)))
-    return found - {uri}
+    return found - {uri}, deprecated, embedded
 
 
 def check(document: Any, kind: str, rule_messages: dict[str, str], engine: Engine = "fast", version: str | None = None) -> SchemaOutcome:

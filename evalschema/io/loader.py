@@ -16,9 +16,8 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -26,24 +25,36 @@ from evalschema_models import rules as codes
 from evalschema_models.constants import INPUT_SUFFIXES
 
 from ..core.findings import Finding
-from ..core.limits import INPUT_BYTES_VARIABLE, max_input_bytes, too_large_message
+from ..core.limits import INPUT_BYTES_VARIABLE, MAX_DEPTH, max_input_bytes, too_large_message
 from ..core.messages import render
-from . import strict_json
-from .positions import MAX_DEPTH, Positions, json_positions
+
+if TYPE_CHECKING:  # the positions and the strict reader are imported when needed: a valid document needs neither
+    from .positions import Positions
 
 SUFFIXES: dict[str, str] = INPUT_SUFFIXES
 
 
-@dataclass
 class Loaded:
-    """One document read from a source, or the finding that says why there is none."""
+    """One document read from a source, or the finding that says why there is none. ``line``: of a JSON Lines
+    entry; ``problem_variant``: the ledger message variant of ``problem`` (e.g. "trailing"), to decide on. (A plain
+    class, not a dataclass: start-up, ``evalschema.__main__``.)"""
 
-    path: str
-    document: Any = None
-    problem: Finding | None = None
-    line: int | None = None  # the line of a JSON Lines entry
-    problem_variant: str | None = None  # the ledger message variant of ``problem`` (e.g. "trailing"), to decide on
-    _locate: Callable[[], Positions] | None = field(default=None, repr=False)
+    __slots__ = ("_locate", "document", "line", "path", "problem", "problem_variant")
+
+    def __init__(
+        self,
+        path: str,
+        document: Any = None,
+        problem: Finding | None = None,
+        line: int | None = None,
+        problem_variant: str | None = None,
+        _locate: Callable[[], Positions] | None = None,
+    ) -> None:
+        self.path, self.document, self.problem, self.line = path, document, problem, line
+        self.problem_variant, self._locate = problem_variant, _locate
+
+    def __repr__(self) -> str:
+        return f"Loaded(path={self.path!r}, line={self.line!r}, problem={self.problem!r}, document={self.document!r})"
 
     def positions(self) -> Positions:
         return self._locate() if self._locate is not None else {}
@@ -119,7 +130,7 @@ def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> L
     ok, value = _fast_parse(data)
     if ok:
         offset = (line - 1) if line else 0
-        return Loaded(path, value, line=line, _locate=lambda: json_positions(data.decode("utf-8"), offset))
+        return Loaded(path, value, line=line, _locate=lambda: _json_positions(data.decode("utf-8"), offset))
     text = decode(data)
     if isinstance(text, Finding):
         return Loaded(path, problem=Finding("", text.code, "error", text.message, line or text.line, text.column), line=line)
@@ -135,10 +146,18 @@ class ReadProblem(ValueError):
         self.code, self.message, self.where, self.index, self.variant = code, message, where, index, variant
 
 
+def _json_positions(text: str, offset: int) -> Positions:
+    from .positions import json_positions
+
+    return json_positions(text, offset)
+
+
 def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False) -> tuple[Any, int]:
     """Strict JSON, read by :mod:`evalschema.strict_json`: duplicate keys, NaN and Infinity are errors, nesting is
     limited to ``max_depth``. Returns the value and the index where it ends; with ``partial``, the text may go on
     after the value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
+    from . import strict_json
+
     try:
         return strict_json.read(text, max_depth=max_depth, partial=partial)
     except strict_json.JsonProblem as exc:
@@ -155,7 +174,7 @@ def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
         return Loaded(
             path, problem=Finding("", exc.code, "error", exc.message, at[0] + offset, at[1]), line=line, problem_variant=exc.variant
         )
-    return Loaded(path, document, line=line, _locate=lambda: json_positions(text, offset))
+    return Loaded(path, document, line=line, _locate=lambda: _json_positions(text, offset))
 
 
 def parse_yaml(text: str, path: str = "-") -> list[Loaded]:

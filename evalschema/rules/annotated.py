@@ -22,9 +22,8 @@ across rows: the first index of each key of a rule whose items are the rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import repeat
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from evalschema_models._annotated import ANNOTATED
 from evalschema_models.rules import RULES as LEDGER
@@ -90,8 +89,7 @@ def values_at(value: Any, tokens: Sequence[str]) -> list[Any]:
     return level
 
 
-@dataclass(frozen=True)
-class _Member:
+class _Member(NamedTuple):
     member: str
     type: str
     param: str
@@ -161,8 +159,7 @@ def _compact_encoder(types: tuple[str, ...]) -> Callable[[Key], bytes]:
     return encode
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One entry of the table."""
 
     keyword: str

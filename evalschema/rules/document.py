@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-import regress
-
 from evalschema_models import rules as codes
 from evalschema_models.constants import MIGRATION_KEY
 
@@ -29,10 +27,10 @@ def indexed_objects(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield index, item
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"  # compiled on first use, as _MODIFIERS (start-up: ``evalschema.__main__``)
 
 
-_MODIFIERS = re.compile(r"\(\?[imsx]*-?[imsx]*:")
+_MODIFIERS = r"\(\?[imsx]*-?[imsx]*:"
 
 
 def newer_syntax(source: str) -> tuple[str, str] | None:
@@ -57,7 +55,7 @@ def newer_syntax(source: str) -> tuple[str, str] | None:
                 if name in names:
                     return "duplicate_group", name
                 names.add(name)
-            elif (match := _MODIFIERS.match(source, i)) and match.group() != "(?:":
+            elif (match := re.compile(_MODIFIERS).match(source, i)) and match.group() != "(?:":
                 return "modifier", ""
         i += 1
     return None
@@ -72,9 +70,12 @@ def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
             pointer(*where), codes.INVALID_REGEX, "error", messages.render(codes.INVALID_REGEX, newer[0], value=source, name=newer[1])
         )
     # the dialect is ECMA-262 with the unicode flag (JSON Schema's regex dialect), as in every SDK; a lone
-    # surrogate (a literal character there) cannot cross into regress's UTF-8, so it stands in as U+FFFD
+    # surrogate (a literal character there) cannot cross into regress's UTF-8, so it stands in as U+FFFD.
+    # Imported here: only a document with a pattern needs it (start-up: ``evalschema.__main__``)
+    import regress
+
     try:
-        regress.Regex(_LONE_SURROGATE.sub("\ufffd", source), "u")
+        regress.Regex(re.sub(_LONE_SURROGATE, "\ufffd", source), "u")
     except regress.RegressError:
         # the engine's own words differ from engine to engine: the message names the dialect, not the engine's reason
         return Finding(pointer(*where), codes.INVALID_REGEX, "error", messages.render(codes.INVALID_REGEX, value=source))

@@ -14,8 +14,8 @@ each factory once per document. Rules that are no stage say where they are imple
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol
+from dataclasses import replace
+from typing import Any, Literal, NamedTuple, Protocol
 
 from evalschema_models.rules import RULES
 
@@ -24,8 +24,7 @@ from ..core.findings import Finding
 Family = Literal["stage", "reader", "identity", "engine", "summary", "comparison", "cli"]
 
 
-@dataclass(frozen=True)
-class Batch:
+class Batch(NamedTuple):
     """Rows of a document: ``items``, the first of which is row ``start``. ``positions`` (a streamed batch only):
     the (line, column) of the values of the given rows, by pointer."""
 
@@ -34,8 +33,7 @@ class Batch:
     positions: Callable[[set[int]], dict[str, tuple[int, int]]] | None = None
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What a stage factory is told of the document it will check."""
 
     kind: str
@@ -84,15 +82,14 @@ def renumbered(findings: Iterable[Finding], array: str, start: int) -> list[Find
 StageFactory = Callable[[Context], Stage | None]  # None: nothing to check for this document (no suite given, say)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One ledger rule, for ``kinds``, and what checks it: ``check``, the factory of the stage that does (a stage
     rule), or ``implemented_by``, the dotted name of the function or class that does (any other family)."""
 
     id: str
     kinds: tuple[str, ...]
     family: Family = "stage"
-    check: StageFactory | None = field(default=None, compare=False)
+    check: StageFactory | None = None
     implemented_by: str = ""
 
 

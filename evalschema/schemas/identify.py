@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -15,15 +14,14 @@ from .registry import KINDS
 
 # Every URI pattern is matched against the whole string (fullmatch), as in every SDK.
 _OURS = re.compile(constants.SCHEMA_URI)
-# The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs.
-_EVALPORT = re.compile(constants.EVALPORT_SCHEMA_URI)
-_PROMPTPACK = re.compile(constants.PROMPTPACK_SCHEMA_URI)
+# The formats evalschema stays wire-compatible with: their documents carry their own $schema URIs. Compiled on
+# first use (the re module keeps them): a document of this specification never needs them (start-up: ``evalschema.__main__``).
+_EVALPORT, _PROMPTPACK = constants.EVALPORT_SCHEMA_URI, constants.PROMPTPACK_SCHEMA_URI
 _SEMVER = re.compile(constants.SEMVER_PREFIX)  # matched whole (fullmatch), as in every SDK
 _URI_VERSION = re.compile(constants.URI_VERSION)
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(NamedTuple):
     kind: str | None
     version: tuple[int, int, int] | None
     version_pointer: str
@@ -43,12 +41,12 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 
 def schema_uri_kind(uri: str) -> str | None:
     """The kind a ``$schema`` URI names, when it is a schema of this specification or of a compatible format."""
-    ours, evalport = _OURS.fullmatch(uri), _EVALPORT.fullmatch(uri)
+    ours = _OURS.fullmatch(uri)
     if ours and ours["kind"] in KINDS:
         return ours["kind"]
-    if evalport:
+    if evalport := re.fullmatch(_EVALPORT, uri):
         return evalport["kind"]
-    return "pack" if _PROMPTPACK.fullmatch(uri) else None
+    return "pack" if re.fullmatch(_PROMPTPACK, uri) else None
 
 
 def kind_from_shape(document: dict[str, Any]) -> str | None:
@@ -68,12 +66,12 @@ def identify(document: Any, kind: str | None) -> Identity:
     schema_version: tuple[int, int, int] | None = None
     declared = document.get("$schema")
     if isinstance(declared, str):
-        ours, evalport, promptpack = _OURS.fullmatch(declared), _EVALPORT.fullmatch(declared), _PROMPTPACK.fullmatch(declared)
+        ours = _OURS.fullmatch(declared)
         if ours and ours["kind"] in KINDS and _URI_VERSION.fullmatch(ours["version"]):
             schema_kind, schema_version = ours["kind"], parse_version(ours["version"])
-        elif evalport:
+        elif evalport := re.fullmatch(_EVALPORT, declared):
             schema_kind = evalport["kind"]
-        elif promptpack:
+        elif re.fullmatch(_PROMPTPACK, declared):
             schema_kind = "pack"
         else:
             findings.append(

@@ -6,16 +6,15 @@ cannot resolve locally is an error rather than a fetch.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from evalschema_models import constants
 
-from . import releases
 from .data import package_data
 
 if TYPE_CHECKING:
@@ -48,14 +47,13 @@ def _refuse_remote(uri: str) -> Resource[Any]:
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class the stubs do not describe
 
 
-@dataclass(frozen=True)
 class SchemaSet:
-    """The schemas of one specification version."""
+    """The schemas of one specification version: ``documents``, every schema file by its $id; ``roots``, the
+    schema of each kind. A plain class: its registry is a ``cached_property``, which needs the instance's
+    ``__dict__`` (no ``NamedTuple``), and a dataclass costs ~1 ms of start-up to create (``evalschema.__main__``)."""
 
-    version: str
-    base_uri: str
-    documents: dict[str, dict[str, Any]]  # every schema file by its $id
-    roots: dict[str, dict[str, Any]]
+    def __init__(self, version: str, base_uri: str, documents: dict[str, dict[str, Any]], roots: dict[str, dict[str, Any]]) -> None:
+        self.version, self.base_uri, self.documents, self.roots = version, base_uri, documents, roots
 
     @property
     def resources(self) -> tuple[str, ...]:
@@ -102,7 +100,7 @@ def current() -> SchemaSet:
     """The schemas this package validates against by default (the working version)."""
     directory = _schema_dir()
     files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json") and entry.is_file()), key=lambda e: e.name)
-    documents = [json.loads(entry.read_text(encoding="utf-8")) for entry in files]
+    documents = [orjson.loads(entry.read_bytes()) for entry in files]
     return build(documents, str(directory))
 
 
@@ -111,6 +109,8 @@ def load(version: str | None = None) -> SchemaSet:
     """The schemas of one version: the working ones (``None``, or their version), else a published release."""
     if version is None or version == current().version:
         return current()
+    from . import releases  # a published release: only --spec-version asks (start-up: ``evalschema.__main__``)
+
     return build(list(releases.schemas(version).values()), f"release {version}")
 
 

@@ -23,7 +23,7 @@ from .registry import bundled_dir
 HEAD = 64 * 1024
 _JSON_LINES = (".jsonl", ".ndjson")
 # `"$schema": "<uri>"` in JSON, and `$schema: <uri>` (quoted or not) in YAML
-_SCHEMA_ENTRY = re.compile(rb"""["']?\$schema["']?\s*:\s*["']?(?P<uri>[^\s"',}]+)""")
+_SCHEMA_ENTRY = rb"""["']?\$schema["']?\s*:\s*["']?(?P<uri>[^\s"',}]+)"""  # compiled on first use (--only-declared)
 
 
 @cache
@@ -47,7 +47,7 @@ def declares_schema(path: Path) -> bool:
             head = handle.read(HEAD)
     except OSError:
         return False
-    return any(schema_uri_kind(m["uri"].decode("utf-8", "replace")) for m in _SCHEMA_ENTRY.finditer(head))
+    return any(schema_uri_kind(m["uri"].decode("utf-8", "replace")) for m in re.finditer(_SCHEMA_ENTRY, head))
 
 
 def declared(path: Path) -> bool:

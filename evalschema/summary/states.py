@@ -107,12 +107,16 @@ def row_score(result: dict[str, Any], outcome: Outcome) -> float | None:
     return _exact_mean(sum(scores), len(scores))
 
 
-@dataclass
 class GraderTotals:
-    passed: int = 0  # scored results that passed
-    failed: int = 0  # scored results that did not
-    unscored: int = 0
-    score_sum: int = 0  # exact, in units of 2**-scale of the builder it belongs to (see _ratio)
+    """One grader's counts in a summary being built (a plain class, not a dataclass: start-up, ``evalschema.__main__``)."""
+
+    __slots__ = ("failed", "passed", "score_sum", "unscored")
+
+    def __init__(self, passed: int = 0, failed: int = 0, unscored: int = 0, score_sum: int = 0) -> None:
+        self.passed = passed  # scored results that passed
+        self.failed = failed  # scored results that did not
+        self.unscored = unscored
+        self.score_sum = score_sum  # exact, in units of 2**-scale of the builder it belongs to (see _ratio)
 
     @property
     def scored(self) -> int:
@@ -132,6 +136,10 @@ class GraderTotals:
 
 @dataclass(frozen=True)
 class AttemptRollup:
+    """Test cases over their attempts (a result set with attempts): how many have scored rows, and the share of those
+    passed on the first attempt, on any attempt, on every attempt (``None`` when none has). (Its own docstring also
+    spares the dataclass machinery making one from the signature, at start-up.)"""
+
     test_cases: int
     first_attempt_pass_rate: float | None
     any_pass_rate: float | None
@@ -180,14 +188,13 @@ class Summary:
         return out
 
 
-@dataclass
 class _CaseAttempts:
     """What the attempt rollup needs of one test case's scored rows, whatever the number of attempts."""
 
-    first_attempt: int
-    first_passed: bool
-    any_passed: bool
-    all_passed: bool
+    __slots__ = ("all_passed", "any_passed", "first_attempt", "first_passed")
+
+    def __init__(self, first_attempt: int, first_passed: bool, any_passed: bool, all_passed: bool) -> None:
+        self.first_attempt, self.first_passed, self.any_passed, self.all_passed = first_attempt, first_passed, any_passed, all_passed
 
     def add(self, attempt: int, passed: bool) -> None:
         if attempt < self.first_attempt:  # the earliest attempt counts; among equal ones, the first row read

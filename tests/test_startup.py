@@ -187,7 +187,7 @@ def test_reach_finds_the_files_the_long_way_does(kind: str) -> None:
 
 def test_reach_gives_up_on_an_embedded_id_or_an_unknown_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a resolver an embedded ``$id`` or a file outside the set leaves the files unknown (every file goes
-    in the registry) and the answer on deprecation yes (the walk decides)."""
+    in the registry); on deprecation the answer is yes when a file is unknown (the walk decides), else the walk's."""
     schemas = load(None)
     uri = schemas.uri("grader")
     expected = {  # an embedded $id naming one of the schema files: the walk goes on there, the files stay unknown

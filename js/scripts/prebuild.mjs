@@ -1,6 +1,5 @@
 // Writes dist/schemas/prebuilt/: the fast validators of the working schemas as code, one file per kind, and
-// index.json (see src/schemas/prebuilt.ts). The folder is replaced whole: written beside it, then renamed; the index
-// is the last file written, and a folder without one is never read.
+// index.json (see src/schemas/prebuilt.ts). The folder is replaced whole: written beside it, then renamed into place.
 //
 //   node scripts/prebuild.mjs            (part of `npm run build`, after `tsc -p .`)
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";

@@ -8,7 +8,7 @@
 
 import { createRequire } from "node:module";
 import type * as AjvModule from "ajv/dist/2020.js";
-import type { Ajv2020, Code, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
+import type { Ajv2020, CodeOptions, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
 import { compileCondition, everyName } from "./conditions.js";
 import { FORMATS } from "./formats.js";
 import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED } from "./applicators.js";
@@ -90,7 +90,7 @@ export function fastTree(node: unknown, done = new WeakMap<object, unknown>()): 
  */
 function newAjv(allErrors: boolean, source = false): Ajv2020 {
   const { Ajv2020, _, stringify } = ajv();
-  const code: { source?: boolean; esm?: boolean; formats?: Code } = source ? { source: true, formats: _`formats` } : {};
+  const code: CodeOptions = source ? { source: true, formats: _`formats` } : {};
   const instance = new Ajv2020({
     allErrors,
     strict: true,

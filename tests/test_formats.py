@@ -91,7 +91,7 @@ def test_the_rust_pattern_is_the_python_expression(value: str, at: int, extra: s
 
 _NODE = """
 import { readFileSync } from "node:fs";
-const { isDate, isDateTime } = await import(process.argv[2] + "/schemas/schemas.js");
+const { isDate, isDateTime } = await import(process.argv[2] + "/schemas/formats.js");
 const values = JSON.parse(readFileSync(process.argv[3], "utf-8"));
 process.stdout.write(JSON.stringify(values.map((v) => [isDate(v), isDateTime(v)])));
 """

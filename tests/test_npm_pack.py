@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from evalschema.schemas.registry import KINDS
+
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "js"
 TSC = JS / "node_modules" / ".bin" / "tsc"
@@ -77,6 +79,9 @@ def test_the_tarball_ships_the_build_the_schemas_and_no_sources(tarball: Path) -
     with tarfile.open(tarball) as archive:
         names = {n.removeprefix("package/") for n in archive.getnames()}
     assert {"package.json", "dist/index.js", "dist/index.d.ts", "dist/cli.js", "dist/generated/rules.js"} <= names
+    # the fast validators generated at build time (js/src/schemas/prebuilt.ts): without them, every start compiles
+    prebuilt = {n.removeprefix("dist/schemas/prebuilt/") for n in names if n.startswith("dist/schemas/prebuilt/")}
+    assert prebuilt == {"index.json", *(f"{kind}.cjs" for kind in KINDS)}
     assert {f"schemas/{p.name}" for p in (ROOT / "schemas").glob("*.json")} <= names
     assert {n for n in names if n.startswith("schemas/bundled/")} == {
         f"schemas/bundled/{p.name}" for p in (ROOT / "generated" / "schemas").glob("*.json")

@@ -14,9 +14,18 @@
  *   `name` (or `value`) among `allowed` (or `declared`).
  */
 
-import difflib from "difflib";
+import { createRequire } from "node:module";
+import type Difflib from "difflib";
 import { MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, MESSAGE_WORDS, SUGGESTION_CUTOFF } from "../generated/constants.js";
 import { RULES } from "../generated/rules.js";
+
+const require = createRequire(import.meta.url);
+let difflibModule: typeof Difflib | undefined;
+
+/** difflib, loaded the first time a suggestion is looked for: a valid document's run never needs it. */
+function difflib(): typeof Difflib {
+  return (difflibModule ??= require("difflib") as typeof Difflib);
+}
 
 export const QUOTED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.quoted);
 export const LISTS: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.lists);
@@ -43,7 +52,7 @@ export function suggest(word: unknown, candidates: Iterable<unknown>): string {
   const names = [...new Set([...candidates].filter((c): c is string => typeof c === "string" && c !== word))].sort(
     (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   );
-  const matches: string[] = difflib.getCloseMatches(word, names, MAX_SUGGESTIONS, SUGGESTION_CUTOFF);
+  const matches: string[] = difflib().getCloseMatches(word, names, MAX_SUGGESTIONS, SUGGESTION_CUTOFF);
   return matches.length ? "; did you mean " + matches.map((m) => show(m)).join(" or ") + "?" : "";
 }
 

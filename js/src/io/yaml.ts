@@ -6,7 +6,9 @@
  * as aliases expand them (a "billion laughs" is refused before anything is built from it).
  */
 
-import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from "yaml";
+import { createRequire } from "node:module";
+import type * as YamlModule from "yaml";
+import type { Document, Node as YamlNode } from "yaml";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { YAML_NODE_LIMIT } from "../generated/constants.js";
@@ -16,6 +18,14 @@ import { escapeToken } from "../core/findings.js";
 
 /** Nodes in one YAML document, as written and as its aliases expand it (spec/constants.json, shared with Python). */
 export { YAML_NODE_LIMIT };
+
+const require = createRequire(import.meta.url);
+let yamlModule: typeof YamlModule | undefined;
+
+/** The yaml package, loaded the first time YAML is read: a JSON document's run never needs it (~20 ms to load). */
+function yaml(): typeof YamlModule {
+  return (yamlModule ??= require("yaml") as typeof YamlModule);
+}
 
 /** A document read from a YAML stream: its value and where each of its values starts, or why there is none. */
 export interface YamlDocument {
@@ -43,7 +53,7 @@ type Composed = YamlNode | null;
 
 /** The node an alias stands for (aliases share nodes: the graph, not a tree). */
 function target(node: YamlNode, doc: Document): Composed {
-  if (!isAlias(node)) return node;
+  if (!yaml().isAlias(node)) return node;
   return (node.resolve(doc) as YamlNode | undefined) ?? null;
 }
 
@@ -54,12 +64,12 @@ function children(node: YamlNode, doc: Document): YamlNode[] {
     const resolved = target(child as YamlNode, doc);
     if (resolved !== null) out.push(resolved);
   };
-  if (isMap(node)) {
+  if (yaml().isMap(node)) {
     for (const pair of node.items) {
       add(pair.key);
       add(pair.value);
     }
-  } else if (isSeq(node)) for (const item of node.items) add(item);
+  } else if (yaml().isSeq(node)) for (const item of node.items) add(item);
   return out;
 }
 
@@ -115,7 +125,7 @@ function unsafe(detail: string): string {
 
 /** A scalar's JSON value, or Refused for what JSON cannot hold. */
 function scalarValue(node: YamlNode): unknown {
-  if (!isScalar(node)) throw new Refused(codes.INVALID_YAML, unsafe("not a scalar"), node.range?.[0]);
+  if (!yaml().isScalar(node)) throw new Refused(codes.INVALID_YAML, unsafe("not a scalar"), node.range?.[0]);
   const tag = node.tag;
   if (tag !== undefined && !ALLOWED_TAGS.has(tag)) {
     throw new Refused(codes.INVALID_YAML, unsafe(`${tag} has no JSON equivalent`), node.range?.[0]);
@@ -137,7 +147,7 @@ function scalarValue(node: YamlNode): unknown {
 
 /** The JSON value of a composed node: recursion is bounded, the depth was checked before. */
 function build(node: YamlNode, doc: Document): unknown {
-  if (isMap(node)) {
+  if (yaml().isMap(node)) {
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
       throw new Refused(codes.INVALID_YAML, unsafe(`${node.tag} has no JSON equivalent`), node.range?.[0]);
     }
@@ -160,7 +170,7 @@ function build(node: YamlNode, doc: Document): unknown {
     }
     return out;
   }
-  if (isSeq(node)) {
+  if (yaml().isSeq(node)) {
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
       throw new Refused(codes.INVALID_YAML, unsafe(`${node.tag} has no JSON equivalent`), node.range?.[0]);
     }
@@ -175,7 +185,7 @@ function build(node: YamlNode, doc: Document): unknown {
 /** The key a pointer uses for a key node: its text as written (Python: `str(key.value)`). */
 function keyToken(node: unknown, doc: Document): string {
   const resolved = node === null || node === undefined ? null : target(node as YamlNode, doc);
-  if (resolved === null || !isScalar(resolved)) return "None";
+  if (resolved === null || !yaml().isScalar(resolved)) return "None";
   return typeof resolved.source === "string" ? resolved.source : String(resolved.value);
 }
 
@@ -188,12 +198,12 @@ function positionsOf(root: YamlNode, doc: Document, lines: LineIndex): Positions
     budget--;
     const [current, pointer] = stack.pop()!;
     if (!out.has(pointer)) out.set(pointer, lines.where(current.range?.[0] ?? 0));
-    if (isMap(current)) {
+    if (yaml().isMap(current)) {
       for (const pair of current.items) {
         const value = pair.value === null || pair.value === undefined ? null : target(pair.value as YamlNode, doc);
         if (value !== null) stack.push([value, `${pointer}/${escapeToken(keyToken(pair.key, doc))}`]);
       }
-    } else if (isSeq(current)) {
+    } else if (yaml().isSeq(current)) {
       current.items.forEach((item, index) => {
         const value = item === null || item === undefined ? null : target(item as YamlNode, doc);
         if (value !== null) stack.push([value, `${pointer}/${index}`]);
@@ -214,7 +224,7 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
   const lines = new LineIndex(text);
   let docs: Document[];
   try {
-    const parsed = parseAllDocuments(text, { version: "1.2", schema: "core", merge: false, uniqueKeys: false, prettyErrors: false, stringKeys: false });
+    const parsed = yaml().parseAllDocuments(text, { version: "1.2", schema: "core", merge: false, uniqueKeys: false, prettyErrors: false, stringKeys: false });
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (error) {
     // the parser recurses per level: a stack overflow is nesting no document may have anyway

@@ -1,5 +1,5 @@
 /**
- * `if` conditions as plain predicates, for the fast validator (see `fastTree` in schemas.ts).
+ * `if` conditions as plain predicates, for the fast validator (see `fastTree` in compile.ts).
  *
  * Why: Ajv evaluates an `if` subschema as a composite rule, and a composite rule that fails allocates an error
  * object (and often an array) even when nobody reads it. Our conditions fail on almost every row ("this row has
@@ -203,4 +203,12 @@ export function compileCondition(schema: unknown): Predicate | null {
     checks.push(check);
   }
   return allOf(checks);
+}
+
+/** Whether every key of an object satisfies `holds` (the fast tree's `propertyNames`; a plain loop, no allocation). */
+export function everyName(holds: Predicate): (value: Record<string, unknown>) => boolean {
+  return (value) => {
+    for (const name in value) if (!holds(name)) return false;
+    return true;
+  };
 }

@@ -9,16 +9,19 @@
  *
  * Each kind gets two validators, as in the Python SDK (`is_valid`, then `iter_errors` only on failure): a fast
  * one that stops at the first error, compiled from a copy of the tree whose `if` conditions are plain predicates
- * (conditions.ts), and an all-errors one over the tree itself, compiled the first time a document is invalid.
+ * (conditions.ts), and an all-errors one over the tree itself, compiled the first time a document is invalid. The
+ * working schemas' fast validators are generated at build time (prebuilt.ts); a pinned release's are compiled.
  */
 
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { _, Ajv2020, type KeywordCxt, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
-import { compileCondition } from "./conditions.js";
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED } from "./applicators.js";
+import { compileAllErrors, compileFast, fastTree } from "./compile.js";
+import { prebuiltValidator } from "./prebuilt.js";
 import { has, isObject, type JsonObject } from "../core/json.js";
 
-import { DATE_FIELDS, DAYS_IN_MONTH, KINDS, RELEASE_MANIFEST, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS, SCHEMA_URI, TIME_FIELDS } from "../generated/constants.js";
+import { KINDS, RELEASE_MANIFEST, ROW_ANNOTATION_KEYWORDS, ROW_WHOLE_VALUE_KEYWORDS, SCHEMA_URI } from "../generated/constants.js";
 
 export { KINDS };
 export type Kind = (typeof KINDS)[number];
@@ -30,10 +33,6 @@ export function isKind(value: unknown): value is Kind {
 /** A schema's `$id` is a `$schema` URI of this specification (SCHEMA_URI, matched whole): its base ends before the kind. */
 const ID_RE = new RegExp(`^(?:${SCHEMA_URI})$`);
 
-/** Keywords whose value is a subschema, a map of subschemas, or a list of subschemas. */
-const SCHEMA_VALUED = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"]);
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "dependentSchemas"]);
-const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 /** Keywords dropped from the inlined tree: identification and definitions (every `$ref` is inlined). */
 const DROPPED = new Set(["$id", "$schema", "$defs", "definitions", "$anchor", "$dynamicAnchor"]);
 
@@ -42,6 +41,8 @@ export interface SchemaSet {
   baseUri: string;
   /** Raw schema documents by file name ("grader.json"). */
   files: Map<string, JsonObject>;
+  /** SHA-256 of the files' names and texts, in name order: what prebuilt validators are matched against. */
+  digest: string;
 }
 
 export interface CompiledKind {
@@ -51,8 +52,8 @@ export interface CompiledKind {
   isValid: (document: unknown) => boolean;
   /** Every error of an invalid document, for the mapping to findings; compiled on first use. */
   allErrors: () => ValidateFunction;
-  /** The tree the fast validator was compiled from (`tree`, with plain `if` conditions). */
-  fast: unknown;
+  /** The tree the fast validator is compiled from (`tree`, with plain `if` conditions), made on first call. */
+  fast: () => unknown;
 }
 
 /** Validators of one subschema of a kind's tree (a root array property's, for its items in batches). */
@@ -92,8 +93,11 @@ function build(dir: URL, names: readonly string[]): SchemaSet {
   const files = new Map<string, JsonObject>();
   let version = "";
   let baseUri = "";
+  const hash = createHash("sha256");
   for (const name of names) {
-    const contents: unknown = JSON.parse(readFileSync(new URL(name, dir), "utf-8"));
+    const text = readFileSync(new URL(name, dir), "utf-8");
+    hash.update(`${name}\0${text.length}\0${text}`);
+    const contents: unknown = JSON.parse(text);
     if (!isObject(contents) || typeof contents["$id"] !== "string") throw new Error(`${name}: not a schema with an $id`);
     const match = ID_RE.exec(contents["$id"]);
     if (!match) throw new Error(`${name}: $id ${contents["$id"]} is not a versioned evalschema URI`);
@@ -102,7 +106,7 @@ function build(dir: URL, names: readonly string[]): SchemaSet {
     baseUri = contents["$id"].slice(0, -`${kind}.json`.length);
     files.set(`${kind}.json`, contents);
   }
-  return { version, baseUri, files };
+  return { version, baseUri, files, digest: hash.digest("hex") };
 }
 
 let loaded: SchemaSet | undefined;
@@ -281,170 +285,19 @@ function inline(set: SchemaSet, file: string, node: unknown, stack: string[], ca
   return out;
 }
 
-// --- formats: SPEC §3.1's one definition of RFC 3339 `date` and `date-time` (evalschema/rfc3339.py) --------
-
-// The grammar and the days table are data (spec/constants.json, generated); the algorithm is here.
-const DATE_RE = new RegExp(`^(?:${DATE_FIELDS})$`);
-const DATE_TIME_RE = new RegExp(`^(?:${DATE_FIELDS})[Tt](?:${TIME_FIELDS})$`);
-
-function daysIn(year: number, month: number): number {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+/** The name of a row array's validator among the prebuilt ones: its pointer in the kind's schema. */
+export function partName(kind: Kind, property: string): string {
+  return `${kind}#/properties/${escapePointerToken(property)}`;
 }
 
 /**
- * The number written by the ASCII digits `value[start..end)` (the regexes have checked they are digits). With
- * `test` rather than `exec`, checking a timestamp allocates no match array: a result set has two per row.
+ * The validator generated at build time for tree `name` (the kind, or `partName`) of `kind` in `set`, or undefined:
+ * only the working schemas have them, and only when the files are the ones they were generated from.
  */
-function digits(value: string, start: number, end: number): number {
-  let n = 0;
-  for (let i = start; i < end; i++) n = n * 10 + (value.charCodeAt(i) - 48);
-  return n;
+function prebuilt(set: SchemaSet, kind: Kind, name: string): ((value: unknown) => boolean) | undefined {
+  return set === current() ? prebuiltValidator(set.digest, kind, name) : undefined;
 }
 
-function realDay(value: string): boolean {
-  const year = digits(value, 0, 4);
-  const month = digits(value, 5, 7);
-  const day = digits(value, 8, 10);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
-}
-
-/** RFC 3339 `full-date`: a real day of the proleptic Gregorian calendar, years 0000–9999. */
-export function isDate(value: string): boolean {
-  return DATE_RE.test(value) && realDay(value);
-}
-
-/**
- * RFC 3339 `date-time` with a mandatory time zone (`Z` or an offset), years 0000–9999; second 60 only where the
- * time moved to UTC is 23:59:60 (a leap second ends a UTC day).
- */
-export function isDateTime(value: string): boolean {
-  if (!DATE_TIME_RE.test(value) || !realDay(value)) return false;
-  const hour = digits(value, 11, 13);
-  const minute = digits(value, 14, 16);
-  const second = digits(value, 17, 19);
-  if (hour > 23 || minute > 59 || second > 60) return false;
-  let offset = 0;
-  const last = value.charCodeAt(value.length - 1);
-  if (last !== 90 && last !== 122) {
-    // "…±hh:mm"
-    const offsetHour = digits(value, value.length - 5, value.length - 3);
-    const offsetMinute = digits(value, value.length - 2, value.length);
-    if (offsetHour > 23 || offsetMinute > 59) return false;
-    offset = (offsetHour * 60 + offsetMinute) * (value.charCodeAt(value.length - 6) === 43 ? 1 : -1);
-  }
-  return second < 60 || (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 === 23 * 60 + 59;
-}
-
-/**
- * Keyword replacing `if`/`then`/`else` in the fast tree: its value is `{ if, then?, else? }`, and the condition
- * is evaluated as a plain predicate (see conditions.ts for why).
- */
-const PLAIN_IF = "x-plain-if";
-
-/**
- * Keyword replacing `propertyNames` in the fast tree when `compileCondition` supports its subschema: every key
- * of an object is checked by a plain predicate. Ajv's `anyOf` / `not` under `propertyNames` allocate an error
- * object (and an instance path string) per failing branch even when the name is accepted: a result set's
- * metadata keys made that most of the fast validator's garbage.
- */
-const PLAIN_NAMES = "x-plain-names";
-
-/**
- * The tree the fast validator is compiled from: `tree` with every `if` whose condition `compileCondition`
- * supports turned into PLAIN_IF. It accepts exactly the documents `tree` accepts; it only allocates less.
- */
-function fastTree(node: unknown, done = new WeakMap<object, unknown>()): unknown {
-  if (Array.isArray(node)) return node.map((sub) => fastTree(sub, done));
-  if (!isObject(node)) return node;
-  const known = done.get(node);
-  if (known !== undefined) return known;
-  const plain = has(node, "if") && compileCondition(node["if"]) !== null;
-  const out: JsonObject = {};
-  const condition: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "propertyNames" && compileCondition(value) !== null) {
-      out[PLAIN_NAMES] = value;
-      continue;
-    }
-    let copy = value;
-    if (SCHEMA_VALUED.has(key) || SCHEMA_LISTS.has(key)) copy = fastTree(value, done);
-    else if (SCHEMA_MAPS.has(key) && isObject(value)) {
-      copy = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, fastTree(sub, done)]));
-    }
-    if (plain && (key === "if" || key === "then" || key === "else")) condition[key] = copy;
-    else out[key] = copy;
-  }
-  if (plain) out[PLAIN_IF] = condition;
-  done.set(node, out);
-  return out;
-}
-
-function newAjv(allErrors: boolean): Ajv2020 {
-  const ajv = new Ajv2020({
-    allErrors,
-    strict: true,
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    validateFormats: true,
-    loadSchema: undefined,
-  });
-  // annotations of this specification: they carry meaning for the mapping, not for validation
-  ajv.addKeyword({ keyword: "x-rule", schemaType: "string" });
-  ajv.addKeyword({ keyword: "x-deprecation", schemaType: "object" });
-  ajv.addKeyword({ keyword: "x-compatibility", schemaType: "object" });
-  ajv.addKeyword({ keyword: "x-unique", schemaType: "array" });
-  ajv.addKeyword({ keyword: "x-references", schemaType: "array" });
-  ajv.addKeyword({
-    keyword: PLAIN_IF,
-    schemaType: "object",
-    // generated code, as Ajv's own `if`: a `compile`d keyword would get a fresh context object per call
-    code(cxt: KeywordCxt): void {
-      const { gen, data, schema } = cxt;
-      const holds = compileCondition(schema["if"]);
-      if (holds === null) throw new Error(`${PLAIN_IF}: unsupported condition`);
-      const condition = gen.scopeValue("func", { ref: holds });
-      const valid = gen.let("valid", true);
-      const clauseValid = gen.name("_valid");
-      const clause = (name: "then" | "else") => (): void => {
-        if (!has(schema, name)) return;
-        cxt.subschema({ keyword: PLAIN_IF, schemaProp: name }, clauseValid);
-        gen.assign(valid, clauseValid);
-      };
-      gen.if(_`${condition}(${data})`, clause("then"), clause("else"));
-      cxt.pass(valid);
-    },
-  });
-  ajv.addKeyword({
-    keyword: PLAIN_NAMES,
-    type: "object",
-    schemaType: ["object", "boolean"],
-    code(cxt: KeywordCxt): void {
-      const { gen, data, schema } = cxt;
-      const holds = compileCondition(schema);
-      if (holds === null) throw new Error(`${PLAIN_NAMES}: unsupported subschema`);
-      const names = (value: Record<string, unknown>): boolean => {
-        for (const name in value) if (!holds(name)) return false;
-        return true;
-      };
-      cxt.pass(_`${gen.scopeValue("func", { ref: names })}(${data})`);
-    },
-  });
-  const addFormats = addFormatsModule as unknown as (a: Ajv2020, o: { mode: "full" }) => Ajv2020;
-  addFormats(ajv, { mode: "full" });
-  // ajv-formats accepts a space for `T` and offsets without a colon (`+0100`); RFC 3339 §5.6 does not
-  ajv.addFormat("date", { type: "string", validate: isDate });
-  ajv.addFormat("date-time", { type: "string", validate: isDateTime });
-  return ajv;
-}
-
-/**
- * Two Ajv instances, as the Python SDK's `is_valid` then `iter_errors`: most documents are valid, and for them
- * one pass that stops at the first error, over the allocation-light fast tree, is all the schema path costs.
- */
-let fastAjv: Ajv2020 | undefined;
-let allErrorsAjv: Ajv2020 | undefined;
 /** Compiled kinds, by kind: the working schemas' in `compiled`, each pinned release's in its own map. */
 const compiled = new Map<Kind, CompiledKind>();
 const compiledReleases = new Map<string, Map<Kind, CompiledKind>>();
@@ -466,11 +319,11 @@ export function compiledKind(kind: Kind): CompiledKind {
   const root = set.files.get(file);
   if (!root) throw new Error(`no bundled schema for ${kind}`);
   const tree = inline(set, file, root, [`${file}#`], new Map());
-  fastAjv ??= newAjv(false);
-  const fast = fastTree(tree);
-  const isValid = fastAjv.compile(fast as JsonObject);
+  let fastCopy: unknown;
+  const fast = (): unknown => (fastCopy ??= fastTree(tree));
+  const isValid = prebuilt(set, kind, kind) ?? compileFast(fast());
   let full: ValidateFunction | undefined;
-  const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(tree as JsonObject));
+  const allErrors = (): ValidateFunction => (full ??= compileAllErrors(tree));
   out = { tree, isValid, allErrors, fast };
   cache.set(kind, out);
   return out;
@@ -495,9 +348,9 @@ export function compiledProperty(kind: Kind, property: string): CompiledPart {
     return schema;
   };
   const schema = at(whole.tree);
-  const isValid = fastAjv!.compile(at(whole.fast));
+  const isValid = prebuilt(active(), kind, partName(kind, property)) ?? compileFast(at(whole.fast()));
   let full: ValidateFunction | undefined;
-  const allErrors = (): ValidateFunction => (full ??= (allErrorsAjv ??= newAjv(true)).compile(schema));
+  const allErrors = (): ValidateFunction => (full ??= compileAllErrors(schema));
   out = { schema, isValid, allErrors };
   compiledParts.set(key, out);
   return out;

@@ -12,11 +12,12 @@
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { compileCondition, everyName } from "./conditions.js";
 import { FORMATS } from "./formats.js";
 
 /** The folder of the prebuilt files, beside this module in dist/. */
-export const PREBUILT_DIR = new URL("./prebuilt/", import.meta.url);
+const PREBUILT_DIR = new URL("./prebuilt/", import.meta.url);
 
 /** What index.json says: the schemas' digest (`SchemaSet.digest`) and the kinds with a file. */
 export interface PrebuiltIndex {
@@ -49,7 +50,8 @@ export function prebuiltValidator(digest: string, kind: string, name: string): (
   if (index === null || index.digest !== digest || !index.kinds.includes(kind)) return undefined;
   let validators = loaded.get(kind);
   if (validators === undefined) {
-    validators = (require(`./prebuilt/${kind}.cjs`) as PrebuiltFile)(compileCondition, everyName, FORMATS);
+    const file = fileURLToPath(new URL(`${kind}.cjs`, PREBUILT_DIR));
+    validators = (require(file) as PrebuiltFile)(compileCondition, everyName, FORMATS);
     loaded.set(kind, validators);
   }
   return validators[name];

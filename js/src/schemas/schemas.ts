@@ -337,7 +337,8 @@ const compiledParts = new Map<string, CompiledPart>();
  * prefix `#/properties/<property>`.
  */
 export function compiledProperty(kind: Kind, property: string): CompiledPart {
-  const key = pinned === null ? `${kind}#${property}` : `${pinned}#${kind}#${property}`;
+  const name = partName(kind, property);
+  const key = pinned === null ? name : `${pinned} ${name}`;
   let out = compiledParts.get(key);
   if (out) return out;
   const whole = compiledKind(kind);
@@ -348,7 +349,7 @@ export function compiledProperty(kind: Kind, property: string): CompiledPart {
     return schema;
   };
   const schema = at(whole.tree);
-  const isValid = prebuilt(active(), kind, partName(kind, property)) ?? compileFast(at(whole.fast()));
+  const isValid = prebuilt(active(), kind, name) ?? compileFast(at(whole.fast()));
   let full: ValidateFunction | undefined;
   const allErrors = (): ValidateFunction => (full ??= compileAllErrors(schema));
   out = { schema, isValid, allErrors };

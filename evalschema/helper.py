@@ -169,7 +169,7 @@ class Split:
 
     AHEAD = 2  # batches with the helper, unanswered: one it works on, one waiting in the pipe (at most its ``ahead``)
     # batches read and not joined (each holds its text, 256 KiB at most, and the reader keeps its file text from the
-    # oldest one), before this process waits: 8 held 4-8 MiB more at 1 GiB and was no faster at 100k (measured)
+    # oldest one), before this process waits: 8 held 4-5 MiB more at 1 GiB and was no faster at 100k (measured)
     WAITING = 4
 
     def __init__(self, run: list[Stage], array: str, on_rows: Callable[[stream.Rows, list[Finding]], None]) -> None:

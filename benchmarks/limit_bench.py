@@ -5,7 +5,9 @@ file and calls ``orjson.loads`` with the garbage collector off — what any vali
 (one small document, then result sets of 1k, 10k and 100k results, and with ``--large-mb`` one result set of that
 many MiB) the sides run alternately, ``--repeats`` times each (at least 5), and the table gives medians of wall and
 CPU time, the peak resident memory of each side (its high-water mark, VmHWM, sampled until it exits; with a child
-process, the sum of both, and what both held at once, their proportional set sizes summed) and the ratios:
+process, the sum of both, and what both held at once, their proportional set sizes summed) and the ratios: of the
+medians, and paired (the median of each round's ratio to the limit's run in that round, which a slow spell of the
+machine moves less):
 
 - ``evalschema validate`` as users run it (a large result set streams) and with ``--stream never`` / ``always``;
   at 100k and the large size also ``-j 2`` (a helper process checks the rows: ``evalschema.helper``), whose CPU
@@ -139,6 +141,11 @@ class Side:
     def peak(self) -> float:
         return max(self.peaks)
 
+    def paired(self, limit: Side) -> float:
+        """The median over rounds of this side's time over the limit's in the same round: where the machine's speed
+        drifts from one spell to the next (as shared machines' does), each ratio compares runs seconds apart."""
+        return statistics.median(mine / theirs for mine, theirs in zip(self.seconds, limit.seconds, strict=True))
+
 
 def measure(sides: list[Side], repeats: int) -> None:
     for side in sides:  # one unmeasured run each: the page cache holds the file for every side alike
@@ -173,6 +180,7 @@ def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[
             "limit s": round(limit.median, 3),
             "limit peak MiB": round(limit.peak),
             "x limit": round(side.median / limit.median, 2),
+            "x limit, paired": round(side.paired(limit), 2),
             "x json.loads": round(side.median / loads.median, 2),
             "cpu s": round(side.cpu_median, 3),
             "cpu x limit": round(side.cpu_median / limit.cpu_median, 2),
@@ -206,6 +214,7 @@ def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[d
             "s": round(in_process["validate_ms"] / 1000, 4),
             "limit s": round(in_process["json_parse_ms"] / 1000, 4),
             "x limit": round(in_process["ratio"], 2),
+            "x limit, paired": round(in_process["paired_ratio"], 2),
         },
         {
             "work": f"{label}: {streamed.name} (process)",
@@ -214,6 +223,7 @@ def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[d
             "limit s": round(parse.median, 3),
             "limit peak MiB": round(parse.peak),
             "x limit": round(streamed.median / parse.median, 2),
+            "x limit, paired": round(streamed.paired(parse), 2),
         },
     ]
 
@@ -226,6 +236,7 @@ COLUMNS = [
     "limit s",
     "limit peak MiB",
     "x limit",
+    "x limit, paired",
     "x json.loads",
     "cpu s",
     "cpu x limit",

@@ -22,7 +22,7 @@ def test_limit_benchmark_runs_on_the_small_document(built_js: Path) -> None:
     assert rows and all(row.split("|")[1].strip().startswith("small") for row in rows)
     for row in rows:
         cells = dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|")), strict=True))
-        assert float(cells["x limit"]) > 0, row
+        assert float(cells["x limit"]) > 0 and float(cells["x limit, paired"]) > 0, row
     works = [row.split("|")[1].strip() for row in rows]
     assert "small: ts validate(JSON.parse) in process" in works and "small: ts validateFile streamed (process)" in works, works
 
@@ -36,6 +36,17 @@ def test_every_median_is_of_the_measured_runs_only() -> None:
     side = limit_bench.Side("pass", [sys.executable, "-c", "pass"])
     limit_bench.measure([side], 3)
     assert (len(side.seconds), len(side.cpu), len(side.peaks), len(side.held)) == (3, 3, 3, 3)
+
+
+def test_the_paired_ratio_is_the_median_of_each_rounds_ratio() -> None:
+    """Each run over the limit's run of the same round (2, 1 and 5 here): 2, where the ratio of the medians is 1.5."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import limit_bench
+
+    side, limit = limit_bench.Side("side", []), limit_bench.Side("limit", [])
+    side.seconds, limit.seconds = [2.0, 3.0, 10.0], [1.0, 3.0, 2.0]
+    assert side.paired(limit) == 2.0
+    assert side.median / limit.median == 1.5
 
 
 def test_a_side_with_a_child_process_reports_what_both_held_at_once() -> None:

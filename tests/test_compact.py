@@ -23,7 +23,7 @@ KEYS = st.binary(max_size=12) | st.sampled_from([b"", b"\x00", b"tc-1", b"1\x00t
 def test_key_table_is_a_dict(operations: list[tuple[bytes, int]], dict_keys: int) -> None:
     """In its dict, in its arrays, and moving from one to the other at any point; its arena offsets widened from
     4 to 8 bytes at any point too (past 4 GiB of keys, here past 40 bytes)."""
-    with mock.patch.object(compact_table, "NARROW_ENDS", 40 if dict_keys == 1 else compact_table.NARROW_ENDS):
+    with mock.patch.object(compact_table, "NARROW_STARTS", 40 if dict_keys == 1 else compact_table.NARROW_STARTS):
         _check_key_table(operations, dict_keys)
 
 
@@ -53,7 +53,7 @@ def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int) -> Non
 def test_bulk_insertion_is_setdefault_in_order(batches: list[list[tuple[bytes, int]]], dict_keys: int) -> None:
     """``setdefault_many`` leaves the table ``setdefault`` one key at a time leaves, and reports exactly the keys
     that were present (a repeat inside one batch included), with the value found."""
-    with mock.patch.object(compact_table, "NARROW_ENDS", 40 if dict_keys == 1 else compact_table.NARROW_ENDS):
+    with mock.patch.object(compact_table, "NARROW_STARTS", 40 if dict_keys == 1 else compact_table.NARROW_STARTS):
         table, reference = KeyTable(dict_keys), dict[bytes, int]()
         for batch in batches:
             expected = []

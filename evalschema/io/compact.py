@@ -4,23 +4,22 @@ case's attempt rollup.
 A ``dict`` spends well over 100 bytes on each short string key and integer value, so for a result set of a
 million rows that state would outgrow the batch of rows being read. Past ``DICT_KEYS`` keys (a result set of more
 than about 130,000 test cases; below it a plain ``dict`` holds them, at C speed) this table keeps them in arrays:
-every key's bytes in one arena, in the order they came, with the arena offset where each ends and its value in
-that same order (and the low 32 bits of its hash, so that growing never hashes a key again), and an
-open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only the entry's number.
-About ``len(key) + 20`` bytes a key (values take 4 bytes until one needs 8), and growing rebuilds only the slots.
-It is exact: keys are compared, not only hashed.
+every key's bytes in one arena, in the order they came, with the arena offset where each starts and its value in
+that same order, and an open-addressing hash table (linear probing, at most two-thirds full) whose slots hold only
+the entry's number. About ``len(key) + 16`` bytes a key (values take 4 bytes until one needs 8). Keys are compared,
+not only hashed, so it is exact; no hash is kept (4 bytes a key): growing hashes each key again from the arena,
+about once for every key the table ends with.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
-from itertools import chain
+from itertools import islice
 
 _EMPTY = -1
 DICT_KEYS = 1 << 17
-NARROW_ENDS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
-_LOW_BITS = 0xFFFFFFFF  # the part of a key's hash an entry keeps: enough to place it among 2**31 slots (all "i" numbers)
+NARROW_STARTS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
 
 
 class KeyTable:
@@ -30,13 +29,12 @@ class KeyTable:
         self._small: dict[bytes, int] | None = {}  # None once the keys have moved into the arrays
         self._dict_keys = DICT_KEYS if dict_keys is None else dict_keys
         self._arena = bytearray()
-        self._ends = array("I")  # entry n's key is arena[ends[n - 1]:ends[n]] (from 0); "Q" past 4 GiB of keys
-        self._hashes = array("I")  # entry n's hash, its low 32 bits: placing it again never hashes the key again
+        self._starts = array("I", [0])  # entry n's key is arena[starts[n]:starts[n + 1]]; "Q" past 4 GiB of keys
         self._values = array("i")  # entry n's value; "q" from the first value that needs more than 32 bits
         self._slots = array("i", [_EMPTY]) * 8  # an entry number, or empty
 
     def __len__(self) -> int:
-        return len(self._small) if self._small is not None else len(self._hashes)
+        return len(self._small) if self._small is not None else len(self._values)
 
     def _spill(self) -> None:
         """Move the dict's keys into the arrays, for good: the slots sized for them at once (as many as growing
@@ -48,36 +46,35 @@ class KeyTable:
         self._slots = array("i", [_EMPTY]) * size
         self._setdefault_arrays(list(small), list(small.values()))
 
-    def _holds(self, entry: int, key: bytes) -> bool:
-        """Whether entry ``entry`` holds ``key`` (asked when their hashes agree), compared in place."""
-        ends = self._ends
-        start = ends[entry - 1] if entry else 0
-        return ends[entry] - start == len(key) and self._arena.startswith(key, start)
-
-    def _find(self, key: bytes, hashed: int) -> tuple[int, int]:
+    def _find(self, key: bytes) -> tuple[int, int]:
         """(the slot holding ``key``, its entry number) or (the empty slot where it belongs, -1)."""
-        slots, hashes, mask, low = self._slots, self._hashes, len(self._slots) - 1, hashed & _LOW_BITS
-        slot = hashed & mask
+        slots, starts, arena, mask, size = self._slots, self._starts, self._arena, len(self._slots) - 1, len(key)
+        slot = hash(key) & mask
         while True:
             entry = slots[slot]
-            if entry == _EMPTY or (hashes[entry] == low and self._holds(entry, key)):
+            if entry == _EMPTY:
+                return slot, entry
+            start = starts[entry]  # the entry's key compared in place: its length, then its bytes
+            if starts[entry + 1] - start == size and arena.startswith(key, start):
                 return slot, entry
             slot = (slot + 1) & mask
 
-    def _append(self, slot: int, key: bytes, hashed: int, value: int) -> None:
+    def _append(self, slot: int, key: bytes, value: int) -> None:
         """A new entry for ``key``, in ``slot`` (empty, where ``_find`` stopped); the slots grow past 2/3 full."""
-        self._slots[slot] = len(self._hashes)
-        self._arena += key
-        if len(self._arena) > NARROW_ENDS and self._ends.typecode == "I":
-            self._ends = array("Q", self._ends)
-        self._ends.append(len(self._arena))
-        self._hashes.append(hashed & _LOW_BITS)
+        values, arena = self._values, self._arena
+        self._slots[slot] = len(values)
+        arena += key
+        end = len(arena)
+        if end > NARROW_STARTS and self._starts.typecode == "I":
+            self._starts = array("Q", self._starts)
+        self._starts.append(end)
         try:
-            self._values.append(value)
+            values.append(value)
         except OverflowError:
             self._widen()
-            self._values.append(value)
-        if 3 * len(self._hashes) > 2 * len(self._slots):
+            values = self._values
+            values.append(value)
+        if 3 * len(values) > 2 * len(self._slots):
             self._grow()
 
     def _set(self, entry: int, value: int) -> None:
@@ -105,11 +102,10 @@ class KeyTable:
             if size >= self._dict_keys:
                 self._spill()
             return value, True
-        hashed = hash(key)
-        slot, entry = self._find(key, hashed)
+        slot, entry = self._find(key)
         if entry != _EMPTY:
             return self._values[entry], False
-        self._append(slot, key, hashed, value)
+        self._append(slot, key, value)
         return value, True
 
     def setdefault_many(self, keys: list[bytes], values: list[int]) -> list[tuple[int, int]]:
@@ -135,10 +131,9 @@ class KeyTable:
         """``setdefault_many`` once the keys are in the arrays."""
         found: list[tuple[int, int]] = []
         for position, key in enumerate(keys):
-            hashed = hash(key)
-            slot, entry = self._find(key, hashed)
+            slot, entry = self._find(key)
             if entry == _EMPTY:
-                self._append(slot, key, hashed, values[position])
+                self._append(slot, key, values[position])
             else:
                 found.append((position, self._values[entry]))
         return found
@@ -149,7 +144,7 @@ class KeyTable:
             assert key in self._small, "replace() of a missing key"
             self._small[key] = value
             return
-        _, entry = self._find(key, hash(key))
+        _, entry = self._find(key)
         assert entry != _EMPTY, "replace() of a missing key"
         self._set(entry, value)
 
@@ -159,16 +154,16 @@ class KeyTable:
 
     def _keys(self) -> Iterator[bytes]:
         """Every key in entry order, one at a time (a list of a million would cost more than the table)."""
-        arena, ends = self._arena, self._ends
-        for start, end in zip(chain((0,), ends), ends):
+        arena, starts = self._arena, self._starts
+        for start, end in zip(starts, islice(starts, 1, None)):
             yield bytes(arena[start:end])
 
     def _grow(self) -> None:
-        """Twice the slots, every entry placed again by its kept hash (the arena, ends, hashes and values stay)."""
+        """Twice the slots, every entry placed again by its key's hash (the arena, starts and values stay)."""
         size = 2 * len(self._slots)
-        slots, mask = array("i", [_EMPTY]) * size, size - 1
-        for entry, low in enumerate(self._hashes):
-            slot = low & mask
+        slots, mask, arena, starts = array("i", [_EMPTY]) * size, size - 1, self._arena, self._starts
+        for entry, (start, end) in enumerate(zip(starts, islice(starts, 1, None))):
+            slot = hash(bytes(arena[start:end])) & mask
             while slots[slot] != _EMPTY:
                 slot = (slot + 1) & mask
             slots[slot] = entry
@@ -184,7 +179,7 @@ class KeyTable:
         """The value of ``key``, or None."""
         if self._small is not None:
             return self._small.get(key)
-        _, entry = self._find(key, hash(key))
+        _, entry = self._find(key)
         return None if entry == _EMPTY else self._values[entry]
 
     def add(self, key: bytes, delta: int) -> None:
@@ -195,9 +190,8 @@ class KeyTable:
             else:
                 self.setdefault(key, delta)
             return
-        hashed = hash(key)
-        slot, entry = self._find(key, hashed)
+        slot, entry = self._find(key)
         if entry != _EMPTY:
             self._set(entry, self._values[entry] + delta)
         else:
-            self._append(slot, key, hashed, delta)
+            self._append(slot, key, delta)

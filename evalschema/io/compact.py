@@ -161,9 +161,9 @@ class KeyTable:
     def _grow(self) -> None:
         """Twice the slots, every entry placed again by its key's hash (the arena, starts and values stay)."""
         size = 2 * len(self._slots)
-        slots, mask, arena, starts = array("i", [_EMPTY]) * size, size - 1, self._arena, self._starts
-        for entry, (start, end) in enumerate(zip(starts, islice(starts, 1, None))):
-            slot = hash(bytes(arena[start:end])) & mask
+        slots, mask = array("i", [_EMPTY]) * size, size - 1
+        for entry, key in enumerate(self._keys()):
+            slot = hash(key) & mask
             while slots[slot] != _EMPTY:
                 slot = (slot + 1) & mask
             slots[slot] = entry

@@ -3,7 +3,9 @@
 Not a test: ``./noxw -s bench_limit`` (part of ``./noxw -s bench``). The limit is a process that only reads the
 file and calls ``orjson.loads`` with the garbage collector off — what any validator must at least do. For each size
 (one small document, then result sets of 1k, 10k and 100k results, and with ``--large-mb`` one result set of that
-many MiB) the sides run alternately, ``--repeats`` times each (at least 5), and the table gives medians of wall and
+many MiB) the sides run alternately, ``--repeats`` times each (9 unless told; at least 5; the large size
+``--large-repeats`` times, 5 unless told, as each of its runs takes half a minute; in one Node process
+``IN_PROCESS_REPEATS`` times at least, as those take a second), and the table gives medians of wall and
 CPU time, the peak resident memory of each side (its high-water mark, VmHWM, sampled until it exits; with a child
 process, the sum of both, and what both held at once, their proportional set sizes summed) and the ratios: of the
 medians, and paired (the median of each round's ratio to the limit's run in that round, which a slow spell of the
@@ -50,6 +52,8 @@ LIMIT = [PYTHON, "-c", "import gc, sys, orjson; gc.disable(); orjson.loads(open(
 JSON_LOADS = [PYTHON, "-c", "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"]
 PASS = [PYTHON, "-c", "pass"]
 NODE_PARSE = ["-e", "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))"]
+# ts_bench.mjs's rounds: a second each at 100k, and V8's collections land on some of them (README)
+IN_PROCESS_REPEATS = 11
 
 
 # Every side runs with bytecode caching allowed, as an installed package runs (pip compiles it): a shell that sets
@@ -204,7 +208,8 @@ def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[d
         return [{"work": f"{label}: {streamed.name}", "s": round(streamed.median, 3), "peak MiB": round(streamed.peak)}]
     parse = Side("node JSON.parse", [NODE, *NODE_PARSE, file])
     measure([parse, streamed], repeats)
-    api = subprocess.run([NODE, str(ROOT / "benchmarks" / "ts_bench.mjs"), file, str(max(repeats, 5))], capture_output=True, text=True)
+    rounds = str(max(repeats, IN_PROCESS_REPEATS))
+    api = subprocess.run([NODE, str(ROOT / "benchmarks" / "ts_bench.mjs"), file, rounds], capture_output=True, text=True)
     if api.returncode != 0:
         raise SideFailed(f"ts_bench.mjs: exit {api.returncode}\n{api.stderr[-2000:]}")
     in_process = json.loads(api.stdout)
@@ -254,10 +259,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000], help="results per result set")
     parser.add_argument("--large-mb", type=int, default=0, help="also one result set of this many MiB (1024 for 1 GiB)")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9, help="runs a side (at least 5)")
+    parser.add_argument("--large-repeats", type=int, default=5, help="runs a side at the large size (at least 5)")
     parser.add_argument("--no-typescript", action="store_true")
     args = parser.parse_args()
-    repeats = max(args.repeats, 5)
+    repeats, large_repeats = max(args.repeats, 5), max(args.large_repeats, 5)
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="evalschema-limit-") as tmp:
         folder = Path(tmp)
@@ -272,11 +278,16 @@ def main() -> None:
             one_large = folder / "large.json"
             synthetic.write_large_resultset(one_large, args.large_mb << 20)
             cases.append((f"{args.large_mb} MiB", one_large, True))
-        print(f"# medians of {repeats} alternating runs per side, measured in this run ({time.strftime('%Y-%m-%d %H:%M')})", flush=True)
+        runs = f"{repeats}" + (f" ({large_repeats} at {args.large_mb} MiB)" if args.large_mb else "")
+        in_process = f"; TypeScript in process: {max(repeats, IN_PROCESS_REPEATS)}" if not args.no_typescript else ""
+        print(
+            f"# medians of {runs} alternating runs per side{in_process}; measured in this run ({time.strftime('%Y-%m-%d %H:%M')})",
+            flush=True,
+        )
         for label, path, large in cases:
-            rows += python_rows(label, path, repeats, large)
+            rows += python_rows(label, path, large_repeats if large else repeats, large)
             if not args.no_typescript:
-                rows += typescript_rows(label, path, repeats, large)
+                rows += typescript_rows(label, path, large_repeats if large else repeats, large)
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     print(table(rows))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,17 +19,39 @@ from evalschema.summary import SummaryBuilder, attempt_number
 KEYS = st.binary(max_size=12) | st.sampled_from([b"", b"\x00", b"tc-1", b"1\x00tc", b"\xff" * 3])
 
 
+# values as a table with runs meets them: mostly one more than the value before, and any 64-bit value
+VALUES = st.one_of(st.just(None), st.integers(-(2**63), 2**63 - 1))
+
+
+def _values(drawn: list[int | None]) -> list[int]:
+    """``None``: one more than the value before (while that fits 64 bits)."""
+    out: list[int] = []
+    for value in drawn:
+        out.append(value if value is not None else (out[-1] + 1 if out and out[-1] < 2**63 - 1 else 0))
+    return out
+
+
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
-@given(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=400), st.sampled_from([0, 1, 7, 100, DICT_KEYS]))
-def test_key_table_is_a_dict(operations: list[tuple[bytes, int]], dict_keys: int) -> None:
+@given(
+    st.lists(st.tuples(KEYS, VALUES), max_size=400),
+    st.sampled_from([0, 1, 7, 100, DICT_KEYS]),
+    st.booleans(),
+    st.sampled_from([0, 3, compact_table.RUNS_SLACK]),
+)
+def test_key_table_is_a_dict(drawn: list[tuple[bytes, int | None]], dict_keys: int, runs: bool, slack: int) -> None:
     """In its dict, in its arrays, and moving from one to the other at any point; its arena offsets widened from
-    4 to 8 bytes at any point too (past 4 GiB of keys, here past 40 bytes)."""
-    with mock.patch.object(compact_table, "NARROW_STARTS", 40 if dict_keys == 1 else compact_table.NARROW_STARTS):
-        _check_key_table(operations, dict_keys)
+    4 to 8 bytes at any point too (past 4 GiB of keys, here past 40 bytes); with its values as runs, which it
+    gives up for a value a key at any point too (``slack``: how soon runs cost more)."""
+    operations = list(zip([key for key, _ in drawn], _values([value for _, value in drawn])))
+    with (
+        mock.patch.object(compact_table, "NARROW_STARTS", 40 if dict_keys == 1 else compact_table.NARROW_STARTS),
+        mock.patch.object(compact_table, "RUNS_SLACK", slack),
+    ):
+        _check_key_table(operations, dict_keys, runs)
 
 
-def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int) -> None:
-    table, reference = KeyTable(dict_keys), dict[bytes, int]()
+def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int, runs: bool = False) -> None:
+    table, reference = KeyTable(dict_keys, runs=runs), dict[bytes, int]()
     for key, value in operations:
         expected = (reference[key], False) if key in reference else (value, True)
         reference.setdefault(key, value)
@@ -47,14 +70,21 @@ def _check_key_table(operations: list[tuple[bytes, int]], dict_keys: int) -> Non
 
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
 @given(
-    st.lists(st.lists(st.tuples(KEYS, st.integers(-(2**63), 2**63 - 1)), max_size=40), max_size=30),
+    st.lists(st.lists(st.tuples(KEYS, VALUES), max_size=40), max_size=30),
     st.sampled_from([0, 1, 7, 100, DICT_KEYS]),
+    st.booleans(),
+    st.sampled_from([0, 3, compact_table.RUNS_SLACK]),
 )
-def test_bulk_insertion_is_setdefault_in_order(batches: list[list[tuple[bytes, int]]], dict_keys: int) -> None:
+def test_bulk_insertion_is_setdefault_in_order(drawn: list[list[tuple[bytes, int | None]]], dict_keys: int, runs: bool, slack: int) -> None:
     """``setdefault_many`` leaves the table ``setdefault`` one key at a time leaves, and reports exactly the keys
     that were present (a repeat inside one batch included), with the value found."""
-    with mock.patch.object(compact_table, "NARROW_STARTS", 40 if dict_keys == 1 else compact_table.NARROW_STARTS):
-        table, reference = KeyTable(dict_keys), dict[bytes, int]()
+    values = iter(_values([value for batch in drawn for _, value in batch]))
+    batches = [[(key, next(values)) for key, _ in batch] for batch in drawn]
+    with (
+        mock.patch.object(compact_table, "NARROW_STARTS", 40 if dict_keys == 1 else compact_table.NARROW_STARTS),
+        mock.patch.object(compact_table, "RUNS_SLACK", slack),
+    ):
+        table, reference = KeyTable(dict_keys, runs=runs), dict[bytes, int]()
         for batch in batches:
             expected = []
             for position, (key, value) in enumerate(batch):
@@ -137,3 +167,41 @@ def test_duplicate_attempts_are_exact_in_any_batches(rows: list[dict[str, Any]],
             if f.code == "DUPLICATE_ATTEMPT"
         ]
     assert found == expected
+
+
+def test_row_numbers_as_values_take_a_run_each_time_a_row_brings_no_new_key() -> None:
+    """The first row of each key (the duplicate-attempt table): 300,000 keys, one of every thousand rows a repeat;
+    the table holds every value exactly and keeps them as one run per repeat, not one value per key."""
+    table = KeyTable(dict_keys=1000, runs=True)
+    row = 0
+    for batch in range(300):
+        keys = [b"tc-%d" % (batch * 1000 + k) for k in range(999)] + [b"tc-0"]  # the last row repeats the first
+        found = table.setdefault_many(keys, list(range(row, row + 1000)))
+        assert found == [(999, 0)]
+        row += 1000
+    assert len(table) == 300 * 999
+    assert table.get(b"tc-0") == 0
+    assert table.get(b"tc-299998") == 299 * 1000 + 998
+    runs = table._runs
+    assert runs is not None and len(runs[0]) == 300
+    assert table.items() == [(b"tc-%d" % (b * 1000 + k), b * 1000 + k) for b in range(300) for k in range(999)]
+
+
+def test_a_table_with_runs_takes_changes_and_refuses_what_64_bits_cannot_hold() -> None:
+    """A value changed (``replace``, ``add``) leaves the runs for a value a key, the values kept; a value past 64
+    bits is refused as a table without runs refuses it."""
+    table = KeyTable(dict_keys=0, runs=True)
+    for n in range(10):
+        assert table.setdefault(b"k%d" % n, 100 + n) == (100 + n, True)
+    table.replace(b"k3", -7)
+    table.add(b"k4", 5)
+    table.add(b"new", 2)
+    expected = {b"k%d" % n: 100 + n for n in range(10)} | {b"k3": -7, b"k4": 109, b"new": 2}
+    assert sorted(table.items()) == sorted(expected.items())
+    assert table.setdefault(b"k5", 0) == (105, False)
+    for runs in (True, False):
+        full = KeyTable(dict_keys=0, runs=runs)
+        full.setdefault(b"a", 2**63 - 1)
+        with pytest.raises(OverflowError):
+            full.setdefault(b"b", 2**63)  # one more than the value before, past 64 bits
+        assert full.get(b"a") == 2**63 - 1 and full.get(b"b") is None

@@ -9,32 +9,43 @@ that same order, and an open-addressing hash table (linear probing, at most two-
 the entry's number. About ``len(key) + 16`` bytes a key (values take 4 bytes until one needs 8). Keys are compared,
 not only hashed, so it is exact; no hash is kept (4 bytes a key): growing hashes each key again from the arena,
 about once for every key the table ends with.
+
+A table made with ``runs`` keeps its values as runs: where each value is the one before plus one (the first row of
+each key, when nearly every row brings a new key), a run is the entry it starts at and the value minus the entry
+number along it, so such a table keeps nothing per key for its values. Once runs would cost more than a value a
+key (16 bytes a run against 4 a value), or a value changes, it keeps one value per key as any table does.
 """
 
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import islice
 
 _EMPTY = -1
 DICT_KEYS = 1 << 17
 NARROW_STARTS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
+RUNS_SLACK = 1024  # runs are kept while 4 bytes a run cost less than a value a key, plus this many values
+_SMALLEST, _LARGEST = -(2**63), 2**63 - 1
+_TOO_LARGE = "a KeyTable value is a signed 64-bit integer"
 
 
 class KeyTable:
     """Byte-string keys, each with a signed 64-bit integer value."""
 
-    def __init__(self, dict_keys: int | None = None) -> None:
+    def __init__(self, dict_keys: int | None = None, *, runs: bool = False) -> None:
         self._small: dict[bytes, int] | None = {}  # None once the keys have moved into the arrays
         self._dict_keys = DICT_KEYS if dict_keys is None else dict_keys
         self._arena = bytearray()
         self._starts = array("I", [0])  # entry n's key is arena[starts[n]:starts[n + 1]]; "Q" past 4 GiB of keys
         self._values = array("i")  # entry n's value; "q" from the first value that needs more than 32 bits
+        # with runs: the values as runs instead (run i: from entry entries[i] on, value = entry + offsets[i])
+        self._runs: tuple[array[int], array[int]] | None = (array("q"), array("q")) if runs else None
         self._slots = array("i", [_EMPTY]) * 8  # an entry number, or empty
 
     def __len__(self) -> int:
-        return len(self._small) if self._small is not None else len(self._values)
+        return len(self._small) if self._small is not None else len(self._starts) - 1
 
     def _spill(self) -> None:
         """Move the dict's keys into the arrays, for good: the slots sized for them at once (as many as growing
@@ -60,25 +71,71 @@ class KeyTable:
             slot = (slot + 1) & mask
 
     def _append(self, slot: int, key: bytes, value: int) -> None:
-        """A new entry for ``key``, in ``slot`` (empty, where ``_find`` stopped); the slots grow past 2/3 full."""
-        values, arena = self._values, self._arena
-        self._slots[slot] = len(values)
+        """A new entry for ``key``, in ``slot`` (empty, where ``_find`` stopped); the slots grow past 2/3 full. The
+        value first: one past 64 bits is refused with nothing changed."""
+        entry, arena = len(self._starts) - 1, self._arena
+        if self._runs is not None:
+            self._append_run(entry, value)
+        else:
+            self._append_value(value)
+        self._slots[slot] = entry
         arena += key
         end = len(arena)
         if end > NARROW_STARTS and self._starts.typecode == "I":
             self._starts = array("Q", self._starts)
         self._starts.append(end)
+        if 3 * (entry + 1) > 2 * len(self._slots):
+            self._grow()
+
+    def _append_run(self, entry: int, value: int) -> None:
+        """Entry ``entry``'s value in the runs: the last run goes on, or a new one starts."""
+        if not _SMALLEST <= value <= _LARGEST:
+            raise OverflowError(_TOO_LARGE)
+        entries, offsets = self._runs or (array("q"), array("q"))
+        offset = value - entry
+        if offsets and offset == offsets[-1]:
+            return
+        if 4 * len(offsets) > entry + RUNS_SLACK or offset < _SMALLEST:
+            self._dense(entry)  # runs costing more than a value a key (or an offset past 64 bits)
+            self._append_value(value)
+            return
+        entries.append(entry)
+        offsets.append(offset)
+
+    def _append_value(self, value: int) -> None:
+        """The next entry's value, one per key."""
         try:
-            values.append(value)
+            self._values.append(value)
         except OverflowError:
             self._widen()
-            values = self._values
-            values.append(value)
-        if 3 * len(values) > 2 * len(self._slots):
-            self._grow()
+            self._values.append(value)
+
+    def _dense(self, count: int) -> None:
+        """One value per key from now on: the runs of the first ``count`` entries written out."""
+        values = list(self._run_values(count))
+        self._runs = None
+        self._values = array("i")
+        for value in values:
+            self._append_value(value)
+
+    def _run_values(self, count: int) -> Iterator[int]:
+        """The values of the first ``count`` entries, from the runs, in entry order."""
+        entries, offsets = self._runs or (array("q"), array("q"))
+        for i, (first, offset) in enumerate(zip(entries, offsets)):
+            last = entries[i + 1] if i + 1 < len(entries) else count
+            yield from range(first + offset, last + offset)
+
+    def _value(self, entry: int) -> int:
+        """Entry ``entry``'s value."""
+        if self._runs is None:
+            return self._values[entry]
+        entries, offsets = self._runs
+        return entry + offsets[bisect_right(entries, entry) - 1]
 
     def _set(self, entry: int, value: int) -> None:
         """Entry ``entry``'s value becomes ``value``."""
+        if self._runs is not None:
+            self._dense(len(self))  # a change: runs no longer say it
         try:
             self._values[entry] = value
         except OverflowError:
@@ -88,7 +145,7 @@ class KeyTable:
     def _widen(self) -> None:
         """Values of 8 bytes from now on (past 8 bytes the value is refused, as the table only holds 64 bits)."""
         if self._values.typecode == "q":
-            raise OverflowError("a KeyTable value is a signed 64-bit integer")
+            raise OverflowError(_TOO_LARGE)
         self._values = array("q", self._values)
 
     def setdefault(self, key: bytes, value: int) -> tuple[int, bool]:
@@ -104,7 +161,7 @@ class KeyTable:
             return value, True
         slot, entry = self._find(key)
         if entry != _EMPTY:
-            return self._values[entry], False
+            return self._value(entry), False
         self._append(slot, key, value)
         return value, True
 
@@ -135,7 +192,7 @@ class KeyTable:
             if entry == _EMPTY:
                 self._append(slot, key, values[position])
             else:
-                found.append((position, self._values[entry]))
+                found.append((position, self._value(entry)))
         return found
 
     def replace(self, key: bytes, value: int) -> None:
@@ -150,7 +207,9 @@ class KeyTable:
 
     def values(self) -> Iterator[int]:
         """Every value, one at a time (a list of a million would cost more than the table)."""
-        return iter(self._small.values() if self._small is not None else self._values)
+        if self._small is not None:
+            return iter(self._small.values())
+        return self._run_values(len(self)) if self._runs is not None else iter(self._values)
 
     def _keys(self) -> Iterator[bytes]:
         """Every key in entry order, one at a time (a list of a million would cost more than the table)."""
@@ -173,14 +232,14 @@ class KeyTable:
         """Every key with its value (in no particular order)."""
         if self._small is not None:
             return list(self._small.items())
-        return list(zip(self._keys(), self._values))
+        return list(zip(self._keys(), self.values()))
 
     def get(self, key: bytes) -> int | None:
         """The value of ``key``, or None."""
         if self._small is not None:
             return self._small.get(key)
         _, entry = self._find(key)
-        return None if entry == _EMPTY else self._values[entry]
+        return None if entry == _EMPTY else self._value(entry)
 
     def add(self, key: bytes, delta: int) -> None:
         """Add ``delta`` to the value of ``key`` (a missing key starts at 0), in one lookup."""
@@ -192,6 +251,6 @@ class KeyTable:
             return
         slot, entry = self._find(key)
         if entry != _EMPTY:
-            self._set(entry, self._values[entry] + delta)
+            self._set(entry, self._value(entry) + delta)
         else:
             self._append(slot, key, delta)

@@ -274,7 +274,8 @@ class AnnotatedRows:
                 raise ValueError(f"{rule.rule}: a rule over {array!r} that cannot be judged row by row")
         self.seen: dict[int, dict[Key, Path]] = {i: {} for i in range(len(self.row_rules))}
         self.first_rows: dict[int, dict[Key, int]] = {i: {} for i in range(len(self.row_rules))}
-        self.tables: dict[int, KeyTable] = {i: KeyTable() for i in range(len(self.row_rules))}
+        # the first row of each key: row numbers, nearly always one more than the key before's (see KeyTable)
+        self.tables: dict[int, KeyTable] = {i: KeyTable(runs=True) for i in range(len(self.row_rules))}
         self.encoders = [_compact_encoder(tuple(m.type for m in rule.key)) for rule, _, _ in self.row_rules]
         self.keys = [_key_function(rule.key) for rule, _, _ in self.row_rules]
         self.pairs = [_string_and_integer(rule.key) for rule, _, _ in self.row_rules]

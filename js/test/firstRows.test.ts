@@ -50,3 +50,16 @@ test("DUPLICATE_ATTEMPT: the first row of each key, with few and with many attem
   // placed in the file (line and column) when streamed; the same findings otherwise
   assert.deepEqual(found(streamed).map(({ line: _l, column: _c, ...rest }) => rest), whole);
 });
+
+test("DUPLICATE_ATTEMPT: thousands of test cases (the first rows' columns grow and keep what they held)", { timeout: 30_000 }, () => {
+  // 1,250 test cases with attempts 1 and 2 (2,500 first rows, past the columns' first size), then all repeated
+  const rows: Record<string, unknown>[] = [];
+  for (let i = 0; i < 5000; i++) rows.push(row(`t${i % 1250}`, 1 + (Math.floor(i / 1250) % 2)));
+  const document = { version: "1.1.0", suite_id: "s", run_id: "r", started_at: "2026-11-30T09:00:00Z", results: rows };
+  const found = validate(document).errors.filter((f) => f.code === "DUPLICATE_ATTEMPT");
+  assert.deepEqual(
+    found.map((f) => f.pointer),
+    rows.slice(2500).map((_, k) => `/results/${2500 + k}/attempt`),
+  );
+  found.forEach((f, k) => assert.ok(f.message.includes(`/results/${k}/attempt`), `${f.message} names /results/${k}/attempt`));
+});

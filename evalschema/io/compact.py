@@ -26,7 +26,7 @@ from itertools import islice
 _EMPTY = -1
 DICT_KEYS = 1 << 17
 NARROW_STARTS = 0xFFFFFFFF  # arena offsets up to this fit the 4-byte "I" array
-RUNS_SLACK = 1024  # runs are kept while 4 bytes a run cost less than a value a key, plus this many values
+RUNS_SLACK = 1024  # runs (16 bytes each) are kept while they cost no more than 4 bytes a key, for this many keys more
 _SMALLEST, _LARGEST = -(2**63), 2**63 - 1
 _TOO_LARGE = "a KeyTable value is a signed 64-bit integer"
 

@@ -75,7 +75,7 @@ class KeyTable:
         value first: one past 64 bits is refused with nothing changed."""
         entry, arena = len(self._starts) - 1, self._arena
         if self._runs is not None:
-            self._append_run(entry, value)
+            self._append_run(self._runs, entry, value)
         else:
             self._append_value(value)
         self._slots[slot] = entry
@@ -87,16 +87,16 @@ class KeyTable:
         if 3 * (entry + 1) > 2 * len(self._slots):
             self._grow()
 
-    def _append_run(self, entry: int, value: int) -> None:
+    def _append_run(self, runs: tuple[array[int], array[int]], entry: int, value: int) -> None:
         """Entry ``entry``'s value in the runs: the last run goes on, or a new one starts."""
         if not _SMALLEST <= value <= _LARGEST:
             raise OverflowError(_TOO_LARGE)
-        entries, offsets = self._runs or (array("q"), array("q"))
+        entries, offsets = runs
         offset = value - entry
         if offsets and offset == offsets[-1]:
             return
         if 4 * len(offsets) > entry + RUNS_SLACK or offset < _SMALLEST:
-            self._dense(entry)  # runs costing more than a value a key (or an offset past 64 bits)
+            self._dense(runs, entry)  # runs costing more than a value a key (or an offset past 64 bits)
             self._append_value(value)
             return
         entries.append(entry)
@@ -110,20 +110,13 @@ class KeyTable:
             self._widen()
             self._values.append(value)
 
-    def _dense(self, count: int) -> None:
+    def _dense(self, runs: tuple[array[int], array[int]], count: int) -> None:
         """One value per key from now on: the runs of the first ``count`` entries written out."""
-        values = list(self._run_values(count))
+        values = list(_run_values(runs, count))
         self._runs = None
         self._values = array("i")
         for value in values:
             self._append_value(value)
-
-    def _run_values(self, count: int) -> Iterator[int]:
-        """The values of the first ``count`` entries, from the runs, in entry order."""
-        entries, offsets = self._runs or (array("q"), array("q"))
-        for i, (first, offset) in enumerate(zip(entries, offsets)):
-            last = entries[i + 1] if i + 1 < len(entries) else count
-            yield from range(first + offset, last + offset)
 
     def _value(self, entry: int) -> int:
         """Entry ``entry``'s value."""
@@ -135,7 +128,7 @@ class KeyTable:
     def _set(self, entry: int, value: int) -> None:
         """Entry ``entry``'s value becomes ``value``."""
         if self._runs is not None:
-            self._dense(len(self))  # a change: runs no longer say it
+            self._dense(self._runs, len(self))  # a change: runs no longer say it
         try:
             self._values[entry] = value
         except OverflowError:
@@ -209,7 +202,7 @@ class KeyTable:
         """Every value, one at a time (a list of a million would cost more than the table)."""
         if self._small is not None:
             return iter(self._small.values())
-        return self._run_values(len(self)) if self._runs is not None else iter(self._values)
+        return _run_values(self._runs, len(self)) if self._runs is not None else iter(self._values)
 
     def _keys(self) -> Iterator[bytes]:
         """Every key in entry order, one at a time (a list of a million would cost more than the table)."""
@@ -254,3 +247,11 @@ class KeyTable:
             self._set(entry, self._value(entry) + delta)
         else:
             self._append(slot, key, delta)
+
+
+def _run_values(runs: tuple[array[int], array[int]], count: int) -> Iterator[int]:
+    """The values of the first ``count`` entries held as runs, in entry order."""
+    entries, offsets = runs
+    for i, (first, offset) in enumerate(zip(entries, offsets)):
+        last = entries[i + 1] if i + 1 < len(entries) else count
+        yield from range(first + offset, last + offset)

@@ -1,9 +1,11 @@
-// The fast validator writes `if` conditions and `propertyNames` subschemas as its own code (conditions.ts,
-// conditionCode.ts). The specification's schemas use a few of the keywords it supports (fastpath.test.ts checks
-// those); here every supported keyword, in every way code is written for it (one expression, loops, nested), must
-// give Ajv's own answer for a pool of values.
+// The fast validator writes `if` conditions, `propertyNames` subschemas and `additionalProperties: false` as its own
+// code (conditions.ts, conditionCode.ts). The specification's schemas use a few of the keywords it supports
+// (fastpath.test.ts checks those); here every supported keyword, in every way code is written for it (one
+// expression, loops, nested), must give Ajv's own answer for a pool of values.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { JS } from "./helpers.js";
@@ -14,7 +16,21 @@ const compile = await internal<{
   fastTree: (tree: unknown) => unknown;
   compileFast: (fast: unknown) => (value: unknown) => boolean;
   compileAllErrors: (tree: unknown) => (value: unknown) => boolean;
+  prebuiltSource: (trees: ReadonlyMap<string, unknown>) => string;
 }>("schemas/compile.js");
+const { FORMATS } = await internal<{ FORMATS: unknown }>("schemas/formats.js");
+
+/** The validators of fast trees as the build writes them (Ajv's standalone code), loaded as the prebuilt files are. */
+function standalone(trees: ReadonlyMap<string, unknown>): Record<string, (value: unknown) => boolean> {
+  const folder = mkdtempSync(join(JS, ".conditions-test-")); // inside js/, where Ajv's run-time helpers resolve
+  try {
+    const file = join(folder, "validators.cjs");
+    writeFileSync(file, compile.prebuiltSource(trees));
+    return (createRequire(import.meta.url)(file) as (formats: unknown) => Record<string, (value: unknown) => boolean>)(FORMATS);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 const CONDITIONS: unknown[] = [
   true,
@@ -81,15 +97,26 @@ const VALUES: unknown[] = [
   { a: [{ b: [1] }] },
   { "evalschema.x": 1 },
   { "evalschema.x": 1, c: 2 },
+  { "x-a": 1 },
+  { a: 1, "x-b": 2, c: 3 },
+  { k9: 1 },
+  { z: 1 },
+  JSON.parse('{"__proto__": 1}'),
+  { a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1 },
+  { a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1, j: 1 },
 ];
 
-/** The fast validator of `schema` against Ajv over `schema` itself, for every value; and that the fast tree did
+/** The fast validator of `schema`, compiled and as the build writes it, against Ajv over `schema` itself, for every value; and that the fast tree did
  * replace the keyword (else the comparison would be Ajv against itself). */
 function agree(schema: Record<string, unknown>, replaced: string): void {
   const fast = compile.fastTree(schema) as Record<string, unknown>;
-  assert.ok(replaced in fast, `${JSON.stringify(schema)}: not written as plain code`);
-  const [mine, ajv] = [compile.compileFast(fast), compile.compileAllErrors(schema)];
-  for (const value of VALUES) assert.equal(mine(value), ajv(value), `${JSON.stringify(schema)} of ${JSON.stringify(value)}`);
+  assert.ok(JSON.stringify(fast).includes(`"${replaced}"`), `${JSON.stringify(schema)}: not written as plain code`);
+  const [mine, written, ajv] = [compile.compileFast(fast), standalone(new Map([["tree", fast]]))["tree"]!, compile.compileAllErrors(schema)];
+  for (const value of VALUES) {
+    const expected = ajv(value);
+    assert.equal(mine(value), expected, `${JSON.stringify(schema)} of ${JSON.stringify(value)}`);
+    assert.equal(written(value), expected, `${JSON.stringify(schema)} of ${JSON.stringify(value)}, as written at build time`);
+  }
 }
 
 test("an `if` condition written as code holds exactly where Ajv says it does", () => {
@@ -104,4 +131,25 @@ test("a `propertyNames` subschema written as code holds of exactly the names Ajv
 test("a keyword the conditions do not support leaves Ajv's own `if`", () => {
   const schema = { if: { minLength: 2 }, then: false };
   assert.ok(!("x-plain-if" in (compile.fastTree(schema) as Record<string, unknown>)));
+});
+
+test("`additionalProperties: false` written as code accepts exactly the names Ajv accepts", () => {
+  // more than 8 properties: Ajv's own code looks names up on the schema; up to 8, it compares
+  const nine = Object.fromEntries([..."abcdefghi"].map((name) => [name, {}]));
+  for (const schema of [
+    { additionalProperties: false },
+    { properties: { a: {} }, additionalProperties: false },
+    { properties: nine, additionalProperties: false },
+    // past 32 names, the code looks them up in a Set
+    { properties: Object.fromEntries([..."abcdefghi", ...Array.from({ length: 40 }, (_, i) => `n${i}`)].map((name) => [name, {}])), additionalProperties: false },
+    { properties: nine, patternProperties: { "^x-": {} }, additionalProperties: false },
+    { patternProperties: { "^x-": {}, "\\d$": {} }, additionalProperties: false },
+    // the properties it allows count as evaluated, as with Ajv's keyword
+    { allOf: [{ properties: { a: {} }, additionalProperties: false }], unevaluatedProperties: false },
+  ]) {
+    agree(schema, "x-plain-closed");
+  }
+  // a property named __proto__ (Ajv's two ways of checking names disagree on it) keeps Ajv's keyword
+  const proto = { properties: JSON.parse('{"__proto__": {}, "a": {}}') as unknown, additionalProperties: false };
+  assert.ok(!JSON.stringify(compile.fastTree(proto)).includes("x-plain-closed"));
 });

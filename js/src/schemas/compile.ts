@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type * as AjvModule from "ajv/dist/2020.js";
 import type { Ajv2020, CodeOptions, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
 import { parseCondition, type Condition } from "./conditions.js";
-import { conditionCode, everyNameCode } from "./conditionCode.js";
+import { conditionCode, everyNameCode, knownNamesCode } from "./conditionCode.js";
 import { FORMATS } from "./formats.js";
 import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED } from "./applicators.js";
 import { has, isObject, type JsonObject } from "../core/json.js";
@@ -37,6 +37,14 @@ const PLAIN_IF = "x-plain-if";
  * metadata keys made that most of the fast validator's garbage.
  */
 const PLAIN_NAMES = "x-plain-names";
+
+/**
+ * Keyword replacing `additionalProperties: false` in the fast tree: its value is `{ names, patterns }`, the sibling
+ * `properties`' names and `patternProperties`' patterns, and every key of an object must be one of the names or match
+ * one of the patterns. Ajv checks the names of an object with more than 8 properties by `hasOwnProperty` on the schema:
+ * a result set's rows have 10, and that lookup cost about 0.13 µs a row; comparisons with the names, about 0.03.
+ */
+const PLAIN_CLOSED = "x-plain-closed";
 
 /** This specification's annotations, and the type of their values: they carry meaning for the mapping to findings
  * and for the rules, none for validation. */
@@ -71,6 +79,13 @@ export function fastTree(node: unknown, done = new WeakMap<object, unknown>()): 
       out[PLAIN_NAMES] = value;
       continue;
     }
+    if (key === "additionalProperties" && value === false) {
+      const closed = closedNames(node);
+      if (closed !== null) {
+        out[PLAIN_CLOSED] = closed;
+        continue;
+      }
+    }
     let copy = value;
     if (SCHEMA_VALUED.has(key) || SCHEMA_LISTS.has(key)) copy = fastTree(value, done);
     else if (SCHEMA_MAPS.has(key) && isObject(value)) {
@@ -82,6 +97,17 @@ export function fastTree(node: unknown, done = new WeakMap<object, unknown>()): 
   if (plain) out[PLAIN_IF] = condition;
   done.set(node, out);
   return out;
+}
+
+/**
+ * The names and patterns of a schema with `additionalProperties: false` (PLAIN_CLOSED), or null to leave Ajv's keyword:
+ * a property named `__proto__`, which Ajv counts in one of its two ways of checking names and not in the other.
+ */
+function closedNames(node: JsonObject): { names: string[]; patterns: string[] } | null {
+  const [properties, patterns] = [node["properties"], node["patternProperties"]];
+  const names = isObject(properties) ? Object.keys(properties) : [];
+  if (names.includes("__proto__")) return null;
+  return { names, patterns: isObject(patterns) ? Object.keys(patterns) : [] };
 }
 
 /** A fast tree's condition, parsed: `fastTree` only writes the keyword where it parses. */
@@ -134,6 +160,16 @@ function newAjv(allErrors: boolean, source = false): Ajv2020 {
     code(cxt: KeywordCxt): void {
       const { data, schema } = cxt;
       cxt.pass(everyNameCode(cxt, supported(PLAIN_NAMES, schema), data));
+    },
+  });
+  instance.addKeyword({
+    keyword: PLAIN_CLOSED,
+    type: "object",
+    schemaType: "object",
+    code(cxt: KeywordCxt): void {
+      const { data, schema, it } = cxt;
+      it.props = true; // as `additionalProperties`: every property of the object counts as evaluated
+      cxt.pass(knownNamesCode(cxt, schema["names"] as string[], schema["patterns"] as string[], data));
     },
   });
   const addFormats = require("ajv-formats") as (a: Ajv2020, o: { mode: "full" }) => Ajv2020;

@@ -1,6 +1,7 @@
 /**
- * A parsed condition (conditions.ts) written as code inside a validator Ajv generates: called from the code of
- * compile.ts's keywords, while Ajv compiles (so Ajv is loaded by then; this module only `require`s its helpers).
+ * A parsed condition (conditions.ts), or the check of an object's names, written as code inside a validator Ajv
+ * generates: called from the code of compile.ts's keywords, while Ajv compiles (so Ajv is loaded by then; this
+ * module only `require`s its helpers).
  *
  * The code computes whether the value holds into a variable: loop-free conditions as one expression, the others as
  * statements that stop as soon as the answer is known (`&&` / `||` order, a loop's `break`), and that read a member
@@ -186,6 +187,32 @@ export function everyNameCode(cxt: KeywordCxt, condition: Condition, data: Code)
   gen.forIn("name", data, (name) => {
     assign(cxt, condition, name, out);
     gen.if(not(out), () => gen.break());
+  });
+  return out;
+}
+
+/** Up to this many names, a key is compared with each; past it, looked up in a Set. */
+const NAMES_COMPARED = 32;
+
+/**
+ * Code that computes whether every key of the object `data` is one of `names` or matches one of `patterns` (the
+ * RegExps Ajv makes of them), as `additionalProperties: false` beside `properties` and `patternProperties`.
+ */
+export function knownNamesCode(cxt: KeywordCxt, names: readonly string[], patterns: readonly string[], data: Code): Name {
+  const { gen } = cxt;
+  const { _, or, not, stringify } = load().codegen;
+  // a key from `for in` is an interned string: comparing it with a name is comparing two pointers, and a few dozen
+  // of them cost less than a lookup; past that, a Set
+  const set = names.length > NAMES_COMPARED ? gen.scopeValue("obj", { ref: new Set(names), code: _`new Set(${stringify(names)})` }) : null;
+  const out = gen.let("known", true);
+  gen.forIn("key", data, (key) => {
+    const named = set !== null ? [_`${set}.has(${key})`] : names.map((name) => _`${key} === ${name}`);
+    const tests = [...named, ...patterns.map((pattern) => _`${load().usePattern(cxt, pattern)}.test(${key})`)];
+    const known = tests.length === 0 ? _`false` : or(...tests);
+    gen.if(not(known), () => {
+      gen.assign(out, false);
+      gen.break();
+    });
   });
   return out;
 }

@@ -1,4 +1,4 @@
-// The fast validator (no allErrors, `if` conditions as plain predicates) must accept exactly what the
+// The fast validator (no allErrors, `if` conditions as plain code) must accept exactly what the
 // all-errors validator over the original schema accepts: findings come from the latter only when the former
 // says "invalid", so a disagreement would silently drop findings.
 import { test } from "node:test";

@@ -129,34 +129,38 @@ class FirstRows {
   /** The other key members' values by entry: `numbers[i]` for an integer member, `texts[i]` for a string one. */
   private readonly numbers: (Float64Array | null)[];
   private readonly texts: (unknown[] | null)[];
+  /** The key members of the row `firstOf` is looking at, each read once. */
+  private readonly values: unknown[];
 
   constructor(private readonly key: readonly KeyMember[]) {
     this.numbers = key.map((m, i) => (i > 0 && m.type !== "string" ? new Float64Array(1024) : null));
     this.texts = key.map((m, i) => (i > 0 && m.type === "string" ? [] : null));
+    this.values = key.map(() => null);
   }
 
-  /** The row's key members, or null when one is missing or of another type. */
+  /** Whether the row has every key member, of its type (then in `values`). */
   private members(row: JsonObject): boolean {
     for (let i = 0; i < this.key.length; i++) {
       const m = this.key[i]!;
       const value = get(row, m.member);
       if (m.type === "string" ? typeof value !== "string" : !isInt(value)) return false;
+      this.values[i] = value;
     }
     return true;
   }
 
-  /** Whether entry `at` has this row's members after the first. */
-  private matches(at: number, row: JsonObject): boolean {
+  /** Whether entry `at` has the row's members after the first. */
+  private matches(at: number): boolean {
     for (let i = 1; i < this.key.length; i++) {
-      const value = row[this.key[i]!.member];
+      const value = this.values[i];
       const numbers = this.numbers[i];
       if (numbers != null ? numbers[at] !== value : this.texts[i]![at] !== value) return false;
     }
     return true;
   }
 
-  /** A new entry for this row, chained to `before`; its number. */
-  private add(row: JsonObject, index: number, before: number): number {
+  /** A new entry for the row, chained to `before`; its number. */
+  private add(index: number, before: number): number {
     const at = this.size++;
     if (at === this.rowOf.length) {
       this.rowOf = grown(this.rowOf, at);
@@ -166,7 +170,7 @@ class FirstRows {
     this.rowOf[at] = index;
     this.earlier[at] = before;
     for (let i = 1; i < this.key.length; i++) {
-      const value = row[this.key[i]!.member];
+      const value = this.values[i];
       const numbers = this.numbers[i];
       if (numbers != null) numbers[at] = value as number;
       else this.texts[i]!.push(value);
@@ -177,10 +181,10 @@ class FirstRows {
   /** The first row with this row's key (null: the row has no key; undefined: it is the first, now recorded). */
   firstOf(row: JsonObject, index: number): number | undefined | null {
     if (!this.members(row)) return null;
-    const head: unknown = row[this.key[0]!.member];
+    const head: unknown = this.values[0];
     const known = this.byHead.get(head);
     if (known === undefined) {
-      this.byHead.set(head, this.key.length === 1 ? index : this.add(row, index, NONE));
+      this.byHead.set(head, this.key.length === 1 ? index : this.add(index, NONE));
       return undefined;
     }
     if (this.key.length === 1) return known as number;
@@ -191,9 +195,9 @@ class FirstRows {
       return first;
     }
     let count = 0; // a chain holds at most SCAN_LIMIT entries
-    for (let at = known; at !== NONE && count < SCAN_LIMIT; at = this.earlier[at]!, count++) if (this.matches(at, row)) return this.rowOf[at]!;
+    for (let at = known; at !== NONE && count < SCAN_LIMIT; at = this.earlier[at]!, count++) if (this.matches(at)) return this.rowOf[at]!;
     if (count < SCAN_LIMIT) {
-      this.byHead.set(head, this.add(row, index, known));
+      this.byHead.set(head, this.add(index, known));
       return undefined;
     }
     // past the limit: this first member's keys by key text from now on (its entries stay, unreachable)
@@ -398,7 +402,8 @@ export class AnnotatedRows {
         this.rowRules.push({ rule, rest, seen: null, guard: guardOf(rule, rest, false) });
       } else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
         const rest = rule.items.slice(2);
-        this.rowRules.push({ rule, rest, seen: new FirstRows(rule.key), guard: guardOf(rule, rest, true) });
+        // the rows themselves as items: `firstOf` reads each key member once, and needs no guard
+        this.rowRules.push({ rule, rest, seen: new FirstRows(rule.key), guard: rest.length === 0 ? null : guardOf(rule, rest, true) });
       } else throw new Error(`${rule.rule}: a rule over ${JSON.stringify(array)} that cannot be judged row by row`);
     }
   }

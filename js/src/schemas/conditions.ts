@@ -1,214 +1,113 @@
 /**
- * `if` conditions as plain predicates, for the fast validator (see `fastTree` in compile.ts).
+ * `if` conditions (and `propertyNames` subschemas) as plain code, for the fast validator (see `fastTree` in
+ * compile.ts).
  *
  * Why: Ajv evaluates an `if` subschema as a composite rule, and a composite rule that fails allocates an error
  * object (and often an array) even when nobody reads it. Our conditions fail on almost every row ("this row has
  * an `error`", "every grader result is unscored"), so a 100k-row result set allocated over 100 MB of such
  * garbage, and the scavenges it triggered copied the freshly parsed document: the single largest cost of
- * validation. The conditions use a handful of keywords, so they are evaluated here instead, allocation-free.
+ * validation. The conditions use a handful of keywords, so they are parsed here into a `Condition`, and compile.ts
+ * writes each as code inside Ajv's own function: the members it names read by name, loops as plain loops, nothing
+ * allocated. (Predicates composed of closures did the same without allocating, but every read went through a
+ * generic keyed load and a call per keyword: about a tenth of a result set's validation.)
  *
- * Only the keywords below are supported, each with Ajv's semantics; any other keyword makes `compileCondition`
+ * Only the keywords below are supported, each with Ajv's semantics; any other keyword makes `parseCondition`
  * return null and the condition stays an ordinary Ajv `if`. This never decides findings: the fast validator
  * only says whether a document is valid, and the findings of an invalid one come from the all-errors validator
- * over the original schema.
+ * over the original schema (test/fastpath.test.ts holds the two to the same answers).
  */
 
 import { isObject, type JsonObject } from "../core/json.js";
 
-export type Predicate = (value: unknown) => boolean;
+/** The JSON types a `type` keyword names. */
+export type TypeName = "null" | "boolean" | "string" | "number" | "integer" | "array" | "object";
+
+const TYPE_NAMES: ReadonlySet<string> = new Set<TypeName>(["null", "boolean", "string", "number", "integer", "array", "object"]);
+
+/** A condition subschema, parsed: what the generated code tests of a value. */
+export type Condition =
+  | { readonly kind: "always"; readonly holds: boolean } // a boolean schema, or an object with no keyword that checks
+  | { readonly kind: "type"; readonly names: readonly TypeName[] }
+  | { readonly kind: "equal"; readonly values: readonly unknown[] } // `const` (one value) or `enum`
+  | { readonly kind: "required"; readonly names: readonly string[] }
+  | { readonly kind: "pattern"; readonly source: string }
+  | { readonly kind: "not"; readonly inner: Condition }
+  | { readonly kind: "properties"; readonly members: readonly (readonly [string, Condition])[] }
+  | { readonly kind: "items" | "contains"; readonly inner: Condition }
+  | { readonly kind: "allOf" | "anyOf"; readonly branches: readonly Condition[] };
 
 /** Keywords with no effect on validation. */
 const ANNOTATIONS = new Set(["$comment", "description", "title", "examples", "x-rule"]);
 
-/** JSON Schema equality of JSON values (`const`, `enum`): numbers by value, arrays in order, objects by key. */
-function equal(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => equal(item, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && equal(a[k], b[k]));
-  }
-  return false;
+/** Every condition at once: a single one as itself. */
+function allOf(branches: Condition[]): Condition {
+  if (branches.length === 0) return { kind: "always", holds: true };
+  return branches.length === 1 ? branches[0]! : { kind: "allOf", branches };
 }
 
-function typeCheck(name: unknown): Predicate | null {
-  switch (name) {
-    case "null":
-      return (v) => v === null;
-    case "boolean":
-      return (v) => typeof v === "boolean";
-    case "string":
-      return (v) => typeof v === "string";
-    case "number":
-      return (v) => Number.isFinite(v); // Ajv's strictNumbers: a number is finite
-    case "integer":
-      return (v) => Number.isInteger(v);
-    case "array":
-      return (v) => Array.isArray(v);
-    case "object":
-      return isObject;
+/** Each of a list of subschemas parsed, or null when one of them is not supported. */
+function parseAll(schemas: readonly unknown[]): Condition[] | null {
+  const parsed: Condition[] = [];
+  for (const schema of schemas) {
+    const condition = parseCondition(schema);
+    if (condition === null) return null;
+    parsed.push(condition);
+  }
+  return parsed;
+}
+
+/** One keyword of a condition, or null when it is not supported. */
+function parseKeyword(keyword: string, value: unknown): Condition | null {
+  switch (keyword) {
+    case "const":
+      return { kind: "equal", values: [value] };
+    case "enum":
+      return Array.isArray(value) && value.length > 0 ? { kind: "equal", values: value } : null;
+    case "type": {
+      const names: unknown[] | null = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
+      if (names === null || names.length === 0 || !names.every((name) => typeof name === "string" && TYPE_NAMES.has(name))) return null;
+      return { kind: "type", names: names as TypeName[] };
+    }
+    case "required":
+      return Array.isArray(value) && value.every((name) => typeof name === "string") ? { kind: "required", names: value as string[] } : null;
+    case "pattern":
+      return typeof value === "string" ? { kind: "pattern", source: value } : null;
+    case "not": {
+      const inner = parseCondition(value);
+      return inner && { kind: "not", inner };
+    }
+    case "items":
+    case "contains": {
+      const inner = parseCondition(value);
+      return inner && { kind: keyword, inner };
+    }
+    case "properties": {
+      if (!isObject(value)) return null;
+      const names = Object.keys(value);
+      const conditions = parseAll(names.map((name) => value[name]));
+      return conditions && { kind: "properties", members: names.map((name, i) => [name, conditions[i]!] as const) };
+    }
+    case "allOf":
+    case "anyOf": {
+      if (!Array.isArray(value) || value.length === 0) return null;
+      const branches = parseAll(value);
+      return branches && { kind: keyword, branches };
+    }
     default:
       return null;
   }
 }
 
-/** Whether every predicate holds (plain loops: these run once or more per row and must not allocate). */
-function all(checks: readonly Predicate[], v: unknown): boolean {
-  for (let i = 0; i < checks.length; i++) if (!checks[i]!(v)) return false;
-  return true;
-}
-
-function any(checks: readonly Predicate[], v: unknown): boolean {
-  for (let i = 0; i < checks.length; i++) if (checks[i]!(v)) return true;
-  return false;
-}
-
-/** Every check at once, with no layer of calls for one or two (these run for every row and grader result). */
-function allOf(checks: readonly Predicate[]): Predicate {
-  if (checks.length === 0) return () => true;
-  if (checks.length === 1) return checks[0]!;
-  if (checks.length === 2) {
-    const [a, b] = checks as [Predicate, Predicate];
-    return (v) => a(v) && b(v);
-  }
-  return (v) => all(checks, v);
-}
-
-function anyOf(checks: readonly Predicate[]): Predicate {
-  if (checks.length === 1) return checks[0]!;
-  if (checks.length === 2) {
-    const [a, b] = checks as [Predicate, Predicate];
-    return (v) => a(v) || b(v);
-  }
-  return (v) => any(checks, v);
-}
-
-/** `equal` to one JSON value: `===` for a string, number, boolean or null (JSON numbers are equal by value). */
-function equalTo(item: unknown): Predicate {
-  return typeof item === "object" && item !== null ? (v) => equal(v, item) : (v) => v === item;
-}
-
-/** One keyword of a condition as a predicate, or null when it is not supported. */
-function keywordCheck(keyword: string, value: unknown): Predicate | null {
-  switch (keyword) {
-    case "const":
-      return equalTo(value);
-    case "enum": {
-      if (!Array.isArray(value) || value.length === 0) return null;
-      return anyOf(value.map(equalTo));
-    }
-    case "type": {
-      const names = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
-      const checks = names?.map(typeCheck);
-      if (!checks || checks.length === 0 || checks.some((c) => c === null)) return null;
-      return anyOf(checks as Predicate[]);
-    }
-    case "not": {
-      const inner = compileCondition(value);
-      return inner && ((v) => !inner(v));
-    }
-    case "required": {
-      if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) return null;
-      const names = value as string[];
-      // `!== undefined`, as Ajv's generated code tests presence
-      if (names.length === 1) {
-        const name = names[0]!;
-        return (v) => !isObject(v) || v[name] !== undefined;
-      }
-      return (v) => {
-        if (!isObject(v)) return true;
-        for (let i = 0; i < names.length; i++) if (v[names[i]!] === undefined) return false;
-        return true;
-      };
-    }
-    case "properties": {
-      if (!isObject(value)) return null;
-      const names = Object.keys(value);
-      const checks: Predicate[] = [];
-      for (const name of names) {
-        const check = compileCondition(value[name]);
-        if (check === null) return null;
-        checks.push(check);
-      }
-      if (names.length === 1) {
-        const [name, check] = [names[0]!, checks[0]!];
-        return (v) => {
-          if (!isObject(v)) return true;
-          const item = v[name];
-          return item === undefined || check(item);
-        };
-      }
-      return (v) => {
-        if (!isObject(v)) return true;
-        for (let i = 0; i < names.length; i++) {
-          const item = v[names[i]!];
-          if (item !== undefined && !checks[i]!(item)) return false;
-        }
-        return true;
-      };
-    }
-    case "items": {
-      const each = compileCondition(value);
-      return (
-        each &&
-        ((v) => {
-          if (!Array.isArray(v)) return true;
-          for (let i = 0; i < v.length; i++) if (!each(v[i])) return false;
-          return true;
-        })
-      );
-    }
-    case "contains": {
-      const some = compileCondition(value);
-      return (
-        some &&
-        ((v) => {
-          if (!Array.isArray(v)) return true;
-          for (let i = 0; i < v.length; i++) if (some(v[i])) return true;
-          return false;
-        })
-      );
-    }
-    case "pattern": {
-      // as Ajv's `pattern` (unicodeRegExp): a string only, `new RegExp(pattern, "u")`, `test` (no global flag)
-      if (typeof value !== "string") return null;
-      const re = new RegExp(value, "u");
-      return (v) => typeof v !== "string" || re.test(v);
-    }
-    case "allOf":
-    case "anyOf": {
-      if (!Array.isArray(value) || value.length === 0) return null;
-      const branches: Predicate[] = [];
-      for (const branch of value) {
-        const check = compileCondition(branch);
-        if (check === null) return null;
-        branches.push(check);
-      }
-      return keyword === "allOf" ? allOf(branches) : anyOf(branches);
-    }
-    default:
-      return ANNOTATIONS.has(keyword) ? () => true : null;
-  }
-}
-
-/** A condition subschema as a plain predicate, or null when it uses a keyword not supported here. */
-export function compileCondition(schema: unknown): Predicate | null {
-  if (typeof schema === "boolean") return () => schema;
+/** A condition subschema parsed, or null when it uses a keyword not supported here. */
+export function parseCondition(schema: unknown): Condition | null {
+  if (typeof schema === "boolean") return { kind: "always", holds: schema };
   if (!isObject(schema)) return null;
-  const checks: Predicate[] = [];
+  const checks: Condition[] = [];
   for (const [keyword, value] of Object.entries(schema as JsonObject)) {
     if (ANNOTATIONS.has(keyword)) continue; // no effect: no check
-    const check = keywordCheck(keyword, value);
+    const check = parseKeyword(keyword, value);
     if (check === null) return null;
     checks.push(check);
   }
   return allOf(checks);
-}
-
-/** Whether every key of an object satisfies `holds` (the fast tree's `propertyNames`; a plain loop, no allocation). */
-export function everyName(holds: Predicate): (value: Record<string, unknown>) => boolean {
-  return (value) => {
-    for (const name in value) if (!holds(name)) return false;
-    return true;
-  };
 }

@@ -5,7 +5,7 @@
 
 import { prebuiltSource } from "./compile.js";
 import type { PrebuiltIndex } from "./prebuilt.js";
-import { compiledKind, current, KINDS, partName } from "./schemas.js";
+import { current, fastTreeOf, KINDS, partName } from "./schemas.js";
 import { isObject } from "../core/json.js";
 import { ROWS_STAND_ALONE } from "../generated/_rows.js";
 
@@ -13,7 +13,7 @@ import { ROWS_STAND_ALONE } from "../generated/_rows.js";
 export function prebuildFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const kind of KINDS) {
-    const fast = compiledKind(kind).fast();
+    const fast = fastTreeOf(kind);
     const trees = new Map<string, unknown>([[kind, fast]]);
     // the row arrays validated in batches (generated/_rows.ts), each from its place in the kind's fast tree
     for (const [array, standsAlone] of Object.entries(ROWS_STAND_ALONE[`${kind}.json`] ?? {})) {

@@ -13,7 +13,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { compileCondition, everyName } from "./conditions.js";
 import { FORMATS } from "./formats.js";
 
 /** The folder of the prebuilt files, beside this module in dist/. */
@@ -25,8 +24,8 @@ export interface PrebuiltIndex {
   kinds: string[];
 }
 
-/** A prebuilt file's export: given what its code refers to, the validator of each tree it holds by name. */
-type PrebuiltFile = (compileCondition: unknown, everyName: unknown, formats: unknown) => Readonly<Record<string, (value: unknown) => boolean>>;
+/** A prebuilt file's export: given the formats its code refers to, the validator of each tree it holds by name. */
+type PrebuiltFile = (formats: unknown) => Readonly<Record<string, (value: unknown) => boolean>>;
 
 const require = createRequire(import.meta.url);
 let index: PrebuiltIndex | null | undefined;
@@ -51,7 +50,7 @@ export function prebuiltValidator(digest: string, kind: string, name: string): (
   let validators = loaded.get(kind);
   if (validators === undefined) {
     const file = fileURLToPath(new URL(`${kind}.cjs`, PREBUILT_DIR));
-    validators = (require(file) as PrebuiltFile)(compileCondition, everyName, FORMATS);
+    validators = (require(file) as PrebuiltFile)(FORMATS);
     loaded.set(kind, validators);
   }
   return validators[name];

@@ -8,7 +8,7 @@
  * Nothing is fetched: a reference that is not to a bundled schema is an error when the schemas load.
  *
  * Each kind gets two validators, as in the Python SDK (`is_valid`, then `iter_errors` only on failure): a fast
- * one that stops at the first error, compiled from a copy of the tree whose `if` conditions are plain predicates
+ * one that stops at the first error, compiled from a copy of the tree whose `if` conditions are plain code
  * (conditions.ts), and an all-errors one over the tree itself, compiled the first time a document is invalid. The
  * working schemas' fast validators are generated at build time (prebuilt.ts); a pinned release's are compiled.
  */
@@ -309,16 +309,29 @@ function compiledNow(): Map<Kind, CompiledKind> {
   return byKind;
 }
 
+/** The kind's schema of the active schemas, every `$ref` inlined. */
+function inlinedTree(set: SchemaSet, kind: Kind): unknown {
+  const file = `${kind}.json`;
+  const root = set.files.get(file);
+  if (!root) throw new Error(`no bundled schema for ${kind}`);
+  return inline(set, file, root, [`${file}#`], new Map());
+}
+
+/**
+ * The kind's fast tree (compile.ts `fastTree`) of the active schemas, with no validator compiled or loaded: what the
+ * build writes the prebuilt validators from (through `compiledKind`, a build would load the previous build's).
+ */
+export function fastTreeOf(kind: Kind): unknown {
+  return fastTree(inlinedTree(active(), kind));
+}
+
 /** The kind's inlined schema tree and its validators (of the active schemas), compiled once, lazily. */
 export function compiledKind(kind: Kind): CompiledKind {
   const cache = compiledNow();
   let out = cache.get(kind);
   if (out) return out;
   const set = active();
-  const file = `${kind}.json`;
-  const root = set.files.get(file);
-  if (!root) throw new Error(`no bundled schema for ${kind}`);
-  const tree = inline(set, file, root, [`${file}#`], new Map());
+  const tree = inlinedTree(set, kind);
   let fastCopy: unknown;
   const fast = (): unknown => (fastCopy ??= fastTree(tree));
   const isValid = prebuilt(set, kind, kind) ?? compileFast(fast());

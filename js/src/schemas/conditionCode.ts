@@ -1,0 +1,218 @@
+/**
+ * A parsed condition (conditions.ts), or the check of an object's names, written as code inside a validator Ajv
+ * generates: called from the code of compile.ts's keywords, while Ajv compiles (so Ajv is loaded by then; this
+ * module only `require`s its helpers).
+ *
+ * The code computes whether the value holds into a variable: loop-free conditions as one expression, the others as
+ * statements that stop as soon as the answer is known (`&&` / `||` order, a loop's `break`), and that read a member
+ * only where the value is an object and an item only where it is an array, as the keywords' semantics say.
+ */
+
+import { createRequire } from "node:module";
+import type { KeywordCxt } from "ajv/dist/2020.js";
+import type * as Codegen from "ajv/dist/compile/codegen/index.js";
+import type { Code, Name } from "ajv/dist/compile/codegen/index.js";
+import type { Condition, TypeName } from "./conditions.js";
+
+const require = createRequire(import.meta.url);
+
+interface Helpers {
+  codegen: typeof Codegen;
+  /** A `RegExp` of a pattern in the generated function's scope, as Ajv's `pattern` keyword makes it. */
+  usePattern: (cxt: KeywordCxt, pattern: string) => Code;
+  /** A function in the generated function's scope (standalone code `require`s it). */
+  useFunc: (gen: KeywordCxt["gen"], f: unknown) => Code;
+  /** Ajv's deep equality of JSON values (its `const` and `enum` keywords' own). */
+  equal: unknown;
+}
+
+let helpers: Helpers | undefined;
+
+function load(): Helpers {
+  return (helpers ??= {
+    codegen: require("ajv/dist/compile/codegen") as typeof Codegen,
+    usePattern: (require("ajv/dist/vocabularies/code") as { usePattern: Helpers["usePattern"] }).usePattern,
+    useFunc: (require("ajv/dist/compile/util") as { useFunc: Helpers["useFunc"] }).useFunc,
+    equal: (require("ajv/dist/runtime/equal") as { default: unknown }).default,
+  });
+}
+
+function isObjectCode(data: Code): Code {
+  const { _ } = load().codegen;
+  return _`(${data} !== null && typeof ${data} == "object" && !Array.isArray(${data}))`;
+}
+
+function typeCode(name: TypeName, data: Code): Code {
+  const { _ } = load().codegen;
+  switch (name) {
+    case "null":
+      return _`${data} === null`;
+    case "boolean":
+      return _`typeof ${data} == "boolean"`;
+    case "string":
+      return _`typeof ${data} == "string"`;
+    case "number":
+      return _`Number.isFinite(${data})`; // Ajv's strictNumbers: a number is finite
+    case "integer":
+      return _`Number.isInteger(${data})`;
+    case "array":
+      return _`Array.isArray(${data})`;
+    case "object":
+      return isObjectCode(data);
+  }
+}
+
+/** Whether `data` holds `condition`, as one expression; null when the condition needs a loop. */
+function expression(cxt: KeywordCxt, condition: Condition, data: Code): Code | null {
+  const { codegen, usePattern, useFunc, equal } = load();
+  const { _, and, or, not, stringify, getProperty } = codegen;
+  switch (condition.kind) {
+    case "always":
+      return condition.holds ? _`true` : _`false`;
+    case "type":
+      return or(...condition.names.map((name) => typeCode(name, data)));
+    case "equal":
+      // `===` for a string, number, boolean or null (JSON numbers are equal by value); Ajv's `equal` for the rest
+      return or(
+        ...condition.values.map((value) =>
+          typeof value === "object" && value !== null ? _`${useFunc(cxt.gen, equal)}(${data}, ${stringify(value)})` : _`${data} === ${stringify(value)}`,
+        ),
+      );
+    case "required":
+      // `!== undefined`, as Ajv's generated code tests presence
+      return or(not(isObjectCode(data)), and(...condition.names.map((name) => _`${data}${getProperty(name)} !== undefined`)));
+    case "pattern":
+      // as Ajv's `pattern`: a string only, the RegExp Ajv makes of it (unicode), `test`
+      return _`(typeof ${data} != "string" || ${usePattern(cxt, condition.source)}.test(${data}))`;
+    case "not": {
+      const inner = expression(cxt, condition.inner, data);
+      return inner && not(inner);
+    }
+    case "allOf":
+    case "anyOf": {
+      const branches: Code[] = [];
+      for (const branch of condition.branches) {
+        const code = expression(cxt, branch, data);
+        if (code === null) return null;
+        branches.push(code);
+      }
+      return condition.kind === "allOf" ? and(...branches) : or(...branches);
+    }
+    case "properties": {
+      const members: Code[] = [];
+      for (const [name, inner] of condition.members) {
+        const item = _`${data}${getProperty(name)}`;
+        const code = expression(cxt, inner, item);
+        if (code === null) return null;
+        members.push(or(_`${item} === undefined`, code));
+      }
+      return or(not(isObjectCode(data)), and(...members));
+    }
+    case "items":
+    case "contains":
+      return null;
+  }
+}
+
+/** Code that sets `out` to whether `data` holds `condition`. */
+function assign(cxt: KeywordCxt, condition: Condition, data: Code, out: Name): void {
+  const { gen } = cxt;
+  const { _, not } = load().codegen;
+  const code = expression(cxt, condition, data);
+  if (code !== null) {
+    gen.assign(out, code);
+    return;
+  }
+  switch (condition.kind) {
+    case "not":
+      assign(cxt, condition.inner, data, out);
+      gen.assign(out, not(out));
+      return;
+    case "allOf":
+    case "anyOf":
+      // each branch only while the answer is open: true so far for allOf, false so far for anyOf
+      condition.branches.forEach((branch, i) => {
+        if (i === 0) assign(cxt, branch, data, out);
+        else gen.if(condition.kind === "allOf" ? out : not(out), () => assign(cxt, branch, data, out));
+      });
+      return;
+    case "properties":
+      gen.assign(out, true);
+      gen.if(isObjectCode(data), () => {
+        condition.members.forEach(([name, inner], i) => {
+          const member = (): void => {
+            const item = gen.const("item", _`${data}${load().codegen.getProperty(name)}`);
+            gen.if(_`${item} !== undefined`, () => assign(cxt, inner, item, out));
+          };
+          if (i === 0) member();
+          else gen.if(out, member);
+        });
+      });
+      return;
+    case "items":
+    case "contains": {
+      // items: true unless an item fails; contains: true when an item holds (either: true of a non-array)
+      const items = condition.kind === "items";
+      gen.assign(out, true);
+      gen.if(_`Array.isArray(${data})`, () => {
+        if (!items) gen.assign(out, false);
+        const length = gen.const("length", _`${data}.length`);
+        gen.forRange("i", 0, length, (i) => {
+          const item = gen.const("item", _`${data}[${i}]`);
+          assign(cxt, condition.inner, item, out);
+          gen.if(items ? not(out) : out, () => gen.break());
+        });
+      });
+      return;
+    }
+    default:
+      throw new Error(`a ${condition.kind} condition is always one expression`);
+  }
+}
+
+/** Code that computes whether `data` holds `condition`: the name of the variable holding the answer. */
+export function conditionCode(cxt: KeywordCxt, condition: Condition, data: Code): Name {
+  const code = expression(cxt, condition, data);
+  if (code !== null) return cxt.gen.let("holds", code);
+  const out = cxt.gen.let("holds", true);
+  assign(cxt, condition, data, out);
+  return out;
+}
+
+/** Code that computes whether every key of the object `data` holds `condition` (`propertyNames`). */
+export function everyNameCode(cxt: KeywordCxt, condition: Condition, data: Code): Name {
+  const { gen } = cxt;
+  const { not } = load().codegen;
+  const out = gen.let("holds", true);
+  gen.forIn("name", data, (name) => {
+    assign(cxt, condition, name, out);
+    gen.if(not(out), () => gen.break());
+  });
+  return out;
+}
+
+/** Up to this many names, a key is compared with each; past it, looked up in a Set. */
+const NAMES_COMPARED = 32;
+
+/**
+ * Code that computes whether every key of the object `data` is one of `names` or matches one of `patterns` (the
+ * RegExps Ajv makes of them), as `additionalProperties: false` beside `properties` and `patternProperties`.
+ */
+export function knownNamesCode(cxt: KeywordCxt, names: readonly string[], patterns: readonly string[], data: Code): Name {
+  const { gen } = cxt;
+  const { _, or, not, stringify } = load().codegen;
+  // a key from `for in` is an interned string: comparing it with a name is comparing two pointers, and a few dozen
+  // of them cost less than a lookup; past that, a Set
+  const set = names.length > NAMES_COMPARED ? gen.scopeValue("obj", { ref: new Set(names), code: _`new Set(${stringify(names)})` }) : null;
+  const out = gen.let("known", true);
+  gen.forIn("key", data, (key) => {
+    const named = set !== null ? [_`${set}.has(${key})`] : names.map((name) => _`${key} === ${name}`);
+    const tests = [...named, ...patterns.map((pattern) => _`${load().usePattern(cxt, pattern)}.test(${key})`)];
+    const known = tests.length === 0 ? _`false` : or(...tests);
+    gen.if(not(known), () => {
+      gen.assign(out, false);
+      gen.break();
+    });
+  });
+  return out;
+}

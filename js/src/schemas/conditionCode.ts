@@ -117,7 +117,7 @@ function expression(cxt: KeywordCxt, condition: Condition, data: Code): Code | n
 /** Code that sets `out` to whether `data` holds `condition`. */
 function assign(cxt: KeywordCxt, condition: Condition, data: Code, out: Name): void {
   const { gen } = cxt;
-  const { _, not } = load().codegen;
+  const { _, not, getProperty } = load().codegen;
   const code = expression(cxt, condition, data);
   if (code !== null) {
     gen.assign(out, code);
@@ -141,7 +141,7 @@ function assign(cxt: KeywordCxt, condition: Condition, data: Code, out: Name): v
       gen.if(isObjectCode(data), () => {
         condition.members.forEach(([name, inner], i) => {
           const member = (): void => {
-            const item = gen.const("item", _`${data}${load().codegen.getProperty(name)}`);
+            const item = gen.const("item", _`${data}${getProperty(name)}`);
             gen.if(_`${item} !== undefined`, () => assign(cxt, inner, item, out));
           };
           if (i === 0) member();

@@ -39,9 +39,12 @@ export type Condition =
 /** Keywords with no effect on validation. */
 const ANNOTATIONS = new Set(["$comment", "description", "title", "examples", "x-rule"]);
 
+/** What holds of every value (no list of code is ever empty: Ajv's `and()` and `or()` need one item at least). */
+const ALWAYS: Condition = { kind: "always", holds: true };
+
 /** Every condition at once: a single one as itself. */
 function allOf(branches: Condition[]): Condition {
-  if (branches.length === 0) return { kind: "always", holds: true };
+  if (branches.length === 0) return ALWAYS;
   return branches.length === 1 ? branches[0]! : { kind: "allOf", branches };
 }
 
@@ -69,7 +72,8 @@ function parseKeyword(keyword: string, value: unknown): Condition | null {
       return { kind: "type", names: names as TypeName[] };
     }
     case "required":
-      return Array.isArray(value) && value.every((name) => typeof name === "string") ? { kind: "required", names: value as string[] } : null;
+      if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) return null;
+      return value.length === 0 ? ALWAYS : { kind: "required", names: value as string[] };
     case "pattern":
       return typeof value === "string" ? { kind: "pattern", source: value } : null;
     case "not": {
@@ -85,7 +89,8 @@ function parseKeyword(keyword: string, value: unknown): Condition | null {
       if (!isObject(value)) return null;
       const names = Object.keys(value);
       const conditions = parseAll(names.map((name) => value[name]));
-      return conditions && { kind: "properties", members: names.map((name, i) => [name, conditions[i]!] as const) };
+      if (conditions === null) return null;
+      return names.length === 0 ? ALWAYS : { kind: "properties", members: names.map((name, i) => [name, conditions[i]!] as const) };
     }
     case "allOf":
     case "anyOf": {

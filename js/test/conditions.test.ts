@@ -109,8 +109,10 @@ const VALUES: unknown[] = [
   { a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1, j: 1 },
 ];
 
-/** The fast validator of `schema`, compiled and as the build writes it, against Ajv over `schema` itself, for every value; and that the fast tree did
- * replace the keyword (else the comparison would be Ajv against itself). */
+/**
+ * The fast validator of `schema`, compiled and as the build writes it, against Ajv over `schema` itself, for every
+ * value; and that the fast tree did replace the keyword (else the comparison would be Ajv against itself).
+ */
 function agree(schema: Record<string, unknown>, replaced: string): void {
   const fast = compile.fastTree(schema) as Record<string, unknown>;
   assert.ok(JSON.stringify(fast).includes(`"${replaced}"`), `${JSON.stringify(schema)}: not written as plain code`);

@@ -365,10 +365,12 @@ interface RowRule {
   readonly guard: readonly [string, boolean] | null;
 }
 
-/** The member a row must hold (non-empty when the path goes deeper) for the rule to find anything in it. */
+/**
+ * The member a row must hold (non-empty when the path goes deeper) for the rule to find anything in it; none when
+ * the rows themselves are a rule's items (`FirstRows.firstOf` checks every key member itself).
+ */
 function guardOf(rule: AnnotatedRule, rest: readonly string[], spans: boolean): readonly [string, boolean] | null {
-  let inner: readonly string[] = spans ? rest : [...rest, ...(rule.keyword === "x-unique" ? rule.items : rule.source)];
-  if (spans && rest.length === 0 && rule.keyword === "x-unique") inner = [rule.key[0]!.member];
+  const inner: readonly string[] = spans ? rest : [...rest, ...(rule.keyword === "x-unique" ? rule.items : rule.source)];
   const head = inner[0];
   return head !== undefined && head !== ARRAY_ITEM && head !== MAP_VALUE ? [head, inner.length > 1] : null;
 }
@@ -402,8 +404,7 @@ export class AnnotatedRows {
         this.rowRules.push({ rule, rest, seen: null, guard: guardOf(rule, rest, false) });
       } else if (rule.keyword === "x-unique" && rule.scope.length === 0 && rule.items[0] === array && rule.items[1] === ARRAY_ITEM) {
         const rest = rule.items.slice(2);
-        // the rows themselves as items: `firstOf` reads each key member once, and needs no guard
-        this.rowRules.push({ rule, rest, seen: new FirstRows(rule.key), guard: rest.length === 0 ? null : guardOf(rule, rest, true) });
+        this.rowRules.push({ rule, rest, seen: new FirstRows(rule.key), guard: guardOf(rule, rest, true) });
       } else throw new Error(`${rule.rule}: a rule over ${JSON.stringify(array)} that cannot be judged row by row`);
     }
   }

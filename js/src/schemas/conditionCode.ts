@@ -62,8 +62,26 @@ function typeCode(name: TypeName, data: Code): Code {
   }
 }
 
-/** Whether `data` holds `condition`, as one expression; null when the condition needs a loop. */
-function expression(cxt: KeywordCxt, condition: Condition, data: Code): Code | null {
+/** Whether checking `condition` takes a loop (an `items` or `contains` anywhere in it). */
+function loops(condition: Condition): boolean {
+  switch (condition.kind) {
+    case "items":
+    case "contains":
+      return true;
+    case "not":
+      return loops(condition.inner);
+    case "allOf":
+    case "anyOf":
+      return condition.branches.some(loops);
+    case "properties":
+      return condition.members.some(([, inner]) => loops(inner));
+    default:
+      return false;
+  }
+}
+
+/** Whether `data` holds `condition`, a condition that takes no loop, as one expression. */
+function expression(cxt: KeywordCxt, condition: Condition, data: Code): Code {
   const { codegen, usePattern, useFunc, equal } = load();
   const { _, and, or, not, stringify, getProperty } = codegen;
   switch (condition.kind) {
@@ -84,33 +102,23 @@ function expression(cxt: KeywordCxt, condition: Condition, data: Code): Code | n
     case "pattern":
       // as Ajv's `pattern`: a string only, the RegExp Ajv makes of it (unicode), `test`
       return _`(typeof ${data} != "string" || ${usePattern(cxt, condition.source)}.test(${data}))`;
-    case "not": {
-      const inner = expression(cxt, condition.inner, data);
-      return inner && not(inner);
-    }
+    case "not":
+      return not(expression(cxt, condition.inner, data));
     case "allOf":
     case "anyOf": {
-      const branches: Code[] = [];
-      for (const branch of condition.branches) {
-        const code = expression(cxt, branch, data);
-        if (code === null) return null;
-        branches.push(code);
-      }
+      const branches = condition.branches.map((branch) => expression(cxt, branch, data));
       return condition.kind === "allOf" ? and(...branches) : or(...branches);
     }
     case "properties": {
-      const members: Code[] = [];
-      for (const [name, inner] of condition.members) {
+      const members = condition.members.map(([name, inner]) => {
         const item = _`${data}${getProperty(name)}`;
-        const code = expression(cxt, inner, item);
-        if (code === null) return null;
-        members.push(or(_`${item} === undefined`, code));
-      }
+        return or(_`${item} === undefined`, expression(cxt, inner, item));
+      });
       return or(not(isObjectCode(data)), and(...members));
     }
     case "items":
     case "contains":
-      return null;
+      throw new Error(`a ${condition.kind} condition takes a loop`);
   }
 }
 
@@ -118,9 +126,8 @@ function expression(cxt: KeywordCxt, condition: Condition, data: Code): Code | n
 function assign(cxt: KeywordCxt, condition: Condition, data: Code, out: Name): void {
   const { gen } = cxt;
   const { _, not, getProperty } = load().codegen;
-  const code = expression(cxt, condition, data);
-  if (code !== null) {
-    gen.assign(out, code);
+  if (!loops(condition)) {
+    gen.assign(out, expression(cxt, condition, data));
     return;
   }
   switch (condition.kind) {
@@ -166,14 +173,13 @@ function assign(cxt: KeywordCxt, condition: Condition, data: Code, out: Name): v
       return;
     }
     default:
-      throw new Error(`a ${condition.kind} condition is always one expression`);
+      throw new Error(`a ${condition.kind} condition takes no loop`);
   }
 }
 
 /** Code that computes whether `data` holds `condition`: the name of the variable holding the answer. */
 export function conditionCode(cxt: KeywordCxt, condition: Condition, data: Code): Name {
-  const code = expression(cxt, condition, data);
-  if (code !== null) return cxt.gen.let("holds", code);
+  if (!loops(condition)) return cxt.gen.let("holds", expression(cxt, condition, data));
   const out = cxt.gen.let("holds", true);
   assign(cxt, condition, data, out);
   return out;

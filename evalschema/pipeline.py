@@ -428,6 +428,42 @@ def validate_and_summarize_file(
     return report, ({k: v for k, v in fields.members.items() if k != ARRAY}, reference.build())
 
 
+def validate_and_read_file(
+    path: str | os.PathLike[str],
+    each_row: Callable[[], Callable[[Any], None]],
+    *,
+    stream_rows: bool | None = None,
+    place_limit: int | None = None,
+) -> tuple[Report, dict[str, Any] | None]:
+    """``validate_file`` as a result set, and every row handed to the function ``each_row()`` makes, in one reading:
+    the report, and the result set's own fields (without its rows) — ``None`` when the report was decided before the
+    rows were looked at (a file that cannot be read, no object, a newer major version). ``each_row`` is called again
+    should the reading start over (a stream given up for a whole reading): the rows then come again, from the first."""
+    made: list[_Fields] = []
+
+    def more() -> list[Stage]:
+        fields = _Fields()
+        made.append(fields)
+        return [fields, _EachRow(each_row())]
+
+    report = _validate_file(Path(path), KIND, Options(), stream_rows, place_limit, 1, more)
+    members = made[-1].members if made else None
+    return report, None if members is None else {k: v for k, v in members.items() if k != ARRAY}
+
+
+class _EachRow(DocumentPass):
+    """A stage that hands every row to ``see``, in reading order."""
+
+    def __init__(self, see: Callable[[Any], None]) -> None:
+        super().__init__(lambda members: iter(()))
+        self.see = see
+
+    def rows(self, batch: Batch) -> Iterable[Finding]:
+        for item in batch.items:
+            self.see(item)
+        return ()
+
+
 class _Fields(DocumentPass):
     """A stage that keeps the document's own members (``None`` until the envelope step: then it was checked)."""
 

@@ -2,9 +2,11 @@
 
 Pairs the rows of two result sets by test case and attempt, reports the paired statistics (McNemar's test,
 Wilson and Newcombe intervals, a seeded bootstrap per grader), every difference that makes the runs not
-comparable, and the flipped cases. Exit status: 0 done (and the gate passed) · 1 ``--fail-on-regression`` and
-the pass rate dropped significantly at ``--alpha`` or by more than ``--max-drop`` · 2 usage error, an
-unreadable result set, or (with ``--strict``) runs that are not comparable.
+comparable, and the flipped cases. Both result sets are validated as they are read: one that is not valid is
+refused with its findings (``--force`` compares it all the same, under a warning). Exit status: 0 done (and the
+gate passed) · 1 a result set is not valid (also with ``--force``), or ``--fail-on-regression`` and the pass rate
+dropped significantly at ``--alpha`` or by more than ``--max-drop`` · 2 usage error, an unreadable result set, or
+(with ``--strict``) runs that are not comparable.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
+EXIT_INVALID = 1  # a result set that is not valid: nothing is compared (SPEC's exit status for invalid input)
 
 
 def _fraction(text: str) -> float:
@@ -49,7 +52,7 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..compare import Options, Unreadable, compare_files, suite_digest
+    from ..compare import Options, Unreadable, compare_checked, suite_digest
     from ..compare.render import render_html, render_text
     from ..core.display import display_path, finite, visible
     from ..io.loader import load_path
@@ -73,12 +76,17 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
     )
     try:
-        document = compare_files(args.base, args.new, options)
+        document, refused = compare_checked(args.base, args.new, options)
     except Unreadable as problem:
         sys.stderr.write(
             f"evalschema: {visible(display_path(str(problem.path)))}: {problem.finding.code}: {visible(problem.finding.message)}\n"
         )
         return EXIT_USAGE
+    if refused:
+        _refused(args, refused, compared=args.force and document is not None)
+        if not args.force or document is None:
+            return EXIT_INVALID
+    assert document is not None
     if args.html is not None:
         from ..io.atomic import write_atomic
         from . import _check_output
@@ -93,9 +101,32 @@ def run(args: argparse.Namespace) -> int:
     if args.strict and document["findings"]:
         sys.stderr.write(f"evalschema: the runs are not comparable ({len(document['findings'])} finding(s)); --strict refuses\n")
         return EXIT_USAGE
+    if refused:
+        return EXIT_INVALID  # compared under --force: the numbers are shown, the status stays that of an invalid input
     if args.fail_on_regression and document["verdict"]["gate_failed"]:
         return EXIT_REGRESSION
     return EXIT_OK
+
+
+def _refused(args: argparse.Namespace, refused: list[tuple[str, Any]], *, compared: bool) -> None:
+    """The findings of the result sets that are not valid, as ``validate`` reports them (text, or its JSON report
+    when nothing else is printed on standard output), and what was made of them."""
+    from ..report.json_report import entry
+    from ..report.text import render_text
+
+    entries = [entry(path, None, report) for path, report in refused]
+    totals = {"files": len(entries), "valid": 0, "invalid": len(entries), "unreadable": 0}
+    if args.format == "json" and not compared:
+        sys.stdout.write(json.dumps({"files": entries, "summary": totals}, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    else:  # with --force and --format json, standard output holds the comparison document alone
+        stream = sys.stdout if args.format == "text" else sys.stderr
+        stream.write(render_text(entries, totals, stream, verbosity=-1))
+    verdict = (
+        "compared anyway (--force): its numbers may be ones the specification makes impossible"
+        if compared
+        else ("nothing compared (use --force to compare anyway)")
+    )
+    sys.stderr.write(f"evalschema: {len(entries)} invalid result set(s): {verdict}\n")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -126,6 +157,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="with --fail-on-regression: also fail on a drop larger than this (0.02 = 2 points)",
     )
     p.add_argument("--strict", action="store_true", help="refuse (exit 2) when the runs are not comparable")
+    p.add_argument(
+        "--force", action="store_true", help="compare result sets that are not valid all the same (their findings are printed; exit 1)"
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML comparison report")
     p.set_defaults(handler=run)

@@ -6,7 +6,8 @@
     evalschema import --from parquet|arrow FOLDER -o OUT
 
 The loss report goes to standard output (text, or JSON with ``--format json``). Exit statuses: 0 converted;
-1 converted, but ``--strict-loss`` was given and something was dropped (the output is written all the same);
+1 converted, but ``--strict-loss`` was given and something was dropped (the output is written all the same), or
+export's input is not a valid result set (its findings are printed; nothing is written unless ``--force``);
 2 usage error, a missing optional dependency, or an input that cannot be converted (a message with an error
 code and a location on standard error; with ``--format json`` the same as a JSON object on standard output;
 nothing is written).
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_LOSS, EXIT_UNCONVERTIBLE = 0, 1, 2
+EXIT_INVALID = 1  # export: the input is not a valid result set (its findings are printed)
 
 
 def add_parsers(subparsers: Any) -> None:
@@ -50,6 +52,9 @@ def add_parsers(subparsers: Any) -> None:
     exp.add_argument("-o", "--out", type=Path, required=True, metavar="OUT")
     exp.add_argument("--format", choices=("text", "json"), default="text", help="how to print the loss report")
     exp.add_argument("--strict-loss", action="store_true", help="exit 1 when anything was dropped")
+    exp.add_argument(
+        "--force", action="store_true", help="export a result set that is not valid all the same (its findings are printed; exit 1)"
+    )
     exp.set_defaults(handler=run_export)
 
 
@@ -101,7 +106,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..interop import ConversionError, LossReport, export_results
+    from ..interop import ConversionError, InvalidInput, LossReport, export_results
     from . import columnarcmd
 
     if args.target_format in columnarcmd.FORMATS:
@@ -115,7 +120,29 @@ def run_export(args: argparse.Namespace) -> int:
     if len(args.inputs) != 1:
         return _usage(f"export --to {args.target_format} converts one result set")
     try:
-        outcome = export_results(args.target_format, Path(args.inputs[0]), args.out)
+        outcome = export_results(args.target_format, Path(args.inputs[0]), args.out, force=args.force)
+    except InvalidInput as invalid:
+        _invalid(args, invalid, exported=False)
+        return EXIT_INVALID
     except ConversionError as error:
         return _failed(args, error)
-    return _report(args, outcome.loss, {"output": str(outcome.path), "records": outcome.records})
+    if outcome.refused is not None:
+        _invalid(args, InvalidInput(str(args.inputs[0]), outcome.refused), exported=True)
+    status = _report(args, outcome.loss, {"output": str(outcome.path), "records": outcome.records})
+    return EXIT_INVALID if outcome.refused is not None else status
+
+
+def _invalid(args: argparse.Namespace, invalid: Any, *, exported: bool) -> None:
+    """The findings of a result set that is not valid, as ``validate`` reports them (on standard error; with
+    ``--format json`` and nothing exported, as the error object's ``findings`` on standard output), and what was
+    made of it."""
+    from ..report.json_report import entry
+    from ..report.text import render_text
+
+    found = entry(invalid.source, None, invalid.report)
+    if args.format == "json" and not exported:
+        error = {**invalid.to_dict(), "findings": found}
+        sys.stdout.write(json.dumps({"ok": False, "error": error}, ensure_ascii=False) + "\n")
+    sys.stderr.write(render_text([found], {}, sys.stderr, verbosity=-1))
+    verdict = "exported anyway (--force)" if exported else "nothing was written (use --force to export it anyway)"
+    sys.stderr.write(f"evalschema: {invalid.source}: not a valid result set: {verdict}\n")

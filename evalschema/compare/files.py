@@ -7,14 +7,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.findings import Finding
-from ..io import stream
+from evalschema_models import constants
+from evalschema_models import rules as codes
+
+from ..core.findings import Finding, Report
+from ..core.limits import MAX_FINDINGS
 from ..io.compact import KeyTable
-from ..io.loader import load_path, not_an_object, paused_gc
+from ..io.loader import load_path, paused_gc
+from ..pipeline import KIND, placed, validate, validate_and_read_file
 from ..summary.states import attempt_number
 from .core import Comparer, Options, _Attempts, _key, row_outcome
 
 ARRAY = "results"
+_UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
 
 
 class Unreadable(Exception):
@@ -25,50 +30,109 @@ class Unreadable(Exception):
         self.path, self.finding = path, finding
 
 
+class Invalid(Exception):
+    """Result sets that are not valid, each with its report: their numbers could be ones the specification makes
+    impossible, so nothing is compared (the command exits 1 with their findings)."""
+
+    def __init__(self, refused: list[tuple[str, Report]]) -> None:
+        super().__init__(", ".join(f"{path}: not a valid result set" for path, _ in refused))
+        self.refused = refused
+
+
+class _StartOver(Exception):
+    """A stream was given up for a whole reading after some of its rows were handed on: compare again, whole."""
+
+
+def _unreadable(report: Report) -> Finding | None:
+    """The finding that says the input is no result set to read at all (it cannot be read, or is no object)."""
+    return next((f for f in report.errors if f.code in _UNREADABLE_CODES or (f.code == codes.TYPE_MISMATCH and f.pointer == "")), None)
+
+
+def read_checked(path: Path, add: Callable[[Any], None], *, stream_rows: bool | None = None) -> tuple[Report, dict[str, Any] | None]:
+    """Validate the result set at ``path`` and hand each of its rows to ``add``, in one reading (JSON through the
+    pipeline, large files in pieces; other forms read whole, their first document); its report and its own members
+    (``None`` when the report was decided before the rows were read: a newer major version, say). Raises
+    ``Unreadable`` when it cannot be read."""
+    if path.suffix.lower() in (".json", ""):
+        handed: list[int] = []
+
+        def each_row() -> Callable[[Any], None]:
+            if handed and handed[-1]:
+                raise _StartOver  # the rows handed on so far cannot be taken back
+            handed.append(0)
+
+            def see(row: Any) -> None:
+                handed[-1] += 1
+                add(row)
+
+            return see
+
+        report, members = validate_and_read_file(path, each_row, stream_rows=stream_rows, place_limit=MAX_FINDINGS)
+    else:
+        loaded = next(iter(load_path(path)))
+        if loaded.problem is not None:
+            raise Unreadable(str(path), loaded.problem)
+        document = loaded.document
+        report = validate(document, KIND)
+        if report.findings:
+            report = placed(report, loaded.positions())
+        members = None
+        if isinstance(document, dict):
+            rows = document.get(ARRAY)
+            for row in rows if isinstance(rows, list) else ():
+                add(row)
+            members = {k: v for k, v in document.items() if k != ARRAY}
+    problem = _unreadable(report)
+    if problem is not None:
+        raise Unreadable(str(path), problem)
+    return report, members
+
+
 def read_rows(path: Path, add: Callable[[Any], None]) -> dict[str, Any]:
-    """Hand every row of the result set at ``path`` to ``add`` and return its other members; raise ``Unreadable``
-    when it cannot be read. JSON is read in pieces, other forms whole."""
-    if path.suffix.lower() in (".json", "") and path.is_file():
-        with path.open("rb") as handle:
-            envelope: dict[str, Any] = {}
-            try:
-                for piece in stream.read(handle, ARRAY):
-                    if isinstance(piece, stream.Problem):
-                        raise Unreadable(str(path), piece.finding)
-                    if isinstance(piece, stream.Member):
-                        envelope[piece.key] = piece.value
-                    elif isinstance(piece, stream.Rows):
-                        for item in piece.items:
-                            add(item)
-                return {k: v for k, v in envelope.items() if k != ARRAY}
-            except stream.NotStreamable:
-                pass
-    loaded = next(iter(load_path(path)))
-    if loaded.problem is not None:
-        raise Unreadable(str(path), loaded.problem)
-    document = loaded.document
-    if not isinstance(document, dict):
-        raise Unreadable(str(path), not_an_object())
-    rows = document.get(ARRAY)
-    for row in rows if isinstance(rows, list) else ():
-        add(row)
-    return {k: v for k, v in document.items() if k != ARRAY}
+    """Hand every row of the result set at ``path`` to ``add`` and return its other members (validated as it is
+    read, as ``read_checked``); raise ``Unreadable`` when it cannot be read."""
+    return read_checked(path, add)[1] or {}
 
 
-def read_into(comparer: Comparer, path: Path, side: int) -> None:
-    """Read one result set into ``comparer`` (side 0: base, 1: new); raise ``Unreadable`` when it cannot be read."""
+def read_into(comparer: Comparer, path: Path, side: int, *, stream_rows: bool | None = None) -> tuple[Report, bool]:
+    """Read one result set into ``comparer`` (side 0: base, 1: new); its report, and whether its rows were read
+    (not when the report was decided before them). Raises ``Unreadable`` when it cannot be read."""
     comparer.labels[side] = str(path)
-    envelope = read_rows(path, comparer.add_base if side == 0 else comparer.add_new)
-    comparer.envelopes[side].update(envelope)
+    report, envelope = read_checked(path, comparer.add_base if side == 0 else comparer.add_new, stream_rows=stream_rows)
+    comparer.envelopes[side].update(envelope or {})
+    return report, envelope is not None
+
+
+def compare_checked(base: Path, new: Path, options: Options | None = None) -> tuple[dict[str, Any] | None, list[tuple[str, Report]]]:
+    """Both result sets validated and compared in one reading each: the comparison document (``None`` when a result
+    set's report was decided before its rows were read: there is nothing to compare) and the report of each result
+    set that is not valid. Raises ``Unreadable``."""
+    stream_rows: bool | None = None
+    while True:
+        comparer = Comparer(options or Options())
+        refused: list[tuple[str, Report]] = []
+        comparable = True
+        try:
+            with paused_gc():
+                for side, path in enumerate((base, new)):
+                    report, read = read_into(comparer, path, side, stream_rows=stream_rows)
+                    comparable &= read
+                    if not report.valid:
+                        refused.append((str(path), report))
+                return (comparer.finish() if comparable else None), refused
+        except _StartOver:
+            if stream_rows is False:
+                raise AssertionError("a whole reading never starts over") from None
+            stream_rows = False
 
 
 def compare_files(base: Path, new: Path, options: Options | None = None) -> dict[str, Any]:
-    """The comparison document of two result set files (SPEC §12); raises ``Unreadable``."""
-    comparer = Comparer(options or Options())
-    with paused_gc():
-        read_into(comparer, base, 0)
-        read_into(comparer, new, 1)
-        return comparer.finish()
+    """The comparison document of two result set files (SPEC §12); raises ``Unreadable``, or ``Invalid`` when either
+    is not a valid result set (``compare_checked`` compares them all the same)."""
+    document, refused = compare_checked(base, new, options)
+    if refused or document is None:
+        raise Invalid(refused)
+    return document
 
 
 class AttemptTally:

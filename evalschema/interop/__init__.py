@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from ..core.findings import Report
 from .base import Sink
 from .common import ERROR_CODES, ConversionError, LossReport, atomic_stream
 
@@ -37,6 +36,7 @@ __all__ = [
     "ConversionError",
     "ExportOutcome",
     "ImportOutcome",
+    "InvalidInput",
     "LossReport",
     "export_results",
     "import_results",
@@ -57,6 +57,7 @@ class ExportOutcome:
     path: Path
     loss: LossReport
     records: int
+    refused: Report | None = None  # the report of an input that is not valid, exported with ``force``
 
 
 def suite_path_for(out: Path) -> Path:
@@ -92,29 +93,44 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
     return ImportOutcome(out, suite_out, loss, summary)
 
 
-def export_results(format: str, resultset: Path, out: Path) -> ExportOutcome:
+def export_results(format: str, resultset: Path, out: Path, *, force: bool = False) -> ExportOutcome:
     """Convert the result set at ``resultset`` to ``format`` at ``out`` (written atomically).
 
-    The input must be a valid result set (our validator's verdict): otherwise ``EXPORT_INPUT_INVALID``.
+    The input is read as ``validate`` reads it (the strict reader) and must be a valid result set: otherwise
+    :class:`InvalidInput` (``EXPORT_INPUT_INVALID``, with the report), unless ``force`` — then it is converted all
+    the same and the outcome's ``refused`` holds the report. One that cannot be read: ``EXPORT_INPUT_INVALID``.
     """
     if format not in EXPORTERS:
         raise ValueError(f"unknown export format {format!r} (one of {', '.join(EXPORTERS)})")
-    from ..pipeline import validate
+    from ..io.loader import load_path, not_an_object
+    from ..pipeline import placed, validate
 
-    try:
-        document = orjson.loads(Path(resultset).read_bytes())
-    except OSError as exc:
-        raise ConversionError("EXPORT_INPUT_INVALID", f"cannot read: {exc.strerror or exc}", str(resultset)) from None
-    except orjson.JSONDecodeError as exc:
-        raise ConversionError("EXPORT_INPUT_INVALID", f"not JSON: {exc}", str(resultset)) from None
+    loaded = next(iter(load_path(Path(resultset), "json")))
+    problem = loaded.problem if loaded.problem is not None else None if isinstance(loaded.document, dict) else not_an_object()
+    if problem is not None:
+        raise ConversionError("EXPORT_INPUT_INVALID", f"{problem.code}: {problem.message}", str(resultset), problem.pointer, problem.line)
+    document = loaded.document
     report = validate(document, "resultset")
-    if report.errors:
-        first = report.errors[0]
-        raise ConversionError(
-            "EXPORT_INPUT_INVALID", f"not a valid result set: {first.code}: {first.message}", str(resultset), first.pointer
-        )
+    refused = None
+    if not report.valid:
+        refused = placed(report, loaded.positions())
+        if not force:
+            raise InvalidInput(str(resultset), refused)
+    del loaded
     module = importlib.import_module(f".{EXPORTERS[format]}", __name__)
     loss = LossReport("export", format)
     with atomic_stream(out) as stream:
         records: int = module.write(document, stream, loss, Path(resultset).name)
-    return ExportOutcome(out, loss, records)
+    return ExportOutcome(out, loss, records, refused)
+
+
+class InvalidInput(ConversionError):
+    """A result set to export that is not valid (``EXPORT_INPUT_INVALID``), with its report: its numbers could be
+    ones the specification makes impossible (the command prints its findings and exits 1)."""
+
+    def __init__(self, source: str, report: Report) -> None:
+        first = report.errors[0]
+        super().__init__(
+            "EXPORT_INPUT_INVALID", f"not a valid result set: {first.code}: {first.message}", source, first.pointer, first.line
+        )
+        self.report = report

@@ -3,7 +3,7 @@ process, size against the JSON), and ``validate -j 2`` against ``-j 1`` on a lar
 of result sets. Each command runs as its own process (``python -m evalschema``), as a user would run it.
 
 ``python benchmarks/scale_bench.py`` runs the full sizes (1 GB JSON, 1 GB JSON Lines, 200 result sets);
-``--json-mb 100 --jsonl-mb 100`` a smaller one. Last, the same folder on ``evalschema.distributed`` with two local
+``--json-mb 100 --jsonl-mb 100`` a smaller one. Last, the same folder on ``evalschema.cli.distributed`` with two local
 Dask worker processes, against ``-j 2``.
 
 On a shared machine the other work takes CPU time too: ``-j 1`` and ``-j 2`` run alternately ``--repeat`` times and

@@ -24,7 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "engine": ("engine",),
     "rules": ("rules",),
     "summary": ("summary",),
-    "pipeline": ("pipeline", "helper", "validate", "streaming"),
+    "pipeline": ("pipeline", "helper", "validate"),
     "features": ("compare", "interop", "migrate", "columnar", "sql"),
     "report": ("report",),
     "cli": ("cli", "__main__", "distributed"),

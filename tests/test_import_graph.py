@@ -35,20 +35,3 @@ def test_the_check_finds_an_upward_arrow_a_cycle_and_the_generator() -> None:
     assert graph.problems(generator) == ["the runtime imports the generator: evalschema.cli -> codegen"]
     stray = {**clean, "evalschema.newthing": set()}
     assert graph.problems(stray) == ["no layer: evalschema.newthing (add it to LAYERS in scripts/import_graph.py)"]
-
-
-def test_moved_public_modules_still_import_with_a_deprecation_warning() -> None:
-    """``evalschema.streaming`` (now ``evalschema.pipeline``) imports as an alias of its new home, and says so
-    (``evalschema.distributed``, now ``evalschema.cli.distributed``, is the same kind of alias)."""
-    code = (
-        "import warnings\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    import evalschema.streaming, evalschema.pipeline\n"
-        "assert evalschema.streaming.validate_file is evalschema.pipeline.validate_file\n"
-        "assert [str(w.message) for w in caught if w.category is DeprecationWarning] == "
-        "['evalschema.streaming is evalschema.pipeline'], caught\n"
-        "assert callable(evalschema.validate)  # the function, not a module of that name\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr

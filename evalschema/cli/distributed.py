@@ -176,7 +176,7 @@ def submit(
 ) -> tuple[list[Task], list[Any]]:
     """Plan the tasks and submit them to the cluster; ``collect`` turns the futures into the outcome. ``force``:
     the summary counts the rows of invalid result sets too (``evalschema summarize --force``)."""
-    require("distributed", "distributed", "evalschema.distributed")
+    require("distributed", "distributed", "evalschema.cli.distributed")
     tasks = plan(sources, **plan_options)
     options = {"strict": strict, "allow_unknown": False, "engine": "fast", "spec_version": None, "force": force}
     futures = client.map(run_task, tasks, options=options, pure=False)

@@ -18,7 +18,6 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from ..pipeline import validate
 from ..summary.states import SummaryBuilder
 
 # Conversion error codes (SPEC.md, Appendix A). Not document rules: they say why an input could not be converted.
@@ -256,9 +255,3 @@ class SuiteWriter:
             stream.write((b"," if index else b"") + json_bytes(case))
         stream.write(b"]}")
         self.spool.close()
-
-
-def check_written(path: Path, kind: str, suite: dict[str, Any] | None = None) -> list[str]:
-    """Findings of our own validator on a written document (used by the tests and ``--check``)."""
-    report = validate(orjson.loads(path.read_bytes()), kind, suite=suite)
-    return [f"{f.code} {f.pointer}: {f.message}" for f in report.errors]

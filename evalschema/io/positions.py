@@ -154,13 +154,3 @@ def locate(positions: Positions, pointer: str) -> tuple[int, int] | None:
 
 
 MAX_DEPTH = constants.MAX_DEPTH  # containers nested deeper than this are refused, by every SDK
-
-
-def problem_position(text: str, max_depth: int = MAX_DEPTH) -> tuple[int, int] | None:
-    """Where the first problem of a JSON text is, as (line, column), by the strict reader (``strict_json``: the one
-    grammar); ``None`` if there is none."""
-    try:
-        strict_json.read(text, max_depth=max_depth)
-    except strict_json.JsonProblem as exc:
-        return strict_json.position(text, exc.index)
-    return None

@@ -137,7 +137,6 @@ class Rows:
     items: list[Any]
     text: Text
     bounds: tuple[list[int], list[int]] | None = None
-    reread: bool = False  # ``items`` are the exact reading of ``text``, which orjson's reading was not certain to be
 
     def spans(self) -> tuple[list[int], list[int]]:
         """Where each item starts in ``text.raw``, and where its text ends (before the comma that follows)."""
@@ -779,5 +778,5 @@ def _checked_rows(
         if isinstance(value, Problem):
             return value
         exact.append(value)
-    rows.items, rows.reread = exact, True
+    rows.items = exact  # the exact reading of ``text``, which orjson's reading was not certain to be
     return rows

@@ -2,7 +2,6 @@
 bound to its ledger id (``registry``); the per-document checks (``document``) and the cross-document ones
 (``crossdoc``)."""
 
-from .document import DOCUMENT_RULES as DOCUMENT_RULES
 from .document import ResultRows as ResultRows
 from .document import indexed_objects as indexed_objects
 from .document import resultset_document_rules as resultset_document_rules

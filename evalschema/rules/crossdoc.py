@@ -131,11 +131,3 @@ class SuiteIndex:
             variant = "more" if more > 0 else "default"
             message = messages.render(codes.TEST_CASE_NOT_RUN, variant, count=len(missing), names=missing[:MISSING_SHOWN], more=more)
             yield Finding(pointer("results"), codes.TEST_CASE_NOT_RUN, "error", message)
-
-
-def resultset_against_suite(resultset: dict[str, Any], suite: dict[str, Any]) -> Iterator[Finding]:
-    index = SuiteIndex(suite)
-    results = resultset.get("results")
-    if isinstance(results, list):
-        yield from index.check(results)
-    yield from index.finish(resultset)

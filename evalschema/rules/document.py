@@ -168,14 +168,6 @@ class ResultRows:
                 )
 
 
-def resultset_rules(document: dict[str, Any]) -> Iterator[Finding]:
-    """Every hand-rolled rule of a whole result set, in one pass over its rows."""
-    yield from resultset_document_rules(document)
-    results = document.get("results")
-    if isinstance(results, list):
-        yield from ResultRows().check(results)
-
-
 def _placeholders(document: dict[str, Any]) -> Iterator[Finding]:
     """Evals whose placeholders ``evalschema migrate`` left for a person to decide (MIGRATION_PLACEHOLDER)."""
     places: list[tuple[tuple[str | int, ...], Any]] = [(("evals",), document.get("evals"))]
@@ -221,12 +213,3 @@ def pack_rules(document: dict[str, Any]) -> Iterator[Finding]:
             finding = _regex_finding((*where, "params", "pattern"), params.get("pattern"))
             if finding:
                 yield finding
-
-
-DOCUMENT_RULES = {
-    "grader": grader_rules,
-    "testcase": testcase_rules,
-    "suite": suite_rules,
-    "resultset": resultset_rules,
-    "pack": pack_rules,
-}

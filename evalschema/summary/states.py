@@ -98,15 +98,6 @@ def attempt_number(result: dict[str, Any]) -> int:
     return int(attempt) if float(attempt).is_integer() else 1
 
 
-def row_score(result: dict[str, Any], outcome: Outcome) -> float | None:
-    if outcome == "invalidated":
-        return 0.0
-    if outcome in ("errored", "unscored"):
-        return None
-    scores = [_exact(s) for g in _objects(result.get("grader_results")) if (s := _score(g)) is not None]
-    return _exact_mean(sum(scores), len(scores))
-
-
 class GraderTotals:
     """One grader's counts in a summary being built (a plain class, not a dataclass: start-up, ``evalschema.__main__``)."""
 

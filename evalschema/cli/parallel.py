@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from ..io.loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
+from evalschema_models import rules as codes
+
+from ..core.findings import Finding, Report
+from ..core.messages import render
+from ..io.loader import SUFFIXES, Loaded, _jsonl_lines, expand, irregular_file, name_problem
+from ..report.json_report import entry as _entry
 from .summarizecmd import Summarizing
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
@@ -83,8 +89,18 @@ class LineRange:
         return line
 
     def documents(self) -> Iterator[Loaded]:
-        with self.path.open("rb") as handle:
+        """The range's documents; a file gone or changed since it was planned is one that cannot be read (it stops
+        there, as a read error stops ``-j 1``)."""
+        try:
+            handle = self.path.open("rb")
             handle.seek(self.start)
+        except OSError as exc:
+            problem = irregular_file(self.path) or Finding(
+                "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)
+            )
+            yield Loaded(str(self.path), problem=problem)
+            return
+        with handle:
             self._handle = handle
             yield from _jsonl_lines(self, str(self.path))
             self.finished = handle.tell() >= self.end
@@ -162,11 +178,36 @@ def _summarize_task(task: Task) -> Done[Summarizing]:
     return out, lines.lines, lines.finished
 
 
+def _lost(task: Task, lost: Callable[[Task, Finding], T]) -> Done[T]:
+    """A task whose process was lost (killed, out of memory): its file cannot be read, and is not read on."""
+    detail = "the process checking it was lost (killed, or out of memory)"
+    finding = Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=detail))
+    return [(lost(task, finding), False)], 0, False
+
+
+def _outcome(future: Future[Done[T]], task: Task, again: Callable[[Task], Done[T]], lost: Callable[[Task, Finding], T]) -> Done[T]:
+    """A task's result; if the pool broke (a worker lost), the task run again in a process of its own, and if that
+    one is lost too, the task reported as unreadable. The other tasks are still run and reported."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        pass
+    try:
+        return again(task)
+    except BrokenProcessPool:
+        return _lost(task, lost)
+
+
 def _run(
-    args: argparse.Namespace, suite: dict[str, Any] | None, work: Callable[[Task], Done[T]], shift: Callable[[T, int], T]
+    args: argparse.Namespace,
+    suite: dict[str, Any] | None,
+    work: Callable[[Task], Done[T]],
+    shift: Callable[[T, int], T],
+    lost: Callable[[Task, Finding], T],
 ) -> Iterator[T]:
     """Every task's items in task order, an item of a range moved down by the lines of its file's earlier ranges
-    (none after a range that stopped the reading of its file). Stdin is read here, in the parent, which holds it."""
+    (none after a range that stopped the reading of its file). Stdin is read here, in the parent, which holds it.
+    A task whose worker is lost is run again alone; lost again, its file is reported unreadable (``lost``)."""
     tasks = plan(args)
     if len(tasks) == 1 and tasks[0].end < 0:
         # one whole file: checked here, where a result set read in pieces gets a helper process (validate_file's
@@ -175,13 +216,18 @@ def _run(
         yield from (item for item, _ in work(tasks[0])[0])
         return
     one_each = argparse.Namespace(**{**vars(args), "jobs": 1})  # a pool worker's file gets no helper of its own
+
+    def alone(task: Task) -> Done[T]:
+        with ProcessPoolExecutor(max_workers=1, initializer=_initialize, initargs=(one_each, suite)) as retry:
+            return retry.submit(work, task).result()
+
     with ProcessPoolExecutor(max_workers=min(args.jobs, max(1, len(tasks))), initializer=_initialize, initargs=(one_each, suite)) as pool:
         _initialize(one_each, suite)
-        done = iter(pool.map(work, [t for t in tasks if t.source != "-"]))
+        done = iter([pool.submit(work, t) for t in tasks if t.source != "-"])
         offsets: dict[Path | str, int] = {}
         stopped: set[Path | str] = set()
         for task in tasks:
-            items, lines, finished = work(task) if task.source == "-" else next(done)
+            items, lines, finished = work(task) if task.source == "-" else _outcome(next(done), task, alone, lost)
             if task.source in stopped:
                 continue
             base = 0
@@ -227,11 +273,19 @@ def _shift_summarizing(item: Summarizing, base: int) -> Summarizing:
     )
 
 
+def _lost_entry(task: Task, finding: Finding) -> Entry:
+    return _entry(str(task.source), None, Report.build(None, [finding], strict=False)), False
+
+
+def _lost_summarizing(task: Task, finding: Finding) -> Summarizing:
+    return Summarizing(str(task.source), problem=finding)
+
+
 def validate_reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[Entry]:
     """What ``cli._reports`` yields for ``args``, computed by ``args.jobs`` processes."""
-    yield from _run(args, suite, _validate_task, _shift_entry)
+    yield from _run(args, suite, _validate_task, _shift_entry, _lost_entry)
 
 
 def summarize_sources(args: argparse.Namespace) -> Iterator[Summarizing]:
     """What ``summarizecmd.cmd_summarize`` collects for ``args``, computed by ``args.jobs`` processes."""
-    yield from _run(args, None, _summarize_task, _shift_summarizing)
+    yield from _run(args, None, _summarize_task, _shift_summarizing, _lost_summarizing)

@@ -431,14 +431,21 @@ def validate_and_summarize_file(
 def validate_and_read_file(
     path: str | os.PathLike[str],
     each_row: Callable[[], Callable[[Any], None]],
+    kind: str | None = KIND,
     *,
+    strict: bool = False,
+    allow_unknown: bool = False,
+    suite: dict[str, Any] | None = None,
+    engine: schema_path.Engine = "fast",
+    spec_version: str | None = None,
     stream_rows: bool | None = None,
     place_limit: int | None = None,
 ) -> tuple[Report, dict[str, Any] | None]:
-    """``validate_file`` as a result set, and every row handed to the function ``each_row()`` makes, in one reading:
-    the report, and the result set's own fields (without its rows) — ``None`` when the report was decided before the
-    rows were looked at (a file that cannot be read, no object, a newer major version). ``each_row`` is called again
-    should the reading start over (a stream given up for a whole reading): the rows then come again, from the first."""
+    """``validate_file`` (as a result set unless ``kind`` says otherwise), and every row of a result set handed to
+    the function ``each_row()`` makes, in one reading: the report, and the result set's own fields (without its
+    rows) — ``None`` when the document is no result set or the report was decided before the rows were looked at
+    (a file that cannot be read, no object, a newer major version). ``each_row`` is called again should the reading
+    start over (a stream given up for a whole reading): the rows then come again, from the first."""
     made: list[_Fields] = []
 
     def more() -> list[Stage]:
@@ -446,8 +453,9 @@ def validate_and_read_file(
         made.append(fields)
         return [fields, _EachRow(each_row())]
 
-    report = _validate_file(Path(path), KIND, Options(), stream_rows, place_limit, 1, more)
-    members = made[-1].members if made else None
+    options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
+    report = _validate_file(Path(path), kind, options, stream_rows, place_limit, 1, more)
+    members = made[-1].members if made and report.kind == KIND else None
     return report, None if members is None else {k: v for k, v in members.items() if k != ARRAY}
 
 

@@ -4,7 +4,7 @@ arrow from a lower layer to a higher one, and no import of the generator (``code
     python scripts/import_graph.py          # prints the graph; exits 1 on a cycle, an upward arrow or codegen
 
 Layers, lowest first (issue 17; mirrored by js/src): core < io < schemas < engine < rules < summary < pipeline <
-features < report < cli < api (the package's ``__init__``). A node is a subpackage or a top-level module
+features < report < sources < cli < api (the package's ``__init__``). A node is a subpackage or a top-level module
 (``evalschema.core``, ``evalschema.pipeline``); imports inside a node are not drawn. Lazy imports (inside
 functions) count: they are arrows all the same.
 """
@@ -25,9 +25,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "rules": ("rules",),
     "summary": ("summary",),
     "pipeline": ("pipeline", "helper", "validate"),
-    "features": ("compare", "interop", "migrate", "columnar", "sql"),
+    "features": ("compare", "interop", "migrate", "columnar", "sql", "casesfile"),
     "report": ("report",),
-    "cli": ("cli", "__main__", "distributed"),
+    "sources": ("sources",),  # the report entries of one source, for one process, -j and Dask alike
+    "cli": ("cli", "__main__"),
     "api": ("",),  # evalschema/__init__.py: the public API, above everything
 }
 ORDER = list(LAYERS)

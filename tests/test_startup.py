@@ -63,7 +63,7 @@ NOT_IMPORTED = (
     "evalschema.io.positions",
     "evalschema.io.strict_json",
     "evalschema.cli.summarizecmd",
-    "evalschema.cli.casesfile",
+    "evalschema.casesfile",
     "evalschema.report.github",
     "evalschema.schemas.selection",
     "evalschema.schemas.releases",

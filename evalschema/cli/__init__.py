@@ -22,22 +22,19 @@ from evalschema_models import rules as codes
 
 from ..core.display import display_path, visible
 from ..core.extras import MissingExtra
-from ..core.findings import Report
-from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
-from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
-from ..pipeline import STREAM_THRESHOLD, placed, validate, validate_file
-from ..report.json_report import entry as _entry
+from ..io.loader import Loaded, expand, load_path
+from ..pipeline import STREAM_THRESHOLD, placed, validate
 from ..report.json_report import json_entry as _json_entry
 from ..report.text import colour as _colour
 from ..report.text import painter as _paint
 from ..report.text import text_entry as _text_entry
 from ..report.text import text_summary as _text_summary
 from ..schemas.registry import KINDS, spec_version
+from ..sources import Checking, json_file, source_entries, suite_entries
 
 if TYPE_CHECKING:
-    from ..io.positions import Positions
-    from .casesfile import CasesFile
+    from ..casesfile import CasesFile
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = constants.EXIT_OK, constants.EXIT_INVALID, constants.EXIT_UNREADABLE
 FORMS = constants.INPUT_FORMS
@@ -98,13 +95,13 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     report = validate(suite, "suite", **checked)
     if report.findings:
         report = placed(report, loaded[0].positions())
-    from .casesfile import follow  # only --suite needs it (start-up: ``evalschema.__main__``)
+    from ..casesfile import follow  # only --suite needs it (start-up: ``evalschema.__main__``)
 
     cases = follow(suite, path, **checked)
     incomplete = _incomplete_cases(suite, cases)
     if incomplete is not None:  # results checked against a suite without its test cases would all be "unknown"
         raise UsageError(f"--suite {visible(display_path(str(path)))}: {codes.TEST_CASES_FILE_UNREADABLE}: {visible(incomplete)}")
-    entries = list(_suite_entries(suite, path, report, checked, loaded[0].positions(), cases))
+    entries = list(suite_entries(suite, path, report, checked, loaded[0], cases))
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
         suite = {**suite, "test_cases": cases.cases}
@@ -126,22 +123,6 @@ def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
     return None
 
 
-def _suite_entries(
-    suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions, cases: CasesFile | None = None
-) -> Iterator[tuple[dict[str, Any], bool]]:
-    """A suite's entry, then an entry per line of its ``test_cases_file``. A file that cannot be read is
-    TEST_CASES_FILE_UNREADABLE on the suite's entry, which then counts as unreadable (SPEC §3.4: exit 2)."""
-    if cases is None:
-        from .casesfile import follow
-
-        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
-    if cases.problem is not None:
-        report = placed(Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), positions)
-    yield _entry(str(path), None, report), cases.problem is None
-    for line, case_report, readable in cases.lines:
-        yield _entry(str(cases.path), line, case_report), readable
-
-
 _UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
 
 
@@ -150,9 +131,7 @@ STREAM_CHOICES: dict[str, bool | None] = constants.STREAM_CHOICES
 
 def _json_file(source: Path | str, form: str | None) -> Path | None:
     """The path, if this source is a JSON file (by extension or ``--input-format json``), to read by path."""
-    if not isinstance(source, Path):
-        return None
-    return source if (form or SUFFIXES.get(source.suffix.lower(), "json")) == "json" else None
+    return json_file(source, form)
 
 
 def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
@@ -177,44 +156,27 @@ def skipped(source: Path | str, args: argparse.Namespace) -> bool:
     return isinstance(source, Path) and source.is_file() and not declared(source)
 
 
+def checking(args: argparse.Namespace) -> Checking:
+    """What the command's options ask of each document."""
+    return Checking(
+        kind=args.kind,
+        strict=args.strict,
+        allow_unknown=args.allow_unknown,
+        engine=args.engine,
+        spec_version=args.spec_version,
+        input_format=args.input_format,
+        stream_rows=STREAM_CHOICES[args.stream],
+    )
+
+
 def source_reports(
     source: Path | str, args: argparse.Namespace, suite: dict[str, Any] | None, documents: Iterator[Loaded] | None = None
 ) -> Iterator[tuple[dict[str, Any], bool]]:
     """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines, whose
-    file name was checked). A suite's entry is followed by the entries of its ``test_cases_file``."""
-    options: dict[str, Any] = dict(
-        strict=args.strict, allow_unknown=args.allow_unknown, suite=suite, engine=args.engine, spec_version=args.spec_version
-    )
-    if documents is None:
-        if skipped(source, args):
-            return
-        bad_name = name_problem(str(source))
-        if bad_name is not None:
-            yield _entry(str(source), None, Report.build(args.kind, [bad_name], strict=False)), False
-            return
-        path = _json_file(source, args.input_format)
-        if path is not None:
-            jobs = getattr(args, "jobs", 1)  # above 1 only when this file is the one task: a helper process checks its rows
-            report = validate_file(path, args.kind, stream_rows=STREAM_CHOICES[args.stream], place_limit=MAX_FINDINGS, jobs=jobs, **options)
-            readable = not any(f.code in _UNREADABLE_CODES for f in report.errors)
-            if readable and report.kind == "suite":  # its test_cases_file, followed
-                (loaded,) = load_path(path, "json")
-                yield from _suite_entries(loaded.document, path, report, options, loaded.positions())
-                return
-            yield _entry(str(path), None, report), readable
-            return
-        documents = load_stdin(args.input_format) if source == "-" else load_path(Path(source), args.input_format)
-    for loaded in documents:
-        if loaded.problem is not None:
-            yield _entry(loaded.path, loaded.line, Report.build(args.kind, [loaded.problem], strict=False)), False
-            continue
-        report = validate(loaded.document, args.kind, **options)
-        if report.findings:
-            report = placed(report, loaded.positions())
-        if report.kind == "suite" and source != "-":
-            yield from _suite_entries(loaded.document, Path(source), report, options, loaded.positions())
-            continue
-        yield _entry(loaded.path, loaded.line, report), True
+    file name was checked), unless ``--only-declared`` leaves it out: ``evalschema.sources.source_entries``."""
+    if documents is None and skipped(source, args):
+        return
+    yield from source_entries(source, checking(args), suite, documents)
 
 
 class _Buffered:

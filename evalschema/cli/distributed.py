@@ -13,20 +13,15 @@ engine re-runs (a worker lost mid-run) gives the same answer.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.extras import require
 from ..io.loader import SUFFIXES
 from ..summary.states import SummaryBuilder, merge
-
-if TYPE_CHECKING:
-    from ..io.loader import Loaded
 
 SPLIT_MIN = 64 << 20
 RANGE_MAX = 64 << 20
@@ -96,28 +91,56 @@ def _local(url: str) -> Path | None:
     return Path(path) if _protocol(fs) in ("file", "local") else None
 
 
+class _Counted:
+    """The rows of one result set, summarized as they are read; added to the task's state once its entry says they
+    count (a valid result set; with ``force``, any)."""
+
+    def __init__(self, state: SummaryBuilder, force: bool) -> None:
+        self.state, self.force = state, force
+        self.rows = SummaryBuilder()
+
+    def add(self, row: Any) -> None:
+        if isinstance(row, dict):
+            self.rows.add(row)
+
+    def done(self, entry: dict[str, Any]) -> None:
+        if self.force or (entry["valid"] and entry["kind"] == "resultset"):
+            self.state.absorb(self.rows)
+
+
+def _copy_range(fs: Any, remote: str, start: int, end: int, target: Path) -> None:
+    """The bytes ``[start, end)`` (``end`` -1: to the end) of a file in object storage, copied to ``target`` a chunk
+    at a time (memory holds one chunk, whatever the file's size)."""
+    left = None if end < 0 else end - start
+    with fs.open(remote, "rb") as source, target.open("wb") as out:
+        source.seek(start)
+        while left is None or left > 0:
+            chunk = source.read(_CHUNK if left is None else min(_CHUNK, left))
+            if not chunk:
+                break
+            out.write(chunk)
+            if left is not None:
+                left -= len(chunk)
+
+
+_CHUNK = 4 << 20
+
+
 def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], bool]], int, bool, SummaryBuilder]:
     """A task's report entries (lines numbered within its range; each with whether it is the task's own, to be
     moved, rather than a suite's test cases file's), its number of lines, whether it was read to its end (a line
     over the input size limit stops the reading of a file) and its summary state: the rows of its valid result
-    sets (with ``force``, of every result set), as ``evalschema summarize`` would count them."""
-    from ..io.loader import load_path, paused_gc
-    from ..pipeline import wants_stream
-    from . import parallel, source_reports
+    sets (with ``force``, of every result set), as ``evalschema summarize`` would count them. Each document is read
+    once, for its report and its rows alike (a large JSON file in pieces: memory stays bounded)."""
+    from ..io.loader import paused_gc
+    from ..sources import Checking, LineRange, source_entries
 
     force = bool(options.get("force"))
-    args = argparse.Namespace(
-        only_declared=False, stream="auto", input_format=None, kind=None, **{k: v for k, v in options.items() if k != "force"}
-    )
+    checking = Checking(**{k: v for k, v in options.items() if k != "force"})
     state = SummaryBuilder()  # one task's rows: the faster state; the client merges into a compact one
 
-    def count(document: Any, entry: dict[str, Any]) -> None:
-        if not (force or (entry["valid"] and entry["kind"] == "resultset")):
-            return
-        rows = document.get("results") if isinstance(document, dict) else None
-        for row in rows if isinstance(rows, list) else ():
-            if isinstance(row, dict):
-                state.add(row)
+    def rows() -> _Counted:
+        return _Counted(state, force)
 
     out: list[tuple[dict[str, Any], bool]] = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -125,30 +148,21 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
         if path is None:  # object storage: this task's bytes, copied to the worker
             fs, remote = _fs(task.url)
             path = Path(scratch) / Path(remote).name
-            with fs.open(remote, "rb") as source:
-                source.seek(task.start)
-                path.write_bytes(source.read() if task.end < 0 else source.read(task.end - task.start))
+            _copy_range(fs, remote, task.start, task.end, path)
             start, end = 0, (-1 if task.end < 0 else task.end - task.start)
         else:
             start, end = task.start, task.end
         lines, finished = 0, True
         with paused_gc():  # parsed documents hold no cycles: the collector would only walk them
-            if end < 0 and SUFFIXES.get(path.suffix.lower(), "json") == "json" and wants_stream(path, None):
-                # a large JSON file, as the CLI reads it: validated in pieces, then its rows read again for the summary
-                entries = [entry for entry, _ in source_reports(path, args, None)]
+            if end < 0:
+                entries = [entry for entry, _ in source_entries(path, checking, None, rows=rows)]
                 out += [(entry, index == 0) for index, entry in enumerate(entries)]
-                if entries:
-                    for loaded in load_path(path):
-                        count(loaded.document, entries[0])
-            else:  # each document parsed once, for its report (as the CLI gives it) and the summary
-                part = None if end < 0 else parallel.LineRange(path, start, end)
-                documents: Iterator[Loaded] = load_path(path) if part is None else part.documents()
-                for loaded, reports in parallel.document_reports(path, documents, args, None):
-                    out += [(entry, index == 0) for index, (entry, _) in enumerate(reports)]
-                    if reports and loaded.problem is None:
-                        count(loaded.document, reports[0][0])
-                if part is not None:
-                    lines, finished = part.lines, part.finished
+            else:
+                part = LineRange(path, start, end)
+                for loaded in part.documents():
+                    entries = [entry for entry, _ in source_entries(path, checking, None, iter([loaded]), rows=rows)]
+                    out += [(entry, index == 0) for index, entry in enumerate(entries)]
+                lines, finished = part.lines, part.finished
     for entry, own in out:
         if own and entry["path"] == str(path):
             entry["path"] = task.url
@@ -166,9 +180,9 @@ class Outcome:
 
 
 def _shift(entry: dict[str, Any], base: int) -> dict[str, Any]:
-    from .parallel import _shift_entry
+    from ..sources import shift_entry
 
-    return _shift_entry((entry, True), base)[0]
+    return shift_entry(entry, base)
 
 
 def submit(
@@ -178,7 +192,7 @@ def submit(
     the summary counts the rows of invalid result sets too (``evalschema summarize --force``)."""
     require("distributed", "distributed", "evalschema.cli.distributed")
     tasks = plan(sources, **plan_options)
-    options = {"strict": strict, "allow_unknown": False, "engine": "fast", "spec_version": None, "force": force}
+    options = {"strict": strict, "force": force}
     futures = client.map(run_task, tasks, options=options, pure=False)
     return tasks, futures
 

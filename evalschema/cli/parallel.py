@@ -19,15 +19,18 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 from evalschema_models import rules as codes
 
 from ..core.findings import Finding, Report
 from ..core.messages import render
-from ..io.loader import SUFFIXES, Loaded, _jsonl_lines, expand, irregular_file, name_problem
+from ..io.loader import SUFFIXES, Loaded, expand, name_problem
 from ..report.json_report import entry as _entry
+from ..sources import LineRange, renumbered_finding, shift_entry
 from .summarizecmd import Summarizing
+
+__all__ = ["RANGES_PER_JOB", "LineRange", "Task", "line_ranges", "plan", "summarize_sources", "validate_reports"]
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
 # range's bytes at a time) and there are at least four per process, so that uneven lines still even out.
@@ -65,46 +68,6 @@ def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
                 bounds.append(boundary)
     bounds.append(size)
     return list(pairwise(bounds))
-
-
-class LineRange:
-    """The lines of the bytes ``[start, end)`` of a JSON Lines file, read as ``-j 1`` reads the whole file (the
-    loader's ``_jsonl_lines``: a line at a time; a line longer than the input size limit is refused, and the reading
-    stops there), numbered from 1 as if the range were the file. After ``documents`` is read through: ``lines``,
-    the lines the range holds, and ``finished``, whether it was read to its end."""
-
-    def __init__(self, path: Path, start: int, end: int) -> None:
-        self.path, self.start, self.end = path, start, end
-        self.lines = 0
-        self.finished = False
-        self._handle: BinaryIO | None = None
-
-    def readline(self, size: int = -1) -> bytes:
-        assert self._handle is not None
-        left = self.end - self._handle.tell()
-        if left <= 0:
-            return b""
-        line = self._handle.readline(left if size < 0 else min(size, left))
-        self.lines += bool(line)
-        return line
-
-    def documents(self) -> Iterator[Loaded]:
-        """The range's documents; a file gone or changed since it was planned is one that cannot be read (it stops
-        there, as a read error stops ``-j 1``)."""
-        try:
-            handle = self.path.open("rb")
-            handle.seek(self.start)
-        except OSError as exc:
-            problem = irregular_file(self.path) or Finding(
-                "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)
-            )
-            yield Loaded(str(self.path), problem=problem)
-            return
-        with handle:
-            self._handle = handle
-            yield from _jsonl_lines(self, str(self.path))
-            self.finished = handle.tell() >= self.end
-            self._handle = None
 
 
 def plan(args: argparse.Namespace) -> list[Task]:
@@ -240,36 +203,16 @@ def _run(
                 yield shift(item, base) if moves and base else item
 
 
-def _renumbered(message: str, line: int, base: int) -> str:
-    """The loader's message for a line over the input size limit names its line: moved with it."""
-    named = f"line {line} is "
-    return f"line {line + base} is " + message[len(named) :] if message.startswith(named) else message
-
-
-def _shift_findings(findings: list[dict[str, Any]], base: int) -> list[dict[str, Any]]:
-    return [{**f, "line": f["line"] + base, "message": _renumbered(f["message"], f["line"], base)} if "line" in f else f for f in findings]
-
-
 def _shift_entry(entry: Entry, base: int) -> Entry:
-    report, readable = entry
-    moved = dict(report)
-    if "line" in moved:
-        moved["line"] += base
-    for key in ("errors", "warnings"):
-        if key in moved:
-            moved[key] = _shift_findings(moved[key], base)
-    return moved, readable
+    return shift_entry(entry[0], base), entry[1]
 
 
 def _shift_summarizing(item: Summarizing, base: int) -> Summarizing:
-    problem = item.problem
-    if problem is not None and problem.line is not None:
-        problem = replace(problem, line=problem.line + base, message=_renumbered(problem.message, problem.line, base))
     return replace(
         item,
         line=None if item.line is None else item.line + base,
-        refused=None if item.refused is None else _shift_entry((item.refused, True), base)[0],
-        problem=problem,
+        refused=None if item.refused is None else shift_entry(item.refused, base),
+        problem=None if item.problem is None else renumbered_finding(item.problem, base),
     )
 
 

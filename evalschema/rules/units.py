@@ -175,7 +175,7 @@ elsewhere(codes.VALIDATOR_FAIL_OPEN, "engine", "evalschema.engine.deprecations.w
 # the summary stage (the summary layer, above this one)
 elsewhere(codes.SUMMARY_MISMATCH, "summary", "evalschema.summary.stage.SummaryStage")
 # the CLI reads a suite's test cases file
-elsewhere(codes.TEST_CASES_FILE_UNREADABLE, "cli", "evalschema.cli.casesfile.follow")
+elsewhere(codes.TEST_CASES_FILE_UNREADABLE, "cli", "evalschema.casesfile.follow")
 # a feature: comparing result sets
 elsewhere(codes.COMPARE_SUITE_MISMATCH, "comparison", "evalschema.compare.document")
 elsewhere(codes.COMPARE_SUITE_DIGEST_MISMATCH, "comparison", "evalschema.compare.document")

@@ -16,11 +16,11 @@ from typing import Any
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from ..core import messages
-from ..core.findings import Finding, Report
-from ..io.loader import load_path
-from ..pipeline import placed, validate
-from ..rules.annotated import annotated_rules
+from .core import messages
+from .core.findings import Finding, Report
+from .io.loader import load_path
+from .pipeline import placed, validate
+from .rules.annotated import annotated_rules
 
 _CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
 # the suite rules that look across test cases: the file's cases get them as the suite's inline cases do

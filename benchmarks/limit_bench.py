@@ -12,7 +12,7 @@ medians, and paired (the median of each round's ratio to the limit's run in that
 machine moves less):
 
 - ``evalschema validate`` as users run it (a large result set streams) and with ``--stream never`` / ``always``;
-  at 100k and the large size also ``-j 2`` (a helper process checks the rows: ``evalschema.helper``), whose CPU
+  at 100k and the large size also ``-j 2`` (one process for one file since issue 38 removed the helper process), whose CPU
   time and peak count both processes;
 - the limit process, and ``json.loads`` as a process (the standard library, collector on), for reference;
 - for the small document, ``python -c pass`` (start-up alone);

@@ -42,7 +42,6 @@ from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
 from .summary.states import Summary
 
 if TYPE_CHECKING:  # read in pieces only from STREAM_THRESHOLD bytes on: a small document's run does not import it
-    from .helper import RowsHelper
     from .io import stream
     from .io.positions import Positions  # (and where values are: only a document with findings needs it)
 
@@ -127,17 +126,10 @@ class SchemaStage:
         return outcome.findings
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
-        return self.join(self.part(batch.items), batch)  # nothing when the document in hand was checked whole
-
-    def part(self, items: list[Any]) -> schema_path.SchemaOutcome | None:
-        if not self.streamed:
-            return None
-        options = self.options
-        return schema_path.check_rows(items, 0, self.kind, ARRAY, rule_messages(), options.engine, options.spec_version)
-
-    def join(self, part: schema_path.SchemaOutcome | None, batch: Batch) -> Iterable[Finding]:
-        if part is None:
+        if not self.streamed:  # the document in hand was checked whole
             return ()
+        options = self.options
+        part = schema_path.check_rows(batch.items, 0, self.kind, ARRAY, rule_messages(), options.engine, options.spec_version)
         if part.deprecated:
             deprecated = [u._replace(pointer=renumber(u.pointer, ARRAY, batch.start)) for u in part.deprecated]
             self.deprecated.extend(deprecated)
@@ -354,7 +346,6 @@ def validate_file(
     spec_version: str | None = None,
     stream_rows: bool | None = None,
     place_limit: int | None = None,
-    jobs: int = 1,
 ) -> Report:
     """Read one JSON file and validate it; every finding carries its line and column.
 
@@ -366,14 +357,9 @@ def validate_file(
     A result set is read in pieces (``stream_rows``: ``None`` from ``STREAM_THRESHOLD`` bytes on, ``True`` always,
     ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
     either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
-
-    ``jobs``: with 2 or more, a result set read in pieces gets a helper process (``evalschema.helper``; where
-    ``os.fork`` exists, and only while this process runs no other thread) that reads and checks some of its batches
-    of rows while this process does the others. The report is the same; the time saved depends on the cores (see
-    the README's benchmark).
     """
     options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
-    return _validate_file(Path(path), kind, options, stream_rows, place_limit, jobs)
+    return _validate_file(Path(path), kind, options, stream_rows, place_limit)
 
 
 def _validate_file(
@@ -382,13 +368,12 @@ def _validate_file(
     options: Options,
     stream_rows: bool | None,
     place_limit: int | None,
-    jobs: int,
     more: MoreStages | None = None,
 ) -> Report:
     handle = _open(file) if kind in (None, KIND) and wants_stream(file, stream_rows) else None
     if handle is not None:
         with paused_gc(), handle:
-            report = _validate_stream(handle, kind, options, place_limit, jobs, more)
+            report = _validate_stream(handle, kind, options, place_limit, more)
         if report is not None:
             return report
     with paused_gc():
@@ -420,7 +405,7 @@ def validate_and_summarize_file(
         made.append((fields, reference))
         return [fields, reference]
 
-    report = _validate_file(Path(path), KIND, Options(), stream_rows, place_limit, 1, more)
+    report = _validate_file(Path(path), KIND, Options(), stream_rows, place_limit, more)
     if not made or made[-1][0].members is None:
         return report, None
     fields, reference = made[-1]
@@ -454,7 +439,7 @@ def validate_and_read_file(
         return [fields, _EachRow(each_row())]
 
     options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
-    report = _validate_file(Path(path), kind, options, stream_rows, place_limit, 1, more)
+    report = _validate_file(Path(path), kind, options, stream_rows, place_limit, more)
     members = made[-1].members if made and report.kind == KIND else None
     return report, None if members is None else {k: v for k, v in members.items() if k != ARRAY}
 
@@ -598,81 +583,15 @@ class StreamSource:
                 members[piece.key] = piece.value
                 self.texts[piece.key] = piece.text
             else:
-                assert isinstance(piece, stream.Rows), "nothing is deferred when no one reads it"
+                assert isinstance(piece, stream.Rows)
                 found = _rows(run, Batch(piece.items, piece.start, piece.positions))
                 if on_rows is not None:
                     on_rows(piece, found)
         return None
 
-    def feed_split(
-        self,
-        run: list[Stage],
-        on_rows: Callable[[stream.Rows, list[Finding]], None],
-        on_array: Callable[[], None],
-        start_helper: Callable[[], RowsHelper | None],
-    ) -> Finding | None:
-        """``feed``, with a helper process (``evalschema.helper``, started by ``start_helper`` as the rows begin,
-        after ``on_array``) taking some batches: each stage's ``part`` of a batch is computed here or there, and
-        joined here in reading order; ``on_rows`` sees each batch as it is joined."""
-        from .helper import Split
-        from .io import stream
-
-        split = Split(run, ARRAY, on_rows)
-        pieces = stream.read(self.handle, ARRAY, split.defer)
-        while True:
-            piece = next(pieces, None)
-            if piece is None or isinstance(piece, stream.Drain):  # the end, or a problem next: settle every batch
-                resumed = split.settle(everything=True)
-                if resumed is not None:
-                    pieces = resumed
-                elif piece is None:
-                    return None
-                continue
-            if isinstance(piece, stream.Problem):
-                return piece.finding
-            if isinstance(piece, stream.Opened):
-                self.positions[""] = (piece.line, piece.column)
-            elif isinstance(piece, stream.Array):
-                self.members[ARRAY] = []
-                self.positions["/" + ARRAY] = (piece.line, piece.column)
-                on_array()
-                split.helper = start_helper()
-            elif isinstance(piece, stream.Member):
-                self.members[piece.key] = piece.value
-                self.texts[piece.key] = piece.text
-            else:
-                split.add(piece)
-                resumed = split.settle(everything=False)
-                if resumed is not None:
-                    pieces = resumed
-
     def has_rows(self) -> bool:
         """Whether ``results`` was an array (read in batches): if not, the whole document is in hand."""
         return isinstance(self.members.get(ARRAY), list)
-
-
-def _helpable(handle: BinaryIO) -> bool:
-    """Whether a helper process is worth starting for this stream: one can be forked (and safely: this process runs
-    no other thread, whose locks the child would inherit held), and the input is not known to be small (under
-    ``HELPER_MIN`` bytes, starting it costs more than it saves)."""
-    from . import helper
-
-    if not helper.available() or _other_threads():
-        return False
-    try:
-        return os.fstat(handle.fileno()).st_size - handle.tell() >= HELPER_MIN or not handle.seekable()
-    except (OSError, ValueError):  # no file descriptor (an in-memory stream): sizes unknown, so take the help
-        return True
-
-
-HELPER_MIN = 1 << 20
-
-
-def _other_threads() -> bool:
-    """Whether this process runs a thread besides the one calling."""
-    import threading  # only a file large enough for the helper asks (start-up: ``evalschema.__main__``)
-
-    return threading.active_count() > 1
 
 
 def validate_stream(
@@ -685,25 +604,22 @@ def validate_stream(
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
     place_limit: int | None = None,
-    jobs: int = 1,
 ) -> Report | None:
     """Validate the JSON result set in ``handle`` in pieces; ``None`` if it must be read whole instead (it is not
-    an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``
-    and ``jobs``: as for :func:`validate_file`."""
-    return _validate_stream(handle, kind, Options(strict, allow_unknown, as_document(suite), engine, spec_version), place_limit, jobs)
+    an object with a ``results`` array, or not a result set, or its schema judges rows together). ``place_limit``:
+    as for :func:`validate_file`."""
+    return _validate_stream(handle, kind, Options(strict, allow_unknown, as_document(suite), engine, spec_version), place_limit)
 
 
 def _validate_stream(
-    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, jobs: int, more: MoreStages | None = None
+    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, more: MoreStages | None = None
 ) -> Report | None:
     if kind not in (None, KIND) or not schema_path.rows_stand_alone(KIND, ARRAY, options.spec_version):
         return None
-    return _stream_report(handle, kind, options, place_limit, jobs > 1 and _helpable(handle), more)
+    return _stream_report(handle, kind, options, place_limit, more)
 
 
-def _stream_report(
-    handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, helped: bool, more: MoreStages | None
-) -> Report | None:
+def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_limit: int | None, more: MoreStages | None) -> Report | None:
     from .io import stream
 
     strict, spec_version = options.strict, options.spec_version
@@ -733,27 +649,10 @@ def _stream_report(
             where = piece.positions({_row(f.pointer) for f in found})
             rows_found.extend(place(f, where) for f in found)
 
-    helpers: list[RowsHelper] = []
-
-    def start_helper() -> RowsHelper | None:
-        from .helper import RowsHelper
-
-        try:
-            helpers.append(RowsHelper(run))
-        except OSError:  # no process to be had: this one does all the work, as with one job
-            return None
-        return helpers[0]
-
     try:
-        if helped:
-            problem = source.feed_split(run, placed_rows, summary.start_rows, start_helper)
-        else:
-            problem = source.feed(run, placed_rows, summary.start_rows)
+        problem = source.feed(run, placed_rows, summary.start_rows)
     except stream.NotStreamable:
         return None
-    finally:
-        for helper in helpers:
-            helper.close()
     if problem is not None:
         return Report.build(kind, [problem], strict=False)
     if not source.has_rows():

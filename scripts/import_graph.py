@@ -24,7 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "engine": ("engine",),
     "rules": ("rules",),
     "summary": ("summary",),
-    "pipeline": ("pipeline", "helper", "validate"),
+    "pipeline": ("pipeline", "validate"),
     "features": ("compare", "interop", "migrate", "columnar", "sql", "casesfile"),
     "report": ("report",),
     "sources": ("sources",),  # the report entries of one source, for one process, -j and Dask alike

@@ -16,8 +16,6 @@ import os
 import random
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalschema import helper
 from evalschema import pipeline as streaming
 from evalschema.io import stream
 from evalschema.pipeline import validate_file, validate_stream
@@ -77,42 +74,13 @@ def styles(document: Any) -> dict[str, bytes]:
 
 
 def both(path: Path, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(streamed report, whole-file report); the streamed one must really have been streamed, and be the same
-    with a helper process checking the rows (``jobs=2``; ``HELPER_MIN`` is lowered for these small documents)."""
+    """(streamed report, whole-file report); the streamed one must really have been streamed."""
     kind = options.pop("kind", None)
     with path.open("rb") as handle:
         streamed = validate_stream(handle, kind, **options)
     assert streamed is not None, "a result set with a results array is streamed"
-    if helper.available():
-        with path.open("rb") as handle, _helper_for_any_size() as started:
-            helped = validate_stream(handle, kind, jobs=2, **options)
-        assert started == [1], "a helper process checked the rows"
-        assert helped is not None and helped.to_dict() == streamed.to_dict(), "with a helper process"
     whole = validate_file(path, kind, stream_rows=False, **options)
     return streamed.to_dict(), whole.to_dict()
-
-
-@contextmanager
-def _helper_for_any_size(*, eager: bool = False) -> Iterator[list[int]]:
-    """A helper for documents of any size, whatever threads other tests left running; yields a list that gets a 1
-    for each helper started. ``eager``: every batch found in one step is handed to it."""
-    started: list[int] = []
-    saved = streaming.HELPER_MIN, streaming._other_threads, helper.RowsHelper.__init__, helper.Split.AHEAD
-
-    def counted(self: helper.RowsHelper, *args: Any, **kwargs: Any) -> None:
-        saved[2](self, *args, **kwargs)
-        started.append(1)
-
-    streaming.HELPER_MIN, streaming._other_threads = 0, lambda: False
-    helper.RowsHelper.__init__ = counted  # type: ignore[method-assign]
-    if eager:
-        helper.Split.AHEAD = 1 << 30
-    try:
-        yield started
-    finally:
-        streaming.HELPER_MIN, streaming._other_threads = saved[:2]
-        helper.RowsHelper.__init__ = saved[2]  # type: ignore[method-assign]
-        helper.Split.AHEAD = saved[3]
 
 
 def test_orjson_positions_the_reader_relies_on() -> None:
@@ -257,10 +225,6 @@ def test_broken_text_reports_like_whole(edits: list[tuple[int, int, bytes]], chu
                     return
             if streamed is not None:
                 assert streamed.to_dict() == whole
-                if helper.available():  # every batch found in one step handed to a helper, which reads it there
-                    with target.open("rb") as handle, _helper_for_any_size(eager=True):
-                        helped = validate_stream(handle, jobs=2)
-                    assert helped is not None and helped.to_dict() == whole
         finally:
             stream.CHUNK_BYTES, stream.BATCH_ITEMS = previous
 
@@ -301,10 +265,6 @@ def test_unreadable_documents_report_like_whole(text: bytes, code: str, tmp_path
             stream.CHUNK_BYTES = previous
         assert streamed is not None
         assert streamed.to_dict() == validate_file(target, stream_rows=False).to_dict()
-        if helper.available():
-            with target.open("rb") as handle, _helper_for_any_size(eager=True):
-                helped = validate_stream(handle, jobs=2)
-            assert helped is not None and helped.to_dict() == streamed.to_dict()
         # findings come in reading order: the expected one is placed, though a missing root property (at line 1)
         # may come before it
         assert code in [f.code for f in streamed.errors if f.line is not None]
@@ -455,6 +415,6 @@ def test_a_claimed_summary_far_from_the_end_is_checked_by_reading_again(tmp_path
     target = tmp_path / "claim.json"
     target.write_text(json.dumps(document))
     streamed, whole = both(target)
-    assert again == ([0, 0] if helper.available() else [0])  # without a helper, and with one
+    assert again == [0]
     assert streamed == whole
     assert any(f["code"] == "SUMMARY_MISMATCH" and f["pointer"] == "/summary/total" for f in streamed["warnings"])

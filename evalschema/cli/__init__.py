@@ -306,8 +306,7 @@ class _Version(argparse.Action):
 
 
 JOBS_HELP = (
-    "use N processes: files, and parts of large JSON Lines files, are checked in parallel; validate gives one large "
-    "result set a helper process for its rows (same output as -j 1)"
+    "use N processes: files, and parts of large JSON Lines files, are checked in parallel (same output as -j 1)"
 )
 
 

@@ -1,7 +1,7 @@
 """``validate -j N`` and ``summarize -j N``: the same work as one process, spread over a pool of N processes.
 
-One whole file is checked in this process: a large result set then gets a helper process for its rows
-(``evalschema.helper``); in a pool, each file is checked by one process.
+One whole file is checked in this process (a pool of one would only add a process start); in a pool, each file is
+checked by one process, and a worker lost (killed, out of memory) costs only its own file's report.
 
 The inputs become tasks: each file is one, and a large JSON Lines file is cut into byte ranges that end at line
 boundaries, each range a task. Workers check their task exactly as one process would (the same functions of
@@ -173,12 +173,11 @@ def _run(
     A task whose worker is lost is run again alone; lost again, its file is reported unreadable (``lost``)."""
     tasks = plan(args)
     if len(tasks) == 1 and tasks[0].end < 0:
-        # one whole file: checked here, where a result set read in pieces gets a helper process (validate_file's
-        # ``jobs``); a pool of one would only add a process start
+        # one whole file: checked here; a pool of one would only add a process start
         _initialize(args, suite)
         yield from (item for item, _ in work(tasks[0])[0])
         return
-    one_each = argparse.Namespace(**{**vars(args), "jobs": 1})  # a pool worker's file gets no helper of its own
+    one_each = argparse.Namespace(**{**vars(args), "jobs": 1})  # a worker checks its task as one process does
 
     def alone(task: Task) -> Done[T]:
         with ProcessPoolExecutor(max_workers=1, initializer=_initialize, initargs=(one_each, suite)) as retry:

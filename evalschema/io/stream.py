@@ -17,8 +17,7 @@ walked byte by byte in Python. After the first row, a whole batch of rows is usu
 from __future__ import annotations
 
 import re
-from collections import deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -213,36 +212,7 @@ class Problem:
     finding: Finding
 
 
-@dataclass(frozen=True)
-class Resume:
-    """Where a deferred batch starts: enough to read the input again from there (:func:`resume`)."""
-
-    reader: _Reader
-    offset: int  # in the input
-    line: int
-    column: int
-    start_of_row: bytes
-    root: _Root
-
-
-@dataclass
-class Deferred:
-    """Rows found but not read (``read``'s ``defer`` said so): ``rows`` has their text and no items. Whoever reads
-    them calls :func:`settled` (in the order they came), or :func:`resume` to read the input again from here; until
-    then the reader keeps their text. The text is one or more whole rows when it is JSON at all: orjson reading it as
-    a list is what proves it (reading the batch here would have done the same)."""
-
-    rows: Rows
-    at: Resume
-
-
-@dataclass
-class Drain:
-    """Given before a ``Problem`` when rows were deferred: settle them first, as one of them may hold an earlier
-    problem (then :func:`resume` instead of reading on)."""
-
-
-Piece = Opened | Array | Member | Rows | Deferred | Drain | Problem
+Piece = Opened | Array | Member | Rows | Problem
 
 
 class _Reader:
@@ -259,15 +229,13 @@ class _Reader:
         self.window = _FIRST_WINDOW
         self.limit = max_input_bytes()
         self.ascii = True  # whether every byte of ``buf`` is ASCII (as most JSON is), to count columns by length
-        # input offsets of the deferred batches not yet settled: the text from the first on is kept, to resume there
-        self.pins: deque[int] = deque()
 
     def fill(self) -> bool:
         """Read another chunk, dropping the bytes no longer needed; False at the end of the file. Raises
         ``_TooLarge`` when what must be kept (one value) has passed the input size limit."""
         if self.eof:
             return False
-        drop = min(self.keep, self.pos, self.mark, self.pins[0] - self.offset if self.pins else self.pos)
+        drop = min(self.keep, self.pos, self.mark)
         if len(self.buf) - drop > 2 * self.limit + CHUNK_BYTES:  # a safety net: values are measured in ``value``
             raise _TooLarge
         chunk = self.handle.read(max(CHUNK_BYTES, len(self.buf) - drop))
@@ -282,13 +250,6 @@ class _Reader:
         self.keep -= drop
         self.mark -= drop
         return True
-
-    def rewind(self, at: Resume) -> None:
-        """Back to where a deferred batch started (its text is still held), forgetting every later deferral."""
-        self.pins.clear()
-        self.pos = self.keep = self.mark = at.offset - self.offset
-        self.line, self.column = at.line, at.column
-        self.ascii = self.buf[self.pos :].isascii()
 
     def where(self, index: int) -> tuple[int, int]:
         """Line and 0-based column of ``buf[index]``; indices asked about never go backwards."""
@@ -436,66 +397,33 @@ class _Reader:
             return self.problem(exc.code, exc.message, *where)
 
 
-Defer = Callable[[], bool]
-
-
-def read(handle: IO[bytes], array: str = "results", defer: Defer | None = None) -> Iterator[Piece]:
+def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
     """The pieces of a JSON document: ``Opened``, then ``Member``s, and the ``Array`` named ``array`` followed by
     its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before
-    yielding anything, if the root is not an object, or later if it has more than ``MAX_MEMBERS`` members.
-
-    ``defer``, asked before each batch of rows found in one step: when it says so, the batch comes as ``Deferred``
-    (its text, not read), for another process to read; then a ``Drain`` comes before any ``Problem``."""
+    yielding anything, if the root is not an object, or later if it has more than ``MAX_MEMBERS`` members."""
     reader = _Reader(handle)
-    return _read(reader, _pieces(reader, array, defer), defer is not None)
+    return _read(reader, _pieces(reader, array))
 
 
-def resume(at: Resume, array: str, count: int, defer: Defer | None = None) -> Iterator[Piece]:
-    """The pieces from the deferred batch at ``at`` on (its rows read here, the first ``count``-th of the array),
-    as ``read`` would have given them; the pieces the abandoned reading gave after that batch are to be dropped."""
-    at.reader.rewind(at)
-    return _read(at.reader, _root(at.reader, array, defer, at.root, '{"k":0,', (count, at.start_of_row)), defer is not None)
-
-
-def settled(at: Resume) -> None:
-    """The deferred batch at ``at``, the oldest not yet settled, was read: its text need not be kept."""
-    assert at.reader.pins and at.reader.pins[0] == at.offset, "deferred batches are settled in order"
-    at.reader.pins.popleft()
-
-
-def _read(reader: _Reader, pieces: Iterator[Piece], deferring: bool) -> Iterator[Piece]:
+def _read(reader: _Reader, pieces: Iterator[Piece]) -> Iterator[Piece]:
     try:
         for piece in pieces:
             if isinstance(piece, Problem):
-                if deferring:
-                    yield Drain()  # a deferred batch may hold an earlier problem: the caller stops here if so
                 # reading the file whole decodes it first: text that is not UTF-8 anywhere is the first problem
                 yield reader.bad_byte() or piece
                 return
             yield piece
     except _TooLarge:
-        if deferring:
-            yield Drain()
         yield Problem(
             Finding(
                 "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "value_too_large", detail=too_large_message(reader.limit))
             )
         )
     except OSError as exc:  # the disk or the network file system failed under the read
-        if deferring:
-            yield Drain()
         yield Problem(Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)))
 
 
-@dataclass(frozen=True)
-class _Root:
-    """The root object's members before the streamed array: their names, and the first one repeated."""
-
-    seen: frozenset[str]
-    repeated: tuple[str, int, int] | None
-
-
-def _pieces(reader: _Reader, array: str, defer: Defer | None) -> Iterator[Piece]:
+def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
     first = reader.skip_space()
     if reader.buf.startswith(b"\xef\xbb\xbf"):
         yield reader.problem(codes.INVALID_JSON, BOM_MESSAGE, 1, 1)
@@ -505,54 +433,46 @@ def _pieces(reader: _Reader, array: str, defer: Defer | None) -> Iterator[Piece]
     line, column = reader.where(reader.pos)
     yield Opened(line, column + 1)
     reader.pos += 1
-    yield from _root(reader, array, defer, _Root(frozenset(), None), "{")
+    yield from _root(reader, array)
 
 
-def _root(
-    reader: _Reader, array: str, defer: Defer | None, before: _Root, context: str, rows_from: tuple[int, bytes] | None = None
-) -> Iterator[Piece]:
-    """The root object's members from ``pos`` (``context`` stands for the text before), or, with ``rows_from``
-    (a row count and how rows start), from a row inside the streamed array."""
-    seen = set(before.seen)
-    repeated = before.repeated  # reported when the root closes, as a parser would
+def _root(reader: _Reader, array: str) -> Iterator[Piece]:
+    """The root object's members from ``pos`` (just after its ``{``)."""
+    seen: set[str] = set()
+    repeated: tuple[str, int, int] | None = None  # reported when the root closes, as a parser would
+    context = "{"  # stands for the text before
     while True:
-        if rows_from is not None:
-            ok = yield from _rows(reader, array, defer, _Root(frozenset(seen), repeated), rows_from)
-            rows_from = None
+        byte = reader.skip_space()
+        if byte == ord("}") and context == "{":
+            break
+        if byte != ord('"'):
+            yield reader.syntax(reader.pos, context)
+            return
+        line, column = reader.where(reader.pos)
+        key = reader.value(MAX_DEPTH)
+        if isinstance(key, Problem):
+            yield key
+            return
+        name, reader.pos = key
+        if name in seen and repeated is None:
+            repeated = (name, line, column + 1)
+        seen.add(name)
+        if len(seen) > MAX_MEMBERS:
+            raise NotStreamable("too many members to be a result set read in pieces")
+        if reader.skip_space() != ord(":"):
+            yield reader.syntax(reader.pos, '{"k"')
+            return
+        reader.pos += 1
+        byte = reader.skip_space()
+        if byte == ord("[") and name == array:
+            ok = yield from _rows(reader, array)
             if not ok:
                 return
         else:
-            byte = reader.skip_space()
-            if byte == ord("}") and context == "{":
-                break
-            if byte != ord('"'):
-                yield reader.syntax(reader.pos, context)
+            member = _member(reader, name)
+            yield member
+            if isinstance(member, Problem):
                 return
-            line, column = reader.where(reader.pos)
-            key = reader.value(MAX_DEPTH)
-            if isinstance(key, Problem):
-                yield key
-                return
-            name, reader.pos = key
-            if name in seen and repeated is None:
-                repeated = (name, line, column + 1)
-            seen.add(name)
-            if len(seen) > MAX_MEMBERS:
-                raise NotStreamable("too many members to be a result set read in pieces")
-            if reader.skip_space() != ord(":"):
-                yield reader.syntax(reader.pos, '{"k"')
-                return
-            reader.pos += 1
-            byte = reader.skip_space()
-            if byte == ord("[") and name == array:
-                ok = yield from _rows(reader, array, defer, _Root(frozenset(seen), repeated))
-                if not ok:
-                    return
-            else:
-                member = _member(reader, name)
-                yield member
-                if isinstance(member, Problem):
-                    return
         byte = reader.skip_space()
         if byte == ord("}"):
             break
@@ -588,40 +508,24 @@ def _member(reader: _Reader, name: str) -> Member | Problem:
     return Member(name, value, Text(raw, line, column))
 
 
-def _rows(
-    reader: _Reader, array: str, defer: Defer | None, root: _Root, rows_from: tuple[int, bytes] | None = None
-) -> Generator[Array | Rows | Deferred | Problem, None, bool]:
-    """The items of the array at ``pos`` (its ``[``), in batches; returns whether the array was read. With
-    ``rows_from`` (a row count and how rows start), from the row at ``pos`` inside the array instead.
+def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | Problem, None, bool]:
+    """The items of the array at ``pos`` (its ``[``), in batches; returns whether the array was read.
 
     Rows usually start alike (``{"test_case_id":``): once the first row shows how, a batch is found in one step —
     the last such start within ``BATCH_BYTES``, preceded by a comma, such that orjson reads everything before
     that comma as a list of values. That can only succeed at a boundary between rows: cut anywhere inside a row,
     the text would leave a container (or a string) open. When no such start is found, rows are read one by one.
-    A batch ``defer`` takes is handed on unread; whoever reads it with orjson proves the same (or resumes here).
     """
-    start_of_row: bytes | None
-    if rows_from is None:
-        line, column = reader.where(reader.pos)
-        yield Array(array, line, column + 1)
-        reader.pos += 1
-        count, context, start_of_row = 0, "[", None
-    else:
-        (count, start_of_row), context = rows_from, "[0,"
-    read_here = rows_from is not None  # the batch here was deferred once and could not be read elsewhere
+    line, column = reader.where(reader.pos)
+    yield Array(array, line, column + 1)
+    reader.pos += 1
+    count, context = 0, "["
+    start_of_row: bytes | None = None
     while True:
         byte = reader.skip_space()
         if byte == ord("]") and context == "[":
             break
         if start_of_row is not None:
-            if defer is not None and not read_here and defer():
-                deferred = _deferred(reader, array, start_of_row, count, root)
-                if deferred is not None:
-                    yield deferred
-                    reader.pos = reader.keep = deferred.at.offset - reader.offset + len(deferred.rows.text.raw) + 1  # past its comma
-                    context = "[0,"
-                    continue
-            read_here = False
             leap = _leap(reader, start_of_row)
             if leap is not None:
                 items, raw, comma = leap
@@ -680,24 +584,6 @@ def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], bytes, int] 
             continue
         return items, raw, comma
     return None
-
-
-def _deferred(reader: _Reader, array: str, start_of_row: bytes, count: int, root: _Root) -> Deferred | None:
-    """The batch ``_leap`` would try first, unread; ``None`` if there is none here."""
-    while len(reader.buf) < reader.pos + BATCH_BYTES and reader.fill():
-        pass
-    found = reader.buf.rfind(start_of_row, reader.pos + 1, min(len(reader.buf), reader.pos + BATCH_BYTES))
-    if found < 0:
-        return None
-    comma = found - 1
-    while reader.buf[comma] in b" \t\r\n":
-        comma -= 1
-    if reader.buf[comma] != ord(",") or comma <= reader.pos:
-        return None
-    line, column = reader.where(reader.pos)
-    at = Resume(reader, reader.offset + reader.pos, line, column, start_of_row, root)
-    reader.pins.append(at.offset)
-    return Deferred(Rows(array, count, [], Text(reader.buf[reader.pos : comma], line, column)), at)
 
 
 @dataclass

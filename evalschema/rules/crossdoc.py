@@ -56,15 +56,6 @@ class SuiteIndex:
             if isinstance(result, dict):
                 yield from self._row(index, result)
 
-    def part(self, results: list[Any]) -> tuple[list[Finding], set[str]]:
-        """``check`` of rows numbered from 0, apart from the rows before them: the findings, and the test cases
-        they ran (for ``finish``: to be added to ``run``)."""
-        saved, self.run = self.run, set()
-        try:
-            return list(self.check(results)), self.run
-        finally:
-            self.run = saved
-
     def _row(self, index: int, result: dict[str, Any]) -> Iterator[Finding]:
         case_id = result.get("test_case_id")
         if not isinstance(case_id, str):

@@ -44,20 +44,12 @@ class Context(NamedTuple):
 
 class Stage(Protocol):
     """One pass over a document: its own members (once every member is known: before the rows for a document in
-    hand, after them for a stream, whose members may follow its rows), its rows in batches, then the end.
-
-    A batch's rows step comes apart in two, so that another process can take the first (``evalschema.helper``):
-    ``part(items)``, the work that needs no other row and no row number (rows numbered from 0; what it returns is
-    pickled), then ``join(part, batch)``, here, batch after batch in order: the state across rows, and the rows'
-    numbers (``batch.start``)."""
+    hand, after them for a stream, whose members may follow its rows), its rows in batches, then the end. A stage
+    knows nothing of processes, threads or files."""
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]: ...
 
     def rows(self, batch: Batch) -> Iterable[Finding]: ...
-
-    def part(self, items: list[Any]) -> Any: ...
-
-    def join(self, part: Any, batch: Batch) -> Iterable[Finding]: ...
 
     def finish(self) -> Iterable[Finding]: ...
 

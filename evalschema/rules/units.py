@@ -19,7 +19,7 @@ from ..core.findings import Finding, escape_token
 from .annotated import AnnotatedRows, rules_of
 from .crossdoc import SuiteIndex
 from .document import ResultRows, grader_rules, pack_rules, resultset_document_rules, suite_rules, testcase_rules
-from .registry import Batch, Context, Stage, bind, elsewhere, renumbered
+from .registry import Batch, Context, Stage, bind, elsewhere
 
 
 class DocumentPass:
@@ -32,12 +32,6 @@ class DocumentPass:
         return self.check(members)
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
-        return ()
-
-    def part(self, items: list[Any]) -> None:
-        return None
-
-    def join(self, part: None, batch: Batch) -> Iterable[Finding]:
         return ()
 
     def finish(self) -> Iterable[Finding]:
@@ -65,12 +59,6 @@ class ResultRowsPass:
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return self.rules.check(batch.items, batch.start)
 
-    def part(self, items: list[Any]) -> list[Finding]:
-        return list(self.rules.check(items))
-
-    def join(self, part: list[Finding], batch: Batch) -> Iterable[Finding]:
-        return renumbered(part, self.array, batch.start)
-
     def finish(self) -> Iterable[Finding]:
         return ()
 
@@ -91,14 +79,6 @@ class SuitePass:
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return self.index.check(batch.items, batch.start)
 
-    def part(self, items: list[Any]) -> tuple[list[Finding], set[str]]:
-        return self.index.part(items)
-
-    def join(self, part: tuple[list[Finding], set[str]], batch: Batch) -> Iterable[Finding]:
-        found, run = part
-        self.index.run |= run
-        return renumbered(found, self.array, batch.start)
-
     def finish(self) -> Iterable[Finding]:
         return self.index.finish(self.members)
 
@@ -115,12 +95,6 @@ class AnnotatedPass:
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return self.checker.rows(batch.items, batch.start)
-
-    def part(self, items: list[Any]) -> Any:
-        return self.checker.part(items)
-
-    def join(self, part: Any, batch: Batch) -> Iterable[Finding]:
-        return self.checker.join(part, batch.start)
 
     def finish(self) -> Iterable[Finding]:
         return self.checker.finish()

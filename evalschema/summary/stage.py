@@ -47,19 +47,6 @@ class ReferenceSummary:
                 each_row(item)
         return ()
 
-    def part(self, items: list[Any]) -> SummaryBuilder:
-        """The summary of these rows alone (``join`` adds it after the rows before them). Not with ``each_row``,
-        which must see the rows in this process."""
-        if self.each_row is not None and items:
-            raise ValueError("a reference summary with each_row sees its rows where it is")
-        alone = ReferenceSummary(compact=self.builder.compact)
-        alone.rows(Batch(items))
-        return alone.builder
-
-    def join(self, part: SummaryBuilder, batch: Batch) -> Iterable[Finding]:
-        self.builder.absorb(part)
-        return ()
-
     def finish(self) -> Iterable[Finding]:
         return ()
 
@@ -100,12 +87,6 @@ class SummaryStage:
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
         return () if self.reference is None else self.reference.rows(batch)
-
-    def part(self, items: list[Any]) -> SummaryBuilder | None:
-        return None if self.reference is None else self.reference.part(items)
-
-    def join(self, part: SummaryBuilder | None, batch: Batch) -> Iterable[Finding]:
-        return () if self.reference is None or part is None else self.reference.join(part, batch)
 
     def finish(self) -> Iterable[Finding]:
         claimed = self.members.get("summary")

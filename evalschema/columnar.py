@@ -28,7 +28,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import chain, repeat
 from pathlib import Path
@@ -37,6 +37,7 @@ from typing import Any
 import orjson
 
 from .core.extras import require
+from .core.findings import Finding
 from .schemas.registry import _CHECKOUT, spec_version
 
 BATCH = 8192
@@ -760,38 +761,72 @@ class Unexportable(ValueError):
         self.message = f"{finding.code}: {finding.message}"
 
 
-def _stream_into(writer: Writer, path: Path) -> bool:
-    """Stream one JSON result set into ``writer``: rows as they are read. False if it cannot be streamed."""
-    from .io import stream
+class _IntoTable:
+    """A stage of the pipeline that hands each batch of a result set's rows to the table as it is read."""
 
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.handed = False  # whether rows went to the table (they cannot be taken back)
+
+    def envelope(self, members: dict[str, Any]) -> Iterable[Any]:
+        return ()
+
+    def rows(self, batch: Any) -> Iterable[Any]:
+        self.writer.add_rows(self.writer.runs, batch.start, batch.items)
+        self.handed = True
+        return ()
+
+    def finish(self) -> Iterable[Any]:
+        return ()
+
+
+def _stream_into(writer: Writer, path: Path) -> bool:
+    """Stream one JSON result set into ``writer`` through the pipeline's driver: rows as they are read. False if it
+    cannot be streamed and nothing was handed on; ``_StartOver`` if rows were (a root with too many members after
+    its rows): the export starts over, reading this file whole."""
+    from .io import stream
+    from .pipeline import feed, streamed
+
+    into = _IntoTable(writer)
     with path.open("rb") as handle:
-        envelope: dict[str, Any] = {}
         try:
-            for piece in stream.read(handle, ROWS):
-                if isinstance(piece, stream.Problem):
-                    raise Unexportable(str(path), piece.finding)
-                if isinstance(piece, stream.Member):
-                    envelope[piece.key] = piece.value
-                elif isinstance(piece, stream.Array):
-                    envelope[ROWS] = []  # where "results" stands; its rows go to the table as they come
-                elif isinstance(piece, stream.Rows):
-                    writer.add_rows(writer.runs, piece.start, piece.items)
+            fed = feed(streamed(handle), [into], [])
         except stream.NotStreamable:
+            if into.handed:
+                raise _StartOver(path) from None
             return False
+    if isinstance(fed, Finding):
+        raise Unexportable(str(path), fed)
+    envelope = fed.members  # "results" stands where it was, empty: its rows went to the table as they came
     writer.add_run(writer.runs, envelope)
     writer.runs += 1
     return True
 
 
+class _StartOver(Exception):
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        self.path = path
+
+
 def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "parquet") -> int:
     """Export the result sets in these JSON / JSON Lines files (JSON files streamed) into ``folder``; the number
     of result sets. Raises :class:`Unexportable` (nothing is written) for an input that is not a result set."""
+    whole: set[Path] = set()  # JSON files a stream gave up on after their rows: read whole
+    while True:
+        try:
+            return _export_files(paths, folder, fmt, whole)
+        except _StartOver as again:
+            whole.add(again.path)
+
+
+def _export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str, whole: set[Path]) -> int:
     from .io.loader import SUFFIXES, load_path, not_an_object
 
     writer = Writer(folder, fmt)
     try:
         for path in paths:
-            if SUFFIXES.get(path.suffix.lower(), "json") == "json" and _stream_into(writer, path):
+            if SUFFIXES.get(path.suffix.lower(), "json") == "json" and path not in whole and _stream_into(writer, path):
                 continue
             for loaded in load_path(path):
                 if loaded.problem is not None:

@@ -1,9 +1,10 @@
 """The pipeline: a document, from a source, through the stages that check it (issue 17 item 4).
 
-A source gives the document's own members, then its rows in batches: a document in hand (``validate``,
-``validate_json``, a file read whole) is the one-batch case; a large result set read in pieces (``validate_stream``,
-``validate_file``) gives its members as they come and ``results`` in batches, so memory is bounded by a batch of
-rows, not by the file. Every source feeds the same stages, each with three steps — ``envelope(members)``,
+A source is a plain iterator of pieces: a document in hand (``validate``, ``validate_json``, a file read whole) is one
+``Whole`` piece, its rows one batch; a large result set read in pieces (``validate_stream``, ``validate_file``) gives
+its members as they come and ``results`` in batches, so memory is bounded by a batch of rows, not by the file.
+``feed(source, stages)`` is the one loop over them — validate, summarize, compare, the columnar export, ``-j`` and
+Dask all go through it — and every source feeds the same stages, each with three steps — ``envelope(members)``,
 ``rows(batch)``, ``finish()`` — and keeping only compact state across rows:
 
 - the schema stage (the engine, its failures mapped to ledger codes, then deprecations);
@@ -19,6 +20,7 @@ test suite checks that it is.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -206,7 +208,8 @@ def _check(document: Any, kind: str | None, options: Options, more: MoreStages |
     _, run = stages(identity.kind, options, streamed=False)
     if identity.kind == KIND:
         _add_more(run, more)
-    findings = WholeSource(document, rows=identity.kind == KIND).feed(run)
+    findings: list[Finding] = []
+    feed(whole(document, rows=identity.kind == KIND), run, findings)
     findings.extend(_finish(run))
     return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict)
 
@@ -494,7 +497,7 @@ def summarize_file(
         if handle is not None:
             with handle:
                 try:
-                    return _summary_of(StreamSource(handle), each_row)
+                    return _summary_of(streamed(handle), each_row)
                 except stream.NotStreamable:
                     pass  # read whole below
         loaded = _load_whole(file)
@@ -502,18 +505,18 @@ def summarize_file(
             return loaded.problem
         if not isinstance(loaded.document, dict):
             return not_an_object()
-        return _summary_of(WholeSource(loaded.document, rows=True), each_row)
+        return _summary_of(whole(loaded.document, rows=True), each_row)
 
 
-def _summary_of(source: WholeSource | StreamSource, each_row: Callable[[Any], None] | None) -> tuple[dict[str, Any], Summary] | Finding:
+def _summary_of(source: Iterable[Any], each_row: Callable[[Any], None] | None) -> tuple[dict[str, Any], Summary] | Finding:
     """A source through the reference summary's stage: the result set's own fields and the summary of its rows, or
     the finding that says why the source cannot be read."""
     reference = ReferenceSummary(each_row=each_row)
-    problem = source.feed([reference])
-    if isinstance(problem, Finding):
-        return problem
+    fed = feed(source, [reference], [])
+    if isinstance(fed, Finding):
+        return fed
     # "results" present but not an array: no rows were fed, and the summary is the one of no rows
-    return {k: v for k, v in source.members.items() if k != ARRAY}, reference.build()
+    return {k: v for k, v in fed.members.items() if k != ARRAY}, reference.build()
 
 
 def _open(file: Path) -> BinaryIO | None:
@@ -528,70 +531,90 @@ def _load_whole(file: Path) -> Loaded:
     return next(iter(load_path(file, "json")))
 
 
-class WholeSource:
-    """A source: a document in hand — its own members, then (when ``rows``: a result set's ``results``) its rows as
-    one batch. What :class:`StreamSource` yields in pieces, at once."""
+class Whole(NamedTuple):
+    """A piece of a source: a document in hand — its own members, then (``rows``: a result set's ``results``) its
+    rows as one batch. What a streamed source (``evalschema.io.stream.read``) gives in pieces, at once."""
 
-    def __init__(self, document: dict[str, Any], *, rows: bool) -> None:
-        self.members = document
-        self.rows = rows
-
-    def feed(self, run: list[Stage]) -> list[Finding]:
-        """The document through the stages' envelope and rows steps; their findings, in that order."""
-        findings = _envelope(run, self.members)
-        if self.has_rows():
-            findings.extend(_rows(run, Batch(self.members[ARRAY], 0)))
-        return findings
-
-    def has_rows(self) -> bool:
-        return self.rows and isinstance(self.members.get(ARRAY), list)
+    document: dict[str, Any]
+    rows: bool
 
 
-class StreamSource:
-    """A source: the JSON result set in ``handle`` read in pieces — its own members as they come (``members``,
-    with ``results`` empty, and their texts, to place findings in them later), its rows in batches."""
+def whole(document: dict[str, Any], *, rows: bool) -> Iterator[Any]:
+    """A document in hand as a source: one piece."""
+    yield Whole(document, rows)
 
-    def __init__(self, handle: BinaryIO) -> None:
-        self.handle = handle
+
+def streamed(handle: BinaryIO) -> Iterator[Any]:
+    """The JSON document in ``handle`` as a source read in pieces: its members as they come, ``results`` in batches
+    of rows. Raises ``stream.NotStreamable`` (as it is read) when it must be read whole instead."""
+    from .io import stream
+
+    return stream.read(handle, ARRAY)
+
+
+class Fed:
+    """What ``feed`` read of a source: the document's own members (``results`` empty when streamed), and for a
+    streamed source their texts and where they are (to place findings in them later)."""
+
+    def __init__(self) -> None:
         self.members: dict[str, Any] = {}
         self.texts: dict[str, stream.Text] = {}
         self.positions: Positions = {}
-
-    def feed(
-        self,
-        run: list[Stage],
-        on_rows: Callable[[stream.Rows, list[Finding]], None] | None = None,
-        on_array: Callable[[], None] | None = None,
-    ) -> Finding | None:
-        """Read to the end, each batch of rows through the stages (``on_rows`` sees the batch and its findings); the
-        reader's finding if the input cannot be read. Raises
-        ``stream.NotStreamable`` if it must be read whole instead."""
-        from .io import stream
-
-        members, positions = self.members, self.positions
-        for piece in stream.read(self.handle, ARRAY):
-            if isinstance(piece, stream.Problem):
-                return piece.finding
-            if isinstance(piece, stream.Opened):
-                positions[""] = (piece.line, piece.column)
-            elif isinstance(piece, stream.Array):
-                members[ARRAY] = []
-                positions["/" + ARRAY] = (piece.line, piece.column)
-                if on_array is not None:
-                    on_array()
-            elif isinstance(piece, stream.Member):
-                members[piece.key] = piece.value
-                self.texts[piece.key] = piece.text
-            else:
-                assert isinstance(piece, stream.Rows)
-                found = _rows(run, Batch(piece.items, piece.start, piece.positions))
-                if on_rows is not None:
-                    on_rows(piece, found)
-        return None
+        self.enveloped = False  # the envelope step ran (a document in hand); a stream's members come whole at the end
 
     def has_rows(self) -> bool:
-        """Whether ``results`` was an array (read in batches): if not, the whole document is in hand."""
+        """Whether ``results`` was an array (read in batches, or in hand)."""
         return isinstance(self.members.get(ARRAY), list)
+
+
+def feed(
+    source: Iterable[Any],
+    run: list[Stage],
+    found: list[Finding],
+    on_rows: Callable[[stream.Rows, list[Finding]], None] | None = None,
+    on_array: Callable[[Fed], None] | None = None,
+) -> Fed | Finding:
+    """The one driver: every piece of ``source`` through the stages ``run``. A document in hand (``Whole``) goes
+    through their envelope step, then its rows as one batch; a stream's rows go through their rows step batch by
+    batch as they are read (``on_rows`` sees each batch and its findings; without it they join ``found``), its
+    members are kept for the caller's envelope step at the end (they may follow the rows); ``on_array`` is told when
+    the rows start (with what was read so far). The findings of a document in hand join ``found``. Returns what was read, or the reader's
+    finding when the input cannot be read. Raises ``stream.NotStreamable`` when a stream must be read whole."""
+    fed = Fed()
+    members, positions = fed.members, fed.positions
+    pieces = iter(source)
+    first = next(pieces, None)
+    if isinstance(first, Whole):
+        fed.members, fed.enveloped = first.document, True
+        found.extend(_envelope(run, first.document))
+        if first.rows and fed.has_rows():
+            found.extend(_rows(run, Batch(first.document[ARRAY], 0)))
+        return fed
+    if first is None:
+        return fed
+    from .io import stream
+
+    for piece in itertools.chain((first,), pieces):
+        if isinstance(piece, stream.Rows):
+            batch = _rows(run, Batch(piece.items, piece.start, piece.positions))
+            if on_rows is not None:
+                on_rows(piece, batch)
+            else:
+                found.extend(batch)
+        elif isinstance(piece, stream.Member):
+            members[piece.key] = piece.value
+            fed.texts[piece.key] = piece.text
+        elif isinstance(piece, stream.Array):
+            members[ARRAY] = []
+            positions["/" + ARRAY] = (piece.line, piece.column)
+            if on_array is not None:
+                on_array(fed)
+        elif isinstance(piece, stream.Opened):
+            positions[""] = (piece.line, piece.column)
+        else:
+            assert isinstance(piece, stream.Problem)
+            return piece.finding
+    return fed
 
 
 def validate_stream(
@@ -623,8 +646,7 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
     from .io import stream
 
     strict, spec_version = options.strict, options.spec_version
-    source = StreamSource(handle)
-    envelope, texts, positions = source.members, source.texts, source.positions
+    members: dict[str, Any] = {}  # the result set's own members, so far: asked as the rows start
     rows_found: list[Finding] = []
     origin = handle.tell() if handle.seekable() else 0
 
@@ -632,7 +654,7 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
         # the reference summary is only needed to check a claimed one: it is built while the rows are read when a
         # claim came before them or may follow them (the file's end mentions one), or the input cannot be read
         # again; otherwise, should a claim turn up after the rows all the same, the rows are read again for it.
-        return "summary" in envelope or not handle.seekable() or _ends_with_a_summary(handle)
+        return "summary" in members or not handle.seekable() or _ends_with_a_summary(handle)
 
     summary = SummaryStage(streamed=True, while_reading=while_reading, again=lambda: _summary_again(handle, origin))
     schema, run = stages(KIND, options, streamed=True, summary=summary)
@@ -649,14 +671,19 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
             where = piece.positions({_row(f.pointer) for f in found})
             rows_found.extend(place(f, where) for f in found)
 
+    def rows_start(so_far: Fed) -> None:
+        members.update(so_far.members)
+        summary.start_rows()
+
     try:
-        problem = source.feed(run, placed_rows, summary.start_rows)
+        fed = feed(streamed(handle), run, rows_found, placed_rows, rows_start)
     except stream.NotStreamable:
         return None
-    if problem is not None:
-        return Report.build(kind, [problem], strict=False)
-    if not source.has_rows():
+    if isinstance(fed, Finding):
+        return Report.build(kind, [fed], strict=False)
+    if not fed.has_rows():
         return None  # no rows were streamed: the whole document is in hand, read it the usual way
+    envelope, texts, positions = fed.members, fed.texts, fed.positions
     identity, decided = identified(envelope, kind, spec_version, strict)
     if identity.kind != KIND:
         return None  # a pack that happens to have "results", say: validate it whole, as what it is
@@ -703,10 +730,10 @@ def _summary_again(handle: BinaryIO, origin: int) -> Summary | Finding:
 
     reference = ReferenceSummary()
     try:
-        problem = StreamSource(handle).feed([reference])
+        fed = feed(streamed(handle), [reference], [])
     except stream.NotStreamable:  # it was streamable the first time: it changed under the second read
         return Finding("", codes.FILE_UNREADABLE, "error", messages.render(codes.FILE_UNREADABLE, "changed"))
-    return problem if problem is not None else reference.build()
+    return fed if isinstance(fed, Finding) else reference.build()
 
 
 def _row(pointer: str) -> int:

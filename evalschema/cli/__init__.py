@@ -305,9 +305,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-JOBS_HELP = (
-    "use N processes: files, and parts of large JSON Lines files, are checked in parallel (same output as -j 1)"
-)
+JOBS_HELP = "use N processes: files, and parts of large JSON Lines files, are checked in parallel (same output as -j 1)"
 
 
 def _jobs(text: str) -> int:

@@ -199,8 +199,9 @@ def _add_more(run: list[Stage], more: MoreStages | None) -> None:
     run.extend(extra)
 
 
-def _check(document: Any, kind: str | None, options: Options, more: MoreStages | None = None) -> Report:
-    """A document in hand through the pipeline: its members, then its rows as one batch."""
+def _check(document: Any, kind: str | None, options: Options, more: MoreStages | None = None, *, ordered: bool = True) -> Report:
+    """A document in hand through the pipeline: its members, then its rows as one batch (``ordered`` false: its
+    findings left unordered, for a caller that places them and orders them then)."""
     identity, decided = identified(document, kind, options.spec_version, options.strict)
     if decided is not None:
         return decided
@@ -211,7 +212,7 @@ def _check(document: Any, kind: str | None, options: Options, more: MoreStages |
     findings: list[Finding] = []
     feed(whole(document, rows=identity.kind == KIND), run, findings)
     findings.extend(_finish(run))
-    return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict)
+    return Report.build(identity.kind, [*identity.findings, *_relaxed(findings, identity, options)], strict=options.strict, ordered=ordered)
 
 
 def validate(
@@ -383,9 +384,9 @@ def _validate_file(
         loaded = _load_whole(file)
         if loaded.problem is not None:
             return Report.build(kind, [loaded.problem], strict=False)
-        report = _check(loaded.document, kind, options, more)
+        report = _check(loaded.document, kind, options, more, ordered=False)
         if report.findings:
-            report = placed(report, loaded.positions())
+            report = placed(report, loaded.positions())  # ordered here, once
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
 
@@ -695,7 +696,9 @@ def _stream_report(handle: BinaryIO, kind: str | None, options: Options, place_l
     except SourceFailed as failed:  # the input changed or failed under the second read
         return Report.build(kind, [failed.finding], strict=False)
     findings.extend(rows_found)
-    report = Report.build(KIND, [*identity.findings, *_relaxed(findings, identity, options)], strict=strict)
+    report = Report.build(
+        KIND, [*identity.findings, *_relaxed(findings, identity, options)], strict=strict, ordered=False
+    )  # ordered once placed
     positions.update(schema.deprecated_at)
     if first_rows is None:
         return _placed_envelope(report, positions, texts)

@@ -143,8 +143,16 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
 
         yield from validate_reports(args, suite)
         return
-    for source in expand(args.paths):
+    for source in sources_of(args):
         yield from source_reports(source, args, suite)
+
+
+def sources_of(args: argparse.Namespace) -> list[Path | str]:
+    """The command's paths expanded (files, folders, globs, ``-``), once: every later step takes this list."""
+    if getattr(args, "sources", None) is None:
+        args.sources = list(expand(args.paths))
+    sources: list[Path | str] = args.sources
+    return sources
 
 
 def skipped(source: Path | str, args: argparse.Namespace) -> bool:
@@ -207,7 +215,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise UsageError(f"--spec-version {args.spec_version}: no such release; available: {', '.join(releases.available())}")
     options = {"strict": args.strict, "allow_unknown": args.allow_unknown, "engine": args.engine, "spec_version": args.spec_version}
     suite, suite_entries = _load_suite(args.suite, options) if args.suite is not None else (None, [])
-    given = {str(p) for p in expand(args.paths) if isinstance(p, Path)}
+    given = {str(p) for p in sources_of(args) if isinstance(p, Path)}
     progress = Progress()
     paint = _paint(_colour(sys.stdout))
     verbosity = -1 if args.quiet else args.verbose

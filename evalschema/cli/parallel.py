@@ -25,7 +25,7 @@ from evalschema_models import rules as codes
 
 from ..core.findings import Finding, Report
 from ..core.messages import render
-from ..io.loader import SUFFIXES, Loaded, expand, name_problem
+from ..io.loader import SUFFIXES, Loaded, name_problem
 from ..report.json_report import entry as _entry
 from ..sources import LineRange, renumbered_finding, shift_entry
 from .summarizecmd import Summarizing
@@ -72,10 +72,10 @@ def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
 
 def plan(args: argparse.Namespace) -> list[Task]:
     """The tasks for the command's paths, in the order one process would read them."""
-    from . import skipped
+    from . import skipped, sources_of
 
     tasks: list[Task] = []
-    for source in expand(args.paths):
+    for source in sources_of(args):
         if skipped(source, args):
             continue
         form = args.input_format or (SUFFIXES.get(source.suffix.lower(), "json") if isinstance(source, Path) else None)

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from ..core.display import display_path, finite, visible
 from ..core.findings import Finding
 from ..core.limits import MAX_FINDINGS
-from ..io.loader import Loaded, expand, load_path, load_stdin, name_problem, not_an_object
+from ..io.loader import Loaded, load_path, load_stdin, name_problem, not_an_object
 from ..pipeline import placed, summarize_file, validate, validate_and_summarize_file
 from ..report.json_report import entry as _entry
 from ..report.text import colour as _colour
 from ..report.text import render_text as _render_text
-from . import _UNREADABLE_CODES, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, _check_output, _json_file, _write
+from . import _UNREADABLE_CODES, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, _check_output, _json_file, _write, sources_of
 
 if TYPE_CHECKING:
     from ..report.html import CaseLists
@@ -135,14 +135,14 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     status = EXIT_OK
 
     if args.html is not None:
-        _check_output(args.html, [s for s in expand(args.paths) if isinstance(s, Path)])
+        _check_output(args.html, [s for s in sources_of(args) if isinstance(s, Path)])
 
     if args.jobs > 1:
         from .parallel import summarize_sources
 
         items: Iterator[Summarizing] = summarize_sources(args)
     else:
-        items = (item for source in expand(args.paths) for item in source_summaries(source, args))
+        items = (item for source in sources_of(args) for item in source_summaries(source, args))
     for item in items:
         label = display_path(item.path) + (f":{item.line}" if item.line else "")
         if item.refused is not None:  # recorded whether or not --force summarizes it

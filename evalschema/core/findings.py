@@ -81,11 +81,12 @@ class Report:
         return Report(self.kind, tuple(sorted(self.errors, key=reading_order)), tuple(sorted(self.warnings, key=reading_order)))
 
     @classmethod
-    def build(cls, kind: str | None, findings: list[Finding], *, strict: bool) -> Report:
+    def build(cls, kind: str | None, findings: list[Finding], *, strict: bool, ordered: bool = True) -> Report:
         """Deduplicate by (code, pointer, severity), apply strict mode, and order by position (line, column), then
         pointer, then code; findings without a position (a document given as data) come by pointer. Of findings
         that repeat a (code, pointer, severity), the one whose message comes first by code point is kept: engines
-        report failures in different orders, and the choice must not depend on it."""
+        report failures in different orders, and the choice must not depend on it. ``ordered`` false: left in the
+        order found, for a caller that places the findings and orders them then (findings are sorted once)."""
         unique: dict[tuple[str, str, str], Finding] = {}
         for finding in findings:
             if strict and finding.severity == "warning":
@@ -94,9 +95,9 @@ class Report:
             kept = unique.get(key)
             if kept is None or finding.message < kept.message:
                 unique[key] = finding
-        ordered = sorted(unique.values(), key=reading_order)
+        found = sorted(unique.values(), key=reading_order) if ordered else list(unique.values())
         return cls(
             kind=kind,
-            errors=tuple(f for f in ordered if f.severity == "error"),
-            warnings=tuple(f for f in ordered if f.severity == "warning"),
+            errors=tuple(f for f in found if f.severity == "error"),
+            warnings=tuple(f for f in found if f.severity == "warning"),
         )

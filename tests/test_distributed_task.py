@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from evalschema import cli, pipeline
-from evalschema.cli import distributed, parallel
+from evalschema.cli import common, distributed, parallel
 from evalschema.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,8 +27,9 @@ def _forbidden(*args: Any, **kwargs: Any) -> Any:
 @pytest.fixture
 def no_cli(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(argparse, "Namespace", _forbidden)
-    for name in ("source_reports", "skipped", "checking", "cmd_validate"):
-        monkeypatch.setattr(cli, name, _forbidden)
+    for name in ("source_reports", "skipped", "checking", "sources_of"):
+        monkeypatch.setattr(common, name, _forbidden)
+    monkeypatch.setattr(cli, "cmd_validate", _forbidden)
     for name in ("document_reports", "plan", "validate_reports", "summarize_sources"):
         monkeypatch.setattr(parallel, name, _forbidden, raising=False)
 

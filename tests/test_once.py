@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from evalschema import cli, pipeline
+from evalschema.cli import common
 from evalschema.core import findings as findings_module
 from evalschema.io import loader
 
@@ -61,7 +62,7 @@ def test_a_command_expands_its_paths_once(
         return original(arguments)
 
     monkeypatch.setattr(loader, "expand", counted)
-    monkeypatch.setattr(cli, "expand", counted)
+    monkeypatch.setattr(common, "expand", counted)
     status = cli.main([a.format(out=tmp_path / "report.html") for a in argv] + [str(folder)])
     capsys.readouterr()
     assert status == 0 and calls == [[str(folder)]]

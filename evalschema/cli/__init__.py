@@ -11,11 +11,10 @@ import argparse
 import gc
 import itertools
 import json
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -23,7 +22,7 @@ from evalschema_models import rules as codes
 from ..core.display import display_path, visible
 from ..core.extras import MissingExtra
 from ..core.messages import show
-from ..io.loader import Loaded, expand, load_path
+from ..io.loader import load_path
 from ..pipeline import STREAM_THRESHOLD, placed, validate
 from ..report.json_report import json_entry as _json_entry
 from ..report.text import colour as _colour
@@ -31,31 +30,26 @@ from ..report.text import painter as _paint
 from ..report.text import text_entry as _text_entry
 from ..report.text import text_summary as _text_summary
 from ..schemas.registry import KINDS, spec_version
-from ..sources import Checking, json_file, source_entries, suite_entries
+from ..sources import suite_entries
+from .common import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, UsageError, skipped, source_reports, sources_of
+from .common import write as _write
 
 if TYPE_CHECKING:
     from ..casesfile import CasesFile
 
-EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = constants.EXIT_OK, constants.EXIT_INVALID, constants.EXIT_UNREADABLE
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_UNREADABLE",
+    "STREAM_CHOICES",
+    "UsageError",
+    "main",
+    "run",
+    "skipped",
+    "source_reports",
+    "sources_of",
+]
 FORMS = constants.INPUT_FORMS
-
-
-class UsageError(Exception):
-    pass
-
-
-def _write(text: str, stream: TextIO | None = None) -> None:
-    """Write; if the reader has gone away (``| head``), stop writing but keep the exit status."""
-    stream = stream or sys.stdout
-    if stream is None:  # started with the stream closed (>&-): there is no one to tell
-        return
-    try:
-        stream.write(text)
-        stream.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-    except (OSError, ValueError):  # a stream open read-only, or closed under us: the exit status still tells
-        pass
 
 
 class Progress:
@@ -123,17 +117,6 @@ def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
     return None
 
 
-_UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
-
-
-STREAM_CHOICES: dict[str, bool | None] = constants.STREAM_CHOICES
-
-
-def _json_file(source: Path | str, form: str | None) -> Path | None:
-    """The path, if this source is a JSON file (by extension or ``--input-format json``), to read by path."""
-    return json_file(source, form)
-
-
 def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
     """An entry per document, and whether it could be read. JSON files go through ``validate_file`` (large result
     sets are read in pieces); stdin, JSON Lines and YAML through the loaders. With ``-j N``, N processes compute
@@ -145,46 +128,6 @@ def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator
         return
     for source in sources_of(args):
         yield from source_reports(source, args, suite)
-
-
-def sources_of(args: argparse.Namespace) -> list[Path | str]:
-    """The command's paths expanded (files, folders, globs, ``-``), once: every later step takes this list."""
-    if getattr(args, "sources", None) is None:
-        args.sources = list(expand(args.paths))
-    sources: list[Path | str] = args.sources
-    return sources
-
-
-def skipped(source: Path | str, args: argparse.Namespace) -> bool:
-    """Whether ``--only-declared`` leaves this source out: a file that does not declare itself ours."""
-    if not getattr(args, "only_declared", False):
-        return False
-    from ..schemas.selection import declared
-
-    return isinstance(source, Path) and source.is_file() and not declared(source)
-
-
-def checking(args: argparse.Namespace) -> Checking:
-    """What the command's options ask of each document."""
-    return Checking(
-        kind=args.kind,
-        strict=args.strict,
-        allow_unknown=args.allow_unknown,
-        engine=args.engine,
-        spec_version=args.spec_version,
-        input_format=args.input_format,
-        stream_rows=STREAM_CHOICES[args.stream],
-    )
-
-
-def source_reports(
-    source: Path | str, args: argparse.Namespace, suite: dict[str, Any] | None, documents: Iterator[Loaded] | None = None
-) -> Iterator[tuple[dict[str, Any], bool]]:
-    """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines, whose
-    file name was checked), unless ``--only-declared`` leaves it out: ``evalschema.sources.source_entries``."""
-    if documents is None and skipped(source, args):
-        return
-    yield from source_entries(source, checking(args), suite, documents)
 
 
 class _Buffered:
@@ -262,32 +205,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 # --- summarize lives in ``summarizecmd`` (imported for it alone), migrate in ``evalschema.migrate`` -----------
-
-
-def _check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
-    """An output goes to a regular file or a new path, nothing else: replacing a device (``/dev/null``), a FIFO,
-    a socket or a folder with a regular file would break whatever relied on it; replacing an input loses it."""
-    import stat
-
-    for source in inputs:
-        try:
-            if path.exists() and source.exists() and path.samefile(source):
-                raise UsageError(f"{visible(str(path))}: is an input; the report would replace it")
-        except OSError:
-            continue
-
-    try:
-        mode = path.lstat().st_mode
-    except FileNotFoundError:
-        if not path.parent.is_dir():
-            raise UsageError(f"{visible(str(path))}: its folder does not exist") from None
-        return
-    except OSError as exc:
-        raise UsageError(f"{visible(str(path))}: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(mode):
-        raise UsageError(f"{visible(str(path))}: is a symbolic link; name the file itself")
-    if not stat.S_ISREG(mode):
-        raise UsageError(f"{visible(str(path))}: not a regular file; an output goes to a regular file or a new path")
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     assert document is not None
     if args.html is not None:
         from ..io.atomic import write_atomic
-        from . import _check_output
+        from .common import check_output as _check_output
 
         _check_output(Path(args.html), [Path(args.base), Path(args.new)])
 

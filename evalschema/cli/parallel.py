@@ -28,6 +28,7 @@ from ..core.messages import render
 from ..io.loader import SUFFIXES, Loaded, name_problem
 from ..report.json_report import entry as _entry
 from ..sources import LineRange, renumbered_finding, shift_entry
+from .common import skipped, source_reports, sources_of
 from .summarizecmd import Summarizing
 
 __all__ = ["RANGES_PER_JOB", "LineRange", "Task", "line_ranges", "plan", "summarize_sources", "validate_reports"]
@@ -72,7 +73,6 @@ def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
 
 def plan(args: argparse.Namespace) -> list[Task]:
     """The tasks for the command's paths, in the order one process would read them."""
-    from . import skipped, sources_of
 
     tasks: list[Task] = []
     for source in sources_of(args):
@@ -104,8 +104,6 @@ def document_reports(
     source: Path | str, documents: Iterable[Loaded], args: argparse.Namespace, suite: dict[str, Any] | None
 ) -> Iterator[tuple[Loaded, list[Entry]]]:
     """Each document with its entries: its own first, then (for a suite) its test cases file's."""
-    from . import source_reports
-
     for loaded in documents:
         yield loaded, list(source_reports(source, args, suite, iter([loaded])))
 
@@ -116,8 +114,6 @@ Done = tuple[list[tuple[T, bool]], int, bool]
 
 
 def _validate_task(task: Task) -> Done[Entry]:
-    from . import source_reports
-
     args, suite = _context["args"], _context["suite"]
     if task.end < 0:
         return [(entry, False) for entry in source_reports(task.source, args, suite)], 0, True

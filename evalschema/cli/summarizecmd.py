@@ -22,7 +22,11 @@ from ..pipeline import placed, summarize_file, validate, validate_and_summarize_
 from ..report.json_report import entry as _entry
 from ..report.text import colour as _colour
 from ..report.text import render_text as _render_text
-from . import _UNREADABLE_CODES, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, _check_output, _json_file, _write, sources_of
+from .common import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, sources_of
+from .common import UNREADABLE_CODES as _UNREADABLE_CODES
+from .common import check_output as _check_output
+from .common import json_path as _json_file
+from .common import write as _write
 
 if TYPE_CHECKING:
     from ..report.html import CaseLists

@@ -8,7 +8,8 @@ result set's ``suite_digest`` records.
 
 from __future__ import annotations
 
-from .core import Comparer, Options, compare, suite_digest
+from .core import Comparer, Options, suite_digest
+from .document import compare
 from .files import Invalid, Unreadable, attempt_statistics, compare_checked, compare_files
 
 __all__ = [

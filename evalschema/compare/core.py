@@ -3,8 +3,8 @@
 Memory holds compact per-key tables, never two parsed documents: the base run's rows go into a ``KeyTable``
 keyed by (attempt, test case id) with a few machine-array columns per row; the new run's rows are then streamed
 past it, each pair folded into per-test-case accumulators at once. The comparison document is built from those
-tables by ``Comparer.finish``; ``compare`` (two documents) and ``compare_files`` (two files, read in pieces) are
-the two ways to feed one.
+tables by ``compare.document.build``; ``compare`` (two documents) and ``compare_files`` (two files, read in pieces)
+are the two ways to feed one.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import hashlib
 import math
 import struct
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,7 +91,7 @@ def row_outcome(row: dict[str, Any], grader: str | None) -> int:
     return PASSED if row.get("passed") is True else FAILED
 
 
-def _key(case: bytes, attempt: int) -> bytes:
+def pair_key(case: bytes, attempt: int) -> bytes:
     return struct.pack("<q", attempt) + case
 
 
@@ -129,7 +129,7 @@ class _Growing:
         return column
 
 
-class _Attempts:
+class Attempts:
     """Per test case: scored attempts and passes, packed in one integer (n << 32 | c)."""
 
     def __init__(self) -> None:
@@ -266,7 +266,7 @@ class Comparer:
         if scanned is None:
             return
         case, attempt, outcome, graders = scanned
-        _, added = self.base_keys.setdefault(_key(case, attempt), self.base_rows)
+        _, added = self.base_keys.setdefault(pair_key(case, attempt), self.base_rows)
         if not added:
             self.duplicates += 1
             return
@@ -290,7 +290,7 @@ class Comparer:
         if scanned is None:
             return
         case, attempt, outcome, graders = scanned
-        key = _key(case, attempt)
+        key = pair_key(case, attempt)
         index = self.base_keys.get(key)
         if index is None:
             _, added = self.new_only.setdefault(key, 0)
@@ -392,35 +392,6 @@ class Comparer:
             kind = error.get("type") if isinstance(error, dict) else None
             record["error_type"] = kind if isinstance(kind, str) else None
         self.flips.append(record)
-
-    # --- the result ------------------------------------------------------------------------------------------
-
-    def finish(self) -> dict[str, Any]:
-        from .document import build  # the document's shape lives beside its renderers
-
-        return build(self)
-
-
-def _pieces(document: Any) -> tuple[dict[str, Any], Iterable[Any]]:
-    if not isinstance(document, dict):
-        raise TypeError("a result set is a JSON object")
-    rows = document.get("results")
-    return {k: v for k, v in document.items() if k != "results"}, rows if isinstance(rows, list) else []
-
-
-def compare(base: dict[str, Any], new: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
-    """The comparison document of two result sets held in memory (SPEC §12); its schema is
-    ``schemas/comparison.json``."""
-    comparer = Comparer(options or Options())
-    envelope, rows = _pieces(base)
-    comparer.envelopes[0].update(envelope)
-    for row in rows:
-        comparer.add_base(row)
-    envelope, rows = _pieces(new)
-    comparer.envelopes[1].update(envelope)
-    for row in rows:
-        comparer.add_new(row)
-    return comparer.finish()
 
 
 def _canonical(value: Any) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalschema_models import rules as codes
 from evalschema_models.constants import COMPARED_GRADER_FIELDS
@@ -12,9 +12,7 @@ from ..core.findings import pointer
 from ..core.messages import render
 from ..schemas.registry import spec_version
 from . import stats
-
-if TYPE_CHECKING:
-    from .core import Comparer
+from .core import FLIP_ORDER, PROVENANCE, Comparer, Options
 
 GRADER_FIELDS = COMPARED_GRADER_FIELDS
 
@@ -200,8 +198,6 @@ def build(comparer: Comparer) -> dict[str, Any]:
 
 
 def _ranks() -> dict[str, int]:
-    from .core import FLIP_ORDER
-
     return {name: rank for rank, name in enumerate(FLIP_ORDER)}
 
 
@@ -209,11 +205,24 @@ CHANGE_RANK = _ranks()
 
 
 def _run(comparer: Comparer, side: int) -> dict[str, Any]:
-    from .core import PROVENANCE
-
     envelope = comparer.envelopes[side]
     out = {name: envelope[name] for name in PROVENANCE if name in envelope and name != "graders"}
     out["graders"] = _grader_provenance(comparer, side)
     if comparer.labels[side] is not None:
         out["path"] = comparer.labels[side]
     return out
+
+
+def compare(base: dict[str, Any], new: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
+    """The comparison document of two result sets held in memory (SPEC §12); its schema is
+    ``schemas/comparison.json``."""
+    comparer = Comparer(options or Options())
+    for side, document in enumerate((base, new)):
+        if not isinstance(document, dict):
+            raise TypeError("a result set is a JSON object")
+        comparer.envelopes[side].update({k: v for k, v in document.items() if k != "results"})
+        rows = document.get("results")
+        add = comparer.add_base if side == 0 else comparer.add_new
+        for row in rows if isinstance(rows, list) else ():
+            add(row)
+    return build(comparer)

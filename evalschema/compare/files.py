@@ -16,7 +16,8 @@ from ..io.compact import KeyTable
 from ..io.loader import load_path, paused_gc
 from ..pipeline import KIND, placed, validate, validate_and_read_file
 from ..summary.states import attempt_number
-from .core import Comparer, Options, _Attempts, _key, row_outcome
+from .core import Attempts, Comparer, Options, pair_key, row_outcome
+from .document import build
 
 ARRAY = "results"
 _UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
@@ -119,7 +120,7 @@ def compare_checked(base: Path, new: Path, options: Options | None = None) -> tu
                     comparable &= read
                     if not report.valid:
                         refused.append((str(path), report))
-                return (comparer.finish() if comparable else None), refused
+                return (build(comparer) if comparable else None), refused
         except _StartOver:
             if stream_rows is False:
                 raise AssertionError("a whole reading never starts over") from None
@@ -139,12 +140,12 @@ class AttemptTally:
     """pass@k, pass^k and the flip rate of one result set's rows (SPEC §12.5), ``add``-ed one at a time in order."""
 
     def __init__(self) -> None:
-        self.tally, self.seen = _Attempts(), KeyTable()
+        self.tally, self.seen = Attempts(), KeyTable()
 
     def add(self, row: Any) -> None:
         if isinstance(row, dict) and isinstance(row.get("test_case_id"), str):
             case = row["test_case_id"].encode("utf-8", "surrogatepass")
-            if self.seen.setdefault(_key(case, attempt_number(row)), 0)[1]:  # a repeated (test case, attempt): the first counts
+            if self.seen.setdefault(pair_key(case, attempt_number(row)), 0)[1]:  # a repeated (test case, attempt): the first counts
                 self.tally.add(case, row_outcome(row, None))
 
     def to_dict(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import chain, repeat
 from pathlib import Path
@@ -37,6 +37,9 @@ from typing import Any
 import orjson
 
 from .core.extras import require
+from .core.findings import Finding
+from .io.gate import Outputs
+from .io.loader import open_regular
 from .schemas.registry import _CHECKOUT, spec_version
 
 BATCH = 8192
@@ -478,15 +481,15 @@ class Writer:
     Arrow arrays at once, a column at a time, and written in row groups of ``BATCH`` rows. A row holding a string
     that UTF-8 cannot hold (a lone surrogate) keeps null columns and its JSON text, with that string escaped."""
 
-    def __init__(self, folder: str | os.PathLike[str], fmt: str = "parquet") -> None:
+    def __init__(self, folder: str | os.PathLike[str], fmt: str = "parquet", *, inputs: Iterable[str | os.PathLike[str]] = ()) -> None:
         require("pyarrow", "columnar", "Parquet and Arrow export")
         if fmt not in ("parquet", "arrow"):
             raise ValueError(f"unknown columnar format {fmt!r}: parquet or arrow")
         self.folder, self.fmt = Path(folder), fmt
-        if self.folder.exists():
-            raise FileExistsError(f"{self.folder}: exists; nothing was written")
-        self.staging = self.folder.with_name(f".{self.folder.name}.partial-{os.getpid()}")
-        self.staging.mkdir(parents=True, exist_ok=False)
+        # the output gate: a new folder (an existing one, or one whose parent is missing, is refused), staged
+        # beside it and renamed into place by close(); removed by abandon(), SIGINT and SIGTERM
+        self.outputs = Outputs(folders=[self.folder], inputs=inputs)
+        self.staging = self.outputs.folder(self.folder)
         self.schemas = arrow_schemas()
         self.fields = table_fields()
         self.fast = fast_path()
@@ -636,20 +639,17 @@ class Writer:
     def abandon(self) -> None:
         """Stop without writing anything."""
         import contextlib
-        import shutil
 
         for writer in self.writers.values():
             with contextlib.suppress(Exception):  # cleanup after a failure that is being raised: files go below
                 writer.close()
-        shutil.rmtree(self.staging, ignore_errors=True)
+        self.outputs.abandon()
 
     def close(self) -> None:
         for name in TABLES:
             self._flush(name, force=True)
             self.writers[name].close()
-        if self.folder.exists():
-            raise FileExistsError(f"{self.folder}: exists; nothing was written")
-        self.staging.rename(self.folder)
+        self.outputs.commit()
         self.writers = {}
 
 
@@ -674,19 +674,24 @@ def _place_rows(rebuilt: dict[str, Any]) -> dict[str, Any]:
 
 def _batches(folder: Path, name: str) -> Iterator[dict[str, Any]]:
     parquet, arrow = folder / f"{name}.parquet", folder / f"{name}.arrow"
-    if parquet.exists():
-        import pyarrow.parquet as pq
+    # the input gate: a table is a regular file (a FIFO or a device in its place is refused, never read)
+    handle = open_regular(parquet if parquet.exists() else arrow)
+    if isinstance(handle, Finding):
+        raise ValueError(f"{parquet.name if parquet.exists() else arrow.name}: {handle.code}: {handle.message}")
+    with handle:
+        if parquet.exists():
+            import pyarrow.parquet as pq
 
-        file = pq.ParquetFile(parquet)
-        for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
-            for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
-                yield from batch.to_pylist()
-    else:
-        import pyarrow.ipc as ipc
+            file = pq.ParquetFile(handle)
+            for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
+                for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
+                    yield from batch.to_pylist()
+        else:
+            import pyarrow.ipc as ipc
 
-        with ipc.open_file(str(arrow)) as reader:
-            for index in range(reader.num_record_batches):
-                yield from reader.get_batch(index).to_pylist()
+            with ipc.open_file(handle) as reader:
+                for index in range(reader.num_record_batches):
+                    yield from reader.get_batch(index).to_pylist()
 
 
 def read(folder: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
@@ -764,7 +769,10 @@ def _stream_into(writer: Writer, path: Path) -> bool:
     """Stream one JSON result set into ``writer``: rows as they are read. False if it cannot be streamed."""
     from .io import stream
 
-    with path.open("rb") as handle:
+    handle = open_regular(path)  # the input gate: a regular file, never blocking
+    if isinstance(handle, Finding):
+        raise Unexportable(str(path), handle)
+    with handle:
         envelope: dict[str, Any] = {}
         try:
             for piece in stream.read(handle, ROWS):
@@ -788,7 +796,7 @@ def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "
     of result sets. Raises :class:`Unexportable` (nothing is written) for an input that is not a result set."""
     from .io.loader import SUFFIXES, load_path, not_an_object
 
-    writer = Writer(folder, fmt)
+    writer = Writer(folder, fmt, inputs=paths)
     try:
         for path in paths:
             if SUFFIXES.get(path.suffix.lower(), "json") == "json" and _stream_into(writer, path):

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from ..io.gate import Outputs
+from ..io.loader import parse_json_bytes
 from .base import Sink
-from .common import ERROR_CODES, ConversionError, LossReport, atomic_stream
+from .common import ERROR_CODES, ConversionError, LossReport, read_input
 
 IMPORTERS: dict[str, str] = {
     "inspect_ai": "inspect_ai",
@@ -71,9 +71,10 @@ def suite_path_for(out: Path) -> Path:
 def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path | None = None) -> ImportOutcome:
     """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out``.
 
-    Both files appear atomically, or neither does. Raises :class:`ConversionError` (a code from
-    ``ERROR_CODES``) for an input that cannot be converted, and ``MissingExtra`` when the format needs an
-    optional dependency that is not installed.
+    Both files appear atomically, or neither does (the output gate, :class:`evalschema.io.gate.Outputs`, which
+    also refuses, as :class:`evalschema.io.gate.Refused`, an output that is an input, a device, a FIFO or a folder,
+    or one path for both outputs). Raises :class:`ConversionError` (a code from ``ERROR_CODES``) for an input that
+    cannot be converted, and ``MissingExtra`` when the format needs an optional dependency that is not installed.
     """
     if format not in IMPORTERS:
         raise ValueError(f"unknown import format {format!r} (one of {', '.join(IMPORTERS)})")
@@ -81,14 +82,12 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
     loss = LossReport("import", format)
     suite_out = suite_out or suite_path_for(out)
     inputs = [Path(p) for p in inputs]
-    with atomic_stream(out) as stream:
-        sink = Sink(stream, format, loss)
+    with Outputs([out, suite_out], inputs=inputs) as outputs:
+        sink = Sink(outputs.stream(out), format, loss)
         module.read(inputs, sink, loss)
         summary = sink.finish(", ".join(p.name for p in inputs))
         assert sink.headers is not None
-        with atomic_stream(suite_out) as suite_stream:
-            header = dict(sink.headers.suite)
-            sink.suite.write(suite_stream, header)
+        sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite))
     return ImportOutcome(out, suite_out, loss, summary)
 
 
@@ -99,14 +98,18 @@ def export_results(format: str, resultset: Path, out: Path) -> ExportOutcome:
     """
     if format not in EXPORTERS:
         raise ValueError(f"unknown export format {format!r} (one of {', '.join(EXPORTERS)})")
+    with Outputs([out], inputs=[resultset]) as outputs:  # refused before the input is read
+        # the strict reader (duplicate keys, NaN, nesting), as for every evalschema document
+        loaded = parse_json_bytes(read_input(Path(resultset), "EXPORT_INPUT_INVALID"), str(resultset))
+        if loaded.problem is not None:
+            problem = loaded.problem
+            raise ConversionError("EXPORT_INPUT_INVALID", f"not JSON: {problem.code}: {problem.message}", str(resultset), line=problem.line)
+        return _export(format, loaded.document, Path(resultset), out, outputs)
+
+
+def _export(format: str, document: Any, resultset: Path, out: Path, outputs: Outputs) -> ExportOutcome:
     from ..pipeline import validate
 
-    try:
-        document = orjson.loads(Path(resultset).read_bytes())
-    except OSError as exc:
-        raise ConversionError("EXPORT_INPUT_INVALID", f"cannot read: {exc.strerror or exc}", str(resultset)) from None
-    except orjson.JSONDecodeError as exc:
-        raise ConversionError("EXPORT_INPUT_INVALID", f"not JSON: {exc}", str(resultset)) from None
     report = validate(document, "resultset")
     if report.errors:
         first = report.errors[0]
@@ -115,6 +118,5 @@ def export_results(format: str, resultset: Path, out: Path) -> ExportOutcome:
         )
     module = importlib.import_module(f".{EXPORTERS[format]}", __name__)
     loss = LossReport("export", format)
-    with atomic_stream(out) as stream:
-        records: int = module.write(document, stream, loss, Path(resultset).name)
+    records: int = module.write(document, outputs.stream(out), loss, resultset.name)
     return ExportOutcome(out, loss, records)

@@ -67,7 +67,15 @@ class WriteFailed(OSError):
         return f"{self.filename}: cannot write: {self.reason}"
 
 
-_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+def _kind(mode: int) -> str:
+    """What a path that is not a regular file is, for the refusal."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a file"
 
 
 def _umask() -> int:
@@ -231,9 +239,7 @@ class Outputs:
         if stat.S_ISLNK(mode):
             raise Refused(given, "is a symbolic link; name the file itself")
         if not stat.S_ISREG(mode):
-            raise Refused(
-                given, f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'not a file')}); an output goes to a regular file or a new path"
-            )
+            raise Refused(given, f"not a regular file ({_kind(mode)}); an output goes to a regular file or a new path")
         try:  # may the user write it? An open for writing that neither truncates nor blocks changes nothing
             os.close(os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)))
         except OSError as exc:

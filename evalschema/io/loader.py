@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -27,37 +27,12 @@ from evalschema_models.constants import INPUT_SUFFIXES
 from ..core.findings import Finding
 from ..core.limits import INPUT_BYTES_VARIABLE, MAX_DEPTH, max_input_bytes, too_large_message
 from ..core.messages import render
+from .loaded import Loaded as Loaded  # where it always was, for every reader of documents
 
 if TYPE_CHECKING:  # the positions and the strict reader are imported when needed: a valid document needs neither
     from .positions import Positions
 
 SUFFIXES: dict[str, str] = INPUT_SUFFIXES
-
-
-class Loaded:
-    """One document read from a source, or the finding that says why there is none. ``line``: of a JSON Lines
-    entry; ``problem_variant``: the ledger message variant of ``problem`` (e.g. "trailing"), to decide on. (A plain
-    class, not a dataclass: start-up, ``evalschema.__main__``.)"""
-
-    __slots__ = ("_locate", "document", "line", "path", "problem", "problem_variant")
-
-    def __init__(
-        self,
-        path: str,
-        document: Any = None,
-        problem: Finding | None = None,
-        line: int | None = None,
-        problem_variant: str | None = None,
-        _locate: Callable[[], Positions] | None = None,
-    ) -> None:
-        self.path, self.document, self.problem, self.line = path, document, problem, line
-        self.problem_variant, self._locate = problem_variant, _locate
-
-    def __repr__(self) -> str:
-        return f"Loaded(path={self.path!r}, line={self.line!r}, problem={self.problem!r}, document={self.document!r})"
-
-    def positions(self) -> Positions:
-        return self._locate() if self._locate is not None else {}
 
 
 BOM_MESSAGE = render(codes.INVALID_JSON, "bom")

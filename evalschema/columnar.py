@@ -38,7 +38,7 @@ import orjson
 
 from .core.extras import require
 from .core.findings import Finding
-from .io.gate import Outputs
+from .io.gate import Outputs, Refused, WriteFailed
 from .io.loader import open_regular
 from .schemas.registry import _CHECKOUT, spec_version
 
@@ -493,7 +493,13 @@ class Writer:
         self.schemas = arrow_schemas()
         self.fields = table_fields()
         self.fast = fast_path()
-        self.writers = {name: self._open(name) for name in TABLES}
+        self.writers: dict[str, Any] = {}
+        try:
+            for name in TABLES:
+                self.writers[name] = self._open(name)
+        except OSError as exc:  # a full disk already: named by the user's folder, never the staging one
+            self.abandon()
+            raise WriteFailed(self.folder, exc) from None
         self.pending: dict[str, list[Any]] = {name: [] for name in TABLES}  # Arrow record batches not yet written
         self.pending_rows = dict.fromkeys(TABLES, 0)
         self.runs = 0
@@ -643,6 +649,9 @@ class Writer:
         for writer in self.writers.values():
             with contextlib.suppress(Exception):  # cleanup after a failure that is being raised: files go below
                 writer.close()
+            with contextlib.suppress(Exception):  # closed or not, it must not try again when collected
+                writer.is_open = False
+        self.writers = {}
         self.outputs.abandon()
 
     def close(self) -> None:
@@ -674,24 +683,26 @@ def _place_rows(rebuilt: dict[str, Any]) -> dict[str, Any]:
 
 def _batches(folder: Path, name: str) -> Iterator[dict[str, Any]]:
     parquet, arrow = folder / f"{name}.parquet", folder / f"{name}.arrow"
-    # the input gate: a table is a regular file (a FIFO or a device in its place is refused, never read)
-    handle = open_regular(parquet if parquet.exists() else arrow)
+    # the input gate: a table is a regular file (a FIFO or a device in its place is refused, never read); pyarrow
+    # then opens it by name itself (a Python file object under pyarrow's reader can abort the interpreter at exit)
+    table = parquet if parquet.exists() else arrow
+    handle = open_regular(table)
     if isinstance(handle, Finding):
-        raise ValueError(f"{parquet.name if parquet.exists() else arrow.name}: {handle.code}: {handle.message}")
-    with handle:
-        if parquet.exists():
-            import pyarrow.parquet as pq
+        raise ValueError(f"{table.name}: {handle.code}: {handle.message}")
+    handle.close()
+    if table is parquet:
+        import pyarrow.parquet as pq
 
-            file = pq.ParquetFile(handle)
-            for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
-                for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
-                    yield from batch.to_pylist()
-        else:
-            import pyarrow.ipc as ipc
+        file = pq.ParquetFile(str(parquet))
+        for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
+            for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
+                yield from batch.to_pylist()
+    else:
+        import pyarrow.ipc as ipc
 
-            with ipc.open_file(handle) as reader:
-                for index in range(reader.num_record_batches):
-                    yield from reader.get_batch(index).to_pylist()
+        with ipc.open_file(str(arrow)) as reader:
+            for index in range(reader.num_record_batches):
+                yield from reader.get_batch(index).to_pylist()
 
 
 def read(folder: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
@@ -808,6 +819,12 @@ def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "
                     raise Unexportable(loaded.path, not_an_object(loaded.line))
                 writer.write(loaded.document)
         writer.close()
+    except (Refused, WriteFailed):
+        writer.abandon()
+        raise
+    except OSError as exc:  # pyarrow writing into the staging folder (a full disk): named by the user's folder
+        writer.abandon()
+        raise WriteFailed(folder, exc) from None
     except BaseException:
         writer.abandon()
         raise

@@ -59,7 +59,8 @@ class WriteFailed(OSError):
     """Writing an output failed (a full disk, an I/O error); every temporary file is removed, no target changed."""
 
     def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
-        reason = cause.strerror or str(cause)
+        # the system's words for the error, never the exception's text (a library's names the temporary file)
+        reason = cause.strerror or (os.strerror(cause.errno) if cause.errno else "the write failed")
         super().__init__(cause.errno or errno.EIO, reason, shown(path))
         self.path, self.reason = os.fspath(path), reason
 
@@ -227,7 +228,7 @@ class Outputs:
             try:
                 parent_mode = os.stat(parent).st_mode
             except FileNotFoundError:
-                raise Refused(parent, "no such folder; nothing was written") from None
+                raise Refused(parent, "no such folder") from None
             except OSError as exc:
                 raise Refused(parent, exc.strerror or str(exc)) from None
             if not stat.S_ISDIR(parent_mode):
@@ -235,7 +236,7 @@ class Outputs:
             real_parent = Path(os.path.realpath(parent))
             return _Output(given, real_parent / path.name, ("new", str(real_parent), path.name))
         if folder:
-            raise Refused(given, "exists; nothing was written")
+            raise Refused(given, "exists")
         if stat.S_ISLNK(mode):
             raise Refused(given, "is a symbolic link; name the file itself")
         if not stat.S_ISREG(mode):
@@ -260,7 +261,7 @@ class Outputs:
             fd = os.open(output.temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
         except OSError as exc:  # the folder, as the user named it (never the temporary name)
             output.temporary = output.staging = None
-            raise Refused(Path(given).parent, f"{exc.strerror or exc}; nothing was written") from None
+            raise Refused(Path(given).parent, exc.strerror or str(exc)) from None
         output.stream = _Stream(fd, given)
 
     # --- what the command uses ----------------------------------------------------------------------------------
@@ -325,7 +326,7 @@ class Outputs:
                     except OSError:  # a file system without hard links: no way back for this one
                         backup = None
                 if output.staging is not None and output.target.exists():
-                    raise Refused(output.given, "exists; nothing was written")  # appeared while the command ran
+                    raise Refused(output.given, "exists")  # appeared while the command ran
                 try:
                     os.replace(source, output.target) if output.temporary is not None else os.rename(source, output.target)
                 except OSError as exc:

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "spec" / "examples"
 FIXTURES = ROOT / "tests" / "interop" / "fixtures"
 RESULTSET = EXAMPLES / "resultset-multi-attempt.json"
-SECONDS = 60  # a refusal is at once; this only bounds a hang
+SECONDS = int(os.environ.get("EVALSCHEMA_GATE_TEST_SECONDS", "60"))  # a refusal is at once; this only bounds a hang
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\u202egnp.\u2066x\n::error file=a.py,line=1::forged\r\n::warning::x"
 

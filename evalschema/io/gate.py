@@ -59,8 +59,8 @@ class WriteFailed(OSError):
     """Writing an output failed (a full disk, an I/O error); every temporary file is removed, no target changed."""
 
     def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
-        # the system's words for the error, never the exception's text (a library's names the temporary file)
-        reason = cause.strerror or (os.strerror(cause.errno) if cause.errno else "the write failed")
+        # the system's words for the error first: a library's text for it may name the temporary file
+        reason = cause.strerror or (os.strerror(cause.errno) if cause.errno else str(cause) or "the write failed")
         super().__init__(cause.errno or errno.EIO, reason, shown(path))
         self.path, self.reason = os.fspath(path), reason
 
@@ -204,7 +204,8 @@ class Outputs:
             self._outputs[given] = output
             if folder:
                 self._folders.add(given)
-        _watch(self)
+        if self._outputs:  # a command without outputs this time (no --html) leaves the signals alone
+            _watch(self)
         try:
             for output in self._outputs.values():
                 self._stage(output)

@@ -38,6 +38,8 @@ import orjson
 
 from .core.extras import require
 from .core.findings import Finding
+from .io.gate import Outputs, Refused, WriteFailed
+from .io.loader import open_regular
 from .schemas.registry import _CHECKOUT, spec_version
 
 BATCH = 8192
@@ -479,19 +481,25 @@ class Writer:
     Arrow arrays at once, a column at a time, and written in row groups of ``BATCH`` rows. A row holding a string
     that UTF-8 cannot hold (a lone surrogate) keeps null columns and its JSON text, with that string escaped."""
 
-    def __init__(self, folder: str | os.PathLike[str], fmt: str = "parquet") -> None:
+    def __init__(self, folder: str | os.PathLike[str], fmt: str = "parquet", *, inputs: Iterable[str | os.PathLike[str]] = ()) -> None:
         require("pyarrow", "columnar", "Parquet and Arrow export")
         if fmt not in ("parquet", "arrow"):
             raise ValueError(f"unknown columnar format {fmt!r}: parquet or arrow")
         self.folder, self.fmt = Path(folder), fmt
-        if self.folder.exists():
-            raise FileExistsError(f"{self.folder}: exists; nothing was written")
-        self.staging = self.folder.with_name(f".{self.folder.name}.partial-{os.getpid()}")
-        self.staging.mkdir(parents=True, exist_ok=False)
+        # the output gate: a new folder (an existing one, or one whose parent is missing, is refused), staged
+        # beside it and renamed into place by close(); removed by abandon(), SIGINT and SIGTERM
+        self.outputs = Outputs(folders=[self.folder], inputs=inputs)
+        self.staging = self.outputs.folder(self.folder)
         self.schemas = arrow_schemas()
         self.fields = table_fields()
         self.fast = fast_path()
-        self.writers = {name: self._open(name) for name in TABLES}
+        self.writers: dict[str, Any] = {}
+        try:
+            for name in TABLES:
+                self.writers[name] = self._open(name)
+        except OSError as exc:  # a full disk already: named by the user's folder, never the staging one
+            self.abandon()
+            raise WriteFailed(self.folder, exc) from None
         self.pending: dict[str, list[Any]] = {name: [] for name in TABLES}  # Arrow record batches not yet written
         self.pending_rows = dict.fromkeys(TABLES, 0)
         self.runs = 0
@@ -637,20 +645,20 @@ class Writer:
     def abandon(self) -> None:
         """Stop without writing anything."""
         import contextlib
-        import shutil
 
         for writer in self.writers.values():
             with contextlib.suppress(Exception):  # cleanup after a failure that is being raised: files go below
                 writer.close()
-        shutil.rmtree(self.staging, ignore_errors=True)
+            with contextlib.suppress(Exception):  # closed or not, it must not try again when collected
+                writer.is_open = False
+        self.writers = {}
+        self.outputs.abandon()
 
     def close(self) -> None:
         for name in TABLES:
             self._flush(name, force=True)
             self.writers[name].close()
-        if self.folder.exists():
-            raise FileExistsError(f"{self.folder}: exists; nothing was written")
-        self.staging.rename(self.folder)
+        self.outputs.commit()
         self.writers = {}
 
 
@@ -675,10 +683,17 @@ def _place_rows(rebuilt: dict[str, Any]) -> dict[str, Any]:
 
 def _batches(folder: Path, name: str) -> Iterator[dict[str, Any]]:
     parquet, arrow = folder / f"{name}.parquet", folder / f"{name}.arrow"
-    if parquet.exists():
+    # the input gate: a table is a regular file (a FIFO or a device in its place is refused, never read); pyarrow
+    # then opens it by name itself (a Python file object under pyarrow's reader can abort the interpreter at exit)
+    table = parquet if parquet.exists() else arrow
+    handle = open_regular(table)
+    if isinstance(handle, Finding):
+        raise ValueError(f"{table.name}: {handle.code}: {handle.message}")
+    handle.close()
+    if table is parquet:
         import pyarrow.parquet as pq
 
-        file = pq.ParquetFile(parquet)
+        file = pq.ParquetFile(str(parquet))
         for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
             for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
                 yield from batch.to_pylist()
@@ -787,8 +802,11 @@ def _stream_into(writer: Writer, path: Path) -> bool:
     from .io import stream
     from .pipeline import feed, streamed
 
+    handle = open_regular(path)  # the input gate: a regular file, never blocking
+    if isinstance(handle, Finding):
+        raise Unexportable(str(path), handle)
     into = _IntoTable(writer)
-    with path.open("rb") as handle:
+    with handle:
         try:
             fed = feed(streamed(handle), [into], [])
         except stream.NotStreamable:
@@ -823,7 +841,7 @@ def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "
 def _export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str, whole: set[Path]) -> int:
     from .io.loader import SUFFIXES, load_path, not_an_object
 
-    writer = Writer(folder, fmt)
+    writer = Writer(folder, fmt, inputs=paths)
     try:
         for path in paths:
             if SUFFIXES.get(path.suffix.lower(), "json") == "json" and path not in whole and _stream_into(writer, path):
@@ -835,6 +853,12 @@ def _export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str, w
                     raise Unexportable(loaded.path, not_an_object(loaded.line))
                 writer.write(loaded.document)
         writer.close()
+    except (Refused, WriteFailed):
+        writer.abandon()
+        raise
+    except OSError as exc:  # pyarrow writing into the staging folder (a full disk): named by the user's folder
+        writer.abandon()
+        raise WriteFailed(folder, exc) from None
     except BaseException:
         writer.abandon()
         raise

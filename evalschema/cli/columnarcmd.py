@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from ..columnar import Unexportable
 
@@ -37,12 +38,19 @@ def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
 def import_folder(folder: Path, fmt: str, output: Path) -> int:
     """Write the result sets of an export to ``output`` (written atomically); how many."""
     from .. import columnar
-    from ..io.atomic import write_atomic
+    from ..io.gate import Outputs
 
+    tables = [p for p in Path(folder).iterdir() if p.is_file()] if Path(folder).is_dir() else []
+    with Outputs([output], inputs=tables) as outputs:  # refused before the tables are read
+        count = _import_into(folder, fmt, output, outputs, columnar)
+    return count
+
+
+def _import_into(folder: Path, fmt: str, output: Path, outputs: Any, columnar: Any) -> int:
     try:
         documents = list(columnar.read(folder))
     except (OSError, ValueError) as exc:  # pyarrow's errors for a file that is not Parquet/Arrow are ValueErrors
         raise Unreadable(f"cannot read as {fmt}: {exc}") from None
     lines = [json.dumps(d, ensure_ascii=False) for d in documents]
-    write_atomic(output, ("\n".join(lines) + "\n").encode("utf-8"))
+    outputs.write(output, ("\n".join(lines) + "\n").encode("utf-8"))
     return len(documents)

@@ -8,13 +8,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from evalschema_models import constants
 
-from ..core.display import visible
 from ..io.loader import Loaded, expand
 from ..sources import Checking, json_file, source_entries
 
@@ -88,29 +87,3 @@ def source_reports(
     if documents is None and skipped(source, args):
         return
     yield from source_entries(source, checking(args), suite, documents)
-
-
-def check_output(path: Path, inputs: Sequence[Path] = ()) -> None:
-    """An output goes to a regular file or a new path, nothing else: replacing a device (``/dev/null``), a FIFO,
-    a socket or a folder with a regular file would break whatever relied on it; replacing an input loses it."""
-    import stat
-
-    for source in inputs:
-        try:
-            if path.exists() and source.exists() and path.samefile(source):
-                raise UsageError(f"{visible(str(path))}: is an input; the report would replace it")
-        except OSError:
-            continue
-
-    try:
-        mode = path.lstat().st_mode
-    except FileNotFoundError:
-        if not path.parent.is_dir():
-            raise UsageError(f"{visible(str(path))}: its folder does not exist") from None
-        return
-    except OSError as exc:
-        raise UsageError(f"{visible(str(path))}: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(mode):
-        raise UsageError(f"{visible(str(path))}: is a symbolic link; name the file itself")
-    if not stat.S_ISREG(mode):
-        raise UsageError(f"{visible(str(path))}: not a regular file; an output goes to a regular file or a new path")

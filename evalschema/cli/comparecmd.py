@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.display import terminal_line
+
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
 EXIT_INVALID = 1  # a result set that is not valid: nothing is compared (SPEC's exit status for invalid input)
 
@@ -52,6 +54,15 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..io.gate import Outputs
+
+    # the output gate first: a refused --html target is refused before any work, and nothing is written unless
+    # the whole comparison is
+    with Outputs([args.html] if args.html is not None else [], inputs=[args.base, args.new]) as outputs:
+        return _run(args, outputs)
+
+
+def _run(args: argparse.Namespace, outputs: Any) -> int:
     from ..compare import Options, Unreadable, compare_checked, suite_digest
     from ..compare.render import render_html, render_text
     from ..core.display import display_path, finite, visible
@@ -88,12 +99,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_INVALID
     assert document is not None
     if args.html is not None:
-        from ..io.atomic import write_atomic
-        from .common import check_output as _check_output
-
-        _check_output(Path(args.html), [Path(args.base), Path(args.new)])
-
-        write_atomic(args.html, render_html(document).encode("utf-8"))
+        outputs.write(args.html, render_html(document).encode("utf-8"))
     if args.format == "json":
         sys.stdout.write(json.dumps(finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     else:
@@ -190,5 +196,5 @@ def attempt_text(statistics: dict[str, dict[str, Any]]) -> str:
     for label, found in statistics.items():
         flip = "n/a" if found["flip_rate"] is None else f"{100 * found['flip_rate']:.1f} %"
         ks = ", ".join(f"pass@{e['k']} {100 * e['pass_at_k']:.1f} % pass^{e['k']} {100 * e['pass_hat_k']:.1f} %" for e in found["by_k"][:5])
-        lines.append(f"{label}: attempts: flip rate {flip} over {found['multi_attempt_cases']} test case(s); {ks}\n")
+        lines.append(terminal_line(f"{label}: attempts: flip rate {flip} over {found['multi_attempt_cases']} test case(s); {ks}") + "\n")
     return "".join(lines)

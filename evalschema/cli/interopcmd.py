@@ -10,7 +10,8 @@ The loss report goes to standard output (text, or JSON with ``--format json``). 
 export's input is not a valid result set (its findings are printed; nothing is written unless ``--force``);
 2 usage error, a missing optional dependency, or an input that cannot be converted (a message with an error
 code and a location on standard error; with ``--format json`` the same as a JSON object on standard output;
-nothing is written).
+nothing is written), or an output the output gate refuses (``evalschema.io.gate``: a device, a FIFO, a folder,
+a symbolic link, one of the inputs, one path for two outputs, a folder that does not exist; nothing is written).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from ..io.gate import shown
 
 EXIT_OK, EXIT_LOSS, EXIT_UNCONVERTIBLE = 0, 1, 2
 EXIT_INVALID = 1  # export: the input is not a valid result set (its findings are printed)
@@ -74,7 +77,8 @@ def _report(args: argparse.Namespace, loss: Any, extra: dict[str, Any]) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps({"ok": True, **extra, "loss": loss.to_dict()}, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write("".join(f"{k}: {v}\n" for k, v in extra.items() if not isinstance(v, dict)) + loss.text())
+        # the paths are the user's, quoted: escaped as every quoted string is (text gate)
+        sys.stdout.write("".join(f"{k}: {shown(str(v))}\n" for k, v in extra.items() if not isinstance(v, dict)) + loss.text())
     return EXIT_LOSS if args.strict_loss and loss.has_dropped else EXIT_OK
 
 
@@ -114,8 +118,6 @@ def run_export(args: argparse.Namespace) -> int:
             count = columnarcmd.export_paths(args.inputs, args.out, args.target_format)
         except columnarcmd.Unexportable as exc:
             return _failed(args, ConversionError("EXPORT_INPUT_INVALID", exc.message, exc.path, line=exc.line))
-        except FileExistsError as exc:
-            return _usage(f"{exc.filename}: exists; nothing was written")
         return _report(args, LossReport("export", args.target_format), {"output": str(args.out), "records": count})
     if len(args.inputs) != 1:
         return _usage(f"export --to {args.target_format} converts one result set")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.display import display_path, finite, visible
 from ..core.findings import Finding
 from ..core.limits import MAX_FINDINGS
+from ..io.gate import Outputs
 from ..io.loader import Loaded, load_path, load_stdin, name_problem, not_an_object
 from ..pipeline import placed, summarize_file, validate, validate_and_summarize_file
 from ..report.json_report import entry as _entry
@@ -24,7 +25,6 @@ from ..report.text import colour as _colour
 from ..report.text import render_text as _render_text
 from .common import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, sources_of
 from .common import UNREADABLE_CODES as _UNREADABLE_CODES
-from .common import check_output as _check_output
 from .common import json_path as _json_file
 from .common import write as _write
 
@@ -129,6 +129,12 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     printed, exit 1): its numbers could be ones the specification makes impossible. ``--force`` prints them
     anyway, under a warning, in text, JSON and HTML alike (the exit status stays 1). With ``-j N``, N processes
     compute the same (``evalschema.parallel``)."""
+    # the output gate first: a refused --html target is refused before any work
+    with Outputs([args.html] if args.html is not None else [], inputs=[s for s in sources_of(args) if isinstance(s, Path)]) as outputs:
+        return _summarize(args, outputs)
+
+
+def _summarize(args: argparse.Namespace, outputs: Any) -> int:
     from ..report.html import Summarized, render_html, render_text
 
     results: list[Summarized] = []
@@ -137,10 +143,6 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     lists: dict[str, CaseLists] = {}
     known_attempts: dict[str, dict[str, Any]] = {}  # found while reading
     status = EXIT_OK
-
-    if args.html is not None:
-        _check_output(args.html, [s for s in sources_of(args) if isinstance(s, Path)])
-
     if args.jobs > 1:
         from .parallel import summarize_sources
 
@@ -163,10 +165,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 lists[label] = item.lists
             if item.attempts is not None:
                 known_attempts[label] = item.attempts
-    if args.html is not None and (results or not refused):
-        from ..io.atomic import write_atomic
-
-        write_atomic(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
+    if args.html is not None:
+        if results or not refused:
+            outputs.write(args.html, render_html(results, invalid=invalid_labels, lists=lists).encode("utf-8"))
+        else:
+            outputs.abandon()  # nothing to show: the target is left as it was
     from . import comparecmd
 
     attempts = comparecmd.attempt_statistics_of(results, known_attempts)  # pass@k, pass^k, flip rate (SPEC §12.5)

@@ -10,7 +10,7 @@ import json
 from html import escape
 from typing import Any
 
-from ..core.display import visible
+from ..core.display import terminal_line
 
 TEXT_FLIPS = 50  # the text lists this many flipped cases; JSON and HTML list all
 
@@ -104,7 +104,7 @@ def render_text(document: dict[str, Any]) -> str:
         if len(flips) > TEXT_FLIPS:
             lines.append(f"  \u2026 and {len(flips) - TEXT_FLIPS} more (--format json or --html lists them all)")
     # ids, messages and file names come from the documents: each line is escaped so it stays one inert line
-    return "\n".join(visible(line) for line in lines) + "\n"
+    return "\n".join(terminal_line(line) for line in lines) + "\n"
 
 
 # --- HTML -------------------------------------------------------------------------------------------------

@@ -34,6 +34,17 @@ def visible(text: str) -> str:
     return re.sub(_UNSAFE, escape, text)
 
 
+def terminal_line(text: str) -> str:
+    """One printed line that quotes input (a loss report entry, a compare line, a grader's row): ``visible(text)``,
+    and, should it start with ``::`` (after blanks, which GitHub's runner trims before it looks), its first colon
+    escaped (``\\x3a``): a GitHub workflow command (``::error file=…``) comes only from the ``github`` renderer."""
+    shown = visible(text)
+    rest = shown.lstrip()
+    if rest.startswith("::"):
+        return shown[: len(shown) - len(rest)] + "\\x3a" + rest[1:]
+    return shown
+
+
 def finite(value: Any) -> Any:
     """``value`` with every number JSON cannot hold (an overflowed sum: infinity, NaN) as ``None`` (``null``), as
     ``JSON.stringify`` writes it."""

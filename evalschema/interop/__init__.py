@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.findings import Report
+from ..io.gate import Outputs
 from .base import Sink
-from .common import ERROR_CODES, ConversionError, LossReport, atomic_stream
+from .common import ERROR_CODES, ConversionError, LossReport
 
 IMPORTERS: dict[str, str] = {
     "inspect_ai": "inspect_ai",
@@ -72,9 +73,10 @@ def suite_path_for(out: Path) -> Path:
 def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path | None = None) -> ImportOutcome:
     """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out``.
 
-    Both files appear atomically, or neither does. Raises :class:`ConversionError` (a code from
-    ``ERROR_CODES``) for an input that cannot be converted, and ``MissingExtra`` when the format needs an
-    optional dependency that is not installed.
+    Both files appear atomically, or neither does (the output gate, :class:`evalschema.io.gate.Outputs`, which
+    also refuses, as :class:`evalschema.io.gate.Refused`, an output that is an input, a device, a FIFO or a folder,
+    or one path for both outputs). Raises :class:`ConversionError` (a code from ``ERROR_CODES``) for an input that
+    cannot be converted, and ``MissingExtra`` when the format needs an optional dependency that is not installed.
     """
     if format not in IMPORTERS:
         raise ValueError(f"unknown import format {format!r} (one of {', '.join(IMPORTERS)})")
@@ -82,14 +84,12 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
     loss = LossReport("import", format)
     suite_out = suite_out or suite_path_for(out)
     inputs = [Path(p) for p in inputs]
-    with atomic_stream(out) as stream:
-        sink = Sink(stream, format, loss)
+    with Outputs([out, suite_out], inputs=inputs) as outputs:
+        sink = Sink(outputs.stream(out), format, loss)
         module.read(inputs, sink, loss)
         summary = sink.finish(", ".join(p.name for p in inputs))
         assert sink.headers is not None
-        with atomic_stream(suite_out) as suite_stream:
-            header = dict(sink.headers.suite)
-            sink.suite.write(suite_stream, header)
+        sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite))
     return ImportOutcome(out, suite_out, loss, summary)
 
 
@@ -102,10 +102,16 @@ def export_results(format: str, resultset: Path, out: Path, *, force: bool = Fal
     """
     if format not in EXPORTERS:
         raise ValueError(f"unknown export format {format!r} (one of {', '.join(EXPORTERS)})")
+    with Outputs([out], inputs=[resultset]) as outputs:  # refused before the input is read
+        return _export(format, Path(resultset), out, outputs, force)
+
+
+def _export(format: str, resultset: Path, out: Path, outputs: Outputs, force: bool) -> ExportOutcome:
     from ..io.loader import load_path, not_an_object
     from ..pipeline import placed, validate
 
-    loaded = next(iter(load_path(Path(resultset), "json")))
+    # the strict reader (duplicate keys, NaN, nesting) through the input gate, as for every evalschema document
+    loaded = next(iter(load_path(resultset, "json")))
     problem = loaded.problem if loaded.problem is not None else None if isinstance(loaded.document, dict) else not_an_object()
     if problem is not None:
         raise ConversionError("EXPORT_INPUT_INVALID", f"{problem.code}: {problem.message}", str(resultset), problem.pointer, problem.line)
@@ -119,8 +125,7 @@ def export_results(format: str, resultset: Path, out: Path, *, force: bool = Fal
     del loaded
     module = importlib.import_module(f".{EXPORTERS[format]}", __name__)
     loss = LossReport("export", format)
-    with atomic_stream(out) as stream:
-        records: int = module.write(document, stream, loss, Path(resultset).name)
+    records: int = module.write(document, outputs.stream(out), loss, resultset.name)
     return ExportOutcome(out, loss, records, refused)
 
 

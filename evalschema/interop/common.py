@@ -7,17 +7,18 @@ temporary file), and both files appear atomically when the conversion finishes â
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
 import orjson
 
+from ..core.display import display_path, terminal_line
+from ..core.findings import Finding
+from ..io.loader import limited_lines, open_regular, read_bytes
 from ..summary.states import SummaryBuilder
 
 # Conversion error codes (SPEC.md, Appendix A). Not document rules: they say why an input could not be converted.
@@ -61,8 +62,9 @@ class ConversionError(Exception):
         return out
 
     def __str__(self) -> str:
-        where = self.location()
-        return f"{where}: {self.code}: {self.message}" if where else f"{self.code}: {self.message}"
+        """One line for a terminal: the file name, pointer and message come from input and are escaped."""
+        where = display_path(self.location())
+        return terminal_line(f"{where}: {self.code}: {self.message}" if where else f"{self.code}: {self.message}")
 
 
 def escape(token: str | int) -> str:
@@ -146,6 +148,8 @@ class LossReport:
         }
 
     def text(self) -> str:
+        """The report for a terminal: sources, pointers and reasons quote the input (metric and score names, file
+        names), so each line is escaped (:func:`evalschema.core.display.terminal_line`)."""
         lines = [f"loss report ({self.direction} {self.format}):"]
         if not self.entries:
             return lines[0] + " nothing dropped, approximated or defaulted\n"
@@ -156,7 +160,7 @@ class LossReport:
             lines.append(f"  {category} ({sum(e.count for e in entries)}):")
             for e in entries:
                 times = f" Ã—{e.count}" if e.count > 1 else ""
-                lines.append(f"    {e.source}{e.pattern}{times}: {e.reason}")
+                lines.append(terminal_line(f"    {display_path(e.source)}{e.pattern}{times}: {e.reason}"))
         return "\n".join(lines) + "\n"
 
 
@@ -164,23 +168,32 @@ def json_bytes(value: Any) -> bytes:
     return orjson.dumps(value)
 
 
-@contextmanager
-def atomic_stream(path: Path) -> Iterator[IO[bytes]]:
-    """A binary file written beside ``path`` and renamed over it only when the block finishes without error."""
-    path = Path(path)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            yield stream
-            stream.flush()
-            os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def read_input(path: Path, code: str = "IMPORT_UNREADABLE") -> bytes:
+    """The whole file, through the input gate (:func:`evalschema.io.loader.read_bytes`: a regular file only, never
+    blocking, at most the input size limit, counted while reading); else a :class:`ConversionError` of ``code``."""
+    data = read_bytes(Path(path))
+    if isinstance(data, Finding):
+        raise ConversionError(code, f"{data.code}: {data.message}", str(path))
+    return data
+
+
+def input_lines(path: Path, code: str = "IMPORT_UNREADABLE") -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of a JSON Lines file, through the input gate (:func:`evalschema.io.loader.open_regular`
+    and :func:`evalschema.io.loader.limited_lines`: no line longer than the input size limit is held); a problem
+    is a :class:`ConversionError` of ``code`` with the line."""
+    handle = open_regular(Path(path))
+    if isinstance(handle, Finding):
+        raise ConversionError(code, f"{handle.code}: {handle.message}", str(path))
+    number = 0
+    with handle:
+        try:
+            for item in limited_lines(handle):
+                if isinstance(item, Finding):
+                    raise ConversionError(code, f"{item.code}: {item.message}", str(path), line=item.line)
+                number = item[0]
+                yield item
+        except OSError as exc:
+            raise ConversionError(code, f"cannot read: {exc.strerror or exc}", str(path), line=number or None) from None
 
 
 def schema_uri(kind: str) -> str:

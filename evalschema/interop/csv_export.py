@@ -42,7 +42,12 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _number(text) else text  # no spreadsheet formulas
+    # no spreadsheet formulas: OWASP's prefixes (= + - @ TAB CR) are neutralised with a quote; a signed number is
+    # a number (float() takes leading blanks too, so a number after TAB or CR is neutralised all the same)
+    first = text[:1]
+    if first in ("=", "+", "-", "@", "\t", "\r") and not (first in ("+", "-") and _number(text)):
+        return "'" + text
+    return text
 
 
 def _number(text: str) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .base import Sink, finite_number, prefixed, text_or_default
-from .common import ConversionError, LossReport
+from .common import ConversionError, LossReport, read_input
 
 FORMAT = "deepeval"
 _CASE_MAPPED = {
@@ -60,11 +60,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     path = inputs[0]
     source = path.name
     try:
-        doc = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
-    except OSError as exc:
-        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+        doc = orjson.loads(read_input(path))
     except orjson.JSONDecodeError as exc:
         raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path)) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("testCases"), list):

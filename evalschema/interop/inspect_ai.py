@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.extras import require
+from ..core.findings import Finding
+from ..io.loader import open_regular, read_limited
 from .base import Sink, map_score, prefixed, text_or_default
-from .common import ConversionError, LossReport, pointer
+from .common import ConversionError, LossReport, pointer, read_input
 
 FORMAT = "inspect_ai"
 LOG_SUFFIXES = (".eval", ".json")  # the files Inspect writes its logs to
@@ -69,6 +71,42 @@ def _unsupported(version: Any, path: Path) -> ConversionError | None:
     return None
 
 
+def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    """An archive entry's bytes, counted as they inflate (the input gate's :func:`evalschema.io.loader.read_limited`):
+    an entry that inflates past the input size limit is refused, whatever size the archive's directory claims."""
+    with archive.open(name) as entry:
+        data = read_limited(entry)
+    if isinstance(data, Finding):
+        raise ConversionError("IMPORT_UNREADABLE", f"{data.code}: {data.message}", str(path), "/" + name)
+    return data
+
+
+def _gate(path: Path) -> None:
+    """The input gate, before Inspect's reader opens the file: a regular file (never a FIFO or a device, which
+    would block or never end), within the input size limit — a ``.json`` log as a whole, a ``.eval`` archive's
+    header entry as it inflates (the sample entries are counted as they are read, ``_samples``). An archive that
+    cannot be read at all is left to the reader and ``_header_problem`` to describe."""
+    handle = open_regular(path)
+    if isinstance(handle, Finding):
+        raise ConversionError("IMPORT_UNREADABLE", f"{handle.code}: {handle.message}", str(path))
+    with handle:
+        if path.suffix == ".json":
+            data = read_limited(handle)
+            if isinstance(data, Finding):
+                raise ConversionError("IMPORT_UNREADABLE", f"{data.code}: {data.message}", str(path))
+            return
+        with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
+            import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                names = set(archive.namelist())
+                for entry in _HEADERS:
+                    if entry in names:
+                        _member(archive, entry, path)
+        except (NotImplementedError, *_ARCHIVE_ERRORS):
+            return
+
+
 def _header_problem(path: Path) -> ConversionError | None:
     """Why the log's header cannot be read, found by our own checks (Inspect's reader raises ValueError for
     nearly everything, with only its text to tell the cases apart): a ``.eval`` file that is no zip archive or whose
@@ -76,14 +114,16 @@ def _header_problem(path: Path) -> ConversionError | None:
     not read. None when these checks find nothing (the log is then of the wrong shape: Inspect's model says where)."""
     if path.suffix == ".json":
         try:
-            data = json.loads(path.read_bytes())
+            data = json.loads(read_input(path))
+        except ConversionError as exc:  # not a regular file, or over the input size limit
+            return exc
         except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
             return _not_json(path, exc)
         except OSError as exc:
             return ConversionError("IMPORT_UNREADABLE", f"cannot read the file: {_first_line(exc)}", str(path))
         return _unsupported(data.get("version"), path) if isinstance(data, dict) else None
     with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
-        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+        import zipfile_zstd  # noqa: F401
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
@@ -92,7 +132,7 @@ def _header_problem(path: Path) -> ConversionError | None:
                 return ConversionError(
                     "IMPORT_NOT_FORMAT", f"not an Inspect log: the archive holds none of {', '.join(_HEADERS)}", str(path)
                 )
-            body = archive.read(entry)
+            body = _member(archive, entry, path)
     except NotImplementedError:  # an entry compressed in a way this Python cannot read: nothing more to learn here
         return None
     except _ARCHIVE_ERRORS as exc:
@@ -165,8 +205,7 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
                 member = f"samples/{sample_id}_epoch_{epoch}.json"
                 if member not in names:
                     continue
-                with archive.open(member) as entry:
-                    data = json.load(entry)
+                data = json.loads(_member(archive, member, path))
                 # a fresh context per sample, as Inspect does: it holds a message cache that would otherwise grow
                 # with every sample read
                 yield EvalSample.model_validate(data, context=fresh_context())
@@ -182,8 +221,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     source = path.name
     if path.suffix not in LOG_SUFFIXES:
         raise ConversionError("IMPORT_NOT_FORMAT", f"an Inspect log ends in .eval or .json, not {path.suffix or '(none)'!r}", str(path))
-    if not path.is_file():
-        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path))
+    _gate(path)
     try:
         if path.suffix == ".eval":
             header = read_eval_log(str(path), header_only=True, format="eval")

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
-from .common import ConversionError, LossReport
+from .common import ConversionError, LossReport, input_lines, read_input
 
 FORMAT = "lm_eval"
 SUPPORTED = re.compile(r"^0\.4\.")
@@ -26,11 +26,7 @@ _HEADER_MAPPED = {"results", "configs", "n-shot", "higher_is_better", "lm_eval_v
 
 def _load_json(path: Path) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
-    except OSError as exc:
-        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+        return orjson.loads(read_input(path))
     except orjson.JSONDecodeError as exc:
         raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path)) from None
 
@@ -147,23 +143,16 @@ def _prompt(arguments: Any) -> Any:
 
 def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], sink: Sink, loss: LossReport) -> None:
     source = path.name
-    try:
-        stream = path.open("rb")
-    except FileNotFoundError:
-        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
-    except OSError as exc:
-        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
-    with stream:
-        for number, raw in enumerate(stream, 1):
-            if not raw.strip():
-                continue
-            try:
-                line = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise ConversionError("IMPORT_UNREADABLE", f"not a JSON line: {exc}", source, line=number) from None
-            if not isinstance(line, dict) or "doc_id" not in line:
-                raise ConversionError("IMPORT_NOT_FORMAT", "a samples line is an object with a doc_id", source, "/doc_id", line=number)
-            _row(line, number, task, config, n_shot, better, sink, loss, source)
+    for number, raw in input_lines(path):
+        if not raw.strip():
+            continue
+        try:
+            line = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ConversionError("IMPORT_UNREADABLE", f"not a JSON line: {exc}", source, line=number) from None
+        if not isinstance(line, dict) or "doc_id" not in line:
+            raise ConversionError("IMPORT_NOT_FORMAT", "a samples line is an object with a doc_id", source, "/doc_id", line=number)
+        _row(line, number, task, config, n_shot, better, sink, loss, source)
 
 
 def _row(

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
-from .common import ConversionError, LossReport
+from .common import ConversionError, LossReport, input_lines
 
 FORMAT = "openai_evals"
 
@@ -41,32 +41,25 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     spec: dict[str, Any] | None = None
     report: Any = None
     samples: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    try:
-        stream = path.open("rb")
-    except FileNotFoundError:
-        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
-    except OSError as exc:
-        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
-    with stream:
-        for number, raw in enumerate(stream, 1):
-            if not raw.strip():
-                continue
-            try:
-                line = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise ConversionError("IMPORT_UNREADABLE", f"not a JSON line: {exc}", source, line=number) from None
-            if not isinstance(line, dict):
-                raise ConversionError("IMPORT_NOT_FORMAT", "a run log line is a JSON object", source, line=number)
-            if "spec" in line:
-                if not isinstance(line["spec"], dict):
-                    raise ConversionError("IMPORT_NOT_FORMAT", "spec is not an object", source, "/spec", line=number)
-                spec = line["spec"]
-            elif "final_report" in line:
-                report = line["final_report"]
-            elif "type" in line and "sample_id" in line:
-                samples.setdefault(str(line["sample_id"]), []).append((number, line))
-            else:
-                raise ConversionError("IMPORT_NOT_FORMAT", "neither a spec, an event nor a final report", source, line=number)
+    for number, raw in input_lines(path):
+        if not raw.strip():
+            continue
+        try:
+            line = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ConversionError("IMPORT_UNREADABLE", f"not a JSON line: {exc}", source, line=number) from None
+        if not isinstance(line, dict):
+            raise ConversionError("IMPORT_NOT_FORMAT", "a run log line is a JSON object", source, line=number)
+        if "spec" in line:
+            if not isinstance(line["spec"], dict):
+                raise ConversionError("IMPORT_NOT_FORMAT", "spec is not an object", source, "/spec", line=number)
+            spec = line["spec"]
+        elif "final_report" in line:
+            report = line["final_report"]
+        elif "type" in line and "sample_id" in line:
+            samples.setdefault(str(line["sample_id"]), []).append((number, line))
+        else:
+            raise ConversionError("IMPORT_NOT_FORMAT", "neither a spec, an event nor a final report", source, line=number)
     if spec is None:
         raise ConversionError("IMPORT_NOT_FORMAT", "no spec line: not an OpenAI Evals run log", source, "/spec")
     eval_name = spec.get("eval_name")

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from .base import Sink, finite_number, obj, prefixed, text_or_default
-from .common import ConversionError, LossReport
+from .common import ConversionError, LossReport, read_input
 
 FORMAT = "promptfoo"
 MIN_VERSION = 3
@@ -39,11 +39,7 @@ ERROR_FAILURE = 2  # promptfoo's ResultFailureReason.ERROR (1 is ASSERT)
 
 def _load(path: Path) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ConversionError("IMPORT_UNREADABLE", "no such file", str(path)) from None
-    except OSError as exc:
-        raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+        return orjson.loads(read_input(path))
     except orjson.JSONDecodeError as exc:
         raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path)) from None
 

@@ -14,10 +14,10 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -27,37 +27,12 @@ from evalschema_models.constants import INPUT_SUFFIXES
 from ..core.findings import Finding
 from ..core.limits import INPUT_BYTES_VARIABLE, MAX_DEPTH, max_input_bytes, too_large_message
 from ..core.messages import render
+from .loaded import Loaded as Loaded  # where it always was, for every reader of documents
 
 if TYPE_CHECKING:  # the positions and the strict reader are imported when needed: a valid document needs neither
     from .positions import Positions
 
 SUFFIXES: dict[str, str] = INPUT_SUFFIXES
-
-
-class Loaded:
-    """One document read from a source, or the finding that says why there is none. ``line``: of a JSON Lines
-    entry; ``problem_variant``: the ledger message variant of ``problem`` (e.g. "trailing"), to decide on. (A plain
-    class, not a dataclass: start-up, ``evalschema.__main__``.)"""
-
-    __slots__ = ("_locate", "document", "line", "path", "problem", "problem_variant")
-
-    def __init__(
-        self,
-        path: str,
-        document: Any = None,
-        problem: Finding | None = None,
-        line: int | None = None,
-        problem_variant: str | None = None,
-        _locate: Callable[[], Positions] | None = None,
-    ) -> None:
-        self.path, self.document, self.problem, self.line = path, document, problem, line
-        self.problem_variant, self._locate = problem_variant, _locate
-
-    def __repr__(self) -> str:
-        return f"Loaded(path={self.path!r}, line={self.line!r}, problem={self.problem!r}, document={self.document!r})"
-
-    def positions(self) -> Positions:
-        return self._locate() if self._locate is not None else {}
 
 
 BOM_MESSAGE = render(codes.INVALID_JSON, "bom")
@@ -196,21 +171,45 @@ def read_text(path: Path) -> str | Finding:
     return data if isinstance(data, Finding) else decode(data)
 
 
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO | Finding:
+    """The input gate's opener: ``path`` opened for reading if it is a regular file, else a FILE_UNREADABLE
+    finding — at once, without blocking: a device, a FIFO, a socket or a folder is never read from (a FIFO
+    without a writer would wait for ever, ``/dev/zero`` would never end). The file is opened non-blocking (should
+    the path become a FIFO after any check, opening it must not wait for a writer), checked on the open
+    descriptor, then set back to blocking reads. Every command that reads a file opens it here; how much it may
+    read is :func:`read_limited`'s (whole) or :func:`limited_lines`' (line by line) to count."""
+    try:
+        # O_NONBLOCK: should the path become a FIFO after the check, opening it must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return _open_problem(exc)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            os.close(fd)
+            return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "directory"))
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "not_regular"))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except OSError as exc:
+        os.close(fd)
+        return _open_problem(exc)
+    return os.fdopen(fd, "rb")
+
+
 def read_bytes(path: Path) -> bytes | Finding:
     """The file's bytes, or a FILE_UNREADABLE finding: a device or a pipe would never end and is refused, and so
     is a file larger than the input size limit (counted while reading: a sparse file or one that grows is caught)."""
     unusual = irregular_file(path)
     if unusual is not None:
         return unusual
-    try:
-        # O_NONBLOCK: should the path become a FIFO after the check, opening it must not wait for a writer
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        return _open_problem(exc)
-    with os.fdopen(fd, "rb") as handle:
+    handle = open_regular(path)
+    if isinstance(handle, Finding):
+        return handle
+    with handle:
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "not_regular"))
             return read_limited(handle)
         except OSError as exc:
             return _open_problem(exc)
@@ -299,41 +298,42 @@ def _jsonl_file(path: Path) -> Iterator[Loaded]:
     if unusual is not None:
         yield Loaded(str(path), problem=unusual)
         return
-    try:
-        handle = path.open("rb")
-    except OSError:
-        text = read_text(path)
-        yield Loaded(str(path), problem=text if isinstance(text, Finding) else None)
+    handle = open_regular(path)
+    if isinstance(handle, Finding):
+        yield Loaded(str(path), problem=handle)
         return
     with handle:
         yield from _jsonl_lines(handle, str(path))
 
 
+def limited_lines(handle: Any, limit: int | None = None) -> Iterator[tuple[int, bytes] | Finding]:
+    """(line number, line) for each line of a binary stream, blank ones too; a line longer than ``limit`` (the
+    input size limit by default) is a FILE_UNREADABLE finding, and reading stops there: the rest of the input is
+    not read into memory either. ``OSError`` from the stream is the caller's."""
+    limit = max_input_bytes() if limit is None else limit
+    number = 0
+    while True:
+        raw = handle.readline(limit + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            message = render(codes.FILE_UNREADABLE, "line_too_large", count=number, detail=too_large_message(limit))
+            yield Finding("", codes.FILE_UNREADABLE, "error", message, number, 1)
+            return
+        yield number, raw
+
+
 def _jsonl_lines(handle: Any, path: str) -> Iterator[Loaded]:
     """One document per non-blank line of a binary stream; a line longer than the input size limit is refused
-    (and reading stops there: the rest of the input is not read into memory either)."""
-    limit = max_input_bytes()
+    (and reading stops there)."""
     number = 0
     try:
-        while True:
-            raw = handle.readline(limit + 1)
-            if not raw:
+        for item in limited_lines(handle):
+            if isinstance(item, Finding):
+                yield Loaded(path, problem=item, line=item.line)
                 return
-            number += 1
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                yield Loaded(
-                    path,
-                    problem=Finding(
-                        "",
-                        codes.FILE_UNREADABLE,
-                        "error",
-                        render(codes.FILE_UNREADABLE, "line_too_large", count=number, detail=too_large_message(limit)),
-                        number,
-                        1,
-                    ),
-                    line=number,
-                )
-                return
+            number, raw = item
             if raw.strip():
                 yield parse_json_bytes(raw.rstrip(b"\r\n"), path, number)
     except OSError as exc:

@@ -16,7 +16,7 @@ from evalschema_models import rules as codes
 from ..core.findings import Finding
 from ..core.limits import YAML_NODE_LIMIT
 from ..core.messages import render, show
-from .loader import Loaded
+from .loaded import Loaded
 from .positions import MAX_DEPTH, Positions, yaml_positions
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from evalschema_models.constants import SUMMARY_INVALID_WARNING
 
-from ..core.display import visible
+from ..core.display import terminal_line, visible
 from ..core.limits import shorten
 from ..summary.states import Summary, classify
 
@@ -60,7 +60,7 @@ def render_text(results: list[Summarized], *, colour: bool = False, invalid: dic
             out.append(("\033[1;31m{}\033[0m" if colour else "{}").format(INVALID_WARNING.format(errors=invalid[label])))
         scored = s["total"] - s["skipped"]
         suite, run = (visible(shorten(str(document.get(key, "?")))) for key in ("suite_id", "run_id"))
-        head = f"{visible(label)}  (suite {suite}, run {run})"
+        head = terminal_line(f"{label}  (suite {suite}, run {run})")
         out.append(bold(head))
         out.append(
             f"  results {s['total']}: passed {s['passed']}, failed {s['failed']} (of which invalidated by a "
@@ -73,7 +73,10 @@ def render_text(results: list[Summarized], *, colour: bool = False, invalid: dic
             for grader, t in s["by_grader"].items():
                 grader = visible(shorten(grader))
                 out.append(
-                    f"  {grader:<{width}}  {t['passed']:>6}  {t['failed']:>6}  {t['unscored']:>8}  "
+                    "  "
+                    + terminal_line(grader)
+                    + " " * (width - len(grader))
+                    + f"  {t['passed']:>6}  {t['failed']:>6}  {t['unscored']:>8}  "
                     f"{_percent(_grader_rate(t)):>9}  {_number(t['avg_score']):>9}"
                 )
         if "attempts" in s:

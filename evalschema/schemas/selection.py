@@ -17,6 +17,8 @@ from fnmatch import fnmatchcase
 from functools import cache
 from pathlib import Path
 
+from ..core.findings import Finding
+from ..io.loader import open_regular
 from .identify import schema_uri_kind
 from .registry import bundled_dir
 
@@ -42,8 +44,11 @@ def named(path: Path) -> bool:
 
 
 def declares_schema(path: Path) -> bool:
+    handle = open_regular(path)  # the input gate: a FIFO or a device is never read (it would block or never end)
+    if isinstance(handle, Finding):
+        return False
     try:
-        with path.open("rb") as handle:
+        with handle:
             head = handle.read(HEAD)
     except OSError:
         return False

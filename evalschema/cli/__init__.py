@@ -27,6 +27,7 @@ from ..core.limits import MAX_FINDINGS
 from ..core.messages import show
 from ..io.loader import SUFFIXES, Loaded, expand, load_path, load_stdin, name_problem
 from ..pipeline import STREAM_THRESHOLD, placed, validate, validate_file
+from ..report.entry import ReportEntry
 from ..report.json_report import entry as _entry
 from ..report.json_report import json_entry as _json_entry
 from ..report.text import colour as _colour
@@ -83,7 +84,7 @@ class Progress:
 # --- validate -------------------------------------------------------------------------------------------
 
 
-def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]:
+def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[ReportEntry, bool]]]:
     """The suite given with ``--suite`` (its ``test_cases_file`` followed), and the entries of its own findings
     and its test cases file's, to report with the rest: results checked against a broken suite mislead."""
     loaded = list(load_path(path))
@@ -108,7 +109,7 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
         suite = {**suite, "test_cases": cases.cases}
-    return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
+    return suite, [(entry, readable) for entry, readable in entries if entry.errors or entry.warnings]
 
 
 def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
@@ -128,7 +129,7 @@ def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
 
 def _suite_entries(
     suite: Any, path: Path, report: Report, options: dict[str, Any], positions: Positions, cases: CasesFile | None = None
-) -> Iterator[tuple[dict[str, Any], bool]]:
+) -> Iterator[tuple[ReportEntry, bool]]:
     """A suite's entry, then an entry per line of its ``test_cases_file``. A file that cannot be read is
     TEST_CASES_FILE_UNREADABLE on the suite's entry, which then counts as unreadable (SPEC §3.4: exit 2)."""
     if cases is None:
@@ -155,7 +156,7 @@ def _json_file(source: Path | str, form: str | None) -> Path | None:
     return source if (form or SUFFIXES.get(source.suffix.lower(), "json")) == "json" else None
 
 
-def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
+def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[ReportEntry, bool]]:
     """An entry per document, and whether it could be read. JSON files go through ``validate_file`` (large result
     sets are read in pieces); stdin, JSON Lines and YAML through the loaders. With ``-j N``, N processes compute
     the same entries (``evalschema.parallel``)."""
@@ -179,7 +180,7 @@ def skipped(source: Path | str, args: argparse.Namespace) -> bool:
 
 def source_reports(
     source: Path | str, args: argparse.Namespace, suite: dict[str, Any] | None, documents: Iterator[Loaded] | None = None
-) -> Iterator[tuple[dict[str, Any], bool]]:
+) -> Iterator[tuple[ReportEntry, bool]]:
     """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines, whose
     file name was checked). A suite's entry is followed by the entries of its ``test_cases_file``."""
     options: dict[str, Any] = dict(
@@ -254,16 +255,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     out = _Buffered()
     if args.format == "github":
         from ..report.github import github_entry as _github_entry  # for its format only (start-up: ``evalschema.__main__``)
-    suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
+    suite_first = [(e, r) for e, r in suite_entries if e.path not in given]  # unless it is checked anyway
     for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
             unreadable += 1
         else:
-            invalid += not entry["valid"]
-        valid += readable and entry["valid"]
-        errors += len(entry["errors"])
-        warnings += len(entry["warnings"])
-        omitted += entry.get("omitted", 0)
+            invalid += not entry.valid
+        valid += readable and entry.valid
+        errors += len(entry.errors)
+        warnings += len(entry.warnings)
+        omitted += entry.omitted
         if args.format == "json":
             out.add(('{\n  "files": [\n' if files == 0 else ",\n") + _json_entry(entry))
         elif args.format == "github":
@@ -273,7 +274,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         files += 1
         if files % 10_000 == 0:  # the collector is off (see run): cycles a validation leaves are freed now and then
             gc.collect()
-        progress.tick(entry["path"])
+        progress.tick(entry.path)
     progress.done()
     out.flush()
     if not files and args.only_declared:  # a commit that touches no evalschema document

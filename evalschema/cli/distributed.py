@@ -27,6 +27,7 @@ from ..summary.states import SummaryBuilder, merge
 
 if TYPE_CHECKING:
     from ..io.loader import Loaded
+    from ..report.entry import ReportEntry
 
 SPLIT_MIN = 64 << 20
 RANGE_MAX = 64 << 20
@@ -96,7 +97,7 @@ def _local(url: str) -> Path | None:
     return Path(path) if _protocol(fs) in ("file", "local") else None
 
 
-def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], bool]], int, bool, SummaryBuilder]:
+def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[ReportEntry, bool]], int, bool, SummaryBuilder]:
     """A task's report entries (lines numbered within its range; each with whether it is the task's own, to be
     moved, rather than a suite's test cases file's), its number of lines, whether it was read to its end (a line
     over the input size limit stops the reading of a file) and its summary state: the rows of its valid result
@@ -111,15 +112,15 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
     )
     state = SummaryBuilder()  # one task's rows: the faster state; the client merges into a compact one
 
-    def count(document: Any, entry: dict[str, Any]) -> None:
-        if not (force or (entry["valid"] and entry["kind"] == "resultset")):
+    def count(document: Any, entry: ReportEntry) -> None:
+        if not (force or (entry.valid and entry.kind == "resultset")):
             return
         rows = document.get("results") if isinstance(document, dict) else None
         for row in rows if isinstance(rows, list) else ():
             if isinstance(row, dict):
                 state.add(row)
 
-    out: list[tuple[dict[str, Any], bool]] = []
+    out: list[tuple[ReportEntry, bool]] = []
     with tempfile.TemporaryDirectory() as scratch:
         path = _local(task.url)
         if path is None:  # object storage: this task's bytes, copied to the worker
@@ -149,15 +150,13 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
                         count(loaded.document, reports[0][0])
                 if part is not None:
                     lines, finished = part.lines, part.finished
-    for entry, own in out:
-        if own and entry["path"] == str(path):
-            entry["path"] = task.url
+    out = [(entry.with_path(task.url) if own and entry.path == str(path) else entry, own) for entry, own in out]
     return out, lines, finished, state
 
 
 @dataclass
 class Outcome:
-    entries: list[dict[str, Any]]
+    entries: list[dict[str, Any]]  # as the JSON report writes them
     state: SummaryBuilder
 
     @property
@@ -165,7 +164,7 @@ class Outcome:
         return self.state.build().to_dict()
 
 
-def _shift(entry: dict[str, Any], base: int) -> dict[str, Any]:
+def _shift(entry: ReportEntry, base: int) -> ReportEntry:
     from .parallel import _shift_entry
 
     return _shift_entry((entry, True), base)[0]
@@ -186,7 +185,7 @@ def submit(
 def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
     """Every task's entries in task order (lines of a range moved by the lines before it) and the merged summary."""
     results = client.gather(futures)
-    entries: list[dict[str, Any]] = []
+    entries: list[ReportEntry] = []
     offsets: dict[str, int] = {}
     stopped: set[str] = set()
     states: list[SummaryBuilder] = []
@@ -201,7 +200,7 @@ def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
                 stopped.add(task.url)
         entries += [_shift(e, base) if own and base else e for e, own in task_entries]
         states.append(state)
-    return Outcome(entries, merge(states, compact=True))
+    return Outcome([entry.to_dict() for entry in entries], merge(states, compact=True))
 
 
 def validate_and_summarize(client: Any, sources: list[str], *, strict: bool = False, force: bool = False, **plan_options: int) -> Outcome:

@@ -20,7 +20,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
+from ..core.findings import Finding
 from ..io.loader import SUFFIXES, Loaded, _jsonl_lines, expand, name_problem
+from ..report.entry import ReportEntry
 from .summarizecmd import Summarizing
 
 # JSON Lines files at least this large are cut into ranges; a range is at most RANGE_MAX bytes (a worker holds one
@@ -29,7 +31,7 @@ SPLIT_MIN = 4 << 20
 RANGE_MAX = 32 << 20
 RANGES_PER_JOB = 4
 
-Entry = tuple[dict[str, Any], bool]
+Entry = tuple[ReportEntry, bool]
 T = TypeVar("T")
 
 
@@ -200,18 +202,16 @@ def _renumbered(message: str, line: int, base: int) -> str:
     return f"line {line + base} is " + message[len(named) :] if message.startswith(named) else message
 
 
-def _shift_findings(findings: list[dict[str, Any]], base: int) -> list[dict[str, Any]]:
-    return [{**f, "line": f["line"] + base, "message": _renumbered(f["message"], f["line"], base)} if "line" in f else f for f in findings]
+def _shift_findings(findings: tuple[Finding, ...], base: int) -> tuple[Finding, ...]:
+    return tuple(
+        replace(f, line=f.line + base, message=_renumbered(f.message, f.line, base)) if f.line is not None else f for f in findings
+    )
 
 
 def _shift_entry(entry: Entry, base: int) -> Entry:
     report, readable = entry
-    moved = dict(report)
-    if "line" in moved:
-        moved["line"] += base
-    for key in ("errors", "warnings"):
-        if key in moved:
-            moved[key] = _shift_findings(moved[key], base)
+    line = None if report.line is None else report.line + base
+    moved = replace(report, line=line, errors=_shift_findings(report.errors, base), warnings=_shift_findings(report.warnings, base))
     return moved, readable
 
 

@@ -65,7 +65,7 @@ def ledger_code_rules(path: Path = LEDGER) -> dict[str, list[str]]:
 def main() -> int:
     from evalschema.rules.units import REGISTRY  # built from the ledger's units: a gap there fails this import
 
-    registered = REGISTRY.units()
+    registered = REGISTRY.rules
     for unit in registered:
         where = unit.implemented_by if unit.check is None else f"stage {getattr(unit.check, '__qualname__', unit.check)}"
         print(f"{unit.family:<10} {unit.unit:<16} {unit.id:<34} {','.join(unit.kinds):<38} {where}")

@@ -64,10 +64,10 @@ def test_the_registry_gives_each_stage_once_per_document() -> None:
 def test_the_registry_is_the_ledger_units_table_bound_to_one_function_per_unit() -> None:
     """Every code rule of the ledger is bound to the function of the unit the ledger names for it: the registry is
     the generated table, not a table of rule ids of its own."""
-    bound = {(rule.id, rule.unit) for rule in REGISTRY.units()}
+    bound = {(rule.id, rule.unit) for rule in REGISTRY.rules}
     assert bound == {(rule_id, rule["unit"]) for rule_id, rule in RULES.items() if rule["enforced_by"] == "code"}
     assert set(UNITS) == set(RULES_BY_UNIT)
-    for rule in REGISTRY.units():
+    for rule in REGISTRY.rules:
         assert rule.kinds == tuple(RULES[rule.id]["kinds"]), rule.id
         assert (rule.check if rule.check is not None else UNITS[rule.unit]) is UNITS[rule.unit], rule.id
 

@@ -120,9 +120,6 @@ class Registry(NamedTuple):
 
     rules: tuple[Rule, ...]
 
-    def units(self) -> tuple[Rule, ...]:
-        return self.rules
-
     def stage_factories(self, kind: str) -> Iterator[StageFactory]:
         """The stage factories of the units that check ``kind``, each once, in the order the units were given."""
         seen: set[int] = set()

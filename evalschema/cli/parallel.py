@@ -211,7 +211,7 @@ def _shift_findings(findings: tuple[Finding, ...], base: int) -> tuple[Finding, 
 def _shift_entry(entry: Entry, base: int) -> Entry:
     report, readable = entry
     line = None if report.line is None else report.line + base
-    moved = replace(report, line=line, errors=_shift_findings(report.errors, base), warnings=_shift_findings(report.warnings, base))
+    moved = report._replace(line=line, errors=_shift_findings(report.errors, base), warnings=_shift_findings(report.warnings, base))
     return moved, readable
 
 

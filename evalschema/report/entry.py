@@ -3,18 +3,17 @@ to the end; only the JSON renderer turns them into the JSON report's dictionarie
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.display import display_path
 from ..core.findings import Finding, Report
 from ..core.limits import MAX_FINDINGS
 
 
-@dataclass(frozen=True)
-class ReportEntry:
+class ReportEntry(NamedTuple):
     """One document's report: where it is (``line``: of a JSON Lines entry), its kind, whether it is valid, its
-    findings (at most ``MAX_FINDINGS``, errors first) and how many more there were (``omitted``)."""
+    findings (at most ``MAX_FINDINGS``, errors first) and how many more there were (``omitted``). A named tuple, not
+    a dataclass: every check makes one, and a dataclass costs start-up time to create (``evalschema.__main__``)."""
 
     path: str
     line: int | None
@@ -40,7 +39,7 @@ class ReportEntry:
         return out
 
     def with_path(self, path: str) -> ReportEntry:
-        return replace(self, path=path)
+        return self._replace(path=path)
 
 
 def entry(path: str, line: int | None, report: Report) -> ReportEntry:

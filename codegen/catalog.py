@@ -13,6 +13,14 @@ Markdown table, and the drift check covers it like everything else. Catalogs are
     doc = "statement"              # optional: the field used as each constant's doc comment
     title = "Rules"                # heading of the docs page
     columns = ["id", "severity"]   # docs table columns, in order
+    groups = ["unit"]              # optional: fields to group the records' keys by (RULES_BY_UNIT below)
+
+A field named in ``groups`` gets a table of its own: ``{NAME}_BY_{FIELD}`` (upper case) maps each value the field
+takes (a string) to the keys of the records that have it, in the records' order, values in the order they first
+occur; records without the field are in no group. It is how a table of records names, say, the implementation of
+each record (a rule's ``unit``) so that code binds names once instead of restating every key::
+
+    RULES_BY_UNIT: Final[dict[str, tuple[str, ...]]] = {"reader": ("INVALID_JSON", "DUPLICATE_KEY"), ...}
 
 A catalog of ``form = "constants"`` is a table of named values instead: ``items`` points at a JSON object whose
 members are ``NAME: {"value": <any JSON value>, "description": "...", "regex"?: true}``; each becomes a typed constant
@@ -53,6 +61,16 @@ class Catalog:
     records: tuple[dict[str, Any], ...]
     form: str = "records"  # "records" | "constants"
     embed: Embed | None = None  # a table of the records inside a hand-written file (codegen/embed.py)
+    groups: tuple[str, ...] = ()  # fields whose values group the records' keys (``grouped``)
+
+    def grouped(self, field: str) -> dict[str, tuple[str, ...]]:
+        """The keys of the records by their value of ``field``: values in the order they first occur, keys in the
+        records' order; a record without the field is in no group."""
+        out: dict[str, list[str]] = {}
+        for record in self.records:
+            if field in record:
+                out.setdefault(record[field], []).append(record[self.key])
+        return {value: tuple(keys) for value, keys in out.items()}
 
 
 def _pointer_get(document: Any, pointer: str, file: str) -> Any:
@@ -99,6 +117,13 @@ def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
             raise SchemaError(str(path), f"{at}/{key}", f"duplicate {key} {record[key]!r}")
         seen.add(record[key])
     columns = tuple(spec.get("columns") or [key])
+    groups = spec.get("groups", [])
+    if not isinstance(groups, list) or not all(isinstance(g, str) and _IDENTIFIER.match(g) for g in groups):
+        raise SchemaError(where, "/tool/codegen/catalogs/groups", "groups must be a list of field names (identifiers)")
+    for index, record in enumerate(items):
+        for group in groups:
+            if group in record and not isinstance(record[group], str):
+                raise SchemaError(str(path), f"{items_pointer}/{index}/{group}", f"a record's {group!r} groups it: it must be a string")
     return Catalog(
         name=name,
         source=spec["source"],
@@ -108,6 +133,7 @@ def load_catalog(spec: dict[str, Any], base: Path) -> Catalog:
         columns=columns,
         records=tuple(items),
         embed=parse(spec.get("embed"), where),
+        groups=tuple(groups),
     )
 
 

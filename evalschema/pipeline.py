@@ -36,8 +36,8 @@ from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
 from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
-from .rules.registry import Batch, Context, Stage, renumber, renumbered, stage_factories
-from .rules.units import DocumentPass  # importing it registers the code rules' units
+from .rules.registry import Batch, Context, Registry, Stage, renumber, renumbered
+from .rules.units import REGISTRY, DocumentPass
 from .schemas.identify import Identity, identify, parse_version
 from .schemas.registry import KINDS, load
 from .summary.stage import ReferenceSummary, SourceFailed, SummaryStage
@@ -108,6 +108,7 @@ class Options(NamedTuple):
     suite: dict[str, Any] | None = None
     engine: schema_path.Engine = "fast"
     spec_version: str | None = None
+    registry: Registry = REGISTRY  # the code rules and their units (``evalschema.rules.registry.build``)
 
 
 class SchemaStage:
@@ -152,7 +153,7 @@ def stages(kind: str, options: Options, *, streamed: bool, summary: SummaryStage
         kind, options.suite if isinstance(options.suite, dict) else None, compact=streamed, rows=ARRAY if kind == KIND else None
     )
     out: list[Stage] = [schema]
-    out.extend(stage for make in stage_factories(kind) if (stage := make(context)) is not None)
+    out.extend(stage for make in options.registry.stage_factories(kind) if (stage := make(context)) is not None)
     if kind == KIND:
         out.append(summary if summary is not None else SummaryStage())
     return schema, out
@@ -224,6 +225,7 @@ def validate(
     suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
+    registry: Registry = REGISTRY,
 ) -> Report:
     """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
 
@@ -232,10 +234,10 @@ def validate(
     ``allow_unknown`` reports unknown properties as warnings in a document of a newer minor version.
     ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
     both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
-    working schemas.
+    working schemas. ``registry`` binds the code rules to the units that check them (the ledger's, by default).
     """
     document, suite = as_document(document), as_document(suite)
-    options = Options(strict, allow_unknown, suite, engine, spec_version)
+    options = Options(strict, allow_unknown, suite, engine, spec_version, registry)
     return _check(document, kind, options)
 
 

@@ -21,9 +21,10 @@ from .core.limits import MAX_FINDINGS
 from .core.messages import render
 from .io.loader import SUFFIXES, Loaded, _jsonl_lines, irregular_file, load_path, load_stdin, name_problem
 from .pipeline import placed, validate, validate_and_read_file, validate_file
+from .report.entry import ReportEntry
 from .report.json_report import entry as _entry
 
-Entry = tuple[dict[str, Any], bool]  # a report entry, and whether its input could be read
+Entry = tuple[ReportEntry, bool]  # a report entry, and whether its input could be read
 UNREADABLE_CODES = frozenset(constants.UNREADABLE_CODES)
 
 
@@ -48,7 +49,7 @@ class RowSink(Protocol):
 
     def add(self, row: Any) -> None: ...
 
-    def done(self, entry: dict[str, Any]) -> None: ...
+    def done(self, entry: ReportEntry) -> None: ...
 
 
 def json_file(source: Path | str, form: str | None) -> Path | None:
@@ -119,7 +120,7 @@ def source_entries(
         yield entry, True
 
 
-def _hand_rows(document: Any, entry: dict[str, Any], rows: Callable[[], RowSink]) -> None:
+def _hand_rows(document: Any, entry: ReportEntry, rows: Callable[[], RowSink]) -> None:
     """The rows of a document in hand (its ``results`` array, if it has one) to a sink of their own, then its entry."""
     held = document.get("results") if isinstance(document, dict) else None
     if isinstance(held, list):
@@ -203,16 +204,10 @@ def renumbered_finding(finding: Finding, base: int) -> Finding:
     return replace(finding, line=finding.line + base, message=_renumbered(finding.message, finding.line, base))
 
 
-def _shift_findings(findings: list[dict[str, Any]], base: int) -> list[dict[str, Any]]:
-    return [{**f, "line": f["line"] + base, "message": _renumbered(f["message"], f["line"], base)} if "line" in f else f for f in findings]
-
-
-def shift_entry(entry: dict[str, Any], base: int) -> dict[str, Any]:
+def shift_entry(entry: ReportEntry, base: int) -> ReportEntry:
     """An entry of a range's line moved down by ``base`` lines (its findings too)."""
-    moved = dict(entry)
-    if "line" in moved:
-        moved["line"] += base
-    for key in ("errors", "warnings"):
-        if key in moved:
-            moved[key] = _shift_findings(moved[key], base)
-    return moved
+    return entry._replace(
+        line=None if entry.line is None else entry.line + base,
+        errors=tuple(renumbered_finding(f, base) for f in entry.errors),
+        warnings=tuple(renumbered_finding(f, base) for f in entry.warnings),
+    )

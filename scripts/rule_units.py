@@ -1,10 +1,12 @@
-"""Every code rule of the ledger has a unit, and every unit a ledger rule (issue 17 item 3).
+"""Every code rule of the ledger has a unit, and every unit a ledger rule (issue 17 item 3, issue 38 item 7).
 
-    python scripts/rule_units.py      # lists the units by family; exits 1 on a rule without unit or a unit without rule
+    python scripts/rule_units.py      # lists the rules by unit; exits 1 on a rule without unit or a unit without rule
 
-A ledger rule ``enforced_by: "code"`` must be registered (``evalschema.rules.registry``) for each of its kinds: as a
-stage of the pipeline, or with the dotted name of what implements it (the reader, identification, the engine, a
-feature), which must import. A unit must name a ledger rule enforced by code, for kinds the ledger gives it.
+The registry (``evalschema.rules.units.REGISTRY``) is built from the ledger's table of the rules of each unit and one
+function per unit name (``evalschema.rules.registry.build`` refuses a unit without function and a function without
+ledger rule). Here: a ledger rule ``enforced_by: "code"`` must be bound for each of its kinds, as a stage of the
+pipeline or with the dotted name of what implements it (the reader, identification, the engine, a feature), which
+must import; a binding must name a ledger rule enforced by code, for kinds the ledger gives it.
 """
 
 from __future__ import annotations
@@ -61,13 +63,12 @@ def ledger_code_rules(path: Path = LEDGER) -> dict[str, list[str]]:
 
 
 def main() -> int:
-    import evalschema.pipeline  # noqa: F401  (registers every unit)
-    from evalschema.rules.registry import units
+    from evalschema.rules.units import REGISTRY  # built from the ledger's units: a gap there fails this import
 
-    registered = units()
+    registered = REGISTRY.rules
     for unit in registered:
         where = unit.implemented_by if unit.check is None else f"stage {getattr(unit.check, '__qualname__', unit.check)}"
-        print(f"{unit.family:<10} {unit.id:<34} {','.join(unit.kinds):<38} {where}")
+        print(f"{unit.family:<10} {unit.unit:<16} {unit.id:<34} {','.join(unit.kinds):<38} {where}")
     found = problems(ledger_code_rules(), ((u.id, u.kinds, u.check is not None, u.implemented_by) for u in registered))
     for problem in found:
         print(f"error: {problem}", file=sys.stderr)

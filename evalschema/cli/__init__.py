@@ -30,7 +30,7 @@ from ..report.text import painter as _paint
 from ..report.text import text_entry as _text_entry
 from ..report.text import text_summary as _text_summary
 from ..schemas.registry import KINDS, spec_version
-from ..sources import suite_entries
+from ..sources import Entry, suite_entries
 from .common import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STREAM_CHOICES, UsageError, skipped, source_reports, sources_of
 from .common import write as _write
 
@@ -74,7 +74,7 @@ class Progress:
 # --- validate -------------------------------------------------------------------------------------------
 
 
-def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]:
+def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], list[Entry]]:
     """The suite given with ``--suite`` (its ``test_cases_file`` followed), and the entries of its own findings
     and its test cases file's, to report with the rest: results checked against a broken suite mislead."""
     loaded = list(load_path(path))
@@ -99,7 +99,7 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
         # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
         suite = {**suite, "test_cases": cases.cases}
-    return suite, [(entry, readable) for entry, readable in entries if entry["errors"] or entry["warnings"]]
+    return suite, [(entry, readable) for entry, readable in entries if entry.errors or entry.warnings]
 
 
 def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
@@ -117,7 +117,7 @@ def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:
     return None
 
 
-def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[tuple[dict[str, Any], bool]]:
+def _reports(args: argparse.Namespace, suite: dict[str, Any] | None) -> Iterator[Entry]:
     """An entry per document, and whether it could be read. JSON files go through ``validate_file`` (large result
     sets are read in pieces); stdin, JSON Lines and YAML through the loaders. With ``-j N``, N processes compute
     the same entries (``evalschema.parallel``)."""
@@ -167,16 +167,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     out = _Buffered()
     if args.format == "github":
         from ..report.github import github_entry as _github_entry  # for its format only (start-up: ``evalschema.__main__``)
-    suite_first = [(e, r) for e, r in suite_entries if e["path"] not in given]  # unless it is checked anyway
+    suite_first = [(e, r) for e, r in suite_entries if e.path not in given]  # unless it is checked anyway
     for entry, readable in itertools.chain(suite_first, _reports(args, suite)):
         if not readable:
             unreadable += 1
         else:
-            invalid += not entry["valid"]
-        valid += readable and entry["valid"]
-        errors += len(entry["errors"])
-        warnings += len(entry["warnings"])
-        omitted += entry.get("omitted", 0)
+            invalid += not entry.valid
+        valid += readable and entry.valid
+        errors += len(entry.errors)
+        warnings += len(entry.warnings)
+        omitted += entry.omitted
         if args.format == "json":
             out.add(('{\n  "files": [\n' if files == 0 else ",\n") + _json_entry(entry))
         elif args.format == "github":
@@ -186,7 +186,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         files += 1
         if files % 10_000 == 0:  # the collector is off (see run): cycles a validation leaves are freed now and then
             gc.collect()
-        progress.tick(entry["path"])
+        progress.tick(entry.path)
     progress.done()
     out.flush()
     if not files and args.only_declared:  # a commit that touches no evalschema document

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from evalschema_models import constants
 
 from ..io.loader import Loaded, expand
-from ..sources import Checking, json_file, source_entries
+from ..sources import Checking, Entry, json_file, source_entries
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = constants.EXIT_OK, constants.EXIT_INVALID, constants.EXIT_UNREADABLE
 
@@ -81,7 +81,7 @@ def checking(args: argparse.Namespace) -> Checking:
 
 def source_reports(
     source: Path | str, args: argparse.Namespace, suite: dict[str, Any] | None, documents: Iterator[Loaded] | None = None
-) -> Iterator[tuple[dict[str, Any], bool]]:
+) -> Iterator[Entry]:
     """The entries of one source (``documents``: its documents when already read, e.g. a range of JSON Lines, whose
     file name was checked), unless ``--only-declared`` leaves it out: ``evalschema.sources.source_entries``."""
     if documents is None and skipped(source, args):

@@ -123,7 +123,9 @@ def _refused(args: argparse.Namespace, refused: list[tuple[str, Any]], *, compar
     entries = [entry(path, None, report) for path, report in refused]
     totals = {"files": len(entries), "valid": 0, "invalid": len(entries), "unreadable": 0}
     if args.format == "json" and not compared:
-        sys.stdout.write(json.dumps({"files": entries, "summary": totals}, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.write(
+            json.dumps({"files": [e.to_dict() for e in entries], "summary": totals}, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        )
     else:  # with --force and --format json, standard output holds the comparison document alone
         stream = sys.stdout if args.format == "text" else sys.stderr
         stream.write(render_text(entries, totals, stream, verbosity=-1))

@@ -17,11 +17,14 @@ import tempfile
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.extras import require
 from ..io.loader import SUFFIXES
 from ..summary.states import SummaryBuilder, merge
+
+if TYPE_CHECKING:
+    from ..report.entry import ReportEntry
 
 SPLIT_MIN = 64 << 20
 RANGE_MAX = 64 << 20
@@ -103,8 +106,8 @@ class _Counted:
         if isinstance(row, dict):
             self.rows.add(row)
 
-    def done(self, entry: dict[str, Any]) -> None:
-        if self.force or (entry["valid"] and entry["kind"] == "resultset"):
+    def done(self, entry: ReportEntry) -> None:
+        if self.force or (entry.valid and entry.kind == "resultset"):
             self.state.absorb(self.rows)
 
 
@@ -126,7 +129,7 @@ def _copy_range(fs: Any, remote: str, start: int, end: int, target: Path) -> Non
 _CHUNK = 4 << 20
 
 
-def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], bool]], int, bool, SummaryBuilder]:
+def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[ReportEntry, bool]], int, bool, SummaryBuilder]:
     """A task's report entries (lines numbered within its range; each with whether it is the task's own, to be
     moved, rather than a suite's test cases file's), its number of lines, whether it was read to its end (a line
     over the input size limit stops the reading of a file) and its summary state: the rows of its valid result
@@ -142,7 +145,7 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
     def rows() -> _Counted:
         return _Counted(state, force)
 
-    out: list[tuple[dict[str, Any], bool]] = []
+    out: list[tuple[ReportEntry, bool]] = []
     with tempfile.TemporaryDirectory() as scratch:
         path = _local(task.url)
         if path is None:  # object storage: this task's bytes, copied to the worker
@@ -163,15 +166,13 @@ def run_task(task: Task, options: dict[str, Any]) -> tuple[list[tuple[dict[str, 
                     entries = [entry for entry, _ in source_entries(path, checking, None, iter([loaded]), rows=rows)]
                     out += [(entry, index == 0) for index, entry in enumerate(entries)]
                 lines, finished = part.lines, part.finished
-    for entry, own in out:
-        if own and entry["path"] == str(path):
-            entry["path"] = task.url
+    out = [(entry.with_path(task.url) if own and entry.path == str(path) else entry, own) for entry, own in out]
     return out, lines, finished, state
 
 
 @dataclass
 class Outcome:
-    entries: list[dict[str, Any]]
+    entries: list[dict[str, Any]]  # as the JSON report writes them
     state: SummaryBuilder
 
     @property
@@ -179,7 +180,7 @@ class Outcome:
         return self.state.build().to_dict()
 
 
-def _shift(entry: dict[str, Any], base: int) -> dict[str, Any]:
+def _shift(entry: ReportEntry, base: int) -> ReportEntry:
     from ..sources import shift_entry
 
     return shift_entry(entry, base)
@@ -200,7 +201,7 @@ def submit(
 def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
     """Every task's entries in task order (lines of a range moved by the lines before it) and the merged summary."""
     results = client.gather(futures)
-    entries: list[dict[str, Any]] = []
+    entries: list[ReportEntry] = []
     offsets: dict[str, int] = {}
     stopped: set[str] = set()
     states: list[SummaryBuilder] = []
@@ -215,7 +216,7 @@ def collect(client: Any, tasks: list[Task], futures: list[Any]) -> Outcome:
                 stopped.add(task.url)
         entries += [_shift(e, base) if own and base else e for e, own in task_entries]
         states.append(state)
-    return Outcome(entries, merge(states, compact=True))
+    return Outcome([entry.to_dict() for entry in entries], merge(states, compact=True))
 
 
 def validate_and_summarize(client: Any, sources: list[str], *, strict: bool = False, force: bool = False, **plan_options: int) -> Outcome:

@@ -26,6 +26,7 @@ from evalschema_models import rules as codes
 from ..core.findings import Finding, Report
 from ..core.messages import render
 from ..io.loader import SUFFIXES, Loaded, name_problem
+from ..report.entry import ReportEntry
 from ..report.json_report import entry as _entry
 from ..sources import LineRange, renumbered_finding, shift_entry
 from .common import skipped, source_reports, sources_of
@@ -39,7 +40,7 @@ SPLIT_MIN = 4 << 20
 RANGE_MAX = 32 << 20
 RANGES_PER_JOB = 4
 
-Entry = tuple[dict[str, Any], bool]
+Entry = tuple[ReportEntry, bool]
 T = TypeVar("T")
 
 

@@ -20,6 +20,7 @@ from ..core.limits import MAX_FINDINGS
 from ..io.gate import Outputs
 from ..io.loader import Loaded, load_path, load_stdin, name_problem, not_an_object
 from ..pipeline import placed, summarize_file, validate, validate_and_summarize_file
+from ..report.entry import ReportEntry
 from ..report.json_report import entry as _entry
 from ..report.text import colour as _colour
 from ..report.text import render_text as _render_text
@@ -41,7 +42,7 @@ class Summarizing:
 
     path: str
     line: int | None = None
-    refused: dict[str, Any] | None = None
+    refused: ReportEntry | None = None
     problem: Finding | None = None
     fields: dict[str, Any] | None = None
     summary: Summary | None = None
@@ -138,7 +139,7 @@ def _summarize(args: argparse.Namespace, outputs: Any) -> int:
     from ..report.html import Summarized, render_html, render_text
 
     results: list[Summarized] = []
-    refused: list[dict[str, Any]] = []
+    refused: list[ReportEntry] = []
     invalid_labels: dict[str, int] = {}
     lists: dict[str, CaseLists] = {}
     known_attempts: dict[str, dict[str, Any]] = {}  # found while reading
@@ -154,7 +155,7 @@ def _summarize(args: argparse.Namespace, outputs: Any) -> int:
         if item.refused is not None:  # recorded whether or not --force summarizes it
             status = max(status, EXIT_INVALID)
             refused.append(item.refused)
-            invalid_labels[label] = len(item.refused["errors"])
+            invalid_labels[label] = len(item.refused.errors)
         if item.problem is not None:
             _write(f"evalschema: {visible(display_path(item.path))}: {item.problem.code}: {visible(item.problem.message)}\n", sys.stderr)
             status = EXIT_UNREADABLE
@@ -183,7 +184,7 @@ def _summarize(args: argparse.Namespace, outputs: Any) -> int:
             }
             for label, _, summary in results
         ]
-        payload += [{"path": e["path"], "valid": False, "errors": e["errors"]} for e in refused if not args.force]
+        payload += [{"path": e.path, "valid": False, "errors": [f.to_dict() for f in e.errors]} for e in refused if not args.force]
         _write(json.dumps(payload, indent=2, allow_nan=False) + "\n")
     else:
         if refused:

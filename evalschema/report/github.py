@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core.display import visible
+from .entry import ReportEntry
 from .text import pointer_label
 
 
@@ -16,15 +15,15 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_entry(entry: dict[str, Any]) -> str:
+def github_entry(entry: ReportEntry) -> str:
     lines = []
-    for f in entry["errors"] + entry["warnings"]:
-        props = [f"file={escape_property(entry['path'])}"]
-        if "line" in f:
-            props += [f"line={f['line']}", f"col={f.get('column') or 1}"]
-        props.append(f"title={escape_property(f['code'])}")
-        level = "error" if f["severity"] == "error" else "warning"
-        lines.append(f"::{level} {','.join(props)}::{escape_data(pointer_label(f['pointer']) + ': ' + f['message'])}")
-    if entry.get("omitted"):
-        lines.append(f"::notice file={escape_property(entry['path'])}::{entry['omitted']} more finding(s) not shown")
+    for f in entry.errors + entry.warnings:
+        props = [f"file={escape_property(entry.path)}"]
+        if f.line is not None:
+            props += [f"line={f.line}", f"col={f.column or 1}"]
+        props.append(f"title={escape_property(f.code)}")
+        level = "error" if f.severity == "error" else "warning"
+        lines.append(f"::{level} {','.join(props)}::{escape_data(pointer_label(f.pointer) + ': ' + f.message)}")
+    if entry.omitted:
+        lines.append(f"::notice file={escape_property(entry.path)}::{entry.omitted} more finding(s) not shown")
     return "".join(line + "\n" for line in lines)

@@ -8,7 +8,9 @@ from typing import Any, TextIO
 from evalschema_models import constants
 
 from ..core.display import visible
+from ..core.findings import reading_order
 from ..core.limits import shorten
+from .entry import ReportEntry
 
 
 def colour(stream: TextIO) -> bool:
@@ -26,23 +28,23 @@ def pointer_label(pointer: str) -> str:
     return visible(shorten(pointer)) if pointer else ROOT_LABEL
 
 
-def text_entry(entry: dict[str, Any], paint: Any, verbosity: int = 0) -> str:
+def text_entry(entry: ReportEntry, paint: Any, verbosity: int = 0) -> str:
     """A file's findings in reading order (``verbosity`` ``-1``: errors only; ``1``: a line for a valid file too)."""
-    findings = entry["errors"] + ([] if verbosity < 0 else entry["warnings"])
-    where = visible(entry["path"]) + (f" (line {entry['line']})" if "line" in entry else "")
-    kind = f"  [{entry['kind']}]" if entry["kind"] else ""
+    findings = entry.errors + (() if verbosity < 0 else entry.warnings)
+    where = visible(entry.path) + (f" (line {entry.line})" if entry.line is not None else "")
+    kind = f"  [{entry.kind}]" if entry.kind else ""
     if not findings:
         if verbosity > 0:
-            verdict: str = paint("valid" if entry["valid"] else "invalid", "32" if entry["valid"] else "31")
+            verdict: str = paint("valid" if entry.valid else "invalid", "32" if entry.valid else "31")
             return where + kind + "  " + verdict + "\n"
         return ""
     lines = [paint(where, "1") + kind]
-    for f in sorted(findings, key=lambda f: (f.get("line") is None, f.get("line") or 0, f.get("column") or 0, f["pointer"], f["code"])):
-        position = f"{f['line']}:{f.get('column') or 1}" if "line" in f else "-"
-        severity = paint("error", "31") if f["severity"] == "error" else paint("warning", "33")
-        lines.append(f"  {position:>9}  {severity}  {paint(f['code'], '36')}  {pointer_label(f['pointer'])}  {visible(f['message'])}")
-    if entry.get("omitted"):
-        lines.append(f"  … {entry['omitted']:,} more finding(s) not shown")
+    for f in sorted(findings, key=reading_order):
+        position = f"{f.line}:{f.column or 1}" if f.line is not None else "-"
+        severity = paint("error", "31") if f.severity == "error" else paint("warning", "33")
+        lines.append(f"  {position:>9}  {severity}  {paint(f.code, '36')}  {pointer_label(f.pointer)}  {visible(f.message)}")
+    if entry.omitted:
+        lines.append(f"  … {entry.omitted:,} more finding(s) not shown")
     return "\n".join(lines) + "\n"
 
 
@@ -56,12 +58,12 @@ def text_summary(totals: dict[str, int], errors: int, warnings: int, paint: Any,
     return painted + "\n"
 
 
-def render_text(entries: list[dict[str, Any]], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
+def render_text(entries: list[ReportEntry], totals: dict[str, int], stream: TextIO, *, verbosity: int = 0) -> str:
     """Entries and their findings, then (unless ``verbosity`` is ``-1``, errors only) a one-line summary."""
     paint = painter(colour(stream))
     text = "".join(text_entry(e, paint, verbosity) for e in entries)
     if verbosity < 0:
         return text
-    errors = sum(len(e["errors"]) for e in entries)
-    warnings = sum(len(e["warnings"]) for e in entries)
+    errors = sum(len(e.errors) for e in entries)
+    warnings = sum(len(e.warnings) for e in entries)
     return text + text_summary(totals, errors, warnings, paint)

@@ -1,10 +1,9 @@
-"""The code rules of the ledger, registered as units (``registry``): the stages that check them, and where the
-rules that are no stage are implemented.
+"""The function of each unit the ledger names (``UNITS``: unit name -> stage factory, or where a unit that is no
+stage runs), and the registry built from them and the ledger's table of the rules of each unit (``REGISTRY``).
 
 The per-document passes (``document``) are hand-written functions, wrapped as stages. The uniqueness and reference
-rules (DUPLICATE_ID, DANGLING_REFERENCE, DUPLICATE_EVAL_ID, DUPLICATE_VALIDATOR_ID, DUPLICATE_ATTEMPT,
-CONSTRAINT_GRADER_UNKNOWN) are no code of ours: the schemas declare them (``x-unique``, ``x-references``), codegen
-writes them into a table, and one generic stage (``annotated``) checks them, bound here per kind from that table.
+rules (the ledger's unit ``annotated``) are no code of ours: the schemas declare them (``x-unique``,
+``x-references``), codegen writes them into a table, and one generic stage (``annotated``) checks them.
 """
 
 from __future__ import annotations
@@ -12,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from evalschema_models import constants
-from evalschema_models import rules as codes
-
 from ..core.findings import Finding, escape_token
-from .annotated import AnnotatedRows, rules_of
+from .annotated import AnnotatedRows
 from .crossdoc import SuiteIndex
 from .document import ResultRows, grader_rules, pack_rules, resultset_document_rules, suite_rules, testcase_rules
-from .registry import Batch, Context, Stage, bind, elsewhere
+from .registry import Batch, Context, Elsewhere, Stage, Unit, build
 
 
 class DocumentPass:
@@ -112,46 +108,41 @@ def _against_suite(context: Context) -> Stage | None:
     return SuitePass(context.suite) if isinstance(context.suite, dict) else None
 
 
-# stages, in the order they run; one statement binds one rule, for one kind, to the pass that checks it
-grader, testcase, suite, pack = (_document(grader_rules), _document(testcase_rules), _document(suite_rules), _document(pack_rules))
-bind(codes.INVALID_REGEX, "grader", grader)
-bind(codes.UNKNOWN_GRADER_PARAM, "grader", grader)
-bind(codes.INVALID_REGEX, "testcase", testcase)
-bind(codes.UNKNOWN_GRADER_PARAM, "testcase", testcase)
-bind(codes.INVALID_REGEX, "suite", suite)
-bind(codes.UNKNOWN_GRADER_PARAM, "suite", suite)
-bind(codes.PROMPT_ID_MISMATCH, "pack", pack)
-bind(codes.MIGRATION_PLACEHOLDER, "pack", pack)
-bind(codes.INVALID_REGEX, "pack", pack)
-bind(codes.SELF_PARENT, "resultset", _document(resultset_document_rules))
-bind(codes.ERROR_WITH_INVALIDATING_VIOLATION, "resultset", _rows)
-bind(codes.UNKNOWN_TEST_CASE, "resultset", _against_suite)
-bind(codes.GRADER_TYPE_MISMATCH, "resultset", _against_suite)
-bind(codes.UNKNOWN_GRADER, "resultset", _against_suite)
-bind(codes.GRADER_RESULT_MISSING, "resultset", _against_suite)
-bind(codes.SUITE_ID_MISMATCH, "resultset", _against_suite)
-bind(codes.TEST_CASE_NOT_RUN, "resultset", _against_suite)
-# generated: each kind's rules from the schemas' x-unique / x-references, in the table's order
-for kind in constants.KINDS:
-    for rule_id in dict.fromkeys(rule.rule for rule in rules_of(kind)):
-        bind(rule_id, kind, _annotated)
+# the per-document pass of each kind (the ledger's unit "document_rules" is the one of the document's kind)
+_DOCUMENT_RULES: dict[str, Callable[[dict[str, Any]], Iterator[Finding]]] = {
+    "grader": grader_rules,
+    "testcase": testcase_rules,
+    "suite": suite_rules,
+    "pack": pack_rules,
+    "resultset": resultset_document_rules,
+}
 
-# no stage: the reader finds these while reading (a document that has them is never checked further)
-for code in constants.UNREADABLE_CODES:
-    elsewhere(code, "reader", "evalschema.io.loader.load_path")
-# the identification of a document, before any stage (and, when it decides, instead of them)
-elsewhere(codes.UNKNOWN_KIND, "identity", "evalschema.schemas.identify.identify")
-elsewhere(codes.UNKNOWN_SCHEMA, "identity", "evalschema.schemas.identify.identify")
-elsewhere(codes.VERSION_UNSUPPORTED, "identity", "evalschema.pipeline.identified")
-# the schema stage: the engine reports the deprecated locations a document uses
-elsewhere(codes.DEPRECATED_FIELD, "engine", "evalschema.engine.deprecations.warnings_for")
-elsewhere(codes.VALIDATOR_FAIL_OPEN, "engine", "evalschema.engine.deprecations.warnings_for")
-# the summary stage (the summary layer, above this one)
-elsewhere(codes.SUMMARY_MISMATCH, "summary", "evalschema.summary.stage.SummaryStage")
-# the CLI reads a suite's test cases file
-elsewhere(codes.TEST_CASES_FILE_UNREADABLE, "cli", "evalschema.casesfile.follow")
-# a feature: comparing result sets
-elsewhere(codes.COMPARE_SUITE_MISMATCH, "comparison", "evalschema.compare.document")
-elsewhere(codes.COMPARE_SUITE_DIGEST_MISMATCH, "comparison", "evalschema.compare.document")
-elsewhere(codes.COMPARE_GRADER_CHANGED, "comparison", "evalschema.compare.document")
-elsewhere(codes.COMPARE_TEST_CASES_DIFFER, "comparison", "evalschema.compare.document")
+
+def _document_rules(context: Context) -> Stage | None:
+    check = _DOCUMENT_RULES.get(context.kind)
+    return DocumentPass(check) if check is not None else None
+
+
+# One function per unit the ledger names (its rules' ``unit``); the stages run in this order.
+UNITS: dict[str, Unit] = {
+    "document_rules": _document_rules,
+    "result_rows": _rows,
+    "against_suite": _against_suite,
+    # generated: the rules the schemas declare (x-unique / x-references), one generic stage from their table
+    "annotated": _annotated,
+    # no stage: the reader finds these while reading (a document that has them is never checked further)
+    "reader": Elsewhere("reader", "evalschema.io.loader.load_path"),
+    # the CLI reads a suite's test cases file
+    "test_cases_file": Elsewhere("cli", "evalschema.casesfile.follow"),
+    # the identification of a document, before any stage (and, when it decides, instead of them)
+    "identify": Elsewhere("identity", "evalschema.pipeline.identified"),
+    # the schema stage: the engine reports the deprecated locations a document uses
+    "deprecations": Elsewhere("engine", "evalschema.engine.deprecations.warnings_for"),
+    # the summary stage (the summary layer, above this one)
+    "summary": Elsewhere("summary", "evalschema.summary.stage.SummaryStage"),
+    # a feature: comparing result sets
+    "compare": Elsewhere("comparison", "evalschema.compare.document"),
+}
+
+REGISTRY = build(UNITS)
+"""Every code rule of the ledger bound to its unit: the registry ``evalschema.pipeline`` runs by default."""

@@ -19,11 +19,11 @@ import { get, isObject, type JsonObject } from "./core/json.js";
 import { render } from "./core/messages.js";
 import { loadPath, parseJson, readText } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
-import { RULES_REGISTRY } from "./rules/registry.js";
+import { bindUnits, RULE_UNITS } from "./rules/registry.js";
 import type { StageContext } from "./rules/rule.js";
 import { pinnedVersion, withSpecVersion, type Kind } from "./schemas/schemas.js";
 import { DEFAULT_SIZES, newStats, NotStreamable, read, type Piece, type ReadStats, type Sizes } from "./io/stream.js";
-import { SUMMARY_REGISTRY, SummaryStage } from "./summary/mismatch.js";
+import { SUMMARY_UNIT, SummaryStage } from "./summary/mismatch.js";
 import type { Summary } from "./summary/summary.js";
 
 export { STREAM_THRESHOLD };
@@ -31,8 +31,8 @@ export { STREAM_THRESHOLD };
 const KIND = "resultset";
 const ARRAY = "results";
 
-/** Every code rule, as a unit bound to its ledger ids (test/registry.test.ts holds it to the ledger). */
-export const REGISTRY = RULES_REGISTRY.with(SUMMARY_REGISTRY);
+/** Every code rule bound to the function of the unit the ledger names for it (test/registry.test.ts holds it to the ledger). */
+export const REGISTRY = bindUnits({ ...RULE_UNITS, summary: SUMMARY_UNIT });
 
 export interface ValidateOptions {
   /** The document kind; detected from `$schema` or shape when not given. */

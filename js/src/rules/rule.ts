@@ -4,13 +4,11 @@
  * A `Unit` is an implementation: a stage of the pipeline for one document (or no stage, for codes the reader,
  * identification, the engine or comparison report). A `Rule` binds one ledger id to the unit that reports it; its
  * kinds are the ledger's. A unit may report several ids (a family: one generated from a table of schema
- * annotations registers each of its ids the same way, or today's per-kind functions that report several codes),
- * and an id may be reported by several units (INVALID_REGEX in graders and in validators). Every binding is one
- * `register` call naming one id: the ledger, not a table here, says what the rules are, and
- * js/test/registry.test.ts holds the registry to it (every rule enforced by code is bound; every bound id is one).
+ * annotations, or the per-kind document passes that report several codes). The bindings are the ledger's: it names
+ * each code rule's unit, and `bindUnits` (registry.ts) registers the generated table of the rules of each unit
+ * against one function per unit name; js/test/registry.test.ts holds the registry to the ledger.
  */
 
-import type { Finding } from "../core/findings.js";
 import type { Stage } from "../core/stage.js";
 import { RULES } from "../generated/rules.js";
 import type { JsonObject } from "../core/json.js";
@@ -51,11 +49,6 @@ export interface Rule {
   /** The kinds the ledger gives it. */
   readonly kinds: readonly string[];
   readonly unit: Unit;
-}
-
-/** A unit that runs a per-document function as the `envelope` step of a stage. */
-export function documentUnit(name: string, kinds: readonly Kind[], check: (document: JsonObject) => Iterable<Finding>): Unit {
-  return { name, family: "document", kinds, stage: () => ({ envelope: check }) };
 }
 
 /** Rules bound to units, in the order they were registered. */

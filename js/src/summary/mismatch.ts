@@ -7,7 +7,7 @@ import type { Members, Stage } from "../core/stage.js";
 import { NO_RESULTS, SUMMARY_TOLERANCE } from "../generated/constants.js";
 import * as codes from "../generated/rules.js";
 import { get, isObject, type JsonObject } from "../core/json.js";
-import { Registry, type Unit } from "../rules/rule.js";
+import type { Unit } from "../rules/rule.js";
 import { summarize, SummaryBuilder, type Summary } from "./summary.js";
 
 export { SUMMARY_TOLERANCE };
@@ -102,6 +102,5 @@ export class SummaryStage implements Stage {
   }
 }
 
-const summaryUnit: Unit = { name: "SummaryStage", family: "summary", kinds: ["resultset"], stage: () => new SummaryStage() };
-
-export const SUMMARY_REGISTRY = new Registry().register(codes.SUMMARY_MISMATCH, summaryUnit);
+/** The function of the ledger's unit `summary` (rules/registry.ts `bindUnits` binds it to the unit's rules). */
+export const SUMMARY_UNIT: Omit<Unit, "name" | "kinds"> = { family: "summary", stage: () => new SummaryStage() };

@@ -36,12 +36,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .compat.folder import DRAFT4, DRAFT6, dialect_of, draft07_copy
+from .compat.folder import read as read_folder
+from .compat.witness import Witness, explore, used
+from .compat.witness import find as find_witness
 from .ir import (
     DEPRECATION_WINDOW_MONTHS,
     IR,
@@ -93,6 +99,8 @@ _FIXED: dict[str, tuple[str, str, str]] = {
     "DEPRECATION_REMOVED": ("info", "none", "minor"),
     "DEPRECATION_CHANGED": ("info", "none", "patch"),
     "DESCRIPTION_CHANGED": ("info", "none", "patch"),
+    "VERSION_PIN_CHANGED": ("breaking", "producers", "major"),
+    "DOCUMENT_REJECTED": ("breaking", "producers", "major"),
 }
 # rules whose level/direction/bump depend on the case: PROPERTY_REMOVED, RULE_ADDED, DEFAULT_CHANGED
 RULE_IDS = tuple(sorted({*_FIXED, "PROPERTY_REMOVED", "RULE_ADDED", "DEFAULT_CHANGED"}))
@@ -106,9 +114,25 @@ class Finding:
     location: str  # file#pointer
     message: str
     bump: str  # major | minor | patch
+    witness: Witness | None = None  # a document valid before and rejected now (valid now, rejected before for consumers)
 
-    def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "level": self.level,
+            "direction": self.direction,
+            "location": self.location,
+            "message": self.message,
+            "bump": self.bump,
+            "witness": self.witness.to_dict() if self.witness is not None else None,
+        }
+
+    def to_text(self) -> str:
+        line = f"{self.level:<8} {self.rule} [{self.direction}, {self.bump}] {self.location}: {self.message}"
+        if self.witness is not None:
+            verdict = "valid before, invalid now" if self.direction != "consumers" else "valid now, invalid before"
+            line += f"\n         witness ({verdict}, {self.witness.file}): {self.witness.short()}"
+        return line
 
 
 @dataclass(frozen=True)
@@ -137,7 +161,7 @@ class DiffReport:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     def to_text(self) -> str:
-        lines = [f"{f.level:<8} {f.rule} [{f.direction}, {f.bump}] {f.location}: {f.message}" for f in self.findings]
+        lines = [f.to_text() for f in self.findings]
         counts = {level: sum(1 for f in self.findings if f.level == level) for level in reversed(LEVELS)}
         lines.append(
             f"{len(self.findings)} change(s): "
@@ -150,14 +174,29 @@ class DiffReport:
 # ----------------------------------------------------------------------------------------------- loading
 
 
+def _older_dialect(path: Path) -> str | None:
+    """DRAFT4 or DRAFT6 when the file declares it (the loader reads draft-07 on), else None."""
+    try:
+        dialect = dialect_of(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, OSError):
+        return None  # the loader reports it
+    return dialect if dialect in (DRAFT4, DRAFT6) else None
+
+
 def load_folder(folder: Path | str) -> SchemaSet:
-    """Load a schema folder, skipping a release ``manifest.json`` (read from a private temporary copy)."""
+    """Load a schema folder, skipping a release ``manifest.json`` and reading draft-04/draft-06 files as their
+    draft-07 equivalent (both from a private temporary copy)."""
     root = Path(folder)
-    if not (root / MANIFEST).is_file():
+    paths = sorted(p for p in root.glob("*.json") if p.is_file() and p.name != MANIFEST) if root.is_dir() else []
+    older = {p.name: d for p in paths if (d := _older_dialect(p)) is not None}
+    if not (root / MANIFEST).is_file() and not older:
         return load(root)
     with tempfile.TemporaryDirectory(prefix="codegen-diff-") as tmp:
-        for path in sorted(root.glob("*.json")):
-            if path.name != MANIFEST and path.is_file():
+        for path in paths:
+            if path.name in older:
+                contents = draft07_copy(json.loads(path.read_text(encoding="utf-8")), older[path.name])
+                (Path(tmp) / path.name).write_text(json.dumps(contents, ensure_ascii=False), encoding="utf-8")
+            else:
                 shutil.copyfile(path, Path(tmp) / path.name)
         return load(tmp)
 
@@ -213,10 +252,43 @@ def _covers(wide: str, narrow: str) -> bool:
     return wide == narrow or (wide == "number" and narrow == "integer")
 
 
-def _relation(old: TypeExpr, new: TypeExpr) -> str:
-    """``same``, ``widened`` (new accepts more), ``narrowed`` (new accepts less) or ``changed`` (neither)."""
+# format -> the formats whose every valid string it accepts too, where the specification defines the inclusion
+# (JSON Schema Validation 2020-12 §7.3: a URI is a URI reference and an IRI; an IRI is an IRI reference; an email
+# address and a host name are their internationalized forms)
+FORMAT_INCLUDES = {
+    "uri-reference": ("uri",),
+    "iri": ("uri",),
+    "iri-reference": ("iri", "uri", "uri-reference"),
+    "idn-email": ("email",),
+    "idn-hostname": ("hostname",),
+}
+_VERSION = re.compile(r"^v?\d+(\.\d+){1,2}(-[0-9A-Za-z.-]+)?$")
+_WIDENING = frozenset(
+    {
+        "TYPE_WIDENED",
+        "NULLABLE_ADDED",
+        "ENUM_VALUE_ADDED",
+        "CONSTRAINT_LOOSENED",
+        "CLOSED_OBJECT_OPENED",
+        "PROPERTY_ADDED_OPTIONAL",
+        "BECAME_OPTIONAL",
+        "RULE_REMOVED",
+    }
+)
+
+
+def _version_pin(old: Any, new: Any) -> bool:
+    """Both values are version strings: a field that pins the version of the schema (AsyncAPI's ``asyncapi``)."""
+    return isinstance(old, str) and isinstance(new, str) and bool(_VERSION.match(old)) and bool(_VERSION.match(new))
+
+
+def _relation(old: TypeExpr, new: TypeExpr, named: Callable[[Named, Named], str] | None = None) -> str:
+    """``same``, ``widened`` (new accepts more), ``narrowed`` (new accepts less) or ``changed`` (neither).
+    ``named`` compares two different named types by content (renamed or moved types)."""
     if old == new:
         return "same"
+    if named is not None and isinstance(old, Named) and isinstance(new, Named):
+        return named(old, new)
     if isinstance(new, Unknown):
         return "widened"
     if isinstance(old, Unknown):
@@ -228,8 +300,8 @@ def _relation(old: TypeExpr, new: TypeExpr) -> str:
     if isinstance(old, Union_) or isinstance(new, Union_):
         old_m = old.members if isinstance(old, Union_) else (old,)
         new_m = new.members if isinstance(new, Union_) else (new,)
-        old_in_new = all(any(_relation(o, n) in ("same", "widened") for n in new_m) for o in old_m)
-        new_in_old = all(any(_relation(o, n) in ("same", "narrowed") for o in old_m) for n in new_m)
+        old_in_new = all(any(_relation(o, n, named) in ("same", "widened") for n in new_m) for o in old_m)
+        new_in_old = all(any(_relation(o, n, named) in ("same", "narrowed") for o in old_m) for n in new_m)
         return "same" if old_in_new and new_in_old else "widened" if old_in_new else "narrowed" if new_in_old else "changed"
     if isinstance(old, Primitive) and isinstance(new, Primitive):
         if _covers(new.name, old.name):
@@ -245,13 +317,13 @@ def _relation(old: TypeExpr, new: TypeExpr) -> str:
     if isinstance(old, Primitive) and isinstance(new, Literal):
         return "narrowed" if all(_covers(old.name, _json_kind(v)) for v in new.values) else "changed"
     if isinstance(old, Array) and isinstance(new, Array):
-        return _relation(old.items, new.items)
+        return _relation(old.items, new.items, named)
     if isinstance(old, Map) and isinstance(new, Map):
-        return _relation(old.values, new.values)
+        return _relation(old.values, new.values, named)
     if isinstance(old, Tuple) and isinstance(new, Tuple) and len(old.prefix) == len(new.prefix):
-        parts = [_relation(o, n) for o, n in zip(old.prefix, new.prefix)]
+        parts = [_relation(o, n, named) for o, n in zip(old.prefix, new.prefix)]
         if old.rest is not None or new.rest is not None:
-            parts.append(_relation(old.rest or Never(), new.rest or Never()))
+            parts.append(_relation(old.rest or Never(), new.rest or Never(), named))
         kinds = set(parts) - {"same"}
         return "same" if not kinds else kinds.pop() if len(kinds) == 1 else "changed"
     return "changed"
@@ -261,6 +333,9 @@ class _Differ:
     def __init__(self, old: IR, new: IR, today: _dt.date) -> None:
         self.old, self.new, self.today = old, new, today
         self.out: list[Finding] = []
+        self.old_by_ref = {t.ref: t for m in old.modules for t in m.types}
+        self.new_by_ref = {t.ref: t for m in new.modules for t in m.types}
+        self._named: dict[tuple[Any, Any], str] = {}
 
     def add(
         self, rule: str, where: Location, message: str, level: str | None = None, direction: str | None = None, bump: str | None = None
@@ -268,9 +343,33 @@ class _Differ:
         fixed = _FIXED.get(rule, ("breaking", "producers", "major"))
         self.out.append(Finding(rule, level or fixed[0], direction or fixed[1], str(where), message, bump or fixed[2]))
 
+    def named(self, old: Named, new: Named) -> str:
+        """How the content of two differently named types compares (coinductively: a pair met again while it is
+        being compared counts as the same). Renames and moves into ``$defs`` compare what the types accept."""
+        key = (old.ref, new.ref)
+        if key in self._named:
+            return self._named[key]
+        ot, nt = self.old_by_ref.get(old.ref), self.new_by_ref.get(new.ref)
+        if ot is None or nt is None:
+            return "changed"
+        self._named[key] = "same"
+        saved, self.out = self.out, []
+        try:
+            self.type_(ot, nt)
+            found = self.out
+        finally:
+            self.out = saved
+        narrowed = any(f.level != "info" for f in found)
+        widened = any(f.rule in _WIDENING for f in found)
+        result = "changed" if narrowed and widened else "narrowed" if narrowed else "widened" if widened else "same"
+        self._named[key] = result
+        return result
+
     def run(self) -> DiffReport:
-        old_types = {(t.file, t.name): t for m in self.old.modules for t in m.types}
-        new_types = {(t.file, t.name): t for m in self.new.modules for t in m.types}
+        # types are matched by where they are defined, not by name: a root type is named from its title, which
+        # is an annotation (AsyncAPI keeps its version there)
+        old_types = {(t.file, t.location.pointer): t for m in self.old.modules for t in m.types}
+        new_types = {(t.file, t.location.pointer): t for m in self.new.modules for t in m.types}
         for key, ot in old_types.items():
             nt = new_types.get(key)
             if nt is None:
@@ -379,7 +478,8 @@ class _Differ:
                 self.add("BECAME_REQUIRED", loc, f"{what} became required")
             else:
                 self.add("BECAME_OPTIONAL", loc, f"{what} became optional; readers may no longer rely on it")
-        self.nullable(of.nullable, nf.nullable, loc, what)
+        if not isinstance(nf.type, Unknown):  # a field of any type accepts null whatever its old type said
+            self.nullable(of.nullable, nf.nullable, loc, what)
         self.expr(of.type, nf.type, loc, what)
         self.constraints(of.constraints, nf.constraints, loc, what)
         if (of.has_default, _json(of.default)) != (nf.has_default, _json(nf.default)):
@@ -417,11 +517,16 @@ class _Differ:
             return
         if isinstance(old, Literal) and isinstance(new, Literal):
             if len(old.values) == 1 and len(new.values) == 1:
-                self.add("CONST_CHANGED", loc, f"{what} must now be {_json(new.values[0])} (was {_json(old.values[0])})")
+                pin = _version_pin(old.values[0], new.values[0])
+                self.add(
+                    "VERSION_PIN_CHANGED" if pin else "CONST_CHANGED",
+                    loc,
+                    f"{what} must now be {_json(new.values[0])} (was {_json(old.values[0])})" + (": a version pin" if pin else ""),
+                )
                 return
             self.values(old.values, new.values, loc, what)
             return
-        relation = _relation(old, new)
+        relation = _relation(old, new, self.named)
         message = f"type of {what} changed from {_show(old)} to {_show(new)}"
         if relation in ("narrowed", "changed"):
             self.add("TYPE_NARROWED", loc, message)
@@ -429,6 +534,9 @@ class _Differ:
             self.add("TYPE_WIDENED", loc, message)
 
     def values(self, old: tuple[Any, ...], new: tuple[Any, ...], loc: Location, what: str) -> None:
+        if len(old) == 1 and len(new) == 1 and _version_pin(old[0], new[0]):
+            self.add("VERSION_PIN_CHANGED", loc, f"{what} must now be {_json(new[0])} (was {_json(old[0])}): a version pin")
+            return
         o, n = [_json(v) for v in old], [_json(v) for v in new]
         for v in o:
             if v not in n:
@@ -456,6 +564,8 @@ class _Differ:
                 tighter = before is None or (after is not None and after < before)
             elif key == "uniqueItems":
                 tighter = bool(after)
+            elif key == "format":
+                tighter = after is not None and before not in FORMAT_INCLUDES.get(after, ())
             else:  # pattern, format, multipleOf: any addition or change may reject values accepted before
                 tighter = after is not None
             if after is None:
@@ -523,8 +633,103 @@ def diff_irs(old: IR, new: IR, today: _dt.date | None = None) -> DiffReport:
     return _Differ(old, new, today or _dt.date.today()).run()
 
 
-def diff_sets(old: SchemaSet, new: SchemaSet, today: _dt.date | None = None) -> DiffReport:
-    return accept(diff_irs(build(old), build(new), today), old, new)
+@dataclass(frozen=True)
+class Budget:
+    """Seconds a witness search may take: per finding, and for the walk that looks for what no finding names."""
+
+    per_finding: float = 3.0
+    explore: float = 2.0
+
+
+DEFAULT_BUDGET = Budget()
+_UNUSED = " (no schema file reaches it: an unused definition, whether under $defs or definitions)"
+_NO_WITNESS = " (no witness found: no document valid before and invalid now was found, so this is not proven breaking)"
+
+
+def _needs_proof(finding: Finding) -> bool:
+    """Every breaking finding, a rule change, and a property added to an object that accepted any property
+    (documents holding that property with another value become invalid)."""
+    if finding.level == "breaking" or finding.rule == "RULE_CHANGED":
+        return True
+    return finding.rule == "PROPERTY_ADDED_OPTIONAL" and finding.direction == "none"
+
+
+def _names_place(finding: Finding, where: str) -> bool:
+    """The finding is at ``where``, above it, or is the conditional whose ``then``/``else`` rejects there."""
+    location = finding.location
+    if location.rsplit("/", 1)[-1] in ("if", "then", "else"):
+        location = location.rsplit("/", 1)[0]
+    return where == location or where.startswith(location + "/") or location.startswith(where.rsplit("/", 1)[0] + "/")
+
+
+def prove(
+    report: DiffReport, old_dir: Path | str, new_dir: Path | str, budget: Budget = DEFAULT_BUDGET, expect_version_pins: bool = False
+) -> DiffReport:
+    """Each finding that claims or may hide a break, with a witness checked against both folders as published,
+    or downgraded to a warning that says none was found; then the breaks no finding names, found by walking
+    each schema file (``DOCUMENT_REJECTED``). Version pins are their own rule; ``expect_version_pins`` makes
+    them expected (info)."""
+    old, new = read_folder(old_dir), read_folder(new_dir)
+    out: list[Finding] = []
+    for finding in report.findings:
+        if not _needs_proof(finding):
+            out.append(finding)
+            continue
+        accepts, rejects = (new, old) if finding.direction == "consumers" else (old, new)
+        witness = find_witness(accepts, rejects, finding.location, budget.per_finding)
+        if witness is not None:
+            level = "breaking"
+            bump = "major"
+            message = finding.message
+            if finding.rule == "PROPERTY_ADDED_OPTIONAL":
+                message += "; the object accepted any property before, and documents holding this one otherwise become invalid"
+            out.append(replace(finding, level=level, bump=bump, message=message, witness=witness))
+        elif finding.rule == "TYPE_DEFINITION_REMOVED" and not used(old, finding.location):
+            out.append(replace(finding, level="info", direction="none", bump="minor", message=finding.message + _UNUSED))
+        elif finding.level == "breaking" or finding.rule == "RULE_CHANGED":
+            out.append(replace(finding, level="warning", bump="minor", message=finding.message + _NO_WITNESS))
+        else:
+            out.append(finding)
+    for where, witness in explore(old, new, budget.explore):
+        named = [i for i, f in enumerate(out) if f.level != "info" and _names_place(f, where)]
+        for i in named:
+            if out[i].witness is None and out[i].message.endswith(_NO_WITNESS):  # the walk proved what the search missed
+                out[i] = replace(out[i], level="breaking", bump="major", message=out[i].message[: -len(_NO_WITNESS)], witness=witness)
+        if named:
+            continue  # a finding names this place already
+        out.append(
+            Finding(
+                "DOCUMENT_REJECTED",
+                "breaking",
+                "producers",
+                where,
+                f"a document valid before is rejected here now ({where.rsplit('/', 1)[-1]})",
+                "major",
+                witness,
+            )
+        )
+    if expect_version_pins:
+        out = [
+            replace(f, level="info", bump="patch", message=f.message + " (expected: version pins are treated as expected)")
+            if f.rule == "VERSION_PIN_CHANGED"
+            else f
+            for f in out
+        ]
+    return DiffReport(tuple(out))
+
+
+def diff_sets(
+    old: SchemaSet,
+    new: SchemaSet,
+    today: _dt.date | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+    expect_version_pins: bool = False,
+    folders: tuple[Path | str, Path | str] | None = None,
+) -> DiffReport:
+    """The classified, proven diff; ``folders`` are the folders as published when the sets were read from copies."""
+    old_dir, new_dir = folders or (old.root, new.root)
+    report = prove(diff_irs(build(old), build(new), today), old_dir, new_dir, budget, expect_version_pins)
+    return accept(report, old, new)
 
 
 def accept(report: DiffReport, old: SchemaSet, new: SchemaSet) -> DiffReport:
@@ -581,16 +786,23 @@ def _accepted(finding: Finding, old: SchemaSet, new: SchemaSet) -> Finding:
     old_node = _node(old_file.contents, where) if old_file is not None else None
     if isinstance(old_node, dict) and old_node.get("x-compatibility") == annotation:
         return finding  # the annotation speaks for the step that introduced it, not for later ones
+    message = finding.message.removesuffix(_NO_WITNESS)  # the annotation, not the missing witness, classifies it
+    contradiction = (
+        f"; contradicted by a witness: {finding.witness.short()} is valid before and invalid now" if finding.witness is not None else ""
+    )
     return Finding(
         finding.rule,
         "info",
         finding.direction,
         finding.location,
-        f"{finding.message} (classified {annotation['bump']} by x-compatibility at {file}#{where}: {annotation['reason']})",
+        f"{message} (classified {annotation['bump']} by x-compatibility at {file}#{where}: {annotation['reason']}{contradiction})",
         annotation["bump"],
+        finding.witness,
     )
 
 
-def diff(old: Path | str, new: Path | str, today: _dt.date | None = None) -> DiffReport:
+def diff(
+    old: Path | str, new: Path | str, today: _dt.date | None = None, budget: Budget = DEFAULT_BUDGET, expect_version_pins: bool = False
+) -> DiffReport:
     """Compare two schema folders (raises ``SchemaError`` on unusable input)."""
-    return diff_sets(load_folder(old), load_folder(new), today)
+    return diff_sets(load_folder(old), load_folder(new), today, budget, expect_version_pins, folders=(old, new))

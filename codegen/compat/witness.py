@@ -1,0 +1,197 @@
+"""Proof by example: a document one version of a schema file accepts and the other rejects.
+
+For a finding at ``file#pointer``, candidates are generated from the schema at that location in the version
+that accepts more (:mod:`codegen.compat.generate`), placed inside a whole document of the file, and each is
+validated against both whole files (:mod:`codegen.compat.folder`). The first document that the first version
+accepts and the second rejects is shrunk (keys and items removed while it stays a witness) and returned.
+A search stops at its deadline or after :data:`MAX_DOCUMENTS` documents, whichever comes first.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+
+from ..load import unescape_token
+from .folder import Folder
+from .generate import ANY_VALUES, generator
+
+MAX_DOCUMENTS = 200
+MAX_SHRINK_STEPS = 200
+
+
+@dataclass(frozen=True)
+class Witness:
+    """``document``, validated against the schema file ``file``: accepted by one version, rejected by the other."""
+
+    file: str
+    document: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "document": self.document}
+
+    def short(self, width: int = 100) -> str:
+        text = json.dumps(self.document, ensure_ascii=False, sort_keys=True)
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _tokens(pointer: str) -> list[str]:
+    return [] if pointer in ("", "/") else [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+def node_at(folder: Folder, file: str, pointer: str) -> Any:
+    """The schema node at ``pointer`` in ``file``, or at the closest ancestor that is a schema; None without the file."""
+    if file not in folder.files:
+        return None
+    tokens = _tokens(pointer)
+    while True:
+        node: Any = folder.files[file]
+        for token in tokens:
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                node = None
+                break
+        if node is not None and folder.where.get(id(node), ("", ""))[0] == file and isinstance(node, dict):
+            return node
+        if not tokens:
+            return folder.files[file] if isinstance(folder.files[file], dict) else None
+        tokens.pop()
+
+
+def is_witness(accepts: Folder, rejects: Folder, file: str, document: Any) -> bool:
+    return file in rejects.files and accepts.accepts(file, document) and not rejects.accepts(file, document)
+
+
+def shrink(accepts: Folder, rejects: Folder, file: str, document: Any) -> Any:
+    """A smaller witness: keys and items dropped, one at a time, while the document stays a witness."""
+    steps = 0
+
+    def smaller(value: Any) -> Iterator[Any]:
+        if isinstance(value, dict):
+            for key in list(value):
+                yield {k: v for k, v in value.items() if k != key}
+            for key in list(value):
+                for inner in smaller(value[key]):
+                    yield {**value, key: inner}
+        elif isinstance(value, list):
+            for i in range(len(value)):
+                yield value[:i] + value[i + 1 :]
+            for i in range(len(value)):
+                for inner in smaller(value[i]):
+                    yield [*value[:i], inner, *value[i + 1 :]]
+
+    current, progress = document, True
+    while progress and steps < MAX_SHRINK_STEPS:
+        progress = False
+        for option in smaller(current):
+            steps += 1
+            if steps >= MAX_SHRINK_STEPS:
+                break
+            if is_witness(accepts, rejects, file, option):
+                current, progress = option, True
+                break
+    return current
+
+
+def _roots(folder: Folder, other: Folder, first: str) -> list[str]:
+    return [first] + [name for name in folder.files if name != first and name in other.files] if first in folder.files else []
+
+
+def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witness | None:
+    """A document that ``accepts`` takes and ``rejects`` refuses, aimed at ``location`` (``file#pointer``)."""
+    deadline = time.monotonic() + budget
+    file, _, pointer = location.partition("#")
+    targets: list[tuple[Any, str | None]] = [(node_at(accepts, file, pointer), None)]
+    tokens = _tokens(pointer)
+    if len(tokens) >= 2 and tokens[-2] == "properties":
+        # a property's presence or its value where the object did not declare it: the object is the target
+        parent = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens[:-2])
+        targets.append((node_at(accepts, file, parent), tokens[-1]))
+    tried = 0
+    for target, prop in targets:
+        if target is None:
+            continue
+        for root in _roots(accepts, rejects, file):
+            gen = generator(accepts, root, deadline)
+            path = gen.path_to(target)
+            if path is None:
+                continue
+            node, resolver, _ = path[-1]
+            leaves = gen.candidates(node, resolver)
+            counterpart = node_at(rejects, file, pointer) if prop is None else None
+            if counterpart is not None and file in rejects.files:
+                # the other version's boundaries (a new maxLength's first longer string) as values to try here
+                other = generator(rejects, file, deadline)
+                leaves = [*leaves, *other.candidates(counterpart, other.enter(rejects.resolver(file), counterpart))]
+            if prop is not None:
+                base = gen.complete(node, resolver, {}, 0)
+                leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
+            for document in gen.documents(path, leaves):
+                tried += 1
+                if tried > MAX_DOCUMENTS or time.monotonic() > deadline:
+                    return None
+                if is_witness(accepts, rejects, root, document):
+                    return Witness(root, shrink(accepts, rejects, root, document))
+    return None
+
+
+def used(folder: Folder, location: str) -> bool:
+    """Whether any schema file of ``folder`` reaches the schema at ``location`` from its root."""
+    file, _, pointer = location.partition("#")
+    target = node_at(folder, file, pointer)
+    if target is None or folder.where.get(id(target)) != (file, pointer):
+        return False
+    return any(generator(folder, root, float("inf")).path_to(target) is not None for root in folder.files)
+
+
+def rejected_at(folder: Folder, file: str, document: Any) -> str:
+    """Where ``folder``'s ``file`` rejects ``document``: ``file#pointer`` of the failing keyword (best match)."""
+    try:
+        error = best_match(folder.validator(file).iter_errors(document))
+    except Exception:  # the validator could not even report: name the file
+        error = None
+    if error is None:
+        return f"{file}#"
+    where = folder.location(error.schema) or f"{file}#"
+    return f"{where}/{error.validator}"
+
+
+def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
+    """Witnesses found by walking every file's schema graph from its root (what the field-level comparison cannot
+    see: conditionals, dynamic references): one per location where the second version rejects them."""
+    deadline = time.monotonic() + budget
+    found: dict[str, Witness] = {}
+    for root in accepts.files:
+        if root not in rejects.files:
+            continue
+        gen = generator(accepts, root, deadline)
+        for path in gen.reachable(limit=2000):
+            if time.monotonic() > deadline:
+                break
+            node, resolver, _ = path[-1]
+            leaves = gen.candidates(node, resolver)[:8]
+            where = accepts.where.get(id(node))
+            counterpart = node_at(rejects, *where) if where is not None else None
+            if counterpart is not None and rejects.where.get(id(counterpart)) == where:
+                # a property the other version declares and this one does not: any value was accepted before
+                declared = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+                added = [n for n in counterpart.get("properties") or {} if n not in declared]
+                base = gen.complete(node, resolver, {}, 0)
+                leaves += [{**base, name: value} for name in added[:16] for value in ANY_VALUES]
+            for tried, document in enumerate(gen.documents(path, leaves)):
+                if tried >= len(leaves) or time.monotonic() > deadline:
+                    break
+                if is_witness(accepts, rejects, root, document):
+                    where = rejected_at(rejects, root, document)
+                    if where not in found:
+                        found[where] = Witness(root, shrink(accepts, rejects, root, document))
+                    break
+    return sorted(found.items())

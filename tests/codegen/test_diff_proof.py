@@ -1,0 +1,160 @@
+"""Issue 42: the defects of the breaking-change classifier, each shown with a document (reconstructed excerpts of
+the cases the issue names: AsyncAPI's title version, Biome's rename into $defs, EvalPort's conditional, CycloneDX
+1.4->1.5's ``version: 0``, a draft-04 pair, a 2019-09 $recursiveRef tree)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.diff import diff
+
+D = "https://json-schema.org/draft/2020-12/schema"
+G = {
+    "type": "object",
+    "required": ["id", "type"],
+    "properties": {"id": {"type": "string"}, "type": {"enum": ["exact", "custom"]}, "params": {"type": "object"}},
+}
+CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool, Any]] = [
+    # (name, old, new, breaking?, the witness expected for the breaking finding)
+    (
+        "asyncapi-title",
+        {"$schema": D, "title": "A 2.5.0", "type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False},
+        {"$schema": D, "title": "A 2.6.0", "type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False},
+        True,
+        {"a": "a"},
+    ),
+    (
+        "biome-rename-into-defs",
+        {"$schema": D, "type": "object", "properties": {"a": {"$ref": "#/$defs/Old"}}, "$defs": {"Old": {"enum": ["x", "y"]}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"$ref": "#/$defs/New"}}, "$defs": {"New": {"enum": ["x", "y", "z"]}}},
+        False,
+        None,
+    ),
+    (
+        "enum-to-minLength",
+        {"$schema": D, "type": "object", "properties": {"a": {"enum": ["x", "y"]}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "minLength": 1}}},
+        False,
+        None,
+    ),
+    (
+        "all-types-to-none",
+        {"$schema": D, "type": "object", "properties": {"a": {"type": ["null", "boolean", "object", "array", "number", "string"]}}},
+        {"$schema": D, "type": "object", "properties": {"a": {}}},
+        False,
+        None,
+    ),
+    (
+        "uri-to-uri-reference",
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "format": "uri"}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "format": "uri-reference"}}},
+        False,
+        None,
+    ),
+    (
+        "unused-defs-removed",
+        {"$schema": D, "type": "object", "$defs": {"X": {"type": "string"}}},
+        {"$schema": D, "type": "object"},
+        False,
+        None,
+    ),
+    (
+        "evalport-conditional-required",
+        {"$schema": D, **G},
+        {"$schema": D, **G, "allOf": [{"if": {"properties": {"type": {"const": "custom"}}}, "then": {"required": ["params"]}}]},
+        True,
+        {"id": "a", "type": "custom"},
+    ),
+    (
+        "cyclonedx-version-0",
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "required": ["bomFormat", "specVersion"],
+            "properties": {
+                "bomFormat": {"enum": ["CycloneDX"]},
+                "specVersion": {"type": "string"},
+                "version": {"type": "integer", "minimum": 0},
+            },
+        },
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "required": ["bomFormat", "specVersion"],
+            "properties": {
+                "bomFormat": {"enum": ["CycloneDX"]},
+                "specVersion": {"type": "string"},
+                "version": {"type": "integer", "minimum": 1},
+            },
+        },
+        True,
+        {"bomFormat": "CycloneDX", "specVersion": "a", "version": 0},
+    ),
+    (
+        "draft-04-exclusive-maximum",
+        {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "id": "https://example.org/a.json",
+            "type": "object",
+            "properties": {"n": {"type": "number", "maximum": 10}},
+        },
+        {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "id": "https://example.org/a.json",
+            "type": "object",
+            "properties": {"n": {"type": "number", "maximum": 10, "exclusiveMaximum": True}},
+        },
+        True,
+        {"n": 10},
+    ),
+    (
+        "recursive-ref-2019-09",
+        {
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": True,
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$recursiveRef": "#"}}},
+        },
+        {
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": True,
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$recursiveRef": "#", "required": ["name"]}},
+            },
+        },
+        True,
+        {"children": [{}]},
+    ),
+]
+
+
+def _pair(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> tuple[Path, Path]:
+    for side, doc in (("old", old), ("new", new)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "doc.json").write_text(json.dumps(doc), encoding="utf-8")
+    return tmp_path / "old", tmp_path / "new"
+
+
+@pytest.mark.parametrize(("name", "old", "new", "breaking", "witness"), CASES, ids=[c[0] for c in CASES])
+def test_issue_42_defects(tmp_path: Path, name: str, old: dict[str, Any], new: dict[str, Any], breaking: bool, witness: Any) -> None:
+    report = diff(*_pair(tmp_path, old, new), dt.date(2026, 12, 1))
+    assert bool(report.breaking) is breaking, report.to_text()
+    assert all(f.witness is not None for f in report.breaking)
+    if witness is not None:
+        assert [f.witness.document for f in report.breaking if f.witness] == [witness]
+
+
+def test_version_pin_is_its_own_rule_and_can_be_expected(tmp_path: Path) -> None:
+    old = {"$schema": D, "type": "object", "properties": {"asyncapi": {"const": "2.5.0"}}}
+    new = {"$schema": D, "type": "object", "properties": {"asyncapi": {"const": "2.6.0"}}}
+    folders = _pair(tmp_path, old, new)
+    assert [(f.rule, f.level) for f in diff(*folders, dt.date(2026, 12, 1)).findings] == [("VERSION_PIN_CHANGED", "breaking")]
+    expected = diff(*folders, dt.date(2026, 12, 1), expect_version_pins=True)
+    assert [(f.rule, f.level) for f in expected.findings] == [("VERSION_PIN_CHANGED", "info")] and expected.breaking == ()

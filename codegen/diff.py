@@ -44,6 +44,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+
 from .compat.folder import DRAFT4, DRAFT6, dialect_of, draft07_copy
 from .compat.folder import read as read_folder
 from .compat.witness import Witness, explore, used
@@ -262,6 +264,7 @@ FORMAT_INCLUDES = {
     "idn-email": ("email",),
     "idn-hostname": ("hostname",),
 }
+FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 _VERSION = re.compile(r"^v?\d+(\.\d+){1,2}(-[0-9A-Za-z.-]+)?$")
 _WIDENING = frozenset(
     {
@@ -275,6 +278,44 @@ _WIDENING = frozenset(
         "RULE_REMOVED",
     }
 )
+
+
+def _admits(key: str, bound: Any, value: Any) -> bool:
+    """Whether the value satisfies the constraint ``key: bound`` (a constraint for another JSON type does not apply;
+    ``False`` when it cannot be decided)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    try:
+        if key in ("minLength", "maxLength", "pattern", "format"):
+            if not isinstance(value, str):
+                return True
+            if key == "minLength":
+                return bool(len(value) >= bound)
+            if key == "maxLength":
+                return bool(len(value) <= bound)
+            if key == "pattern":
+                return re.search(bound, value) is not None
+            return bool(FORMAT_CHECKER.conforms(value, bound)) and bound in FORMAT_CHECKER.checkers
+        if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+            if not number:
+                return True
+            return bool(
+                {
+                    "minimum": lambda: value >= bound,
+                    "maximum": lambda: value <= bound,
+                    "exclusiveMinimum": lambda: value > bound,
+                    "exclusiveMaximum": lambda: value < bound,
+                    "multipleOf": lambda: (value / bound).is_integer(),
+                }[key]()
+            )
+        if key in ("minItems", "maxItems", "uniqueItems"):
+            if not isinstance(value, list):
+                return True
+            if key == "uniqueItems":
+                return not bound or len({_json(v) for v in value}) == len(value)
+            return bool(len(value) >= bound if key == "minItems" else len(value) <= bound)
+    except (re.error, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return False
+    return False
 
 
 def _version_pin(old: Any, new: Any) -> bool:
@@ -396,7 +437,7 @@ class _Differ:
         self.text(ot.description, nt.description, loc, f"type {nt.name}")
         self.deprecation(ot.deprecation, nt.deprecation, loc, f"type {nt.name}")
         self.rules(ot, nt)
-        self.constraints(ot.constraints, nt.constraints, loc, f"type {nt.name}")
+        self.constraints(ot.constraints, nt.constraints, loc, f"type {nt.name}", _values(ot.type, nt.type))
         self.nullable(ot.nullable, nt.nullable, loc, f"type {nt.name}")
         if nt.kind == "enum":
             self.values(ot.values, nt.values, loc, f"type {nt.name}")
@@ -481,7 +522,7 @@ class _Differ:
         if not isinstance(nf.type, Unknown):  # a field of any type accepts null whatever its old type said
             self.nullable(of.nullable, nf.nullable, loc, what)
         self.expr(of.type, nf.type, loc, what)
-        self.constraints(of.constraints, nf.constraints, loc, what)
+        self.constraints(of.constraints, nf.constraints, loc, what, _values(of.type, nf.type))
         if (of.has_default, _json(of.default)) != (nf.has_default, _json(nf.default)):
             if of.has_default and nf.has_default:
                 self.add(
@@ -551,7 +592,11 @@ class _Differ:
         elif new and not old:
             self.add("NULLABLE_ADDED", loc, f"{what} now accepts null")
 
-    def constraints(self, old: tuple[tuple[str, Any], ...], new: tuple[tuple[str, Any], ...], loc: Location, what: str) -> None:
+    def constraints(
+        self, old: tuple[tuple[str, Any], ...], new: tuple[tuple[str, Any], ...], loc: Location, what: str, values: tuple[Any, ...] = ()
+    ) -> None:
+        """``values``: the only values the old location accepted (an enum replaced by a constrained type): a
+        constraint they all satisfy rejects none of them, so it is no tightening."""
         o, n = dict(old), dict(new)
         for key in dict.fromkeys([*o, *n]):
             before, after = o.get(key), n.get(key)
@@ -568,6 +613,8 @@ class _Differ:
                 tighter = after is not None and before not in FORMAT_INCLUDES.get(after, ())
             else:  # pattern, format, multipleOf: any addition or change may reject values accepted before
                 tighter = after is not None
+            if tighter and values and after is not None and all(_admits(key, after, v) for v in values):
+                continue
             if after is None:
                 change = f"{key} {_json(before)} removed"
             elif before is None:
@@ -616,6 +663,11 @@ class _Differ:
             self.add("DESCRIPTION_CHANGED", loc, f"description of {what} changed")
 
 
+def _values(old: TypeExpr | None, new: TypeExpr | None) -> tuple[Any, ...]:
+    """The old literal values when the new type is not a literal (the new constraints then judge them)."""
+    return old.values if isinstance(old, Literal) and not isinstance(new, Literal) else ()
+
+
 def _gated_on_new(rule: Rule, declared_before: set[str]) -> bool:
     """A conditional rule whose condition requires a property the old object did not declare (so, being
     closed, the old object never held it): the rule cannot fire on any document valid before."""
@@ -643,6 +695,7 @@ class Budget:
 
 DEFAULT_BUDGET = Budget()
 _UNUSED = " (no schema file reaches it: an unused definition, whether under $defs or definitions)"
+_USES_COMPARED = " (its uses are compared where they are, and no document valid before is invalid now)"
 _NO_WITNESS = " (no witness found: no document valid before and invalid now was found, so this is not proven breaking)"
 
 
@@ -684,8 +737,10 @@ def prove(
             if finding.rule == "PROPERTY_ADDED_OPTIONAL":
                 message += "; the object accepted any property before, and documents holding this one otherwise become invalid"
             out.append(replace(finding, level=level, bump=bump, message=message, witness=witness))
-        elif finding.rule == "TYPE_DEFINITION_REMOVED" and not used(old, finding.location):
-            out.append(replace(finding, level="info", direction="none", bump="minor", message=finding.message + _UNUSED))
+        elif finding.rule == "TYPE_DEFINITION_REMOVED":
+            # its uses are compared where they are (a rename or a move into $defs compares their content there)
+            why = _UNUSED if not used(old, finding.location) else _USES_COMPARED
+            out.append(replace(finding, level="info", direction="none", bump="minor", message=finding.message + why))
         elif finding.level == "breaking" or finding.rule == "RULE_CHANGED":
             out.append(replace(finding, level="warning", bump="minor", message=finding.message + _NO_WITNESS))
         else:

@@ -329,9 +329,9 @@ CLASSES = {
     "OPEN_OBJECT_CLOSED": ("breaking", "producers", "major"),
     "CLOSED_OBJECT_OPENED": ("info", "consumers", "minor"),
     "TYPE_DEFINITION_ADDED": ("info", "none", "minor"),
-    # issue 42: a finding without a witness (no document valid before is invalid now) is a warning, bump minor;
-    # a removed definition that nothing reaches is info
-    "TYPE_DEFINITION_REMOVED": ("warning", "producers", "minor"),
+    # issue 42: a finding without a witness (no document valid before is invalid now) is a warning, bump minor; a
+    # removed definition is info: its uses are compared where they are (a rename compares the content there)
+    "TYPE_DEFINITION_REMOVED": ("info", "none", "minor"),
     "VERSION_PIN_CHANGED": ("breaking", "producers", "major"),
     "DOCUMENT_REJECTED": ("breaking", "producers", "major"),
     "RULE_ADDED": ("breaking", "producers", "major"),

@@ -100,9 +100,9 @@ def draft07_copy(contents: Any, dialect: str) -> Any:
             if isinstance(node.get("id"), str) and "$id" not in node:
                 node["$id"] = node.pop("id")
             for flag, bound in (("exclusiveMaximum", "maximum"), ("exclusiveMinimum", "minimum")):
-                if isinstance(node.get(flag), bool):
-                    if node.pop(flag) and bound in node:
-                        node[flag] = node.pop(bound)
+                exclusive = node.pop(flag) if isinstance(node.get(flag), bool) else False
+                if exclusive and bound in node:
+                    node[flag] = node.pop(bound)
     if isinstance(out, dict):
         out["$schema"] = DRAFT7 + "#"
     return out
@@ -164,7 +164,7 @@ def read(folder: Path | str) -> Folder:
         uris[path.name] = (
             urldefrag(declared)[0] if isinstance(declared, str) and urlsplit(declared).scheme else f"urn:codegen-compat:{path.name}"
         )
-    by_name = {name: referencing.Resource(contents=files[name], specification=_SPECS[dialects[name]]) for name in files}
+    by_name = {name: _SPECS[dialects[name]].create_resource(files[name]) for name in files}
 
     def retrieve(uri: str) -> referencing.Resource[Any]:
         # a reference by a path relative to a file without a matching $id names a file of the folder
@@ -174,10 +174,10 @@ def read(folder: Path | str) -> Folder:
         try:
             return META_REGISTRY[uri.rstrip("#")]  # type: ignore[no-any-return]
         except LookupError:
-            raise referencing.exceptions.NoSuchResource(ref=uri) from None
+            raise referencing.exceptions.NoSuchResource(ref=uri) from None  # type: ignore[call-arg,unused-ignore]
 
     registry = (
-        referencing.Registry(retrieve=retrieve)
+        referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg,unused-ignore]
         .with_resources(
             [(uris[name], resource) for name, resource in by_name.items()]
             + [(f"urn:codegen-compat:{name}", resource) for name, resource in by_name.items()]

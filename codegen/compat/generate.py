@@ -56,10 +56,6 @@ MAX_DEPTH = 8
 PER_NODE = 40
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def generator(folder: Folder, name: str, deadline: float) -> Generator:
     """The folder's generator for file ``name`` (built once: its candidates are reused), given a new deadline."""
     made = folder.generators.get(name)
@@ -100,26 +96,34 @@ class Generator:
 
     def enter(self, resolver: Any, child: Any) -> Any:
         if isinstance(child, dict) and self.spec.id_of(child):
-            return resolver.in_subresource(referencing.Resource(contents=child, specification=self.spec))
+            return resolver.in_subresource(self.spec.create_resource(child))
         return resolver
 
-    def edges(self, node: Any, resolver: Any) -> Iterator[tuple[Step, Any, Any]]:
-        """Each subschema of ``node`` with where it applies relative to ``node``'s instance."""
-        if not isinstance(node, dict):
-            return
+    def references(self, node: dict[str, Any], resolver: Any) -> list[tuple[Any, Any]]:
+        """The schemas ``node``'s ``$ref``, ``$dynamicRef`` (dynamic scope: the resolver remembers the path taken)
+        and ``$recursiveRef`` point to, each with its resolver; an unresolvable one is left out."""
+        out = []
         for key in ("$ref", "$dynamicRef"):
             if isinstance(node.get(key), str):
                 try:
                     resolved = resolver.lookup(node[key])
                 except (referencing.exceptions.Unresolvable, LookupError, ValueError, TypeError):
                     continue
-                yield ("same",), resolved.contents, resolved.resolver
+                out.append((resolved.contents, resolved.resolver))
         if node.get("$recursiveRef") == "#":
             try:
                 resolved = lookup_recursive_ref(resolver)
-                yield ("same",), resolved.contents, resolved.resolver
+                out.append((resolved.contents, resolved.resolver))
             except (referencing.exceptions.Unresolvable, LookupError):
                 pass
+        return out
+
+    def edges(self, node: Any, resolver: Any) -> Iterator[tuple[Step, Any, Any]]:
+        """Each subschema of ``node`` with where it applies relative to ``node``'s instance."""
+        if not isinstance(node, dict):
+            return
+        for target, resolver_ in self.references(node, resolver):
+            yield ("same",), target, resolver_
         for key in ("allOf", "anyOf", "oneOf"):
             for member in node.get(key) or [] if isinstance(node.get(key), list) else []:
                 yield ("same",), member, self.enter(resolver, member)
@@ -285,11 +289,11 @@ class Generator:
         out: list[Any] = []
         for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
             bound = node.get(key)
-            if _is_number(bound) and math.isfinite(bound):
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and math.isfinite(bound):
                 for value in (bound, bound + 1, bound - 1, bound + 0.5, bound - 0.5):
                     out.append(int(value) if float(value).is_integer() else value)
         step = node.get("multipleOf")
-        if _is_number(step):
+        if isinstance(step, (int, float)) and not isinstance(step, bool):
             out += [step, step * 2]
         out += [0, 1, -1, 2, 10, 100]
         if not integer:
@@ -314,7 +318,8 @@ class Generator:
         items = node.get("items") if isinstance(node.get("items"), (dict, bool)) else True
         head = [self.minimal(m, self.enter(resolver, m), depth + 1) for m in prefix] if isinstance(prefix, list) else []
         out: list[Any] = [list(head)]
-        minimum = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
+        declared = node.get("minItems")
+        minimum = declared if isinstance(declared, int) and not isinstance(declared, bool) else 0
         if items is not None and items is not False:
             r = self.enter(resolver, items)
             first = self.minimal(items, r, depth + 1)
@@ -331,7 +336,8 @@ class Generator:
             return self._parts[id(node)]
         props: dict[str, tuple[Any, Any]] = {}
         required: list[str] = []
-        todo, seen = [(node, resolver)], set()
+        todo: list[tuple[Any, Any]] = [(node, resolver)]
+        seen: set[int] = set()
         while todo and len(seen) < 64:
             here, r = todo.pop(0)
             if not isinstance(here, dict) or id(here) in seen:
@@ -342,10 +348,7 @@ class Generator:
             for name in here.get("required") or [] if isinstance(here.get("required"), list) else []:
                 if isinstance(name, str) and name not in required:
                     required.append(name)
-            for step, child, r2 in self.edges(here, r):
-                if step == ("same",) and (here.get("$ref") is not None or here.get("$recursiveRef") or here.get("$dynamicRef")):
-                    if child is not here.get("then") and child is not here.get("else") and child is not here.get("if"):
-                        todo.append((child, r2))
+            todo += self.references(here, r)
             for member in here.get("allOf") or [] if isinstance(here.get("allOf"), list) else []:
                 todo.append((member, self.enter(r, member)))
         self._parts[id(node)] = (props, required)

@@ -178,9 +178,9 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
                 break
             node, resolver, _ = path[-1]
             leaves = gen.candidates(node, resolver)[:8]
-            where = accepts.where.get(id(node))
-            counterpart = node_at(rejects, *where) if where is not None else None
-            if counterpart is not None and rejects.where.get(id(counterpart)) == where:
+            here = accepts.where.get(id(node))
+            counterpart = node_at(rejects, *here) if here is not None else None
+            if counterpart is not None and rejects.where.get(id(counterpart)) == here:
                 # a property the other version declares and this one does not: any value was accepted before
                 declared = node.get("properties") if isinstance(node.get("properties"), dict) else {}
                 added = [n for n in counterpart.get("properties") or {} if n not in declared]

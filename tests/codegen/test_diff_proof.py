@@ -57,6 +57,13 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool, Any]] = [
         None,
     ),
     (
+        "unused-definitions-removed",
+        {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "definitions": {"X": {"type": "string"}}},
+        {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
+        False,
+        None,
+    ),
+    (
         "unused-defs-removed",
         {"$schema": D, "type": "object", "$defs": {"X": {"type": "string"}}},
         {"$schema": D, "type": "object"},
@@ -142,10 +149,38 @@ def _pair(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> tuple[Pat
     return tmp_path / "old", tmp_path / "new"
 
 
+# every finding of each case (rule, level): what the fix for each defect changed is visible here, so that
+# undoing any fix fails this test even where the verdict alone would survive it
+FINDINGS = {
+    # the root is compared although its title (its type's name) changed
+    "asyncapi-title": [("TYPE_NARROWED", "breaking"), ("TYPE_WIDENED", "info")],
+    # the renamed type accepts more: the reference widened, the old definition's removal is no break
+    "biome-rename-into-defs": [("TYPE_WIDENED", "info"), ("TYPE_DEFINITION_REMOVED", "info"), ("TYPE_DEFINITION_ADDED", "info")],
+    # minLength 1 admits every old value: no tightening
+    "enum-to-minLength": [("TYPE_WIDENED", "info")],
+    # null is valid in both: no NULLABLE_REMOVED
+    "all-types-to-none": [("TYPE_WIDENED", "info")],
+    "uri-to-uri-reference": [("CONSTRAINT_LOOSENED", "info")],
+    "unused-defs-removed": [("TYPE_DEFINITION_REMOVED", "info")],
+    "unused-definitions-removed": [],
+    "evalport-conditional-required": [("RULE_ADDED", "breaking")],
+    "cyclonedx-version-0": [("CONSTRAINT_TIGHTENED", "breaking")],
+    # read as draft-07 (maximum 10 + exclusiveMaximum true -> exclusiveMaximum 10)
+    "draft-04-exclusive-maximum": [("CONSTRAINT_LOOSENED", "info"), ("CONSTRAINT_TIGHTENED", "breaking")],
+    # invisible to the field-level comparison: found by the walk through $recursiveRef
+    "recursive-ref-2019-09": [("DOCUMENT_REJECTED", "breaking")],
+}
+
+
+def test_every_case_has_its_findings() -> None:
+    assert sorted(FINDINGS) == sorted(c[0] for c in CASES)
+
+
 @pytest.mark.parametrize(("name", "old", "new", "breaking", "witness"), CASES, ids=[c[0] for c in CASES])
 def test_issue_42_defects(tmp_path: Path, name: str, old: dict[str, Any], new: dict[str, Any], breaking: bool, witness: Any) -> None:
     report = diff(*_pair(tmp_path, old, new), dt.date(2026, 12, 1))
-    assert bool(report.breaking) is breaking, report.to_text()
+    assert [(f.rule, f.level) for f in report.findings] == FINDINGS[name], report.to_text()
+    assert bool(report.breaking) is breaking
     assert all(f.witness is not None for f in report.breaking)
     if witness is not None:
         assert [f.witness.document for f in report.breaking if f.witness] == [witness]

@@ -118,6 +118,7 @@ class Folder:
     registry: Any = None
     where: dict[int, tuple[str, str]] = field(default_factory=dict)  # id(schema node) -> (file, pointer)
     _validators: dict[str, Any] = field(default_factory=dict)
+    _quick: dict[str, Any] = field(default_factory=dict)
     generators: dict[str, Any] = field(default_factory=dict)  # file -> its candidate generator (generate.generator)
 
     def specification(self, name: str) -> Any:
@@ -130,6 +131,36 @@ class Folder:
             contents = self.files[name]
             self._validators[name] = cls(contents, registry=self.registry, format_checker=cls.FORMAT_CHECKER)
         return self._validators[name]
+
+    def quick(self, name: str) -> Any:
+        """jsonschema-rs's validator of the file (formats asserted, the same offline resources), when it is
+        installed and builds: a fast first opinion, never the last word (:meth:`accepts` decides)."""
+        if name not in self._quick:
+            self._quick[name] = None
+            try:
+                import jsonschema_rs  # type: ignore[import-not-found,unused-ignore]
+
+                def refuse(uri: str) -> Any:
+                    raise ValueError(f"not fetched: {uri}")
+
+                resources = [(self.uris[n], c) for n, c in self.files.items() if isinstance(c, dict)]
+                registry = jsonschema_rs.Registry(resources, retriever=refuse)
+                self._quick[name] = jsonschema_rs.validator_for(
+                    self.files[name], validate_formats=True, registry=registry, base_uri=self.uris[name], retriever=refuse
+                )
+            except Exception:  # any failure to build it: python-jsonschema alone decides
+                self._quick[name] = None
+        return self._quick[name]
+
+    def probably_accepts(self, name: str, instance: Any) -> bool | None:
+        """jsonschema-rs's answer, or None when it has none."""
+        quick = self.quick(name)
+        if quick is None:
+            return None
+        try:
+            return bool(quick.is_valid(instance))
+        except Exception:  # no answer from it: python-jsonschema decides
+            return None
 
     def accepts(self, name: str, instance: Any) -> bool:
         try:

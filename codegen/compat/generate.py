@@ -90,6 +90,7 @@ class Generator:
         self._minimal: dict[int, Any] = {}
         self._busy: set[int] = set()
         self._parts: dict[int, tuple[dict[str, tuple[Any, Any]], list[str]]] = {}
+        self._tainted: set[int] = set()
         self._cut = False  # a value was cut short by recursion while building: not the node's own candidates
 
     # ------------------------------------------------------------------------------------- the schema graph
@@ -195,7 +196,7 @@ class Generator:
             return self._minimal[key]
         options = self.candidates(node, resolver, depth)
         found = next((v for v in options[:12] if self.valid(node, resolver, v)), options[0] if options else None)
-        if key not in self._busy and key in self._candidates:
+        if key not in self._busy:
             self._minimal[key] = found
         return found
 
@@ -207,7 +208,7 @@ class Generator:
         key = id(node)
         if key in self._candidates:
             return self._candidates[key]
-        if key in self._busy or depth > MAX_DEPTH or time.monotonic() > self.deadline:
+        if key in self._busy or depth > MAX_DEPTH or time.process_time() > self.deadline:
             self._cut = True
             return self._literal(node) or [None]
         self._busy.add(key)
@@ -224,9 +225,18 @@ class Generator:
             if text not in seen:
                 seen.add(text)
                 unique.append(value)
-        if not cut:
-            self._candidates[key] = unique[:PER_NODE]
+        self._candidates[key] = unique[:PER_NODE]
+        if cut:
+            self._tainted.add(key)
         return unique[:PER_NODE]
+
+    def fresh(self, node: Any, resolver: Any) -> list[Any]:
+        """The candidates of ``node`` computed from it (the cached ones were cut short where a schema reached
+        itself while it was being built: a recursive schema's inner node then only saw a placeholder)."""
+        if id(node) in self._tainted:
+            self._tainted.discard(id(node))
+            del self._candidates[id(node)]
+        return self.candidates(node, resolver)
 
     def _literal(self, node: dict[str, Any]) -> list[Any]:
         out: list[Any] = []

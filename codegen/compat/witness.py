@@ -67,7 +67,13 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
 
 
 def is_witness(accepts: Folder, rejects: Folder, file: str, document: Any) -> bool:
-    return file in rejects.files and accepts.accepts(file, document) and not rejects.accepts(file, document)
+    """``accepts`` takes the document and ``rejects`` refuses it, as python-jsonschema decides (jsonschema-rs,
+    when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
+    if file not in rejects.files:
+        return False
+    if accepts.probably_accepts(file, document) is False or rejects.probably_accepts(file, document) is True:
+        return False
+    return accepts.accepts(file, document) and not rejects.accepts(file, document)
 
 
 def shrink(accepts: Folder, rejects: Folder, file: str, document: Any) -> Any:
@@ -107,7 +113,7 @@ def _roots(folder: Folder, other: Folder, first: str) -> list[str]:
 
 def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witness | None:
     """A document that ``accepts`` takes and ``rejects`` refuses, aimed at ``location`` (``file#pointer``)."""
-    deadline = time.monotonic() + budget
+    deadline = time.process_time() + budget
     file, _, pointer = location.partition("#")
     targets: list[tuple[Any, str | None]] = [(node_at(accepts, file, pointer), None)]
     tokens = _tokens(pointer)
@@ -125,18 +131,18 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             if path is None:
                 continue
             node, resolver, _ = path[-1]
-            leaves = gen.candidates(node, resolver)
+            leaves = gen.fresh(node, resolver)
             counterpart = node_at(rejects, file, pointer) if prop is None else None
             if counterpart is not None and file in rejects.files:
                 # the other version's boundaries (a new maxLength's first longer string) as values to try here
                 other = generator(rejects, file, deadline)
-                leaves = [*leaves, *other.candidates(counterpart, other.enter(rejects.resolver(file), counterpart))]
+                leaves = [*leaves, *other.fresh(counterpart, other.enter(rejects.resolver(file), counterpart))]
             if prop is not None:
                 base = gen.complete(node, resolver, {}, 0)
                 leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
             for document in gen.documents(path, leaves):
                 tried += 1
-                if tried > MAX_DOCUMENTS or time.monotonic() > deadline:
+                if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
                 if is_witness(accepts, rejects, root, document):
                     return Witness(root, shrink(accepts, rejects, root, document))
@@ -167,17 +173,17 @@ def rejected_at(folder: Folder, file: str, document: Any) -> str:
 def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
     """Witnesses found by walking every file's schema graph from its root (what the field-level comparison cannot
     see: conditionals, dynamic references): one per location where the second version rejects them."""
-    deadline = time.monotonic() + budget
+    deadline = time.process_time() + budget
     found: dict[str, Witness] = {}
     for root in accepts.files:
         if root not in rejects.files:
             continue
         gen = generator(accepts, root, deadline)
         for path in gen.reachable(limit=2000):
-            if time.monotonic() > deadline:
+            if time.process_time() > deadline:
                 break
             node, resolver, _ = path[-1]
-            leaves = gen.candidates(node, resolver)[:8]
+            leaves = gen.fresh(node, resolver)[:8]
             here = accepts.where.get(id(node))
             counterpart = node_at(rejects, *here) if here is not None else None
             if counterpart is not None and rejects.where.get(id(counterpart)) == here:
@@ -187,7 +193,7 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
                 base = gen.complete(node, resolver, {}, 0)
                 leaves += [{**base, name: value} for name in added[:16] for value in ANY_VALUES]
             for tried, document in enumerate(gen.documents(path, leaves)):
-                if tried >= len(leaves) or time.monotonic() > deadline:
+                if tried >= len(leaves) or time.process_time() > deadline:
                     break
                 if is_witness(accepts, rejects, root, document):
                     where = rejected_at(rejects, root, document)

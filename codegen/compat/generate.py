@@ -56,6 +56,23 @@ MAX_DEPTH = 8
 PER_NODE = 40
 
 
+def instance_path(path: list[tuple[Any, Any, Step]]) -> list[Any]:
+    """Where the path's last schema applies in the documents :meth:`Generator.documents` builds along it."""
+    out: list[Any] = []
+    for _, _, step in path[:-1]:
+        if step[0] == "prop":
+            out.append(step[1])
+        elif step[0] == "item":
+            out.append(0)
+        elif step[0] == "prefix":
+            out.append(step[1])
+        elif step[0] == "extra":
+            out.append(UNKNOWN_KEY)
+        elif step[0] == "pattern":
+            out += pattern_strings(step[1])[:1]
+    return out
+
+
 def generator(folder: Folder, name: str, deadline: float) -> Generator:
     """The folder's generator for file ``name`` (built once: its candidates are reused), given a new deadline."""
     made = folder.generators.get(name)

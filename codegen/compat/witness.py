@@ -19,7 +19,7 @@ from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unus
 
 from ..load import unescape_token
 from .folder import Folder
-from .generate import ANY_VALUES, generator
+from .generate import ANY_VALUES, generator, instance_path
 
 MAX_DOCUMENTS = 200
 MAX_SHRINK_STEPS = 200
@@ -66,18 +66,44 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
         tokens.pop()
 
 
-def is_witness(accepts: Folder, rejects: Folder, file: str, document: Any) -> bool:
-    """``accepts`` takes the document and ``rejects`` refuses it, as python-jsonschema decides (jsonschema-rs,
-    when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
+# keywords that reject an object for the presence or absence of a property (its location is the object's)
+_PRESENCE = ("required", "dependentRequired", "dependencies", "additionalProperties", "unevaluatedProperties", "propertyNames")
+
+
+def rejected_under(folder: Folder, file: str, document: Any, under: list[Any]) -> bool:
+    """Whether one of the errors ``folder``'s ``file`` finds in ``document`` (or one they stand for, as a
+    failed ``anyOf`` stands for its branches') is at or below the instance location ``under``, or is about the
+    presence of that property in its object."""
+    try:
+        todo = list(folder.validator(file).iter_errors(document))
+    except Exception:  # a validator that cannot list its errors proves nothing about where
+        return False
+    n = len(under)
+    while todo:
+        error = todo.pop()
+        where = list(error.absolute_path)
+        if where[:n] == under or (n > 0 and where == under[:-1] and error.validator in _PRESENCE):
+            return True
+        todo += list(error.context or ())
+    return False
+
+
+def is_witness(accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None) -> bool:
+    """``accepts`` takes the document and ``rejects`` refuses it — at or below the instance location ``under``
+    when given, so that a witness proves the finding it is attached to — as python-jsonschema decides
+    (jsonschema-rs, when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
     if file not in rejects.files:
         return False
     if accepts.probably_accepts(file, document) is False or rejects.probably_accepts(file, document) is True:
         return False
-    return accepts.accepts(file, document) and not rejects.accepts(file, document)
+    if not accepts.accepts(file, document) or rejects.accepts(file, document):
+        return False
+    return under is None or rejected_under(rejects, file, document, under)
 
 
-def shrink(accepts: Folder, rejects: Folder, file: str, document: Any) -> Any:
-    """A smaller witness: keys and items dropped, one at a time, while the document stays a witness."""
+def shrink(accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None) -> Any:
+    """A smaller witness: keys and items dropped and strings shortened, one at a time, while the document stays
+    a witness."""
     steps = 0
 
     def smaller(value: Any) -> Iterator[Any]:
@@ -93,6 +119,8 @@ def shrink(accepts: Folder, rejects: Folder, file: str, document: Any) -> Any:
             for i in range(len(value)):
                 for inner in smaller(value[i]):
                     yield [*value[:i], inner, *value[i + 1 :]]
+        elif isinstance(value, str) and len(value) > 1:
+            yield from ("", "a")
 
     current, progress = document, True
     while progress and steps < MAX_SHRINK_STEPS:
@@ -101,7 +129,7 @@ def shrink(accepts: Folder, rejects: Folder, file: str, document: Any) -> Any:
             steps += 1
             if steps >= MAX_SHRINK_STEPS:
                 break
-            if is_witness(accepts, rejects, file, option):
+            if is_witness(accepts, rejects, file, option, under):
                 current, progress = option, True
                 break
     return current
@@ -131,6 +159,7 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             if path is None:
                 continue
             node, resolver, _ = path[-1]
+            under = instance_path(path) + ([prop] if prop is not None else [])
             leaves = gen.fresh(node, resolver)
             counterpart = node_at(rejects, file, pointer) if prop is None else None
             if counterpart is not None and file in rejects.files:
@@ -144,8 +173,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
-                if is_witness(accepts, rejects, root, document):
-                    return Witness(root, shrink(accepts, rejects, root, document))
+                if is_witness(accepts, rejects, root, document, under):
+                    return Witness(root, shrink(accepts, rejects, root, document, under))
     return None
 
 

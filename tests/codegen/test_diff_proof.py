@@ -4,6 +4,7 @@ the cases the issue names: AsyncAPI's title version, Biome's rename into $defs, 
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 from pathlib import Path
@@ -11,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from codegen.__main__ import main as codegen_main
 from codegen.diff import diff
+from evalschema.cli import diffcmd
 
 D = "https://json-schema.org/draft/2020-12/schema"
 G = {
@@ -193,3 +196,33 @@ def test_version_pin_is_its_own_rule_and_can_be_expected(tmp_path: Path) -> None
     assert [(f.rule, f.level) for f in diff(*folders, dt.date(2026, 12, 1)).findings] == [("VERSION_PIN_CHANGED", "breaking")]
     expected = diff(*folders, dt.date(2026, 12, 1), expect_version_pins=True)
     assert [(f.rule, f.level) for f in expected.findings] == [("VERSION_PIN_CHANGED", "info")] and expected.breaking == ()
+
+
+def _evalschema_diff(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="evalschema")
+    diffcmd.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["diff", *argv])
+    return int(args.handler(args))
+
+
+def test_cli_shows_the_witness_and_expects_version_pins_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = {"$schema": D, "type": "object", "properties": {"asyncapi": {"const": "2.5.0"}, "n": {"type": "integer", "maximum": 9}}}
+    new = {"$schema": D, "type": "object", "properties": {"asyncapi": {"const": "2.6.0"}, "n": {"type": "integer", "maximum": 5}}}
+    a, b = _pair(tmp_path, old, new)
+    assert codegen_main(["diff", str(a), str(b), "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    witnesses = {f["rule"]: f["witness"] for f in data["findings"]}
+    assert witnesses == {
+        "VERSION_PIN_CHANGED": {"file": "doc.json", "document": {"asyncapi": "2.5.0"}},
+        "CONSTRAINT_TIGHTENED": {"file": "doc.json", "document": {"n": 9}},
+    }
+    assert codegen_main(["diff", str(a), str(b)]) == 1
+    assert 'witness (valid before, invalid now, doc.json): {"n": 9}' in capsys.readouterr().out
+    # the version pin expected: the tightened maximum alone is breaking
+    only_max = {"$schema": D, "type": "object", "properties": {"asyncapi": {"const": "2.6.0"}, "n": {"type": "integer", "maximum": 9}}}
+    (b / "doc.json").write_text(json.dumps(only_max), encoding="utf-8")
+    assert codegen_main(["diff", str(a), str(b)]) == 1
+    assert codegen_main(["diff", str(a), str(b), "--expect-version-pins"]) == 0
+    capsys.readouterr()
+    assert _evalschema_diff([str(a), str(b)]) == 1
+    assert _evalschema_diff([str(a), str(b), "--expect-version-pins"]) == 0

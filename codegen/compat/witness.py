@@ -215,10 +215,13 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
             leaves = gen.fresh(node, resolver)[:8]
             here = accepts.where.get(id(node))
             counterpart = node_at(rejects, *here) if here is not None else None
-            if counterpart is not None and rejects.where.get(id(counterpart)) == here:
-                # a property the other version declares and this one does not: any value was accepted before
-                declared = node.get("properties") if isinstance(node.get("properties"), dict) else {}
-                added = [n for n in counterpart.get("properties") or {} if n not in declared]
+            if here is not None and counterpart is not None and rejects.where.get(id(counterpart)) == here:
+                # a property the other version declares and this one does not (here or in a schema that always
+                # applies with it, such as a vocabulary's): any value was accepted before
+                other = generator(rejects, here[0], deadline)
+                declared, _ = gen.object_parts(node, resolver, 0)
+                theirs, _ = other.object_parts(counterpart, other.enter(rejects.resolver(here[0]), counterpart), 0)
+                added = [n for n in theirs if n not in declared]
                 base = gen.complete(node, resolver, {}, 0)
                 leaves += [{**base, name: value} for name in added[:16] for value in ANY_VALUES]
             for tried, document in enumerate(gen.documents(path, leaves)):

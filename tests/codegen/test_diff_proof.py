@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from codegen import policy
 from codegen.__main__ import main as codegen_main
 from codegen.diff import diff
 from evalschema.cli import diffcmd
@@ -226,3 +227,36 @@ def test_cli_shows_the_witness_and_expects_version_pins_on_request(tmp_path: Pat
     capsys.readouterr()
     assert _evalschema_diff([str(a), str(b)]) == 1
     assert _evalschema_diff([str(a), str(b), "--expect-version-pins"]) == 0
+
+
+def _versioned(folder: Path, version: str, properties: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True)
+    schema = {"$schema": D, "$id": f"https://example.org/schema/{version}/doc.json", "type": "object", "properties": properties}
+    (folder / "doc.json").write_text(json.dumps(schema), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("new_a", "required"),
+    [
+        ({"type": "string", "minLength": 1}, "1.1.0"),  # every old value still valid: a minor, as diff says
+        ({"enum": ["x"]}, "2.0.0"),  # {"a": "y"} valid before, invalid now
+    ],
+)
+def test_policy_requires_the_version_diff_proves(tmp_path: Path, new_a: dict[str, Any], required: str) -> None:
+    old = _versioned(tmp_path / "old", "1.0.0", {"a": {"enum": ["x", "y"]}})
+    for version in ("1.1.0", "2.0.0"):
+        new = _versioned(tmp_path / version, version, {"a": new_a})
+        problems, report = policy.check_step(old, "1.0.0", new, dt.date(2026, 12, 1), version)
+        assert report is not None and report.to_dict() == diff(old, new, dt.date(2026, 12, 1)).to_dict()
+        assert [p.code for p in problems] == ([] if version == required else ["VERSION_MISMATCH"])
+
+
+def test_x_compatibility_says_when_a_witness_contradicts_it(tmp_path: Path) -> None:
+    accepted = {"bump": "patch", "reason": "no producer writes more than 5 characters"}
+    old = {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "maxLength": 9}}}
+    new = {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "maxLength": 5, "x-compatibility": accepted}}}
+    (finding,) = diff(*_pair(tmp_path, old, new), dt.date(2026, 12, 1)).findings
+    assert (finding.rule, finding.level, finding.bump) == ("CONSTRAINT_TIGHTENED", "info", "patch")
+    assert finding.witness is not None and finding.witness.document == {"a": "aaaaaaaaa"}
+    assert finding.message.endswith('contradicted by a witness: {"a": "aaaaaaaaa"} is valid before and invalid now)')

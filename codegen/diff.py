@@ -24,6 +24,15 @@ when nothing differs.
 A folder may hold a ``manifest.json`` next to its schema files (a published release): it is not a schema and
 is skipped.
 
+Proof (:func:`prove`, :mod:`codegen.compat`): a finding is ``breaking`` only with a **witness** — a document the
+old folder accepts and the new one rejects at the finding's location (the reverse for ``consumers``), checked
+against both folders as published, each file in its own dialect (draft-04 to 2020-12). A finding for which no
+witness is found within the budget becomes a ``warning`` (bump ``minor``) that says so. A walk of each file's schema
+graph adds ``DOCUMENT_REJECTED`` for a proven break that no field-level rule names (conditionals, ``$dynamicRef``,
+``$recursiveRef``). A field pinned to the schema's version changing is ``VERSION_PIN_CHANGED`` (expected, ``info``,
+with ``expect_version_pins``). Types are matched by where they are defined (a root type's name comes from its
+``title``, an annotation); references to differently named types compare the types' content.
+
 Where the classification is stricter than the truth — a regular expression rewritten to accept exactly the same
 strings, a rule that now enforces what the prose already required — the new folder says so with an
 ``x-compatibility: {"bump": "patch" | "minor", "reason": …}`` annotation on the changed node (or an ancestor).

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import referencing
 import referencing.exceptions
@@ -143,8 +143,12 @@ class Folder:
                 def refuse(uri: str) -> Any:
                     raise ValueError(f"not fetched: {uri}")
 
-                resources = [(self.uris[n], c) for n, c in self.files.items() if isinstance(c, dict)]
-                registry = jsonschema_rs.Registry(resources, retriever=refuse)
+                resources = {self.uris[n]: c for n, c in self.files.items() if isinstance(c, dict)}
+                # a reference by file name resolves beside the referring file's $id (as :func:`read`'s retrieve)
+                for base in {urljoin(uri, ".") for uri in self.uris.values()}:
+                    for n, c in self.files.items():
+                        resources.setdefault(urljoin(base, n), c)
+                registry = jsonschema_rs.Registry(list(resources.items()), retriever=refuse)
                 self._quick[name] = jsonschema_rs.validator_for(
                     self.files[name], validate_formats=True, registry=registry, base_uri=self.uris[name], retriever=refuse
                 )

@@ -108,6 +108,7 @@ class Generator:
         self._busy: set[int] = set()
         self._parts: dict[int, tuple[dict[str, tuple[Any, Any]], list[str]]] = {}
         self._tainted: set[int] = set()
+        self._paths: dict[int, list[tuple[Any, Any, Step]]] | None = None
         self._cut = False  # a value was cut short by recursion while building: not the node's own candidates
 
     # ------------------------------------------------------------------------------------- the schema graph
@@ -192,10 +193,12 @@ class Generator:
                 queue.append([*path[:-1], (node, here, step), (child, resolver_, ("same",))])
 
     def path_to(self, target: Any) -> list[tuple[Any, Any, Step]] | None:
-        for path in self.reachable():
-            if path[-1][0] is target:
-                return path
-        return None
+        """The shortest path from the file's root to ``target`` (the walk is done once per generator)."""
+        if self._paths is None:
+            self._paths = {}
+            for path in self.reachable():
+                self._paths.setdefault(id(path[-1][0]), path)
+        return self._paths.get(id(target))
 
     # ------------------------------------------------------------------------------------------ values
 
@@ -427,26 +430,25 @@ class Generator:
         if i == len(path) - 1:
             yield from leaves
             return
+        kind = step[0]
+        head: list[Any] = []
+        base: dict[str, Any] = {}
+        keys: list[str] = []
+        if kind == "prefix":
+            prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
+            head = [self.minimal(m, self.enter(resolver, m), 1) for m in prefix[: step[1]]] if isinstance(prefix, list) else []
+        elif kind in ("prop", "extra", "pattern"):
+            found = self.minimal(node, resolver, 0)
+            base = self.complete(node, resolver, dict(found) if isinstance(found, dict) else {}, 0)
+            keys = [step[1]] if kind == "prop" else [UNKNOWN_KEY] if kind == "extra" else pattern_strings(step[1])[:1]
         for value in self._along(path, i + 1, leaves):
-            kind = step[0]
             if kind == "same":
                 yield self.complete(node, resolver, value, 0) if isinstance(value, dict) else value
-                continue
-            if kind == "item":
+            elif kind == "item":
                 yield [value]
-                continue
-            if kind == "prefix":
-                prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
-                head = [self.minimal(m, self.enter(resolver, m), 1) for m in prefix[: step[1]]] if isinstance(prefix, list) else []
+            elif kind == "prefix":
                 yield [*head, value]
-                continue
-            base = self.minimal(node, resolver, 0)
-            base = dict(base) if isinstance(base, dict) else {}
-            base = self.complete(node, resolver, base, 0)
-            if kind == "prop":
-                yield self.complete(node, resolver, {**base, step[1]: value}, 0)
-            elif kind == "extra":
-                yield {**base, UNKNOWN_KEY: value}
-            elif kind == "pattern":
-                for name in pattern_strings(step[1])[:1]:
-                    yield {**base, name: value}
+            else:
+                for key in keys:
+                    placed = {**base, key: value}
+                    yield self.complete(node, resolver, placed, 0) if kind == "prop" else placed

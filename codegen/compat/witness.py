@@ -143,9 +143,13 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
     """A document that ``accepts`` takes and ``rejects`` refuses, aimed at ``location`` (``file#pointer``)."""
     deadline = time.process_time() + budget
     file, _, pointer = location.partition("#")
-    targets: list[tuple[Any, str | None]] = [(node_at(accepts, file, pointer), None)]
+    exact = node_at(accepts, file, pointer)
+    targets: list[tuple[Any, str | None]] = []
     tokens = _tokens(pointer)
-    if len(tokens) >= 2 and tokens[-2] == "properties":
+    is_property = len(tokens) >= 2 and tokens[-2] == "properties"
+    if exact is not None and (accepts.where.get(id(exact)) == (file, pointer) or not is_property):
+        targets.append((exact, None))
+    if is_property:
         # a property's presence or its value where the object did not declare it: the object is the target
         parent = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens[:-2])
         targets.append((node_at(accepts, file, parent), tokens[-1]))

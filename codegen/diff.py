@@ -57,7 +57,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unuse
 
 from .compat.folder import DRAFT4, DRAFT6, dialect_of, draft07_copy
 from .compat.folder import read as read_folder
-from .compat.witness import Witness, explore, used
+from .compat.witness import Witness, explore, unversioned, used
 from .compat.witness import find as find_witness
 from .ir import (
     DEPRECATION_WINDOW_MONTHS,
@@ -418,8 +418,9 @@ class _Differ:
     def run(self) -> DiffReport:
         # types are matched by where they are defined, not by name: a root type is named from its title, which
         # is an annotation (AsyncAPI keeps its version there)
-        old_types = {(t.file, t.location.pointer): t for m in self.old.modules for t in m.types}
-        new_types = {(t.file, t.location.pointer): t for m in self.new.modules for t in m.types}
+        # (and a $defs key that is an $id carrying the version, as in AsyncAPI's bundles, names the same definition)
+        old_types = {(t.file, unversioned(t.location.pointer)): t for m in self.old.modules for t in m.types}
+        new_types = {(t.file, unversioned(t.location.pointer)): t for m in self.new.modules for t in m.types}
         for key, ot in old_types.items():
             nt = new_types.get(key)
             if nt is None:
@@ -634,7 +635,7 @@ class _Differ:
 
     def rules(self, ot: NamedType, nt: NamedType) -> None:
         def keyed(rules: tuple[Rule, ...]) -> dict[str, Rule]:
-            return {dict(r.notes).get("x-rule") or f"{r.keyword} at {r.pointer}": r for r in rules}
+            return {dict(r.notes).get("x-rule") or f"{r.keyword} at {unversioned(r.pointer)}": r for r in rules}
 
         old, new = keyed(ot.rules), keyed(nt.rules)
         declared_before = {f.name for f in ot.fields}
@@ -651,7 +652,7 @@ class _Differ:
                     )
                 else:
                     self.add("RULE_ADDED", r.location, f"rule {key} was added to {nt.name}; documents valid before may break it")
-            elif old[key].schema != r.schema or old[key].keyword != r.keyword:
+            elif unversioned(old[key].schema) != unversioned(r.schema) or old[key].keyword != r.keyword:
                 self.add(
                     "RULE_CHANGED", r.location, f"rule {key} of {nt.name} changed; whether it accepts more or less cannot be decided here"
                 )

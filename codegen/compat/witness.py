@@ -10,6 +10,7 @@ A search stops at its deadline or after :data:`MAX_DOCUMENTS` documents, whichev
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +41,15 @@ class Witness:
         return text if len(text) <= width else text[: width - 1] + "…"
 
 
+_VERSION_IN_TEXT = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
+
+
+def unversioned(text: str) -> str:
+    """``text`` with every version number replaced: the keys and ``$id``s of consecutive versions of a bundle
+    (``http://asyncapi.com/definitions/2.6.0/info.json``) name the same definition."""
+    return _VERSION_IN_TEXT.sub("{version}", text)
+
+
 def _tokens(pointer: str) -> list[str]:
     return [] if pointer in ("", "/") else [unescape_token(t) for t in pointer[1:].split("/")]
 
@@ -54,6 +64,8 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
         for token in tokens:
             if isinstance(node, dict) and token in node:
                 node = node[token]
+            elif isinstance(node, dict) and len(same := [k for k in node if unversioned(k) == unversioned(token)]) == 1:
+                node = node[same[0]]  # a key that names another version ($id-keyed bundles: .../2.6.0/info.json)
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
             else:
@@ -70,10 +82,11 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
 _PRESENCE = ("required", "dependentRequired", "dependencies", "additionalProperties", "unevaluatedProperties", "propertyNames")
 
 
-def rejected_under(folder: Folder, file: str, document: Any, under: list[Any]) -> bool:
+def rejected_under(folder: Folder, file: str, document: Any, under: list[Any], schema_at: str | None = None) -> bool:
     """Whether one of the errors ``folder``'s ``file`` finds in ``document`` (or one they stand for, as a
     failed ``anyOf`` stands for its branches') is at or below the instance location ``under``, or is about the
-    presence of that property in its object."""
+    presence of that property in its object; and, with ``schema_at`` (``file#pointer``), raised by a keyword at or
+    below that schema location (a finding about a keyword of the root, whose instance location is the whole document)."""
     try:
         todo = list(folder.validator(file).iter_errors(document))
     except Exception:  # a validator that cannot list its errors proves nothing about where
@@ -82,13 +95,17 @@ def rejected_under(folder: Folder, file: str, document: Any, under: list[Any]) -
     while todo:
         error = todo.pop()
         where = list(error.absolute_path)
-        if where[:n] == under or (n > 0 and where == under[:-1] and error.validator in _PRESENCE):
+        placed = where[:n] == under or (n > 0 and where == under[:-1] and error.validator in _PRESENCE)
+        raised = folder.location(error.schema) or ""
+        if placed and (schema_at is None or raised == schema_at or raised.startswith(schema_at + "/")):
             return True
         todo += list(error.context or ())
     return False
 
 
-def is_witness(accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None) -> bool:
+def is_witness(
+    accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None, schema_at: str | None = None
+) -> bool:
     """``accepts`` takes the document and ``rejects`` refuses it — at or below the instance location ``under``
     when given, so that a witness proves the finding it is attached to — as python-jsonschema decides
     (jsonschema-rs, when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
@@ -98,10 +115,10 @@ def is_witness(accepts: Folder, rejects: Folder, file: str, document: Any, under
         return False
     if not accepts.accepts(file, document) or rejects.accepts(file, document):
         return False
-    return under is None or rejected_under(rejects, file, document, under)
+    return under is None or rejected_under(rejects, file, document, under, schema_at)
 
 
-def shrink(accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None) -> Any:
+def shrink(accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None, schema_at: str | None = None) -> Any:
     """A smaller witness: keys and items dropped and strings shortened, one at a time, while the document stays
     a witness."""
     steps = 0
@@ -129,7 +146,7 @@ def shrink(accepts: Folder, rejects: Folder, file: str, document: Any, under: li
             steps += 1
             if steps >= MAX_SHRINK_STEPS:
                 break
-            if is_witness(accepts, rejects, file, option, under):
+            if is_witness(accepts, rejects, file, option, under, schema_at):
                 current, progress = option, True
                 break
     return current
@@ -164,6 +181,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 continue
             node, resolver, _ = path[-1]
             under = instance_path(path) + ([prop] if prop is not None else [])
+            # a keyword of the root applies to the whole document: the error must come from that keyword
+            schema_at = location if not under and pointer not in ("", "/") and root == file else None
             leaves = gen.fresh(node, resolver)
             counterpart = node_at(rejects, file, pointer) if prop is None else None
             if counterpart is not None and file in rejects.files:
@@ -177,8 +196,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
-                if is_witness(accepts, rejects, root, document, under):
-                    return Witness(root, shrink(accepts, rejects, root, document, under))
+                if is_witness(accepts, rejects, root, document, under, schema_at):
+                    return Witness(root, shrink(accepts, rejects, root, document, under, schema_at))
     return None
 
 

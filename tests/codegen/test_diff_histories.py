@@ -107,3 +107,21 @@ def test_meta_schema_history(tmp_path: Path, old_draft: str, new_draft: str) -> 
 def test_our_releases(old_version: str, new_version: str) -> None:
     report = diff(RELEASES / old_version, RELEASES / new_version, TODAY)
     assert report.breaking == () and report.bump == "minor"
+
+
+@pytest.mark.parametrize("bundle", ["", "_without_id"])
+def test_asyncapi_2_5_0_to_2_6_0_in_either_bundle(bundle: str) -> None:
+    """The same step gives the same verdict from the $id-keyed bundle and from the one without $ids (the issue
+    measured 55 breaking findings against 2): the version pin, and message trait examples that must now be
+    objects with payload or headers (a break shipped in a minor)."""
+    old, new = HISTORIES / f"asyncapi_2.5.0{bundle}", HISTORIES / f"asyncapi_2.6.0{bundle}"
+    report = diff(old, new, TODAY)
+    _check_witnesses(report, old, new)
+    base = {"asyncapi": "2.5.0", "info": {"version": "a", "title": "a"}, "channels": {}}
+    assert [(f.rule, f.witness.document) for f in report.breaking if f.witness] == [
+        ("VERSION_PIN_CHANGED", base),
+        ("TYPE_NARROWED", {**base, "components": {"messageTraits": {"x-witness": {"examples": [{}]}}}}),
+    ]
+    assert (len(report.findings), sum(f.level == "warning" for f in report.findings)) == (115, 2)
+    expected = diff(old, new, TODAY, expect_version_pins=True)
+    assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED"]

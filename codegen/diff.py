@@ -634,10 +634,14 @@ class _Differ:
             self.add("CONSTRAINT_TIGHTENED" if tighter else "CONSTRAINT_LOOSENED", loc, f"{what}: {change}")
 
     def rules(self, ot: NamedType, nt: NamedType) -> None:
-        def keyed(rules: tuple[Rule, ...]) -> dict[str, Rule]:
-            return {dict(r.notes).get("x-rule") or f"{r.keyword} at {unversioned(r.pointer)}": r for r in rules}
+        def keyed(rules: tuple[Rule, ...], base: str) -> dict[str, Rule]:
+            # a rule without an id is matched by where it stands in its type (the types may be renamed or moved)
+            def where(rule: Rule) -> str:
+                return rule.pointer[len(base) :] if rule.pointer.startswith(base + "/") else unversioned(rule.pointer)
 
-        old, new = keyed(ot.rules), keyed(nt.rules)
+            return {dict(r.notes).get("x-rule") or f"{r.keyword} at {where(r)}": r for r in rules}
+
+        old, new = keyed(ot.rules, ot.location.pointer), keyed(nt.rules, nt.location.pointer)
         declared_before = {f.name for f in ot.fields}
         for key, r in new.items():
             if key not in old:

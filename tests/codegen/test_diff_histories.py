@@ -125,3 +125,25 @@ def test_asyncapi_2_5_0_to_2_6_0_in_either_bundle(bundle: str) -> None:
     assert (len(report.findings), sum(f.level == "warning" for f in report.findings)) == (115, 2)
     expected = diff(old, new, TODAY, expect_version_pins=True)
     assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED"]
+
+
+def test_biome_2_0_6_to_2_1_0() -> None:
+    """Renamed rule configurations (313 breaking findings in the issue) compare their content: noAccessKey's new
+    type accepts more; the breaks left are proven (options that were null or open, a rule's fix on a plain rule)."""
+    old, new = HISTORIES / "biome_2.0.6", HISTORIES / "biome_2.1.0"
+    report = diff(old, new, TODAY)
+    _check_witnesses(report, old, new)
+    at = {f.location.split("#")[1]: f for f in report.findings}
+    assert (at["/definitions/A11y/properties/noAccessKey"].rule, at["/definitions/A11y/properties/noAccessKey"].level) == (
+        "TYPE_WIDENED",
+        "info",
+    )
+    assert sorted(f.location.split("#")[1] for f in report.breaking) == [
+        "/definitions/NoUndeclaredVariablesOptions/additionalProperties",
+        "/definitions/RulePlainConfiguration/oneOf",
+        "/definitions/Source/properties/useSortedAttributes",
+        "/definitions/Source/properties/useSortedKeys",
+        "/definitions/Source/properties/useSortedProperties",
+        "/definitions/UseSortedAttributesOptions/type",
+    ]
+    assert sum(f.level == "warning" for f in report.findings) == 16

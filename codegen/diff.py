@@ -641,6 +641,9 @@ class _Differ:
 
             return {dict(r.notes).get("x-rule") or f"{r.keyword} at {where(r)}": r for r in rules}
 
+        def label(rule: Rule) -> str:
+            return dict(rule.notes).get("x-rule") or f"{rule.keyword} at {rule.pointer}"
+
         old, new = keyed(ot.rules, ot.location.pointer), keyed(nt.rules, nt.location.pointer)
         declared_before = {f.name for f in ot.fields}
         for key, r in new.items():
@@ -649,20 +652,22 @@ class _Differ:
                     self.add(
                         "RULE_ADDED",
                         r.location,
-                        f"rule {key} was added to {nt.name}; it only applies to documents using a property that is new in this version",
+                        f"rule {label(r)} was added to {nt.name}; it only applies to documents using a property that is new in this version",
                         level="info",
                         direction="none",
                         bump="minor",
                     )
                 else:
-                    self.add("RULE_ADDED", r.location, f"rule {key} was added to {nt.name}; documents valid before may break it")
+                    self.add("RULE_ADDED", r.location, f"rule {label(r)} was added to {nt.name}; documents valid before may break it")
             elif unversioned(old[key].schema) != unversioned(r.schema) or old[key].keyword != r.keyword:
                 self.add(
-                    "RULE_CHANGED", r.location, f"rule {key} of {nt.name} changed; whether it accepts more or less cannot be decided here"
+                    "RULE_CHANGED",
+                    r.location,
+                    f"rule {label(r)} of {nt.name} changed; whether it accepts more or less cannot be decided here",
                 )
         for key, r in old.items():
             if key not in new:
-                self.add("RULE_REMOVED", r.location, f"rule {key} was removed from {nt.name}; documents it rejected become valid")
+                self.add("RULE_REMOVED", r.location, f"rule {label(r)} was removed from {nt.name}; documents it rejected become valid")
 
     def deprecation(self, old: Deprecation | None, new: Deprecation | None, loc: Location, what: str) -> None:
         if new is not None and old is None:

@@ -727,11 +727,18 @@ def _needs_proof(finding: Finding) -> bool:
 
 
 def _names_place(finding: Finding, where: str) -> bool:
-    """The finding is at ``where``, above it, or is the conditional whose ``then``/``else`` rejects there."""
+    """The finding is at ``where`` (``file#pointer/keyword``, where a document is rejected) or above it, is the
+    conditional whose ``then``/``else`` rejects there, or is a property of the object whose keyword rejects."""
     location = finding.location
     if location.rsplit("/", 1)[-1] in ("if", "then", "else"):
         location = location.rsplit("/", 1)[0]
-    return where == location or where.startswith(location + "/") or location.startswith(where.rsplit("/", 1)[0] + "/")
+    keyword_at = where.rsplit("/", 1)[0]
+    if "#" not in where or where.endswith("#"):
+        return False  # no place named
+    if where == location or where.startswith(location + "/"):
+        return True
+    parent, _, name = location.rpartition("/properties/")
+    return bool(name) and "/" not in name and parent == keyword_at
 
 
 def prove(

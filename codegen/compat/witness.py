@@ -210,16 +210,14 @@ def used(folder: Folder, location: str) -> bool:
     return any(generator(folder, root, float("inf")).path_to(target) is not None for root in folder.files)
 
 
-def rejected_at(folder: Folder, file: str, document: Any) -> str:
-    """Where ``folder``'s ``file`` rejects ``document``: ``file#pointer`` of the failing keyword (best match)."""
+def rejected_at(folder: Folder, file: str, document: Any) -> list[str]:
+    """Every place where ``folder``'s ``file`` rejects ``document``: ``file#pointer`` of the failing keyword that
+    best explains each of its errors (inside an ``anyOf``, the branch that came closest)."""
     try:
-        error = best_match(folder.validator(file).iter_errors(document))
+        errors = [best_match([error]) for error in folder.validator(file).iter_errors(document)]
     except Exception:  # the validator could not even report: name the file
-        error = None
-    if error is None:
-        return f"{file}#"
-    where = folder.location(error.schema) or f"{file}#"
-    return f"{where}/{error.validator}"
+        return [f"{file}#"]
+    return sorted({f"{folder.location(error.schema) or f'{file}#'}/{error.validator}" for error in errors if error is not None})
 
 
 def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
@@ -251,8 +249,10 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
                 if tried >= len(leaves) or time.process_time() > deadline:
                     break
                 if is_witness(accepts, rejects, root, document):
-                    where = rejected_at(rejects, root, document)
-                    if where not in found:
-                        found[where] = Witness(root, shrink(accepts, rejects, root, document))
+                    for where in rejected_at(rejects, root, document):
+                        if where not in found:
+                            # shrunk while it is still rejected by that keyword
+                            keyword_at = where.rsplit("/", 1)[0]
+                            found[where] = Witness(root, shrink(accepts, rejects, root, document, [], keyword_at))
                     break
     return sorted(found.items())

@@ -42,6 +42,11 @@ def add_release_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("new", type=Path, help="new schema folder")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--today", type=_date, help="date that decides whether a deprecation window is over (default: today)")
+    p.add_argument(
+        "--expect-version-pins",
+        action="store_true",
+        help="a field pinned to the schema's version (AsyncAPI's asyncapi: const 2.6.0) changing is expected, not breaking",
+    )
     p = sub.add_parser("policy", help="check releases and the working schemas against the version policy; never writes")
     p.add_argument("--releases", type=Path, required=True, help="folder of <version>/ release folders")
     p.add_argument("--schemas", type=Path, help="working schema folder (default: only the releases are checked)")
@@ -59,7 +64,7 @@ def add_release_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 def run_release_command(args: argparse.Namespace) -> int:
     try:
         if args.command == "diff":
-            report = diff.diff(args.old, args.new, args.today)
+            report = diff.diff(args.old, args.new, args.today, expect_version_pins=args.expect_version_pins)
             sys.stdout.write(report.to_json() if args.format == "json" else report.to_text())
             return 1 if report.breaking else 0
         if args.command == "policy":

@@ -24,6 +24,15 @@ when nothing differs.
 A folder may hold a ``manifest.json`` next to its schema files (a published release): it is not a schema and
 is skipped.
 
+Proof (:func:`prove`, :mod:`codegen.compat`): a finding is ``breaking`` only with a **witness** — a document the
+old folder accepts and the new one rejects at the finding's location (the reverse for ``consumers``), checked
+against both folders as published, each file in its own dialect (draft-04 to 2020-12). A finding for which no
+witness is found within the budget becomes a ``warning`` (bump ``minor``) that says so. A walk of each file's schema
+graph adds ``DOCUMENT_REJECTED`` for a proven break that no field-level rule names (conditionals, ``$dynamicRef``,
+``$recursiveRef``). A field pinned to the schema's version changing is ``VERSION_PIN_CHANGED`` (expected, ``info``,
+with ``expect_version_pins``). Types are matched by where they are defined (a root type's name comes from its
+``title``, an annotation); references to differently named types compare the types' content.
+
 Where the classification is stricter than the truth — a regular expression rewritten to accept exactly the same
 strings, a rule that now enforces what the prose already required — the new folder says so with an
 ``x-compatibility: {"bump": "patch" | "minor", "reason": …}`` annotation on the changed node (or an ancestor).
@@ -36,12 +45,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+
+from .compat.folder import DRAFT4, DRAFT6, dialect_of, draft07_copy
+from .compat.folder import read as read_folder
+from .compat.witness import Witness, explore, unversioned, used
+from .compat.witness import find as find_witness
 from .ir import (
     DEPRECATION_WINDOW_MONTHS,
     IR,
@@ -93,6 +110,8 @@ _FIXED: dict[str, tuple[str, str, str]] = {
     "DEPRECATION_REMOVED": ("info", "none", "minor"),
     "DEPRECATION_CHANGED": ("info", "none", "patch"),
     "DESCRIPTION_CHANGED": ("info", "none", "patch"),
+    "VERSION_PIN_CHANGED": ("breaking", "producers", "major"),
+    "DOCUMENT_REJECTED": ("breaking", "producers", "major"),
 }
 # rules whose level/direction/bump depend on the case: PROPERTY_REMOVED, RULE_ADDED, DEFAULT_CHANGED
 RULE_IDS = tuple(sorted({*_FIXED, "PROPERTY_REMOVED", "RULE_ADDED", "DEFAULT_CHANGED"}))
@@ -106,9 +125,25 @@ class Finding:
     location: str  # file#pointer
     message: str
     bump: str  # major | minor | patch
+    witness: Witness | None = None  # a document valid before and rejected now (valid now, rejected before for consumers)
 
-    def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "level": self.level,
+            "direction": self.direction,
+            "location": self.location,
+            "message": self.message,
+            "bump": self.bump,
+            "witness": self.witness.to_dict() if self.witness is not None else None,
+        }
+
+    def to_text(self) -> str:
+        line = f"{self.level:<8} {self.rule} [{self.direction}, {self.bump}] {self.location}: {self.message}"
+        if self.witness is not None:
+            verdict = "valid before, invalid now" if self.direction != "consumers" else "valid now, invalid before"
+            line += f"\n         witness ({verdict}, {self.witness.file}): {self.witness.short()}"
+        return line
 
 
 @dataclass(frozen=True)
@@ -137,7 +172,7 @@ class DiffReport:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     def to_text(self) -> str:
-        lines = [f"{f.level:<8} {f.rule} [{f.direction}, {f.bump}] {f.location}: {f.message}" for f in self.findings]
+        lines = [f.to_text() for f in self.findings]
         counts = {level: sum(1 for f in self.findings if f.level == level) for level in reversed(LEVELS)}
         lines.append(
             f"{len(self.findings)} change(s): "
@@ -150,14 +185,29 @@ class DiffReport:
 # ----------------------------------------------------------------------------------------------- loading
 
 
+def _older_dialect(path: Path) -> str | None:
+    """DRAFT4 or DRAFT6 when the file declares it (the loader reads draft-07 on), else None."""
+    try:
+        dialect = dialect_of(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, OSError):
+        return None  # the loader reports it
+    return dialect if dialect in (DRAFT4, DRAFT6) else None
+
+
 def load_folder(folder: Path | str) -> SchemaSet:
-    """Load a schema folder, skipping a release ``manifest.json`` (read from a private temporary copy)."""
+    """Load a schema folder, skipping a release ``manifest.json`` and reading draft-04/draft-06 files as their
+    draft-07 equivalent (both from a private temporary copy)."""
     root = Path(folder)
-    if not (root / MANIFEST).is_file():
+    paths = sorted(p for p in root.glob("*.json") if p.is_file() and p.name != MANIFEST) if root.is_dir() else []
+    older = {p.name: d for p in paths if (d := _older_dialect(p)) is not None}
+    if not (root / MANIFEST).is_file() and not older:
         return load(root)
     with tempfile.TemporaryDirectory(prefix="codegen-diff-") as tmp:
-        for path in sorted(root.glob("*.json")):
-            if path.name != MANIFEST and path.is_file():
+        for path in paths:
+            if path.name in older:
+                contents = draft07_copy(json.loads(path.read_text(encoding="utf-8")), older[path.name])
+                (Path(tmp) / path.name).write_text(json.dumps(contents, ensure_ascii=False), encoding="utf-8")
+            else:
                 shutil.copyfile(path, Path(tmp) / path.name)
         return load(tmp)
 
@@ -213,10 +263,82 @@ def _covers(wide: str, narrow: str) -> bool:
     return wide == narrow or (wide == "number" and narrow == "integer")
 
 
-def _relation(old: TypeExpr, new: TypeExpr) -> str:
-    """``same``, ``widened`` (new accepts more), ``narrowed`` (new accepts less) or ``changed`` (neither)."""
+# format -> the formats whose every valid string it accepts too, where the specification defines the inclusion
+# (JSON Schema Validation 2020-12 §7.3: a URI is a URI reference and an IRI; an IRI is an IRI reference; an email
+# address and a host name are their internationalized forms)
+FORMAT_INCLUDES = {
+    "uri-reference": ("uri",),
+    "iri": ("uri",),
+    "iri-reference": ("iri", "uri", "uri-reference"),
+    "idn-email": ("email",),
+    "idn-hostname": ("hostname",),
+}
+FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
+_VERSION = re.compile(r"^v?\d+(\.\d+){1,2}(-[0-9A-Za-z.-]+)?$")
+_WIDENING = frozenset(
+    {
+        "TYPE_WIDENED",
+        "NULLABLE_ADDED",
+        "ENUM_VALUE_ADDED",
+        "CONSTRAINT_LOOSENED",
+        "CLOSED_OBJECT_OPENED",
+        "PROPERTY_ADDED_OPTIONAL",
+        "BECAME_OPTIONAL",
+        "RULE_REMOVED",
+    }
+)
+
+
+def _admits(key: str, bound: Any, value: Any) -> bool:
+    """Whether the value satisfies the constraint ``key: bound`` (a constraint for another JSON type does not apply;
+    ``False`` when it cannot be decided)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    try:
+        if key in ("minLength", "maxLength", "pattern", "format"):
+            if not isinstance(value, str):
+                return True
+            if key == "minLength":
+                return bool(len(value) >= bound)
+            if key == "maxLength":
+                return bool(len(value) <= bound)
+            if key == "pattern":
+                return re.search(bound, value) is not None
+            return bool(FORMAT_CHECKER.conforms(value, bound)) and bound in FORMAT_CHECKER.checkers
+        if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+            if not number:
+                return True
+            return bool(
+                {
+                    "minimum": lambda: value >= bound,
+                    "maximum": lambda: value <= bound,
+                    "exclusiveMinimum": lambda: value > bound,
+                    "exclusiveMaximum": lambda: value < bound,
+                    "multipleOf": lambda: (value / bound).is_integer(),
+                }[key]()
+            )
+        if key in ("minItems", "maxItems", "uniqueItems"):
+            if not isinstance(value, list):
+                return True
+            if key == "uniqueItems":
+                return not bound or len({_json(v) for v in value}) == len(value)
+            return bool(len(value) >= bound if key == "minItems" else len(value) <= bound)
+    except (re.error, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return False
+    return False
+
+
+def _version_pin(old: Any, new: Any) -> bool:
+    """Both values are version strings: a field that pins the version of the schema (AsyncAPI's ``asyncapi``)."""
+    return isinstance(old, str) and isinstance(new, str) and bool(_VERSION.match(old)) and bool(_VERSION.match(new))
+
+
+def _relation(old: TypeExpr, new: TypeExpr, named: Callable[[Named, Named], str] | None = None) -> str:
+    """``same``, ``widened`` (new accepts more), ``narrowed`` (new accepts less) or ``changed`` (neither).
+    ``named`` compares two different named types by content (renamed or moved types)."""
     if old == new:
         return "same"
+    if named is not None and isinstance(old, Named) and isinstance(new, Named):
+        return named(old, new)
     if isinstance(new, Unknown):
         return "widened"
     if isinstance(old, Unknown):
@@ -228,8 +350,8 @@ def _relation(old: TypeExpr, new: TypeExpr) -> str:
     if isinstance(old, Union_) or isinstance(new, Union_):
         old_m = old.members if isinstance(old, Union_) else (old,)
         new_m = new.members if isinstance(new, Union_) else (new,)
-        old_in_new = all(any(_relation(o, n) in ("same", "widened") for n in new_m) for o in old_m)
-        new_in_old = all(any(_relation(o, n) in ("same", "narrowed") for o in old_m) for n in new_m)
+        old_in_new = all(any(_relation(o, n, named) in ("same", "widened") for n in new_m) for o in old_m)
+        new_in_old = all(any(_relation(o, n, named) in ("same", "narrowed") for o in old_m) for n in new_m)
         return "same" if old_in_new and new_in_old else "widened" if old_in_new else "narrowed" if new_in_old else "changed"
     if isinstance(old, Primitive) and isinstance(new, Primitive):
         if _covers(new.name, old.name):
@@ -245,13 +367,13 @@ def _relation(old: TypeExpr, new: TypeExpr) -> str:
     if isinstance(old, Primitive) and isinstance(new, Literal):
         return "narrowed" if all(_covers(old.name, _json_kind(v)) for v in new.values) else "changed"
     if isinstance(old, Array) and isinstance(new, Array):
-        return _relation(old.items, new.items)
+        return _relation(old.items, new.items, named)
     if isinstance(old, Map) and isinstance(new, Map):
-        return _relation(old.values, new.values)
+        return _relation(old.values, new.values, named)
     if isinstance(old, Tuple) and isinstance(new, Tuple) and len(old.prefix) == len(new.prefix):
-        parts = [_relation(o, n) for o, n in zip(old.prefix, new.prefix)]
+        parts = [_relation(o, n, named) for o, n in zip(old.prefix, new.prefix)]
         if old.rest is not None or new.rest is not None:
-            parts.append(_relation(old.rest or Never(), new.rest or Never()))
+            parts.append(_relation(old.rest or Never(), new.rest or Never(), named))
         kinds = set(parts) - {"same"}
         return "same" if not kinds else kinds.pop() if len(kinds) == 1 else "changed"
     return "changed"
@@ -261,6 +383,9 @@ class _Differ:
     def __init__(self, old: IR, new: IR, today: _dt.date) -> None:
         self.old, self.new, self.today = old, new, today
         self.out: list[Finding] = []
+        self.old_by_ref = {t.ref: t for m in old.modules for t in m.types}
+        self.new_by_ref = {t.ref: t for m in new.modules for t in m.types}
+        self._named: dict[tuple[Any, Any], str] = {}
 
     def add(
         self, rule: str, where: Location, message: str, level: str | None = None, direction: str | None = None, bump: str | None = None
@@ -268,9 +393,34 @@ class _Differ:
         fixed = _FIXED.get(rule, ("breaking", "producers", "major"))
         self.out.append(Finding(rule, level or fixed[0], direction or fixed[1], str(where), message, bump or fixed[2]))
 
+    def named(self, old: Named, new: Named) -> str:
+        """How the content of two differently named types compares (coinductively: a pair met again while it is
+        being compared counts as the same). Renames and moves into ``$defs`` compare what the types accept."""
+        key = (old.ref, new.ref)
+        if key in self._named:
+            return self._named[key]
+        ot, nt = self.old_by_ref.get(old.ref), self.new_by_ref.get(new.ref)
+        if ot is None or nt is None:
+            return "changed"
+        self._named[key] = "same"
+        saved, self.out = self.out, []
+        try:
+            self.type_(ot, nt)
+            found = self.out
+        finally:
+            self.out = saved
+        narrowed = any(f.level != "info" for f in found)
+        widened = any(f.rule in _WIDENING for f in found)
+        result = "changed" if narrowed and widened else "narrowed" if narrowed else "widened" if widened else "same"
+        self._named[key] = result
+        return result
+
     def run(self) -> DiffReport:
-        old_types = {(t.file, t.name): t for m in self.old.modules for t in m.types}
-        new_types = {(t.file, t.name): t for m in self.new.modules for t in m.types}
+        # types are matched by where they are defined, not by name: a root type is named from its title, which
+        # is an annotation (AsyncAPI keeps its version there)
+        # (and a $defs key that is an $id carrying the version, as in AsyncAPI's bundles, names the same definition)
+        old_types = {(t.file, unversioned(t.location.pointer)): t for m in self.old.modules for t in m.types}
+        new_types = {(t.file, unversioned(t.location.pointer)): t for m in self.new.modules for t in m.types}
         for key, ot in old_types.items():
             nt = new_types.get(key)
             if nt is None:
@@ -297,7 +447,7 @@ class _Differ:
         self.text(ot.description, nt.description, loc, f"type {nt.name}")
         self.deprecation(ot.deprecation, nt.deprecation, loc, f"type {nt.name}")
         self.rules(ot, nt)
-        self.constraints(ot.constraints, nt.constraints, loc, f"type {nt.name}")
+        self.constraints(ot.constraints, nt.constraints, loc, f"type {nt.name}", _values(ot.type, nt.type))
         self.nullable(ot.nullable, nt.nullable, loc, f"type {nt.name}")
         if nt.kind == "enum":
             self.values(ot.values, nt.values, loc, f"type {nt.name}")
@@ -379,9 +529,10 @@ class _Differ:
                 self.add("BECAME_REQUIRED", loc, f"{what} became required")
             else:
                 self.add("BECAME_OPTIONAL", loc, f"{what} became optional; readers may no longer rely on it")
-        self.nullable(of.nullable, nf.nullable, loc, what)
+        if not isinstance(nf.type, Unknown):  # a field of any type accepts null whatever its old type said
+            self.nullable(of.nullable, nf.nullable, loc, what)
         self.expr(of.type, nf.type, loc, what)
-        self.constraints(of.constraints, nf.constraints, loc, what)
+        self.constraints(of.constraints, nf.constraints, loc, what, _values(of.type, nf.type))
         if (of.has_default, _json(of.default)) != (nf.has_default, _json(nf.default)):
             if of.has_default and nf.has_default:
                 self.add(
@@ -417,11 +568,16 @@ class _Differ:
             return
         if isinstance(old, Literal) and isinstance(new, Literal):
             if len(old.values) == 1 and len(new.values) == 1:
-                self.add("CONST_CHANGED", loc, f"{what} must now be {_json(new.values[0])} (was {_json(old.values[0])})")
+                pin = _version_pin(old.values[0], new.values[0])
+                self.add(
+                    "VERSION_PIN_CHANGED" if pin else "CONST_CHANGED",
+                    loc,
+                    f"{what} must now be {_json(new.values[0])} (was {_json(old.values[0])})" + (": a version pin" if pin else ""),
+                )
                 return
             self.values(old.values, new.values, loc, what)
             return
-        relation = _relation(old, new)
+        relation = _relation(old, new, self.named)
         message = f"type of {what} changed from {_show(old)} to {_show(new)}"
         if relation in ("narrowed", "changed"):
             self.add("TYPE_NARROWED", loc, message)
@@ -429,6 +585,9 @@ class _Differ:
             self.add("TYPE_WIDENED", loc, message)
 
     def values(self, old: tuple[Any, ...], new: tuple[Any, ...], loc: Location, what: str) -> None:
+        if len(old) == 1 and len(new) == 1 and _version_pin(old[0], new[0]):
+            self.add("VERSION_PIN_CHANGED", loc, f"{what} must now be {_json(new[0])} (was {_json(old[0])}): a version pin")
+            return
         o, n = [_json(v) for v in old], [_json(v) for v in new]
         for v in o:
             if v not in n:
@@ -443,7 +602,11 @@ class _Differ:
         elif new and not old:
             self.add("NULLABLE_ADDED", loc, f"{what} now accepts null")
 
-    def constraints(self, old: tuple[tuple[str, Any], ...], new: tuple[tuple[str, Any], ...], loc: Location, what: str) -> None:
+    def constraints(
+        self, old: tuple[tuple[str, Any], ...], new: tuple[tuple[str, Any], ...], loc: Location, what: str, values: tuple[Any, ...] = ()
+    ) -> None:
+        """``values``: the only values the old location accepted (an enum replaced by a constrained type): a
+        constraint they all satisfy rejects none of them, so it is no tightening."""
         o, n = dict(old), dict(new)
         for key in dict.fromkeys([*o, *n]):
             before, after = o.get(key), n.get(key)
@@ -456,8 +619,12 @@ class _Differ:
                 tighter = before is None or (after is not None and after < before)
             elif key == "uniqueItems":
                 tighter = bool(after)
+            elif key == "format":
+                tighter = after is not None and before not in FORMAT_INCLUDES.get(after, ())
             else:  # pattern, format, multipleOf: any addition or change may reject values accepted before
                 tighter = after is not None
+            if tighter and values and after is not None and all(_admits(key, after, v) for v in values):
+                continue
             if after is None:
                 change = f"{key} {_json(before)} removed"
             elif before is None:
@@ -467,10 +634,17 @@ class _Differ:
             self.add("CONSTRAINT_TIGHTENED" if tighter else "CONSTRAINT_LOOSENED", loc, f"{what}: {change}")
 
     def rules(self, ot: NamedType, nt: NamedType) -> None:
-        def keyed(rules: tuple[Rule, ...]) -> dict[str, Rule]:
-            return {dict(r.notes).get("x-rule") or f"{r.keyword} at {r.pointer}": r for r in rules}
+        def keyed(rules: tuple[Rule, ...], base: str) -> dict[str, Rule]:
+            # a rule without an id is matched by where it stands in its type (the types may be renamed or moved)
+            def where(rule: Rule) -> str:
+                return rule.pointer[len(base) :] if rule.pointer.startswith(base + "/") else unversioned(rule.pointer)
 
-        old, new = keyed(ot.rules), keyed(nt.rules)
+            return {dict(r.notes).get("x-rule") or f"{r.keyword} at {where(r)}": r for r in rules}
+
+        def label(rule: Rule) -> str:
+            return dict(rule.notes).get("x-rule") or f"{rule.keyword} at {rule.pointer}"
+
+        old, new = keyed(ot.rules, ot.location.pointer), keyed(nt.rules, nt.location.pointer)
         declared_before = {f.name for f in ot.fields}
         for key, r in new.items():
             if key not in old:
@@ -478,20 +652,22 @@ class _Differ:
                     self.add(
                         "RULE_ADDED",
                         r.location,
-                        f"rule {key} was added to {nt.name}; it only applies to documents using a property that is new in this version",
+                        f"rule {label(r)} was added to {nt.name}; it only applies to documents using a property that is new in this version",
                         level="info",
                         direction="none",
                         bump="minor",
                     )
                 else:
-                    self.add("RULE_ADDED", r.location, f"rule {key} was added to {nt.name}; documents valid before may break it")
-            elif old[key].schema != r.schema or old[key].keyword != r.keyword:
+                    self.add("RULE_ADDED", r.location, f"rule {label(r)} was added to {nt.name}; documents valid before may break it")
+            elif unversioned(old[key].schema) != unversioned(r.schema) or old[key].keyword != r.keyword:
                 self.add(
-                    "RULE_CHANGED", r.location, f"rule {key} of {nt.name} changed; whether it accepts more or less cannot be decided here"
+                    "RULE_CHANGED",
+                    r.location,
+                    f"rule {label(r)} of {nt.name} changed; whether it accepts more or less cannot be decided here",
                 )
         for key, r in old.items():
             if key not in new:
-                self.add("RULE_REMOVED", r.location, f"rule {key} was removed from {nt.name}; documents it rejected become valid")
+                self.add("RULE_REMOVED", r.location, f"rule {label(r)} was removed from {nt.name}; documents it rejected become valid")
 
     def deprecation(self, old: Deprecation | None, new: Deprecation | None, loc: Location, what: str) -> None:
         if new is not None and old is None:
@@ -504,6 +680,11 @@ class _Differ:
     def text(self, old: str | None, new: str | None, loc: Location, what: str) -> None:
         if (old or "") != (new or ""):
             self.add("DESCRIPTION_CHANGED", loc, f"description of {what} changed")
+
+
+def _values(old: TypeExpr | None, new: TypeExpr | None) -> tuple[Any, ...]:
+    """The old literal values when the new type is not a literal (the new constraints then judge them)."""
+    return old.values if isinstance(old, Literal) and not isinstance(new, Literal) else ()
 
 
 def _gated_on_new(rule: Rule, declared_before: set[str]) -> bool:
@@ -523,8 +704,120 @@ def diff_irs(old: IR, new: IR, today: _dt.date | None = None) -> DiffReport:
     return _Differ(old, new, today or _dt.date.today()).run()
 
 
-def diff_sets(old: SchemaSet, new: SchemaSet, today: _dt.date | None = None) -> DiffReport:
-    return accept(diff_irs(build(old), build(new), today), old, new)
+@dataclass(frozen=True)
+class Budget:
+    """Seconds a witness search may take: per finding, and for the walk that looks for what no finding names."""
+
+    per_finding: float = 3.0
+    explore: float = 2.0
+
+
+DEFAULT_BUDGET = Budget()
+_UNUSED = " (no schema file reaches it: an unused definition, whether under $defs or definitions)"
+_USES_COMPARED = " (its uses are compared where they are, and no document valid before is invalid now)"
+_NO_WITNESS = " (no witness found: no document valid before and invalid now was found, so this is not proven breaking)"
+
+
+def _needs_proof(finding: Finding) -> bool:
+    """Every breaking finding, a rule change, and a property added to an object that accepted any property
+    (documents holding that property with another value become invalid)."""
+    if finding.level == "breaking" or finding.rule == "RULE_CHANGED":
+        return True
+    return finding.rule == "PROPERTY_ADDED_OPTIONAL" and finding.direction == "none"
+
+
+def _names_place(finding: Finding, where: str) -> bool:
+    """The finding is at ``where`` (``file#pointer/keyword``, where a document is rejected) or above it, is the
+    conditional whose ``then``/``else`` rejects there, or is a property of the object whose keyword rejects."""
+    location = finding.location
+    if location.rsplit("/", 1)[-1] in ("if", "then", "else"):
+        location = location.rsplit("/", 1)[0]
+    keyword_at = where.rsplit("/", 1)[0]
+    if "#" not in where or where.endswith("#"):
+        return False  # no place named
+    if where == location or where.startswith(location + "/"):
+        return True
+    parent, _, name = location.rpartition("/properties/")
+    return bool(name) and "/" not in name and parent == keyword_at
+
+
+def prove(
+    report: DiffReport, old_dir: Path | str, new_dir: Path | str, budget: Budget = DEFAULT_BUDGET, expect_version_pins: bool = False
+) -> DiffReport:
+    """Each finding that claims or may hide a break, with a witness checked against both folders as published,
+    or downgraded to a warning that says none was found; then the breaks no finding names, found by walking
+    each schema file (``DOCUMENT_REJECTED``). Version pins are their own rule; ``expect_version_pins`` makes
+    them expected (info)."""
+    old, new = read_folder(old_dir), read_folder(new_dir)
+    out: list[Finding] = []
+    for finding in report.findings:
+        if not _needs_proof(finding):
+            out.append(finding)
+            continue
+        accepts, rejects = (new, old) if finding.direction == "consumers" else (old, new)
+        try:
+            witness = find_witness(accepts, rejects, finding.location, budget.per_finding)
+        except RecursionError:  # a schema nested beyond the stack: no witness, so not proven (never a crash)
+            witness = None
+        if witness is not None:
+            level = "breaking"
+            bump = "major"
+            message = finding.message
+            if finding.rule == "PROPERTY_ADDED_OPTIONAL":
+                message += "; the object accepted any property before, and documents holding this one otherwise become invalid"
+            out.append(replace(finding, level=level, bump=bump, message=message, witness=witness))
+        elif finding.rule == "TYPE_DEFINITION_REMOVED":
+            # its uses are compared where they are (a rename or a move into $defs compares their content there)
+            why = _UNUSED if not used(old, finding.location) else _USES_COMPARED
+            out.append(replace(finding, level="info", direction="none", bump="minor", message=finding.message + why))
+        elif finding.level == "breaking" or finding.rule == "RULE_CHANGED":
+            out.append(replace(finding, level="warning", bump="minor", message=finding.message + _NO_WITNESS))
+        else:
+            out.append(finding)
+    try:  # identical folders accept the same documents: nothing to walk
+        walked = explore(old, new, budget.explore) if old.files != new.files else []
+    except RecursionError:  # as above: nothing proven by the walk
+        walked = []
+    for where, witness in walked:
+        named = [i for i, f in enumerate(out) if f.level != "info" and _names_place(f, where)]
+        for i in named:
+            if out[i].witness is None and out[i].message.endswith(_NO_WITNESS):  # the walk proved what the search missed
+                out[i] = replace(out[i], level="breaking", bump="major", message=out[i].message[: -len(_NO_WITNESS)], witness=witness)
+        if named:
+            continue  # a finding names this place already
+        out.append(
+            Finding(
+                "DOCUMENT_REJECTED",
+                "breaking",
+                "producers",
+                where,
+                f"a document valid before is rejected here now ({where.rsplit('/', 1)[-1]})",
+                "major",
+                witness,
+            )
+        )
+    if expect_version_pins:
+        out = [
+            replace(f, level="info", bump="patch", message=f.message + " (expected: version pins are treated as expected)")
+            if f.rule == "VERSION_PIN_CHANGED"
+            else f
+            for f in out
+        ]
+    return DiffReport(tuple(out))
+
+
+def diff_sets(
+    old: SchemaSet,
+    new: SchemaSet,
+    today: _dt.date | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+    expect_version_pins: bool = False,
+    folders: tuple[Path | str, Path | str] | None = None,
+) -> DiffReport:
+    """The classified, proven diff; ``folders`` are the folders as published when the sets were read from copies."""
+    old_dir, new_dir = folders or (old.root, new.root)
+    report = prove(diff_irs(build(old), build(new), today), old_dir, new_dir, budget, expect_version_pins)
+    return accept(report, old, new)
 
 
 def accept(report: DiffReport, old: SchemaSet, new: SchemaSet) -> DiffReport:
@@ -581,16 +874,23 @@ def _accepted(finding: Finding, old: SchemaSet, new: SchemaSet) -> Finding:
     old_node = _node(old_file.contents, where) if old_file is not None else None
     if isinstance(old_node, dict) and old_node.get("x-compatibility") == annotation:
         return finding  # the annotation speaks for the step that introduced it, not for later ones
+    message = finding.message.removesuffix(_NO_WITNESS)  # the annotation, not the missing witness, classifies it
+    contradiction = (
+        f"; contradicted by a witness: {finding.witness.short()} is valid before and invalid now" if finding.witness is not None else ""
+    )
     return Finding(
         finding.rule,
         "info",
         finding.direction,
         finding.location,
-        f"{finding.message} (classified {annotation['bump']} by x-compatibility at {file}#{where}: {annotation['reason']})",
+        f"{message} (classified {annotation['bump']} by x-compatibility at {file}#{where}: {annotation['reason']}{contradiction})",
         annotation["bump"],
+        finding.witness,
     )
 
 
-def diff(old: Path | str, new: Path | str, today: _dt.date | None = None) -> DiffReport:
+def diff(
+    old: Path | str, new: Path | str, today: _dt.date | None = None, budget: Budget = DEFAULT_BUDGET, expect_version_pins: bool = False
+) -> DiffReport:
     """Compare two schema folders (raises ``SchemaError`` on unusable input)."""
-    return diff_sets(load_folder(old), load_folder(new), today)
+    return diff_sets(load_folder(old), load_folder(new), today, budget, expect_version_pins, folders=(old, new))

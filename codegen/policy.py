@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .diff import BUMPS, MANIFEST, DiffReport, accept, diff_irs, load_folder
+from .diff import BUMPS, MANIFEST, DiffReport, accept, diff_irs, load_folder, prove
 from .ir import DEPRECATION_WINDOW_MONTHS, IR, Deprecation, add_months, build
 from .load import SchemaError, SchemaSet
 
@@ -323,7 +323,7 @@ def check_step(
     version, problems = folder_version(new_set)
     if version is None:
         return problems, None
-    report = accept(diff_irs(old_ir, new_ir, today), cache.load(old_dir), new_set)
+    report = accept(prove(diff_irs(old_ir, new_ir, today), old_dir, new_dir), cache.load(old_dir), new_set)
     problems += _deprecations(new_ir, version)
     if version == old_version:
         if not _identical(old_dir, new_dir):

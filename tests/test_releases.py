@@ -200,7 +200,13 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, str | None]] = [
     ),
     ("nullable", obj({"a": {"type": ["string", "null"]}}), obj({"a": S}), "NULLABLE_REMOVED", "NULLABLE_ADDED"),
     ("enum", obj({"a": {"enum": ["x", "y", "z"]}}), obj({"a": {"enum": ["x", "y"]}}), "ENUM_VALUE_REMOVED", "ENUM_VALUE_ADDED"),
-    ("named-enum", {"$defs": {"E": {"enum": ["x", "y"]}}}, {"$defs": {"E": {"enum": ["x"]}}}, "ENUM_VALUE_REMOVED", "ENUM_VALUE_ADDED"),
+    (
+        "named-enum",
+        {"$defs": {"E": {"enum": ["x", "y"]}}, **obj({"e": {"$ref": "#/$defs/E"}})},
+        {"$defs": {"E": {"enum": ["x"]}}, **obj({"e": {"$ref": "#/$defs/E"}})},
+        "ENUM_VALUE_REMOVED",
+        "ENUM_VALUE_ADDED",
+    ),
     ("const", obj({"a": {"const": "x"}}), obj({"a": {"const": "y"}}), "CONST_CHANGED", "CONST_CHANGED"),
     (
         "minimum",
@@ -235,13 +241,22 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, str | None]] = [
     ("format-added", obj({"a": S}), obj({"a": {"type": "string", "format": "date"}}), "CONSTRAINT_TIGHTENED", "CONSTRAINT_LOOSENED"),
     (
         "alias-constraint",
-        {"$defs": {"Id": {"type": "string"}}},
-        {"$defs": {"Id": {"type": "string", "maxLength": 9}}},
+        {"$defs": {"Id": {"type": "string"}}, **obj({"id": {"$ref": "#/$defs/Id"}})},
+        {"$defs": {"Id": {"type": "string", "maxLength": 9}}, **obj({"id": {"$ref": "#/$defs/Id"}})},
         "CONSTRAINT_TIGHTENED",
         "CONSTRAINT_LOOSENED",
     ),
     ("closed", obj({"a": S}, closed=False), obj({"a": S}), "OPEN_OBJECT_CLOSED", "CLOSED_OBJECT_OPENED"),
     ("typedef", {"$defs": {"A": S}}, {"$defs": {"A": S, "B": S}}, "TYPE_DEFINITION_ADDED", "TYPE_DEFINITION_REMOVED"),
+    (
+        "typedef-used",
+        {"$defs": {"A": S, "B": S}, **obj({"b": {"$ref": "#/$defs/B"}})},
+        {"$defs": {"A": S}, **obj({"b": {"$ref": "#/$defs/A"}})},
+        "TYPE_DEFINITION_REMOVED",
+        None,
+    ),
+    ("version-pin", obj({"v": {"const": "1.0.0"}}), obj({"v": {"const": "1.1.0"}}), "VERSION_PIN_CHANGED", "VERSION_PIN_CHANGED"),
+    ("any-of-to-one-of", {"anyOf": [S, {"minLength": 1}]}, {"oneOf": [S, {"minLength": 1}]}, "DOCUMENT_REJECTED", None),
     ("rule", obj({"a": S, "b": S}), obj({"a": S, "b": S}, allOf=[RULE]), "RULE_ADDED", "RULE_REMOVED"),
     (
         "rule-changed",
@@ -314,11 +329,15 @@ CLASSES = {
     "OPEN_OBJECT_CLOSED": ("breaking", "producers", "major"),
     "CLOSED_OBJECT_OPENED": ("info", "consumers", "minor"),
     "TYPE_DEFINITION_ADDED": ("info", "none", "minor"),
-    "TYPE_DEFINITION_REMOVED": ("breaking", "producers", "major"),
+    # issue 42: a finding without a witness (no document valid before is invalid now) is a warning, bump minor; a
+    # removed definition is info: its uses are compared where they are (a rename compares the content there)
+    "TYPE_DEFINITION_REMOVED": ("info", "none", "minor"),
+    "VERSION_PIN_CHANGED": ("breaking", "producers", "major"),
+    "DOCUMENT_REJECTED": ("breaking", "producers", "major"),
     "RULE_ADDED": ("breaking", "producers", "major"),
     "RULE_REMOVED": ("info", "consumers", "minor"),
-    "RULE_CHANGED": ("warning", "producers", "major"),
-    "DEFAULT_CHANGED": ("breaking", "producers", "major"),
+    "RULE_CHANGED": ("warning", "producers", "minor"),  # "rule-changed" only restates what the rule required: no witness
+    "DEFAULT_CHANGED": ("warning", "producers", "minor"),  # an annotation: no document changes validity
     "DEPRECATION_ADDED": ("info", "none", "minor"),
     "DEPRECATION_REMOVED": ("info", "none", "minor"),
     "DEPRECATION_CHANGED": ("info", "none", "patch"),
@@ -356,9 +375,10 @@ def test_x_compatibility_reclassifies_the_findings_below_it_for_one_step(tmp_pat
     old = obj({"a": {"type": "string", "pattern": "^[a-z]+$"}})
     rewritten = {"type": "string", "pattern": "^[a-z]", "not": {"pattern": "[^a-z]"}}
     strict = _run(tmp_path / "strict", old, obj({"a": rewritten}))
+    # issue 42: the rewrite accepts the same strings, so no witness exists and neither finding is breaking
     assert sorted((f.rule, f.level, f.bump) for f in strict.findings) == [
-        ("CONSTRAINT_TIGHTENED", "breaking", "major"),
-        ("RULE_ADDED", "breaking", "major"),
+        ("CONSTRAINT_TIGHTENED", "warning", "minor"),
+        ("RULE_ADDED", "warning", "minor"),
     ]
     annotated = obj({"a": {**rewritten, "x-compatibility": SAME_STRINGS}})
     accepted = _run(tmp_path / "accepted", old, annotated)
@@ -373,7 +393,7 @@ def test_x_compatibility_reclassifies_the_findings_below_it_for_one_step(tmp_pat
     assert [(f.rule, f.level) for f in _run(tmp_path / "next", annotated, tighter).findings] == [("CONSTRAINT_TIGHTENED", "breaking")]
     # an annotation elsewhere covers nothing here
     beside = obj({"a": rewritten, "b": {"type": "string", "x-compatibility": SAME_STRINGS}})
-    assert {f.level for f in _run(tmp_path / "beside", obj({"a": old["properties"]["a"], "b": S}), beside).findings} == {"breaking"}
+    assert {f.level for f in _run(tmp_path / "beside", obj({"a": old["properties"]["a"], "b": S}), beside).findings} == {"warning"}
 
 
 def test_x_compatibility_is_checked_by_the_annotation_meta_schema(tmp_path: Path) -> None:
@@ -402,7 +422,7 @@ def test_report_bump_and_formats(tmp_path: Path) -> None:
     assert report.bump == "major" and len(report.breaking) == 1
     data = json.loads(report.to_json())
     assert data["bump"] == "major" and data["breaking"] == 1
-    assert set(data["findings"][0]) == {"rule", "level", "direction", "location", "message", "bump"}
+    assert set(data["findings"][0]) == {"rule", "level", "direction", "location", "message", "bump", "witness"}
     assert report.to_text().splitlines()[-1].endswith("required version bump: major")
     assert DiffReport(()).bump == "none"
 

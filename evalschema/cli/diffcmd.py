@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     command = [sys.executable, "-c", _CHILD, "diff", str(args.old), str(args.new), "--format", args.format]
     if args.today is not None:
         command += ["--today", args.today.isoformat()]
+    if args.expect_version_pins:
+        command.append("--expect-version-pins")
     # the generator's exit statuses are this command's: 0 none breaking, 1 breaking, 2 unusable input
     done = subprocess.run(command, check=False, capture_output=True, text=True, encoding="utf-8", errors="backslashreplace")
     sys.stdout.write(done.stdout)
@@ -99,5 +101,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("new", type=_folder, help="new release folder, schema folder or bundled release version")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--today", type=_date, help="date that decides whether a deprecation window is over (default: today)")
+    p.add_argument(
+        "--expect-version-pins",
+        action="store_true",
+        help="a field pinned to the schema's version (a const such as AsyncAPI's asyncapi: 2.6.0) changing is expected, not breaking",
+    )
     p.set_defaults(handler=run)
     return p

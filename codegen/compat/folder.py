@@ -1,0 +1,227 @@
+"""A schema folder as written, in its own dialect: the ground truth that witnesses are checked against.
+
+The classifier reads the IR, which :mod:`codegen.load` builds from draft-07, 2019-09 and 2020-12 files. A witness
+is checked against the files exactly as published, by python-jsonschema's validator for each file's own dialect
+(draft-04 through 2020-12), with formats asserted and an offline registry: every file of the folder under its
+``$id`` (``id`` in draft-04) and its file name, the dialects' meta-schemas from ``jsonschema-specifications``,
+and nothing else — an unknown URI is refused, never fetched.
+
+:func:`draft07_copy` rewrites a draft-04 or draft-06 file into the equivalent draft-07 one, so that the IR of an
+older history can be built without teaching the loader those dialects.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+from jsonschema import validators  # type: ignore[import-untyped,unused-ignore]
+from jsonschema_specifications import REGISTRY as META_REGISTRY  # type: ignore[import-untyped,unused-ignore]
+
+from ..load import escape_token
+
+MANIFEST = "manifest.json"
+DRAFT4 = "http://json-schema.org/draft-04/schema"
+DRAFT6 = "http://json-schema.org/draft-06/schema"
+DRAFT7 = "http://json-schema.org/draft-07/schema"
+DRAFT201909 = "https://json-schema.org/draft/2019-09/schema"
+DRAFT202012 = "https://json-schema.org/draft/2020-12/schema"
+_SPECS = {
+    DRAFT4: referencing.jsonschema.DRAFT4,
+    DRAFT6: referencing.jsonschema.DRAFT6,
+    DRAFT7: referencing.jsonschema.DRAFT7,
+    DRAFT201909: referencing.jsonschema.DRAFT201909,
+    DRAFT202012: referencing.jsonschema.DRAFT202012,
+}
+
+# keywords whose value is a schema, a list of schemas or a map of schemas, in any dialect from draft-04 on
+SCHEMA_KEYWORDS = (
+    "items",
+    "additionalItems",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas", "dependencies")
+
+
+def dialect_of(contents: Any) -> str | None:
+    """The dialect a file declares (2020-12 when it declares none, as :mod:`codegen.load` reads it), or None."""
+    declared = contents.get("$schema", DRAFT202012) if isinstance(contents, dict) else DRAFT202012
+    if not isinstance(declared, str):
+        return None
+    plain = declared.rstrip("#").replace("https://json-schema.org/draft-0", "http://json-schema.org/draft-0")
+    plain = plain.replace("http://json-schema.org/draft/", "https://json-schema.org/draft/")
+    return plain if plain in _SPECS else None
+
+
+def subschemas(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every schema position below ``node`` (itself first) with its JSON Pointer: what keywords, not data, hold."""
+    yield pointer, node
+    if not isinstance(node, dict):
+        return
+    for key in SCHEMA_KEYWORDS:
+        if isinstance(node.get(key), (dict, bool)):
+            yield from subschemas(node[key], f"{pointer}/{escape_token(key)}")
+    for key in SCHEMA_LISTS:
+        if isinstance(node.get(key), list):
+            for i, member in enumerate(node[key]):
+                yield from subschemas(member, f"{pointer}/{escape_token(key)}/{i}")
+    for key in SCHEMA_MAPS:
+        if isinstance(node.get(key), dict):
+            for name, member in node[key].items():
+                if isinstance(member, (dict, bool)):
+                    yield from subschemas(member, f"{pointer}/{escape_token(key)}/{escape_token(name)}")
+
+
+def draft07_copy(contents: Any, dialect: str) -> Any:
+    """The draft-07 equivalent of a draft-04 or draft-06 file (a new object): ``id`` → ``$id``, boolean
+    ``exclusiveMaximum``/``exclusiveMinimum`` → the numeric bound, ``$schema`` → draft-07."""
+    out = json.loads(json.dumps(contents))
+    for _, node in subschemas(out):
+        if not isinstance(node, dict):
+            continue
+        if dialect == DRAFT4:
+            if isinstance(node.get("id"), str) and "$id" not in node:
+                node["$id"] = node.pop("id")
+            for flag, bound in (("exclusiveMaximum", "maximum"), ("exclusiveMinimum", "minimum")):
+                exclusive = node.pop(flag) if isinstance(node.get(flag), bool) else False
+                if exclusive and bound in node:
+                    node[flag] = node.pop(bound)
+    if isinstance(out, dict):
+        out["$schema"] = DRAFT7 + "#"
+    return out
+
+
+@dataclass
+class Folder:
+    """The schema files of one folder as published (``manifest.json`` skipped), with an offline registry."""
+
+    files: dict[str, Any]  # name -> contents
+    dialects: dict[str, str]  # name -> dialect
+    uris: dict[str, str]  # name -> base URI
+    registry: Any = None
+    where: dict[int, tuple[str, str]] = field(default_factory=dict)  # id(schema node) -> (file, pointer)
+    _validators: dict[str, Any] = field(default_factory=dict)
+    _quick: dict[str, Any] = field(default_factory=dict)
+    generators: dict[str, Any] = field(default_factory=dict)  # file -> its candidate generator (generate.generator)
+
+    def specification(self, name: str) -> Any:
+        return _SPECS[self.dialects[name]]
+
+    def validator(self, name: str) -> Any:
+        """python-jsonschema's validator of the file's dialect, formats asserted, references resolved offline."""
+        if name not in self._validators:
+            cls = validators.validator_for({"$schema": self.dialects[name]})
+            contents = self.files[name]
+            self._validators[name] = cls(contents, registry=self.registry, format_checker=cls.FORMAT_CHECKER)
+        return self._validators[name]
+
+    def quick(self, name: str) -> Any:
+        """jsonschema-rs's validator of the file (formats asserted, the same offline resources), when it is
+        installed and builds: a fast first opinion, never the last word (:meth:`accepts` decides)."""
+        if name not in self._quick:
+            self._quick[name] = None
+            try:
+                import jsonschema_rs  # type: ignore[import-not-found,unused-ignore]
+
+                def refuse(uri: str) -> Any:
+                    raise ValueError(f"not fetched: {uri}")
+
+                resources = {self.uris[n]: c for n, c in self.files.items() if isinstance(c, dict)}
+                # a reference by file name resolves beside the referring file's $id (as :func:`read`'s retrieve)
+                for base in {urljoin(uri, ".") for uri in self.uris.values()}:
+                    for n, c in self.files.items():
+                        resources.setdefault(urljoin(base, n), c)
+                registry = jsonschema_rs.Registry(list(resources.items()), retriever=refuse)
+                self._quick[name] = jsonschema_rs.validator_for(
+                    self.files[name], validate_formats=True, registry=registry, base_uri=self.uris[name], retriever=refuse
+                )
+            except Exception:  # any failure to build it: python-jsonschema alone decides
+                self._quick[name] = None
+        return self._quick[name]
+
+    def probably_accepts(self, name: str, instance: Any) -> bool | None:
+        """jsonschema-rs's answer, or None when it has none."""
+        quick = self.quick(name)
+        if quick is None:
+            return None
+        try:
+            return bool(quick.is_valid(instance))
+        except Exception:  # no answer from it: python-jsonschema decides
+            return None
+
+    def accepts(self, name: str, instance: Any) -> bool:
+        try:
+            return bool(self.validator(name).is_valid(instance))
+        except (referencing.exceptions.Unresolvable, RecursionError, ValueError, TypeError, LookupError):
+            return False  # a document the validator cannot decide on is no proof either way
+
+    def resolver(self, name: str) -> Any:
+        return self.registry.resolver(self.uris[name])
+
+    def location(self, node: Any) -> str | None:
+        found = self.where.get(id(node))
+        return f"{found[0]}#{found[1]}" if found else None
+
+
+def read(folder: Path | str) -> Folder:
+    """Read every ``*.json`` of ``folder`` (but a release manifest) as published; unknown dialects are skipped."""
+    root = Path(folder)
+    files: dict[str, Any] = {}
+    dialects: dict[str, str] = {}
+    uris: dict[str, str] = {}
+    for path in sorted(root.glob("*.json")):
+        if path.name == MANIFEST or not path.is_file():
+            continue
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        dialect = dialect_of(contents)
+        if dialect is None:
+            continue
+        files[path.name] = contents
+        dialects[path.name] = dialect
+        declared = contents.get("id" if dialect == DRAFT4 else "$id") if isinstance(contents, dict) else None
+        uris[path.name] = (
+            urldefrag(declared)[0] if isinstance(declared, str) and urlsplit(declared).scheme else f"urn:codegen-compat:{path.name}"
+        )
+    by_name = {name: _SPECS[dialects[name]].create_resource(files[name]) for name in files}
+
+    def retrieve(uri: str) -> referencing.Resource[Any]:
+        # a reference by a path relative to a file without a matching $id names a file of the folder
+        last = urldefrag(uri)[0].rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        if last in by_name:
+            return by_name[last]
+        try:
+            return META_REGISTRY[uri.rstrip("#")]  # type: ignore[no-any-return]
+        except LookupError:
+            raise referencing.exceptions.NoSuchResource(ref=uri) from None  # type: ignore[call-arg,unused-ignore]
+
+    registry = (
+        referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg,unused-ignore]
+        .with_resources(
+            [(uris[name], resource) for name, resource in by_name.items()]
+            + [(f"urn:codegen-compat:{name}", resource) for name, resource in by_name.items()]
+        )
+        .crawl()
+    )
+    out = Folder(files, dialects, uris, registry)
+    for name, contents in files.items():
+        for pointer, node in subschemas(contents):
+            if isinstance(node, (dict, list)):
+                out.where.setdefault(id(node), (name, pointer))
+    return out

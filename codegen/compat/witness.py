@@ -1,0 +1,258 @@
+"""Proof by example: a document one version of a schema file accepts and the other rejects.
+
+For a finding at ``file#pointer``, candidates are generated from the schema at that location in the version
+that accepts more (:mod:`codegen.compat.generate`), placed inside a whole document of the file, and each is
+validated against both whole files (:mod:`codegen.compat.folder`). The first document that the first version
+accepts and the second rejects is shrunk (keys and items removed while it stays a witness) and returned.
+A search stops at its deadline or after :data:`MAX_DOCUMENTS` documents, whichever comes first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+
+from ..load import unescape_token
+from .folder import Folder
+from .generate import ANY_VALUES, generator, instance_path
+
+MAX_DOCUMENTS = 200
+MAX_SHRINK_STEPS = 200
+
+
+@dataclass(frozen=True)
+class Witness:
+    """``document``, validated against the schema file ``file``: accepted by one version, rejected by the other."""
+
+    file: str
+    document: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "document": self.document}
+
+    def short(self, width: int = 100) -> str:
+        text = json.dumps(self.document, ensure_ascii=False, sort_keys=True)
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_VERSION_IN_TEXT = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
+
+
+def unversioned(text: str) -> str:
+    """``text`` with every version number replaced: the keys and ``$id``s of consecutive versions of a bundle
+    (``http://asyncapi.com/definitions/2.6.0/info.json``) name the same definition."""
+    return _VERSION_IN_TEXT.sub("{version}", text)
+
+
+def _tokens(pointer: str) -> list[str]:
+    return [] if pointer in ("", "/") else [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+def node_at(folder: Folder, file: str, pointer: str) -> Any:
+    """The schema node at ``pointer`` in ``file``, or at the closest ancestor that is a schema; None without the file."""
+    if file not in folder.files:
+        return None
+    tokens = _tokens(pointer)
+    while True:
+        node: Any = folder.files[file]
+        for token in tokens:
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, dict) and len(same := [k for k in node if unversioned(k) == unversioned(token)]) == 1:
+                node = node[same[0]]  # a key that names another version ($id-keyed bundles: .../2.6.0/info.json)
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                node = None
+                break
+        if node is not None and folder.where.get(id(node), ("", ""))[0] == file and isinstance(node, dict):
+            return node
+        if not tokens:
+            return folder.files[file] if isinstance(folder.files[file], dict) else None
+        tokens.pop()
+
+
+# keywords that reject an object for the presence or absence of a property (its location is the object's)
+_PRESENCE = ("required", "dependentRequired", "dependencies", "additionalProperties", "unevaluatedProperties", "propertyNames")
+
+
+def rejected_under(folder: Folder, file: str, document: Any, under: list[Any], schema_at: str | None = None) -> bool:
+    """Whether one of the errors ``folder``'s ``file`` finds in ``document`` (or one they stand for, as a
+    failed ``anyOf`` stands for its branches') is at or below the instance location ``under``, or is about the
+    presence of that property in its object; and, with ``schema_at`` (``file#pointer``), raised by a keyword at or
+    below that schema location (a finding about a keyword of the root, whose instance location is the whole document)."""
+    try:
+        todo = list(folder.validator(file).iter_errors(document))
+    except Exception:  # a validator that cannot list its errors proves nothing about where
+        return False
+    n = len(under)
+    while todo:
+        error = todo.pop()
+        where = list(error.absolute_path)
+        placed = where[:n] == under or (n > 0 and where == under[:-1] and error.validator in _PRESENCE)
+        raised = folder.location(error.schema) or ""
+        if placed and (schema_at is None or raised == schema_at or raised.startswith(schema_at + "/")):
+            return True
+        todo += list(error.context or ())
+    return False
+
+
+def is_witness(
+    accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None, schema_at: str | None = None
+) -> bool:
+    """``accepts`` takes the document and ``rejects`` refuses it — at or below the instance location ``under``
+    when given, so that a witness proves the finding it is attached to — as python-jsonschema decides
+    (jsonschema-rs, when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
+    if file not in rejects.files:
+        return False
+    if accepts.probably_accepts(file, document) is False or rejects.probably_accepts(file, document) is True:
+        return False
+    if not accepts.accepts(file, document) or rejects.accepts(file, document):
+        return False
+    return under is None or rejected_under(rejects, file, document, under, schema_at)
+
+
+def shrink(accepts: Folder, rejects: Folder, file: str, document: Any, under: list[Any] | None = None, schema_at: str | None = None) -> Any:
+    """A smaller witness: keys and items dropped and strings shortened, one at a time, while the document stays
+    a witness."""
+    steps = 0
+
+    def smaller(value: Any) -> Iterator[Any]:
+        if isinstance(value, dict):
+            for key in list(value):
+                yield {k: v for k, v in value.items() if k != key}
+            for key in list(value):
+                for inner in smaller(value[key]):
+                    yield {**value, key: inner}
+        elif isinstance(value, list):
+            for i in range(len(value)):
+                yield value[:i] + value[i + 1 :]
+            for i in range(len(value)):
+                for inner in smaller(value[i]):
+                    yield [*value[:i], inner, *value[i + 1 :]]
+        elif isinstance(value, str) and len(value) > 1:
+            yield from ("", "a")
+
+    current, progress = document, True
+    while progress and steps < MAX_SHRINK_STEPS:
+        progress = False
+        for option in smaller(current):
+            steps += 1
+            if steps >= MAX_SHRINK_STEPS:
+                break
+            if is_witness(accepts, rejects, file, option, under, schema_at):
+                current, progress = option, True
+                break
+    return current
+
+
+def _roots(folder: Folder, other: Folder, first: str) -> list[str]:
+    return [first] + [name for name in folder.files if name != first and name in other.files] if first in folder.files else []
+
+
+def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witness | None:
+    """A document that ``accepts`` takes and ``rejects`` refuses, aimed at ``location`` (``file#pointer``)."""
+    deadline = time.process_time() + budget
+    file, _, pointer = location.partition("#")
+    exact = node_at(accepts, file, pointer)
+    targets: list[tuple[Any, str | None]] = []
+    tokens = _tokens(pointer)
+    is_property = len(tokens) >= 2 and tokens[-2] == "properties"
+    if exact is not None and (accepts.where.get(id(exact)) == (file, pointer) or not is_property):
+        targets.append((exact, None))
+    if is_property:
+        # a property's presence or its value where the object did not declare it: the object is the target
+        parent = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens[:-2])
+        targets.append((node_at(accepts, file, parent), tokens[-1]))
+    tried = 0
+    for target, prop in targets:
+        if target is None:
+            continue
+        for root in _roots(accepts, rejects, file):
+            gen = generator(accepts, root, deadline)
+            path = gen.path_to(target)
+            if path is None:
+                continue
+            node, resolver, _ = path[-1]
+            under = instance_path(path) + ([prop] if prop is not None else [])
+            # a keyword of the root applies to the whole document: the error must come from that keyword
+            schema_at = location if not under and pointer not in ("", "/") and root == file else None
+            leaves = gen.fresh(node, resolver)
+            counterpart = node_at(rejects, file, pointer) if prop is None else None
+            if counterpart is not None and file in rejects.files:
+                # the other version's boundaries (a new maxLength's first longer string) as values to try here
+                other = generator(rejects, file, deadline)
+                leaves = [*leaves, *other.fresh(counterpart, other.enter(rejects.resolver(file), counterpart))]
+            if prop is not None:
+                base = gen.complete(node, resolver, {}, 0)
+                leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
+            for document in gen.documents(path, leaves):
+                tried += 1
+                if tried > MAX_DOCUMENTS or time.process_time() > deadline:
+                    return None
+                if is_witness(accepts, rejects, root, document, under, schema_at):
+                    return Witness(root, shrink(accepts, rejects, root, document, under, schema_at))
+    return None
+
+
+def used(folder: Folder, location: str) -> bool:
+    """Whether any schema file of ``folder`` reaches the schema at ``location`` from its root."""
+    file, _, pointer = location.partition("#")
+    target = node_at(folder, file, pointer)
+    if target is None or folder.where.get(id(target)) != (file, pointer):
+        return False
+    return any(generator(folder, root, float("inf")).path_to(target) is not None for root in folder.files)
+
+
+def rejected_at(folder: Folder, file: str, document: Any) -> list[str]:
+    """Every place where ``folder``'s ``file`` rejects ``document``: ``file#pointer`` of the failing keyword that
+    best explains each of its errors (inside an ``anyOf``, the branch that came closest)."""
+    try:
+        errors = [best_match([error]) for error in folder.validator(file).iter_errors(document)]
+    except Exception:  # the validator could not even report: name the file
+        return [f"{file}#"]
+    return sorted({f"{folder.location(error.schema) or f'{file}#'}/{error.validator}" for error in errors if error is not None})
+
+
+def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
+    """Witnesses found by walking every file's schema graph from its root (what the field-level comparison cannot
+    see: conditionals, dynamic references): one per location where the second version rejects them."""
+    deadline = time.process_time() + budget
+    found: dict[str, Witness] = {}
+    for root in accepts.files:
+        if root not in rejects.files:
+            continue
+        gen = generator(accepts, root, deadline)
+        for path in gen.reachable(limit=2000):
+            if time.process_time() > deadline:
+                break
+            node, resolver, _ = path[-1]
+            leaves = gen.fresh(node, resolver)[:8]
+            here = accepts.where.get(id(node))
+            counterpart = node_at(rejects, *here) if here is not None else None
+            if here is not None and counterpart is not None and rejects.where.get(id(counterpart)) == here:
+                # a property the other version declares and this one does not (here or in a schema that always
+                # applies with it, such as a vocabulary's): any value was accepted before
+                other = generator(rejects, here[0], deadline)
+                declared, _ = gen.object_parts(node, resolver, 0)
+                theirs, _ = other.object_parts(counterpart, other.enter(rejects.resolver(here[0]), counterpart), 0)
+                added = [n for n in theirs if n not in declared]
+                base = gen.complete(node, resolver, {}, 0)
+                leaves += [{**base, name: value} for name in added[:16] for value in ANY_VALUES]
+            for tried, document in enumerate(gen.documents(path, leaves)):
+                if tried >= len(leaves) or time.process_time() > deadline:
+                    break
+                if is_witness(accepts, rejects, root, document):
+                    for where in rejected_at(rejects, root, document):
+                        if where not in found:
+                            # shrunk while it is still rejected by that keyword
+                            keyword_at = where.rsplit("/", 1)[0]
+                            found[where] = Witness(root, shrink(accepts, rejects, root, document, [], keyword_at))
+                    break
+    return sorted(found.items())

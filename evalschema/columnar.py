@@ -40,7 +40,7 @@ from .core.extras import require
 from .core.findings import Finding
 from .io.gate import Outputs, Refused, WriteFailed
 from .io.loader import open_regular
-from .schemas.registry import _CHECKOUT, spec_version
+from .schemas.registry import arrow_dir, spec_version
 
 BATCH = 8192
 TABLES = ("runs", "results", "grader_results")
@@ -55,11 +55,7 @@ class Misfit(ValueError):
 @cache
 def arrow_tree() -> dict[str, Any]:
     """The generated Arrow field tree of a result set."""
-    from .schemas.data import package_data
-
-    bundled = package_data("_schemas", "arrow", "resultset.arrow.json")
-    path = bundled if bundled.is_file() else _CHECKOUT / "generated" / "arrow" / "resultset.arrow.json"
-    tree: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    tree: dict[str, Any] = json.loads((arrow_dir() / "resultset.arrow.json").read_text("utf-8"))
     return tree
 
 

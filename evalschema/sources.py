@@ -19,7 +19,7 @@ from evalschema_models import rules as codes
 from .core.findings import Finding, Report
 from .core.limits import MAX_FINDINGS
 from .core.messages import render
-from .io.loader import SUFFIXES, Loaded, _jsonl_lines, irregular_file, load_path, load_stdin, name_problem
+from .io.loader import SUFFIXES, Loaded, irregular_file, jsonl_lines, load_path, load_stdin, name_problem
 from .pipeline import placed, validate, validate_and_read_file, validate_file
 from .report.entry import ReportEntry
 from .report.json_report import entry as _entry
@@ -184,7 +184,7 @@ class LineRange:
             return
         with handle:
             self._handle = handle
-            yield from _jsonl_lines(self, str(self.path))
+            yield from jsonl_lines(self, str(self.path))
             self.finished = handle.tell() >= self.end
             self._handle = None
 

@@ -45,7 +45,7 @@ def test_a_result_set_over_the_input_limit_is_summarized_as_it_is_streamed(
     monkeypatch.setenv("EVALSCHEMA_MAX_INPUT_BYTES", str(path.stat().st_size // 4))  # too large to read whole
     monkeypatch.setattr(pipeline, "STREAM_THRESHOLD", path.stat().st_size // 8)  # so it is read in pieces
     entries, lines, finished, state = distributed.run_task(distributed.Task(str(path)), {"strict": False, "force": False})
-    assert [(e["path"], e["valid"], e["errors"]) for e, _ in entries] == [(str(path), True, [])]
+    assert [(e.path, e.valid, e.errors) for e, _ in entries] == [(str(path), True, ())]
     assert (lines, finished) == (0, True)
     assert state.build().to_dict() == summarize(document).to_dict()
     assert state.build().to_dict()["total"] == 360
@@ -58,7 +58,7 @@ def test_an_invalid_result_set_is_reported_and_not_counted_unless_forced(tmp_pat
     path.write_text(json.dumps(bad), "utf-8")
     entries, _, _, state = distributed.run_task(distributed.Task(str(path)), {"strict": False, "force": False})
     ((entry, own),) = entries
-    assert own and not entry["valid"] and [f["code"] for f in entry["errors"]] == ["OUT_OF_RANGE"]
+    assert own and not entry.valid and [f.code for f in entry.errors] == ["OUT_OF_RANGE"]
     assert state.build().to_dict() == summarize({"results": []}).to_dict()
     _, _, _, forced = distributed.run_task(distributed.Task(str(path)), {"strict": False, "force": True})
     assert forced.build().to_dict() == summarize(bad).to_dict()
@@ -72,10 +72,10 @@ def test_a_range_of_json_lines_and_object_storage_go_the_same_way(tmp_path: Path
     path.write_text(lines, "utf-8")
     first = len(json.dumps(EXAMPLE)) + 1
     entries, count, finished, state = distributed.run_task(distributed.Task(str(path), first, len(lines)), {"strict": False})
-    assert [(e["line"], e["valid"]) for e, _ in entries] == [(1, True), (2, True)] and (count, finished) == (2, True)
+    assert [(e.line, e.valid) for e, _ in entries] == [(1, True), (2, True)] and (count, finished) == (2, True)
     assert state.build().to_dict() == summarize({"results": EXAMPLE["results"] * 2}).to_dict()
     with fsspec.open("memory://bucket/runs.jsonl", "wb") as remote:
         remote.write(lines.encode())
     stored = distributed.run_task(distributed.Task("memory://bucket/runs.jsonl", first, len(lines)), {"strict": False})
-    assert [e for e, _ in stored[0]] == [{**e, "path": "memory://bucket/runs.jsonl"} for e, _ in entries]
+    assert [e for e, _ in stored[0]] == [e.with_path("memory://bucket/runs.jsonl") for e, _ in entries]
     assert stored[3].build().to_dict() == state.build().to_dict()

@@ -140,13 +140,26 @@ def _refused(result: subprocess.CompletedProcess[bytes], named: str) -> None:
     assert "Traceback" not in err and ".tmp" not in err and ".partial" not in err, err
 
 
+def _device(tmp_path: Path) -> str:
+    """A character device to aim an output at: a null device of the test's own when the test may make one (as
+    root), so that a broken gate replaces that node and never the machine's /dev/null; else /dev/null, which a
+    user who cannot make device nodes cannot replace either."""
+    node = tmp_path / "null-device"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError):
+        return "/dev/null"
+    return str(node)
+
+
 @pytest.mark.parametrize("command", WRITING, ids=IDS)
 def test_device_is_refused(command: Writing, tmp_path: Path) -> None:
     inputs = command.inputs(tmp_path)
     before = _snapshot(inputs)
-    result = run(command.argv(tmp_path, "/dev/null", None), tmp_path)
-    _refused(result, "/dev/null")
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    device = _device(tmp_path)
+    result = run(command.argv(tmp_path, device, None), tmp_path)
+    _refused(result, device)
+    assert stat.S_ISCHR(os.stat(device).st_mode)
     assert _snapshot(inputs) == before
     assert leftovers(tmp_path) == []
 
@@ -658,14 +671,18 @@ def test_loss_report_escapes_file_names(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [["import", "--from", "promptfoo"], ["import", "--from", "deepeval"], ["export", "--to", "csv"]], ids=lambda a: "-".join(a[::2])
+    ("argv", "status"),
+    # an import's input that is not the tool's format cannot be converted (2); a result set to export that is not
+    # valid is refused with its findings, as validate reports them (1)
+    [(["import", "--from", "promptfoo"], 2), (["import", "--from", "deepeval"], 2), (["export", "--to", "csv"], 1)],
+    ids=["import-promptfoo", "import-deepeval", "export-csv"],
 )
-def test_conversion_errors_escape_file_names_and_messages(argv: list[str], tmp_path: Path) -> None:
+def test_conversion_errors_escape_file_names_and_messages(argv: list[str], status: int, tmp_path: Path) -> None:
     source = tmp_path / f"{HOSTILE}.json"
     source.write_text('{"not": "a known format"}')
     result = run([*argv, str(source), "-o", str(tmp_path / "o.x")], tmp_path)
     err = result.stderr.decode("utf-8", "replace")
-    assert result.returncode == 2, err
+    assert result.returncode == status, err
     assert "::error file=a.py" in err
     _inert(err + result.stdout.decode("utf-8", "replace"))
 

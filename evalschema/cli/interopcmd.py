@@ -143,8 +143,8 @@ def _invalid(args: argparse.Namespace, invalid: Any, *, exported: bool) -> None:
 
     found = entry(invalid.source, None, invalid.report)
     if args.format == "json" and not exported:
-        error = {**invalid.to_dict(), "findings": found}
+        error = {**invalid.to_dict(), "findings": found.to_dict()}
         sys.stdout.write(json.dumps({"ok": False, "error": error}, ensure_ascii=False) + "\n")
     sys.stderr.write(render_text([found], {}, sys.stderr, verbosity=-1))
     verdict = "exported anyway (--force)" if exported else "nothing was written (use --force to export it anyway)"
-    sys.stderr.write(f"evalschema: {invalid.source}: not a valid result set: {verdict}\n")
+    sys.stderr.write(f"evalschema: {shown(invalid.source)}: not a valid result set: {verdict}\n")

@@ -30,7 +30,7 @@ from ..report.entry import ReportEntry
 from ..report.json_report import entry as _entry
 from ..sources import LineRange, renumbered_finding, shift_entry
 from .common import skipped, source_reports, sources_of
-from .summarizecmd import Summarizing
+from .summarizing import Summarizing, source_summaries
 
 __all__ = ["RANGES_PER_JOB", "LineRange", "Task", "line_ranges", "plan", "summarize_sources", "validate_reports"]
 
@@ -127,7 +127,6 @@ def _validate_task(task: Task) -> Done[Entry]:
 
 
 def _summarize_task(task: Task) -> Done[Summarizing]:
-    from .summarizecmd import source_summaries
 
     args = _context["args"]
     if task.end < 0:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..io.compact import KeyTable
-from ..schemas.registry import _schema_dir
+from ..schemas.registry import schema_dir
 from ..summary.states import attempt_number
 from . import stats
 
@@ -30,7 +30,7 @@ def _comparison_schema() -> dict[str, Any]:
     """schemas/comparison.json, read as JSON (the generated models would import pydantic: 13 MiB for three lists)."""
     import json
 
-    schema: dict[str, Any] = json.loads((_schema_dir() / "comparison.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((schema_dir() / "comparison.json").read_text(encoding="utf-8"))
     return schema["$defs"]  # type: ignore[no-any-return]
 
 

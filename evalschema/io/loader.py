@@ -303,7 +303,7 @@ def _jsonl_file(path: Path) -> Iterator[Loaded]:
         yield Loaded(str(path), problem=handle)
         return
     with handle:
-        yield from _jsonl_lines(handle, str(path))
+        yield from jsonl_lines(handle, str(path))
 
 
 def limited_lines(handle: Any, limit: int | None = None) -> Iterator[tuple[int, bytes] | Finding]:
@@ -324,7 +324,7 @@ def limited_lines(handle: Any, limit: int | None = None) -> Iterator[tuple[int, 
         yield number, raw
 
 
-def _jsonl_lines(handle: Any, path: str) -> Iterator[Loaded]:
+def jsonl_lines(handle: Any, path: str) -> Iterator[Loaded]:
     """One document per non-blank line of a binary stream; a line longer than the input size limit is refused
     (and reading stops there)."""
     number = 0

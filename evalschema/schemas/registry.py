@@ -28,7 +28,7 @@ KINDS: tuple[str, ...] = constants.KINDS
 _CHECKOUT = Path(__file__).resolve().parents[2]
 
 
-def _schema_dir() -> Traversable:
+def schema_dir() -> Traversable:
     """Where the schemas live: package data of an installed distribution, the repository's schemas/ otherwise."""
     bundled = package_data("_schemas")
     return bundled if bundled.is_dir() else _CHECKOUT / "schemas"
@@ -38,6 +38,12 @@ def bundled_dir() -> Traversable:
     """The single-file schemas and their catalog (``generated/schemas/`` in a checkout)."""
     bundled = package_data("_schemas", "bundled")
     return bundled if bundled.is_dir() else _CHECKOUT / "generated" / "schemas"
+
+
+def arrow_dir() -> Traversable:
+    """The generated Arrow field trees (``generated/arrow/`` in a checkout)."""
+    bundled = package_data("_schemas", "arrow")
+    return bundled if bundled.is_dir() else _CHECKOUT / "generated" / "arrow"
 
 
 def _refuse_remote(uri: str) -> Resource[Any]:
@@ -98,7 +104,7 @@ def build(documents: list[dict[str, Any]], where: str) -> SchemaSet:
 @cache
 def current() -> SchemaSet:
     """The schemas this package validates against by default (the working version)."""
-    directory = _schema_dir()
+    directory = schema_dir()
     files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json") and entry.is_file()), key=lambda e: e.name)
     documents = [orjson.loads(entry.read_bytes()) for entry in files]
     return build(documents, str(directory))

@@ -15,7 +15,7 @@ import { checkKind, identified, SchemaStage } from "./engine/stage.js";
 import { rowsStandAlone } from "./engine/schemaPath.js";
 import { STREAM_THRESHOLD } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
-import { get, isObject, type JsonObject } from "./core/json.js";
+import { define, get, isObject, type JsonObject } from "./core/json.js";
 import { render } from "./core/messages.js";
 import { loadPath, parseJson, readText } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
@@ -89,10 +89,6 @@ function fileSource(fd: number, tuning: Tuning): Source {
 function append<T>(target: T[], items: Iterable<T> | undefined): void {
   if (items === undefined) return;
   for (const item of items) target.push(item); // no spread: a million findings overflow the stack
-}
-
-function define(target: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** What feeding a source gave: the document's own members (whether their `envelope` step already ran), why the

@@ -17,7 +17,7 @@ import { buildReport, compareCodePoints, finding, type Finding, type Report } fr
 import { render, show } from "../core/messages.js";
 import { expand, isForm, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
 import { placed, type Positions } from "../io/positions.js";
-import { get, has, isObject, type JsonObject } from "../core/json.js";
+import { define, get, has, isObject, type JsonObject } from "../core/json.js";
 import { MAX_FINDINGS, shorten } from "../core/limits.js";
 import { loadSources, loadStdin } from "../io/loader.js";
 import { availableReleases, isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
@@ -365,7 +365,7 @@ function runSummarize(args: Args): number {
         if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
         if (!admit(label, loaded.path, loaded.line, report)) continue;
         const fields: JsonObject = {};
-        for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") fields[key] = value;
+        for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") define(fields, key, value);
         // as the Python command, attempt statistics only for a JSON file (it reads them again from the file)
         results.push({ label, fields, summary: summarize(loaded.document), tally: null });
       }

@@ -8,7 +8,7 @@
  */
 
 import { compareCodePoints } from "../core/findings.js";
-import { get, has, isObject, type JsonObject } from "../core/json.js";
+import { define, get, has, isObject, type JsonObject } from "../core/json.js";
 
 export type Outcome = "passed" | "failed" | "invalidated" | "errored" | "unscored";
 
@@ -427,7 +427,8 @@ export class SummaryBuilder {
     const byGrader: Record<string, GraderSummary> = {};
     for (const id of [...this.graders.keys()].sort(compareCodePoints)) {
       const t = this.graders.get(id)!;
-      byGrader[id] = { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() };
+      // defined, not assigned: a grader id such as "__proto__" is a key like any other
+      define(byGrader, id, { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() });
     }
     const out: Summary = {
       total: this.total,

@@ -21,10 +21,11 @@ import { define, get, has, isObject, type JsonObject } from "../core/json.js";
 import { MAX_FINDINGS, shorten } from "../core/limits.js";
 import { loadSources, loadStdin } from "../io/loader.js";
 import { availableReleases, isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
-import { checkFile, STREAM_THRESHOLD, summarizeFile, validate } from "../pipeline.js";
+import { checkFile, checkObserved, STREAM_THRESHOLD, validate, validateObserved } from "../pipeline.js";
+import type { Stage } from "../core/stage.js";
+import { SummaryStage } from "../summary/mismatch.js";
 import { VERSION } from "../generated/version.js";
 import { EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, INPUT_FORMS, OUTPUT_FORMATS, STREAM_CHOICES } from "../generated/constants.js";
-import { summarize } from "../summary/summary.js";
 import type { Summary } from "../summary/summary.js";
 
 const PROG = "evalschema-js";
@@ -361,30 +362,36 @@ function runSummarize(args: Args): number {
           unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object")));
           continue;
         }
-        let report = validate(loaded.document, { kind: "resultset" });
+        // the summary is built in the pass that checks the document
+        const summary = new SummaryStage(false);
+        let report = validateObserved(loaded.document, { kind: "resultset" }, [summary]);
         if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
         if (!admit(label, loaded.path, loaded.line, report)) continue;
         const fields: JsonObject = {};
         for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") define(fields, key, value);
-        // as the Python command, attempt statistics only for a JSON file (it reads them again from the file)
-        results.push({ label, fields, summary: summarize(loaded.document), tally: null });
+        // attempt statistics only for a JSON file read by path, as the Python command gives them
+        results.push({ label, fields, summary: summary.summary(), tally: null });
       }
       continue;
     }
     const label = displayPath(path);
-    const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
+    // the file is read once: checked, and its summary and attempt statistics built from the same rows
+    let watched: { summary: SummaryStage; tally: AttemptTally } | null = null;
+    const observe = (): Stage[] => {
+      watched = { summary: new SummaryStage(false), tally: new AttemptTally() };
+      return [watched.summary, watched.tally];
+    };
+    const checked = checkObserved(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] }, observe);
     // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
     const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
     const problem = checked.unreadable ? checked.report.errors[0] : notObject;
-    if (problem !== undefined) {
-      unreadable(label, problem);
+    if (problem !== undefined || checked.observed === null || watched === null) {
+      unreadable(label, problem ?? finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object")));
       continue;
     }
     if (!admit(label, path, undefined, checked.report)) continue;
-    const tally = new AttemptTally();
-    const file = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream], stages: [tally] });
-    if (!("summary" in file)) unreadable(label, file);
-    else results.push({ label, fields: file.fields, summary: file.summary, tally });
+    const { summary, tally } = watched as { summary: SummaryStage; tally: AttemptTally };
+    results.push({ label, fields: checked.observed.fields, summary: summary.summary(), tally });
   }
   // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
   const attempts = new Map<string, AttemptStats>();

@@ -9,7 +9,7 @@
  * same loop with the summary's stage alone. The report is the same whichever the source (the stream tests check it).
  */
 
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { buildReport, finding, type Finding, type Report } from "./core/findings.js";
 import type { Stage } from "./core/stage.js";
 import { checkKind, identified, SchemaStage } from "./engine/stage.js";
@@ -18,7 +18,7 @@ import { STREAM_THRESHOLD } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
 import { define, get, isObject, type JsonObject } from "./core/json.js";
 import { render } from "./core/messages.js";
-import { loadPath, parseJson, readText } from "./io/loader.js";
+import { openInput, parseJson, readOpened, textOf, type OpenInput } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
 import { RULES_REGISTRY } from "./rules/registry.js";
 import type { StageContext } from "./rules/rule.js";
@@ -231,34 +231,22 @@ function checkText(text: string, options: ValidateOptions, observe: Observers): 
 }
 
 /**
- * Whether to read this file in pieces: asked for, or (`null`) a regular file of `STREAM_THRESHOLD` bytes or
- * more. Anything that is not a regular file is left to the whole-file path to read or report.
+ * Whether to read a regular file of `size` bytes in pieces: asked for (`true`), or (`null`) `STREAM_THRESHOLD`
+ * bytes or more.
  */
-export function wantsStream(path: string, streamRows: boolean | null | undefined): boolean {
+function wantsStream(size: number, streamRows: boolean | null | undefined): boolean {
   if (streamRows === false) return false;
-  let size: number;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) return false;
-    size = stat.size;
-  } catch {
-    return false;
-  }
   return streamRows === true || size >= STREAM_THRESHOLD;
 }
 
-/** `fn` with the file open for reading, or `null` if it cannot be opened (the whole-file path reports why). */
-function withFile<T>(path: string, fn: (fd: number) => T): T | null {
-  let fd: number;
+/** `fn` with the file open through the input gate (`openInput`), or the finding that says why it cannot be read. */
+function withInput<T>(path: string, fn: (input: OpenInput) => T): T | Finding {
+  const input = openInput(path);
+  if (!("fd" in input)) return input;
   try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
-  try {
-    return fn(fd);
+    return fn(input);
   } finally {
-    closeSync(fd);
+    closeSync(input.fd);
   }
 }
 
@@ -287,13 +275,16 @@ export function checkObserved(path: string, options: FileOptions, observe: Obser
   }
   const kind = options.kind ?? null;
   checkKind(kind);
-  if ((kind === null || kind === KIND) && wantsStream(path, options.streamRows)) {
-    const streamed = withFile(path, (fd) => streamReport(fd, options, tuning, observe));
-    if (streamed !== null) return streamed;
-  }
-  const text = readText(path);
-  if (typeof text !== "string") return { report: buildReport(kind, [text], false), unreadable: true, observed: null };
-  return checkText(text, options, observe);
+  const checked = withInput(path, ({ fd, size }): ObservedReport => {
+    if ((kind === null || kind === KIND) && wantsStream(size, options.streamRows)) {
+      const streamed = streamReport(fd, options, tuning, observe);
+      if (streamed !== null) return streamed;
+    }
+    const text = textOf(readOpened(fd));
+    if (typeof text !== "string") return { report: buildReport(kind, [text], false), unreadable: true, observed: null };
+    return checkText(text, options, observe);
+  });
+  return "report" in checked ? checked : { report: buildReport(kind, [checked], false), unreadable: true, observed: null };
 }
 
 /**
@@ -380,12 +371,16 @@ function summaryOf(source: Source): Summarized | Finding | null {
  * `validateFile`). (`summarize` checks the file too, in the same reading: `checkObserved`.)
  */
 export function summarizeFile(path: string, options: { streamRows?: boolean | null } = {}, tuning: Tuning = {}): Summarized | Finding {
-  if (wantsStream(path, options.streamRows)) {
-    const streamed = withFile(path, (fd) => summaryOf(fileSource(fd, tuning)));
-    if (streamed !== null) return streamed;
-  }
-  const loaded = loadPath(path);
-  if (loaded.problem !== undefined) return loaded.problem;
-  if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object"));
-  return summaryOf(wholeSource(loaded.document))!;
+  return withInput(path, ({ fd, size }) => {
+    if (wantsStream(size, options.streamRows)) {
+      const streamed = summaryOf(fileSource(fd, tuning));
+      if (streamed !== null) return streamed;
+    }
+    const text = textOf(readOpened(fd));
+    if (typeof text !== "string") return text;
+    const loaded = parseJson(text);
+    if (loaded.problem !== undefined) return loaded.problem;
+    if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object"));
+    return summaryOf(wholeSource(loaded.document))!;
+  });
 }

@@ -62,16 +62,16 @@ const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SU
        ${PROG} summarize [--force] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
-/** argparse's refusal of a value that is not one of an option's `choices`. */
+/** argparse's refusal of a value that is not one of an option's `choices` (the value shown escaped, as its repr). */
 function invalidChoice(option: string, value: string | undefined, choices: readonly string[]): UsageError {
-  return new UsageError(`argument ${option}: invalid choice: '${value}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
+  return new UsageError(`argument ${option}: invalid choice: '${visible(value ?? "")}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
 }
 
 function parseArgs(argv: string[]): Args | "version" | "help" {
   const [command, ...rest] = argv;
   if (command === "-h" || command === "--help") return "help";
   if (command === "--version") return "version";
-  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
+  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${visible(command)}' (choose from 'validate', 'summarize')`);
   const options =
     command === "validate"
       ? ["--kind", "--suite", "--strict", "--allow-unknown", "--spec-version", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
@@ -118,13 +118,13 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     const given = eq >= 0 ? arg.slice(0, eq) : arg;
     const matches = options.filter((o) => o === given || o.startsWith(given));
     const name = matches.includes(given) ? given : matches.length === 1 ? matches[0]! : undefined;
-    if (name === undefined) throw new UsageError(matches.length > 1 ? `ambiguous option: ${given}` : `unrecognized arguments: ${arg}`);
+    if (name === undefined) throw new UsageError(matches.length > 1 ? `ambiguous option: ${visible(given)}` : `unrecognized arguments: ${visible(arg)}`);
     if (name === "--help") return "help";
     let value: string | undefined;
     if (takesValue.has(name)) {
       value = eq >= 0 ? arg.slice(eq + 1) : rest[++i];
       if (value === undefined) throw new UsageError(`argument ${name}: expected one argument`);
-    } else if (eq >= 0) throw new UsageError(`argument ${name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
+    } else if (eq >= 0) throw new UsageError(`argument ${name}: ignored explicit argument '${visible(arg.slice(eq + 1))}'`);
     if (name === "--kind") {
       if (!isKind(value)) throw invalidChoice("--kind", value, KINDS);
       args.kind = value;
@@ -286,7 +286,7 @@ function* entries(args: Args, suite: JsonObject | undefined, checked: Checked): 
 
 function runValidate(args: Args): number {
   if (args.specVersion !== null && !availableReleases().includes(args.specVersion)) {
-    throw new UsageError(`--spec-version ${args.specVersion}: no such release; available: ${availableReleases().join(", ")}`, false);
+    throw new UsageError(`--spec-version ${visible(args.specVersion)}: no such release; available: ${availableReleases().join(", ")}`, false);
   }
   const checked: Checked = { strict: args.strict, allowUnknown: args.allowUnknown, specVersion: args.specVersion };
   const { suite, entries: suiteEntries } = args.suite !== null ? loadSuite(args, checked) : { suite: undefined, entries: [] };

@@ -323,7 +323,9 @@ function* jsonlFile(path: string): Generator<Source> {
           size += end - start;
         }
         const complete = newline >= 0 && newline < n;
-        if (!complete && size > limit) {
+        // a line longer than the limit, its newline aside, is refused whether or not its end is in hand yet (as
+        // Python's `readline(limit + 1)` refuses it)
+        if (size - (complete ? 1 : 0) > limit) {
           number++;
           const where = finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { count: number, detail: tooLargeMessage(limit) }, "line_too_large"), number, 1);
           yield { path, line: number, problem: where, positions: NOWHERE };

@@ -99,7 +99,7 @@ export function attemptText(statistics: ReadonlyMap<string, AttemptStats>): stri
       .slice(0, 5)
       .map((e) => `pass@${e.k} ${share(e.pass_at_k)} % pass^${e.k} ${share(e.pass_hat_k)} %`)
       .join(", ");
-    text += `${label}: attempts: flip rate ${flip} over ${found.multi_attempt_cases} test case(s); ${ks}\n`;
+    text += `${visible(label)}: attempts: flip rate ${flip} over ${found.multi_attempt_cases} test case(s); ${ks}\n`;
   }
   return text;
 }

@@ -96,7 +96,7 @@ interface Whole {
   document: JsonObject;
 }
 
-/** A source of pieces: a whole document, or the pieces a stream reads (stream.ts). */
+/** A source of pieces: a whole document, or the pieces the stream reader (`read`) yields. */
 type Source = Iterable<Piece | Whole>;
 
 function wholeSource(document: JsonObject): Source {

@@ -13,12 +13,11 @@ import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } 
 import { attemptText, summaryText } from "../report/summaryText.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
-import { buildReport, compareCodePoints, finding, type Finding, type Report } from "../core/findings.js";
+import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
 import { render, show } from "../core/messages.js";
 import { expand, isForm, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
 import { placed, type Positions } from "../io/positions.js";
 import { define, get, has, isObject, type JsonObject } from "../core/json.js";
-import { MAX_FINDINGS, shorten } from "../core/limits.js";
 import { loadSources, loadStdin } from "../io/loader.js";
 import { availableReleases, isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
 import { checkFile, checkObserved, STREAM_THRESHOLD, validate, validateObserved } from "../pipeline.js";
@@ -331,8 +330,8 @@ function runValidate(args: Args): number {
 /**
  * The reference summary of each result set. One that is not a valid result set is refused: its findings are
  * printed and the exit status is 1 (its numbers could be ones the specification makes impossible); `--force`
- * prints them anyway, under a warning. Text and JSON as the Python command writes them (evalschema/cli.py
- * `cmd_summarize`, report.py `render_text`, comparecmd.py `attempt_text`).
+ * prints them anyway, under a warning. Text and JSON as the Python command writes them (its
+ * summarize command, `render_text`, `attempt_text`).
  */
 function runSummarize(args: Args): number {
   const results: Summarized[] = [];

@@ -1,6 +1,6 @@
 /**
  * `compare(base, new, options)`: the comparison document of two result sets (SPEC.md §12); mirrors
- * evalschema/compare/ (core.py and document.py) step for step, so that both SDKs give the same document: the
+ * Python's `compare` and its comparison document step for step, so that both SDKs give the same document: the
  * same counts, flips and findings, numbers within 1e-9 (closed forms) and identical bootstrap resamples.
  */
 
@@ -327,7 +327,7 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     }
   }
 
-  // --- the document (document.py) ---
+  // --- the document (as Python's comparison document) ---
   const z = stats.zValue(alpha);
   const [a, b, c, d] = table as [number, number, number, number];
   const n = a + b + c + d;
@@ -384,7 +384,7 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
   }
   const outcome = n === 0 ? "no_data" : significant && difference !== null && difference !== 0 ? (difference < 0 ? "regression" : "improvement") : "no_significant_change";
 
-  // --- comparability (document.py: comparability) ---
+  // --- comparability (Python's `comparability`) ---
   const findings: ComparisonFinding[] = [];
   const severity = strict ? "error" : "warning";
   const finding = (code: string, pointer: string, message: string): void => {

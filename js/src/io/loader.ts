@@ -1,6 +1,6 @@
 /**
  * Reading documents from files: strict JSON, with a finding (code, line, column) for every way it can fail
- * (mirrors evalschema/loader.py; both read with their strict reader, strictJson.ts / strict_json.py: the same
+ * (mirrors Python's `read_bytes` and `load_path`; both read with their strict reader, `read` in each: the same
  * findings at the same places).
  */
 
@@ -8,7 +8,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "
 import { STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
 import { jsonPositions, LineIndex, type Positions } from "./positions.js";
 import { parseYaml } from "./yaml.js";
-import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
+import { maxInputBytes, tooLargeMessage } from "../core/limits.js";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";

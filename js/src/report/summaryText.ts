@@ -1,5 +1,5 @@
 /** `summarize`'s text: each result set's reference summary, then its attempt statistics, line for line as the Python
- * command writes them (evalschema/report.py `render_text`, comparecmd.py `attempt_text`). */
+ * command writes them (Python's `render_text` and `attempt_text`). */
 
 import { fixed, visible } from "../core/display.js";
 import { shorten } from "../core/limits.js";

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from evalschema.compare import Options, compare
 
@@ -107,6 +108,28 @@ def test_validate_agrees_on_proto_like_ids(
         assert python[1], f"the Python command printed nothing for {paths}: {python[2]}"
         if (typescript[0], json.loads(typescript[1])) != (python[0], json.loads(python[1])):
             disagreements.append((kind, suite, python[1], typescript[1]))
+    assert disagreements == []
+
+
+def test_yaml_and_json_lines_agree_on_proto_like_ids(
+    renamed: tuple[Path, dict[tuple[str | None, str | None], list[str]]], built_js: Path
+) -> None:
+    """The same documents read by the YAML reader and as JSON Lines (where a key is made by another reader)."""
+    folder, groups = renamed
+    disagreements = []
+    for (kind, _), paths in groups.items():
+        copies = []
+        for name in paths:
+            document = json.loads((folder / name).read_text(encoding="utf-8"))
+            stem = name.removesuffix(".json")
+            (folder / f"{stem}.yaml").write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+            (folder / f"{stem}.jsonl").write_text(json.dumps(document) + "\n", encoding="utf-8")
+            copies += [f"{stem}.yaml", f"{stem}.jsonl"]
+        args = ["validate", "--format", "json", *(["--kind", kind] if kind else []), *copies]
+        python = _run([sys.executable, "-m", "evalschema", *args], folder)
+        typescript = _run(["node", str(built_js), *args], folder)
+        if (typescript[0], json.loads(typescript[1])) != (python[0], json.loads(python[1])):
+            disagreements.append((kind, python[1], typescript[1]))
     assert disagreements == []
 
 

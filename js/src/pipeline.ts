@@ -1,23 +1,24 @@
 /**
- * One pipeline over a source of pieces (issue 17, item 4; mirrors evalschema's pipeline): the document's own
- * members, then its rows in batches. A document read whole is the one-batch case; a large result set read from a
- * file in pieces keeps memory bounded by a batch of rows, not by the file. Every check is a stage (core/stage.ts)
- * with `envelope` / `rows` / `finish` steps: the schema engine's (engine/stage.ts), each code rule's
- * (rules/registry.ts) and the summary's (summary/mismatch.ts). `validate`, `validateJson`, `validateFile` and
- * `validateStream` differ only in their source; `summarizeFile` runs the same pipeline with the summary's stage.
- * The report is the same whichever the source: test/stream.test.ts checks that it is.
+ * One pipeline over a source of pieces (issue 17, item 4; mirrors Python's `evalschema.pipeline`): the document's
+ * own members, then its rows in batches. A document read whole is the one-batch case; a large result set read from
+ * a file in pieces keeps memory bounded by a batch of rows, not by the file. Every check is a `Stage` with
+ * `envelope` / `rows` / `finish` steps: the schema engine's (`SchemaStage`), each code rule's (`RULES_REGISTRY`)
+ * and the summary's (`SummaryStage`); `feed` is the one loop that hands a source's pieces to them. `validate`,
+ * `validateJson`, `validateFile` and `validateStream` differ only in their source; observers (`Observers`) are fed
+ * the same rows in the same reading (`summarize`'s summary and attempt statistics), and `summarizeFile` runs the
+ * same loop with the summary's stage alone. The report is the same whichever the source (the stream tests check it).
  */
 
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { buildReport, finding, type Finding, type Report } from "./core/findings.js";
 import type { Stage } from "./core/stage.js";
 import { checkKind, identified, SchemaStage } from "./engine/stage.js";
 import { rowsStandAlone } from "./engine/schemaPath.js";
 import { STREAM_THRESHOLD } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
-import { get, isObject, type JsonObject } from "./core/json.js";
+import { define, get, isObject, type JsonObject } from "./core/json.js";
 import { render } from "./core/messages.js";
-import { loadPath, parseJson, readText } from "./io/loader.js";
+import { openInput, parseJson, readOpened, textOf, type OpenInput } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
 import { bindUnits, RULE_UNITS } from "./rules/registry.js";
 import type { StageContext } from "./rules/rule.js";
@@ -67,6 +68,26 @@ export interface FileReport {
   unreadable: boolean;
 }
 
+/**
+ * Stages that watch the rows a check reads without judging them (`summarize`'s summary and attempt statistics):
+ * fed by the same reading as the checks, whatever the report says. Made afresh by this function whenever the
+ * reading starts over (a stream that must be read whole after all), so that no row is counted twice.
+ */
+export type Observers = () => readonly Stage[];
+
+/** What the observers were fed: the document's own fields (without its rows), and the stages themselves. */
+export interface Observed {
+  fields: JsonObject;
+  stages: readonly Stage[];
+}
+
+/** A file's report and, when it held a JSON object, what its observers saw in the same reading. */
+export interface ObservedReport extends FileReport {
+  observed: Observed | null;
+}
+
+const NO_OBSERVERS: Observers = () => [];
+
 // --- sources and stages ------------------------------------------------------------------------------------------
 
 /** The one-batch piece: a whole document, its members and rows at once. */
@@ -75,7 +96,7 @@ interface Whole {
   document: JsonObject;
 }
 
-/** A source of pieces: a whole document, or the pieces a stream reads (stream.ts). */
+/** A source of pieces: a whole document, or the pieces the stream reader (`read`) yields. */
 type Source = Iterable<Piece | Whole>;
 
 function wholeSource(document: JsonObject): Source {
@@ -89,10 +110,6 @@ function fileSource(fd: number, tuning: Tuning): Source {
 function append<T>(target: T[], items: Iterable<T> | undefined): void {
   if (items === undefined) return;
   for (const item of items) target.push(item); // no spread: a million findings overflow the stack
-}
-
-function define(target: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** What feeding a source gave: the document's own members (whether their `envelope` step already ran), why the
@@ -167,19 +184,32 @@ export function asDocument(value: unknown): unknown {
  * `allowUnknown` reports unknown properties as warnings in a document of a newer minor version.
  */
 export function validate(document: unknown, options: ValidateOptions = {}): Report {
-  if (options.specVersion != null && pinnedVersion() !== options.specVersion) return withSpecVersion(options.specVersion, () => validate(document, options));
+  return validateObserved(document, options, []);
+}
+
+/**
+ * `validate`, feeding `observers` the document's rows in the same pass as the checks (when the document is an
+ * object: also when the report is decided without them, a newer major version say).
+ */
+export function validateObserved(document: unknown, options: ValidateOptions, observers: readonly Stage[]): Report {
+  if (options.specVersion != null && pinnedVersion() !== options.specVersion) {
+    return withSpecVersion(options.specVersion, () => validateObserved(document, options, observers));
+  }
   document = asDocument(document);
   const kind = options.kind ?? null;
   const strict = options.strict ?? false;
   checkKind(kind);
   const { identity, decided } = identified(document, kind, strict);
-  if (decided !== null) return decided;
+  if (decided !== null) {
+    if (observers.length && isObject(document)) feed(wholeSource(document), observers, []);
+    return decided;
+  }
   const doc = document as JsonObject;
   const identifiedKind = identity.kind!;
   const stages = stagesFor(identifiedKind, options, true);
   stages.schema.identity = identity;
   const findings: Finding[] = [...identity.findings];
-  feed(wholeSource(doc), stages.all, findings);
+  feed(wholeSource(doc), observers.length ? [...stages.all, ...observers] : stages.all, findings);
   finish(stages.all, doc, findings);
   return buildReport(identifiedKind, findings, strict);
 }
@@ -187,46 +217,36 @@ export function validate(document: unknown, options: ValidateOptions = {}): Repo
 /** Validate a JSON text: read by the strict reader (a text that cannot be read is one finding that says why);
  * every finding carries its line and column. */
 export function validateJson(text: string, options: ValidateOptions = {}): Report {
-  return checkText(text, options).report;
+  return checkText(text, options, NO_OBSERVERS).report;
 }
 
-function checkText(text: string, options: ValidateOptions): FileReport {
+function checkText(text: string, options: ValidateOptions, observe: Observers): ObservedReport {
   const loaded = parseJson(text);
-  if (loaded.problem !== undefined) return { report: buildReport(options.kind ?? null, [loaded.problem], false), unreadable: true };
-  const report = validate(loaded.document, options);
+  if (loaded.problem !== undefined) return { report: buildReport(options.kind ?? null, [loaded.problem], false), unreadable: true, observed: null };
+  const stages = observe();
+  const report = validateObserved(loaded.document, options, stages);
+  const observed = isObject(loaded.document) ? { fields: withoutRows(loaded.document), stages } : null;
   // positions are computed only for a document that has findings
-  return { report: report.errors.length + report.warnings.length > 0 ? placed(report, jsonPositions(text)) : report, unreadable: false };
+  return { report: report.errors.length + report.warnings.length > 0 ? placed(report, jsonPositions(text)) : report, unreadable: false, observed };
 }
 
 /**
- * Whether to read this file in pieces: asked for, or (`null`) a regular file of `STREAM_THRESHOLD` bytes or
- * more. Anything that is not a regular file is left to the whole-file path to read or report.
+ * Whether to read a regular file of `size` bytes in pieces: asked for (`true`), or (`null`) `STREAM_THRESHOLD`
+ * bytes or more.
  */
-export function wantsStream(path: string, streamRows: boolean | null | undefined): boolean {
+function wantsStream(size: number, streamRows: boolean | null | undefined): boolean {
   if (streamRows === false) return false;
-  let size: number;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) return false;
-    size = stat.size;
-  } catch {
-    return false;
-  }
   return streamRows === true || size >= STREAM_THRESHOLD;
 }
 
-/** `fn` with the file open for reading, or `null` if it cannot be opened (the whole-file path reports why). */
-function withFile<T>(path: string, fn: (fd: number) => T): T | null {
-  let fd: number;
+/** `fn` with the file open through the input gate (`openInput`), or the finding that says why it cannot be read. */
+function withInput<T>(path: string, fn: (input: OpenInput) => T): T | Finding {
+  const input = openInput(path);
+  if (!("fd" in input)) return input;
   try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
-  try {
-    return fn(fd);
+    return fn(input);
   } finally {
-    closeSync(fd);
+    closeSync(input.fd);
   }
 }
 
@@ -241,16 +261,30 @@ export function validateFile(path: string, options: FileOptions = {}): Report {
 
 /** `validateFile`, saying also whether the file could be read at all. */
 export function checkFile(path: string, options: FileOptions = {}, tuning: Tuning = {}): FileReport {
-  if (options.specVersion != null && pinnedVersion() !== options.specVersion) return withSpecVersion(options.specVersion, () => checkFile(path, options, tuning));
+  const { report, unreadable } = checkObserved(path, options, NO_OBSERVERS, tuning);
+  return { report, unreadable };
+}
+
+/**
+ * `checkFile`, feeding the stages `observe` makes the rows of the same reading (`summarize`: the file is read
+ * once, its summary built while it is checked).
+ */
+export function checkObserved(path: string, options: FileOptions, observe: Observers, tuning: Tuning = {}): ObservedReport {
+  if (options.specVersion != null && pinnedVersion() !== options.specVersion) {
+    return withSpecVersion(options.specVersion, () => checkObserved(path, options, observe, tuning));
+  }
   const kind = options.kind ?? null;
   checkKind(kind);
-  if ((kind === null || kind === KIND) && wantsStream(path, options.streamRows)) {
-    const streamed = withFile(path, (fd) => streamReport(fd, options, tuning));
-    if (streamed !== null) return streamed;
-  }
-  const text = readText(path);
-  if (typeof text !== "string") return { report: buildReport(kind, [text], false), unreadable: true };
-  return checkText(text, options);
+  const checked = withInput(path, ({ fd, size }): ObservedReport => {
+    if ((kind === null || kind === KIND) && wantsStream(size, options.streamRows)) {
+      const streamed = streamReport(fd, options, tuning, observe);
+      if (streamed !== null) return streamed;
+    }
+    const text = textOf(readOpened(fd));
+    if (typeof text !== "string") return { report: buildReport(kind, [text], false), unreadable: true, observed: null };
+    return checkText(text, options, observe);
+  });
+  return "report" in checked ? checked : { report: buildReport(kind, [checked], false), unreadable: true, observed: null };
 }
 
 /**
@@ -260,31 +294,33 @@ export function checkFile(path: string, options: FileOptions = {}, tuning: Tunin
  */
 export function validateStream(fd: number, options: ValidateOptions = {}, tuning: Tuning = {}): Report | null {
   if (options.specVersion != null && pinnedVersion() !== options.specVersion) return withSpecVersion(options.specVersion, () => validateStream(fd, options, tuning));
-  return streamReport(fd, options, tuning)?.report ?? null;
+  return streamReport(fd, options, tuning, NO_OBSERVERS)?.report ?? null;
 }
 
-function streamReport(fd: number, options: ValidateOptions, tuning: Tuning): FileReport | null {
+function streamReport(fd: number, options: ValidateOptions, tuning: Tuning, observe: Observers): ObservedReport | null {
   const kind = options.kind ?? null;
   const strict = options.strict ?? false;
   checkKind(kind);
   if ((kind !== null && kind !== KIND) || !rowsStandAlone(KIND, ARRAY)) return null;
   // the rows come before the document is identified: their stages are a result set's
   const stages = stagesFor(KIND, options, false);
+  const observers = observe();
   const found: Finding[] = [];
-  const fed = feed(fileSource(fd, tuning), stages.all, found);
+  const fed = feed(fileSource(fd, tuning), observers.length ? [...stages.all, ...observers] : stages.all, found);
   if (fed === null) return null;
-  if ("problem" in fed) return { report: buildReport(kind, [fed.problem], false), unreadable: true };
+  if ("problem" in fed) return { report: buildReport(kind, [fed.problem], false), unreadable: true, observed: null };
   const members = fed.members;
   if (!Array.isArray(get(members, ARRAY))) return null; // no rows were streamed: read the document the usual way
   const { identity, decided } = identified(members, kind, strict);
   if (identity.kind !== KIND) return null; // a pack that happens to have "results", say: validate it whole, as what it is
-  if (decided !== null) return { report: placeStreamed(fd, decided), unreadable: false };
+  const observed = { fields: withoutRows(members), stages: observers };
+  if (decided !== null) return { report: placeStreamed(fd, decided), unreadable: false, observed };
   stages.schema.identity = identity;
   const findings: Finding[] = [...identity.findings];
   for (const stage of stages.all) append(findings, stage.envelope?.(members));
   append(findings, found);
   finish(stages.all, members, findings);
-  return { report: placeStreamed(fd, buildReport(KIND, findings, strict)), unreadable: false };
+  return { report: placeStreamed(fd, buildReport(KIND, findings, strict)), unreadable: false, observed };
 }
 
 /**
@@ -321,28 +357,30 @@ function withoutRows(document: JsonObject): JsonObject {
 
 /** The summary's stage over a source: the reference summary and the document's own fields, or why the source
  * cannot be read, or null (a stream that must be read whole). */
-function summaryOf(source: Source, others: readonly Stage[]): Summarized | Finding | null {
+function summaryOf(source: Source): Summarized | Finding | null {
   const stage = new SummaryStage(false);
-  const fed = feed(source, [stage, ...others], []);
+  const fed = feed(source, [stage], []);
   if (fed === null) return null;
   if ("problem" in fed) return fed.problem;
   return { fields: withoutRows(fed.members), summary: stage.summary() };
 }
 
 /**
- * The reference summary of the result set in a JSON file, and the result set's own fields; or the finding that
- * says why the file cannot be read. Large files are read in pieces (`streamRows`, as for `validateFile`). `stages`:
- * more stages to feed the same rows (`summarize`'s attempt statistics, say); a stream that turns out not to be one
- * is read again whole, so a stage must tolerate being fed the rows again after a NotStreamable.
+ * The reference summary of the result set in a JSON file, and the result set's own fields, without checking it;
+ * or the finding that says why the file cannot be read. Large files are read in pieces (`streamRows`, as for
+ * `validateFile`). (`summarize` checks the file too, in the same reading: `checkObserved`.)
  */
-export function summarizeFile(path: string, options: { streamRows?: boolean | null; stages?: readonly Stage[] } = {}, tuning: Tuning = {}): Summarized | Finding {
-  const others = options.stages ?? [];
-  if (wantsStream(path, options.streamRows)) {
-    const streamed = withFile(path, (fd) => summaryOf(fileSource(fd, tuning), others));
-    if (streamed !== null) return streamed;
-  }
-  const loaded = loadPath(path);
-  if (loaded.problem !== undefined) return loaded.problem;
-  if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object"));
-  return summaryOf(wholeSource(loaded.document), others)!;
+export function summarizeFile(path: string, options: { streamRows?: boolean | null } = {}, tuning: Tuning = {}): Summarized | Finding {
+  return withInput(path, ({ fd, size }) => {
+    if (wantsStream(size, options.streamRows)) {
+      const streamed = summaryOf(fileSource(fd, tuning));
+      if (streamed !== null) return streamed;
+    }
+    const text = textOf(readOpened(fd));
+    if (typeof text !== "string") return text;
+    const loaded = parseJson(text);
+    if (loaded.problem !== undefined) return loaded.problem;
+    if (!isObject(loaded.document)) return finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object"));
+    return summaryOf(wholeSource(loaded.document))!;
+  });
 }

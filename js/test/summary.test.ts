@@ -69,3 +69,25 @@ test("an empty result set has no rates", () => {
   assert.equal(summary.avg_score, null);
   assert.equal("attempts" in summary, false);
 });
+
+test("grader ids that are Object.prototype's names are graders like any other (issue 39)", () => {
+  const names = ["__proto__", "constructor", "toString", "hasOwnProperty"];
+  const grade = (id: string, score: number) => ({ grader_id: id, type: "exact_match", score, passed: score > 0 });
+  // parsed, as a document is: JSON.parse makes "__proto__" an own key
+  const document = JSON.parse(
+    JSON.stringify({
+      version: "1.2.0",
+      suite_id: "s",
+      run_id: "r",
+      started_at: "2026-11-30T00:00:00Z",
+      results: [{ test_case_id: "__proto__", grader_results: names.map((id) => grade(id, 1)), passed: true }],
+    }),
+  ) as ResultSet;
+  const byGrader = summarize(document).by_grader;
+  assert.deepEqual(Object.keys(byGrader).sort(), [...names].sort());
+  for (const id of names) assert.deepEqual(Object.getOwnPropertyDescriptor(byGrader, id)?.value, { passed: 1, failed: 0, unscored: 0, avg_score: 1 });
+  assert.equal(Object.getPrototypeOf(byGrader), Object.prototype);
+  // the summary it carries, equal to the reference summary, is no mismatch
+  const carried = JSON.parse(JSON.stringify({ ...document, summary: summarize(document) })) as ResultSet;
+  assert.deepEqual(validate(carried, { kind: "resultset" }).warnings, []);
+});

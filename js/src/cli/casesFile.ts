@@ -1,6 +1,6 @@
 /**
  * A suite's `test_cases_file`: followed relative to the suite file, its test cases checked as inline ones are
- * (mirrors evalschema/casesfile.py). Each line is a `testcase` document reported as an entry of its own (the file
+ * (mirrors Python's `CasesFile` and `follow`). Each line is a `testcase` document reported as an entry of its own (the file
  * and the line), with the schema, `INVALID_REGEX`, and across the file and the suite `DUPLICATE_ID` and
  * `DANGLING_REFERENCE`. A file that cannot be read is `TEST_CASES_FILE_UNREADABLE` at the suite's `/test_cases_file`.
  */

@@ -13,18 +13,18 @@ import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } 
 import { attemptText, summaryText } from "../report/summaryText.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
-import { buildReport, compareCodePoints, finding, type Finding, type Report } from "../core/findings.js";
+import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
 import { render, show } from "../core/messages.js";
 import { expand, isForm, STDIN, SUFFIXES, suffix, type Form } from "../io/expand.js";
 import { placed, type Positions } from "../io/positions.js";
-import { get, has, isObject, type JsonObject } from "../core/json.js";
-import { MAX_FINDINGS, shorten } from "../core/limits.js";
+import { define, get, has, isObject, type JsonObject } from "../core/json.js";
 import { loadSources, loadStdin } from "../io/loader.js";
 import { availableReleases, isKind, KINDS, specVersion, type Kind } from "../schemas/schemas.js";
-import { checkFile, STREAM_THRESHOLD, summarizeFile, validate } from "../pipeline.js";
+import { checkFile, checkObserved, STREAM_THRESHOLD, validate, validateObserved } from "../pipeline.js";
+import type { Stage } from "../core/stage.js";
+import { SummaryStage } from "../summary/mismatch.js";
 import { VERSION } from "../generated/version.js";
 import { EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, INPUT_FORMS, OUTPUT_FORMATS, STREAM_CHOICES } from "../generated/constants.js";
-import { summarize } from "../summary/summary.js";
 import type { Summary } from "../summary/summary.js";
 
 const PROG = "evalschema-js";
@@ -61,16 +61,16 @@ const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SU
        ${PROG} summarize [--force] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
-/** argparse's refusal of a value that is not one of an option's `choices`. */
+/** argparse's refusal of a value that is not one of an option's `choices` (the value shown escaped, as its repr). */
 function invalidChoice(option: string, value: string | undefined, choices: readonly string[]): UsageError {
-  return new UsageError(`argument ${option}: invalid choice: '${value}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
+  return new UsageError(`argument ${option}: invalid choice: '${visible(value ?? "")}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
 }
 
 function parseArgs(argv: string[]): Args | "version" | "help" {
   const [command, ...rest] = argv;
   if (command === "-h" || command === "--help") return "help";
   if (command === "--version") return "version";
-  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${command}' (choose from 'validate', 'summarize')`);
+  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${visible(command)}' (choose from 'validate', 'summarize')`);
   const options =
     command === "validate"
       ? ["--kind", "--suite", "--strict", "--allow-unknown", "--spec-version", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
@@ -117,13 +117,13 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     const given = eq >= 0 ? arg.slice(0, eq) : arg;
     const matches = options.filter((o) => o === given || o.startsWith(given));
     const name = matches.includes(given) ? given : matches.length === 1 ? matches[0]! : undefined;
-    if (name === undefined) throw new UsageError(matches.length > 1 ? `ambiguous option: ${given}` : `unrecognized arguments: ${arg}`);
+    if (name === undefined) throw new UsageError(matches.length > 1 ? `ambiguous option: ${visible(given)}` : `unrecognized arguments: ${visible(arg)}`);
     if (name === "--help") return "help";
     let value: string | undefined;
     if (takesValue.has(name)) {
       value = eq >= 0 ? arg.slice(eq + 1) : rest[++i];
       if (value === undefined) throw new UsageError(`argument ${name}: expected one argument`);
-    } else if (eq >= 0) throw new UsageError(`argument ${name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
+    } else if (eq >= 0) throw new UsageError(`argument ${name}: ignored explicit argument '${visible(arg.slice(eq + 1))}'`);
     if (name === "--kind") {
       if (!isKind(value)) throw invalidChoice("--kind", value, KINDS);
       args.kind = value;
@@ -285,7 +285,7 @@ function* entries(args: Args, suite: JsonObject | undefined, checked: Checked): 
 
 function runValidate(args: Args): number {
   if (args.specVersion !== null && !availableReleases().includes(args.specVersion)) {
-    throw new UsageError(`--spec-version ${args.specVersion}: no such release; available: ${availableReleases().join(", ")}`, false);
+    throw new UsageError(`--spec-version ${visible(args.specVersion)}: no such release; available: ${availableReleases().join(", ")}`, false);
   }
   const checked: Checked = { strict: args.strict, allowUnknown: args.allowUnknown, specVersion: args.specVersion };
   const { suite, entries: suiteEntries } = args.suite !== null ? loadSuite(args, checked) : { suite: undefined, entries: [] };
@@ -330,8 +330,8 @@ function runValidate(args: Args): number {
 /**
  * The reference summary of each result set. One that is not a valid result set is refused: its findings are
  * printed and the exit status is 1 (its numbers could be ones the specification makes impossible); `--force`
- * prints them anyway, under a warning. Text and JSON as the Python command writes them (evalschema/cli.py
- * `cmd_summarize`, report.py `render_text`, comparecmd.py `attempt_text`).
+ * prints them anyway, under a warning. Text and JSON as the Python command writes them (its
+ * summarize command, `render_text`, `attempt_text`).
  */
 function runSummarize(args: Args): number {
   const results: Summarized[] = [];
@@ -361,30 +361,36 @@ function runSummarize(args: Args): number {
           unreadable(displayPath(loaded.path), loaded.problem ?? finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object")));
           continue;
         }
-        let report = validate(loaded.document, { kind: "resultset" });
+        // the summary is built in the pass that checks the document
+        const summary = new SummaryStage(false);
+        let report = validateObserved(loaded.document, { kind: "resultset" }, [summary]);
         if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
         if (!admit(label, loaded.path, loaded.line, report)) continue;
         const fields: JsonObject = {};
-        for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") fields[key] = value;
-        // as the Python command, attempt statistics only for a JSON file (it reads them again from the file)
-        results.push({ label, fields, summary: summarize(loaded.document), tally: null });
+        for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") define(fields, key, value);
+        // attempt statistics only for a JSON file read by path, as the Python command gives them
+        results.push({ label, fields, summary: summary.summary(), tally: null });
       }
       continue;
     }
     const label = displayPath(path);
-    const checked = checkFile(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] });
+    // the file is read once: checked, and its summary and attempt statistics built from the same rows
+    let watched: { summary: SummaryStage; tally: AttemptTally } | null = null;
+    const observe = (): Stage[] => {
+      watched = { summary: new SummaryStage(false), tally: new AttemptTally() };
+      return [watched.summary, watched.tally];
+    };
+    const checked = checkObserved(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] }, observe);
     // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
     const notObject = checked.report.errors.find((f) => f.pointer === "" && f.code === codes.TYPE_MISMATCH);
     const problem = checked.unreadable ? checked.report.errors[0] : notObject;
-    if (problem !== undefined) {
-      unreadable(label, problem);
+    if (problem !== undefined || checked.observed === null || watched === null) {
+      unreadable(label, problem ?? finding("", codes.TYPE_MISMATCH, "error", render(codes.TYPE_MISMATCH, {}, "not_object")));
       continue;
     }
     if (!admit(label, path, undefined, checked.report)) continue;
-    const tally = new AttemptTally();
-    const file = summarizeFile(path, { streamRows: STREAM_CHOICES[args.stream], stages: [tally] });
-    if (!("summary" in file)) unreadable(label, file);
-    else results.push({ label, fields: file.fields, summary: file.summary, tally });
+    const { summary, tally } = watched as { summary: SummaryStage; tally: AttemptTally };
+    results.push({ label, fields: checked.observed.fields, summary: summary.summary(), tally });
   }
   // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
   const attempts = new Map<string, AttemptStats>();

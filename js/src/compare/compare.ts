@@ -1,6 +1,6 @@
 /**
  * `compare(base, new, options)`: the comparison document of two result sets (SPEC.md §12); mirrors
- * evalschema/compare/ (core.py and document.py) step for step, so that both SDKs give the same document: the
+ * Python's `compare` and its comparison document step for step, so that both SDKs give the same document: the
  * same counts, flips and findings, numbers within 1e-9 (closed forms) and identical bootstrap resamples.
  */
 
@@ -23,7 +23,7 @@ import type {
 import { VERSION } from "../generated/version.js";
 import { COMPARED_GRADER_FIELDS } from "../generated/constants.js";
 import { compareCodePoints } from "../core/findings.js";
-import { get, isObject, type JsonObject } from "../core/json.js";
+import { define, get, isObject, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import * as stats from "./compareStats.js";
 
@@ -147,13 +147,14 @@ function escapeToken(token: string): string {
 function envelopeOf(document: unknown): [JsonObject, unknown[]] {
   if (!isObject(document)) throw new TypeError("a result set is a JSON object");
   const envelope: JsonObject = {};
-  for (const [key, value] of Object.entries(document)) if (key !== "results") envelope[key] = value;
+  for (const [key, value] of Object.entries(document)) if (key !== "results") define(envelope, key, value);
   const rows = get(document, "results");
   return [envelope, Array.isArray(rows) ? rows : []];
 }
 
-function graderProvenance(envelope: JsonObject, types: Map<string, string>): Record<string, GraderProvenance> {
-  const out: Record<string, GraderProvenance> = {};
+/** Each grader's provenance, by grader id: a Map, as any id (`__proto__`, `constructor`) is a key like another. */
+function graderProvenance(envelope: JsonObject, types: Map<string, string>): Map<string, GraderProvenance> {
+  const out = new Map<string, GraderProvenance>();
   const declared = get(envelope, "graders");
   if (isObject(declared)) {
     for (const [id, entry] of Object.entries(declared)) {
@@ -163,13 +164,21 @@ function graderProvenance(envelope: JsonObject, types: Map<string, string>): Rec
         const value = get(entry, field);
         if (typeof value === "string") record[field] = value;
       }
-      out[id] = record;
+      out.set(id, record);
     }
   }
   for (const [id, kind] of types) {
-    out[id] ??= {};
-    out[id].type ??= kind;
+    const record = out.get(id) ?? {};
+    record.type ??= kind;
+    out.set(id, record);
   }
+  return out;
+}
+
+/** A map of grader ids as the comparison document's object (in the map's order). */
+function asRecord<T>(map: ReadonlyMap<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [id, value] of map) define(out, id, value);
   return out;
 }
 
@@ -318,7 +327,7 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     }
   }
 
-  // --- the document (document.py) ---
+  // --- the document (as Python's comparison document) ---
   const z = stats.zValue(alpha);
   const [a, b, c, d] = table as [number, number, number, number];
   const n = a + b + c + d;
@@ -375,7 +384,7 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
   }
   const outcome = n === 0 ? "no_data" : significant && difference !== null && difference !== 0 ? (difference < 0 ? "regression" : "improvement") : "no_significant_change";
 
-  // --- comparability (document.py: comparability) ---
+  // --- comparability (Python's `comparability`) ---
   const findings: ComparisonFinding[] = [];
   const severity = strict ? "error" : "warning";
   const finding = (code: string, pointer: string, message: string): void => {
@@ -397,9 +406,9 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     });
   }
   const provenance = [graderProvenance(baseEnvelope, types[0]), graderProvenance(newEnvelope, types[1])] as const;
-  const allIds = [...new Set([...Object.keys(provenance[0]), ...Object.keys(provenance[1])])].sort(compareCodePoints);
+  const allIds = [...new Set([...provenance[0].keys(), ...provenance[1].keys()])].sort(compareCodePoints);
   for (const id of allIds) {
-    const before = provenance[0][id], after = provenance[1][id];
+    const before = provenance[0].get(id), after = provenance[1].get(id);
     if (before === undefined || after === undefined) {
       finding(codes.COMPARE_GRADER_CHANGED, `/graders/${escapeToken(id)}`, render(codes.COMPARE_GRADER_CHANGED, { name: id, side: after === undefined ? "base" : "new" }, "only_in"));
       continue;
@@ -416,7 +425,7 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
   }
 
   const run = (envelope: JsonObject, side: 0 | 1): Run => {
-    const out: Run = { graders: provenance[side] };
+    const out: Run = { graders: asRecord(provenance[side]) };
     for (const name of PROVENANCE) {
       const value = get(envelope, name);
       if (value !== undefined) (out as unknown as Record<string, unknown>)[name] = value;

@@ -1,5 +1,5 @@
 /**
- * The statistics of `compare` (SPEC.md §12.4); mirrors evalschema/compare/stats.py operation for operation, so
+ * The statistics of `compare` (SPEC.md §12.4); mirrors Python's compare statistics (`mcnemar`, `wilson`, `newcombe_paired`, …) operation for operation, so
  * the two SDKs give the same numbers: closed forms within 1e-12, the bootstrap's resamples identical.
  */
 

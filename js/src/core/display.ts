@@ -1,5 +1,5 @@
 /**
- * Showing text from documents and file names safely (mirrors evalschema/display.py): what is printed is one line
+ * Showing text from documents and file names safely (mirrors Python's `visible`): what is printed is one line
  * that cannot act on a terminal or forge a line of its own (a GitHub workflow command, say).
  */
 

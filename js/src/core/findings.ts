@@ -1,4 +1,4 @@
-/** Findings and reports: the one shape every validation path returns (mirrors evalschema/findings.py). */
+/** Findings and reports: the one shape every validation path returns (mirrors Python's `Finding` and `Report`). */
 
 export type Severity = "error" | "warning";
 

@@ -14,6 +14,12 @@ export function get(value: JsonObject, key: string): unknown {
   return has(value, key) ? value[key] : undefined;
 }
 
+/** Set `key` of an object used as a map of names from a document: defined, never assigned, so that a name such
+ * as `__proto__` is an own key like any other (an assignment would replace the object's prototype instead). */
+export function define<T>(target: { [key: string]: T }, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The object items of a list, with their index; anything else yields nothing. */
 export function* objects(value: unknown): Generator<[number, JsonObject]> {
   if (Array.isArray(value)) {

@@ -1,6 +1,6 @@
 /**
  * The limits every input is read under. Their values are generated from spec/constants.json (generated/constants.ts,
- * which evalschema/limits.py reads too); this module adds how they are applied.
+ * which Python's `max_input_bytes` reads too); this module adds how they are applied.
  *
  * - `MAX_INPUT_BYTES`: the most evalschema holds of one input at a time — a file read whole, or one member or row
  *   of a result set read in pieces. Larger input is refused while it is read (FILE_UNREADABLE), whatever the

@@ -1,6 +1,6 @@
 /**
  * Messages are data: every finding's text is its ledger rule's `message` template (spec/ledger.json), filled from
- * named parameters by `render`. evalschema/messages.py is the same renderer, so the two SDKs say the same words by
+ * named parameters by `render`. Python's `render` is the same renderer, so the two SDKs say the same words by
  * construction.
  *
  * The parameters and how each is written are listed in spec/ledger.schema.json (`$defs/template`):

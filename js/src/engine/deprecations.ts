@@ -1,5 +1,5 @@
 /**
- * Warnings for deprecated fields present in a document (mirrors evalschema/engine/deprecations.py), rendered from
+ * Warnings for deprecated fields present in a document (mirrors Python's `warnings_for`), rendered from
  * the ledger's templates: DEPRECATED_FIELD with the variant and parameters codegen records for each deprecated
  * location of the schemas (generated/_deprecations.ts), and VALIDATOR_FAIL_OPEN around it.
  */

@@ -1,5 +1,5 @@
 /**
- * The schema path: Ajv over the bundled schemas, errors mapped to ledger codes (mirrors evalschema/schema_path.py).
+ * The schema path: Ajv over the bundled schemas, errors mapped to ledger codes (mirrors Python's schema path, `SchemaOutcome`).
  *
  * Mapping (spec/conformance/README.md, "Pointer conventions"):
  * - an error inside a subschema annotated `x-rule` gets that rule's code;
@@ -15,9 +15,9 @@ import type { ErrorObject } from "ajv";
 import * as codes from "../generated/rules.js";
 import { ROWS_STAND_ALONE } from "../generated/_rows.js";
 import { escapeToken, finding, tokens, type Finding } from "../core/findings.js";
-import { has, isObject, jsonType, type JsonObject } from "../core/json.js";
+import { has, isObject, jsonType } from "../core/json.js";
 import { render } from "../core/messages.js";
-import { compiledKind, compiledProperty, computedRowsStandAlone, current, pinnedVersion, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
+import { compiledKind, compiledProperty, computedRowsStandAlone, pinnedVersion, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
 
 import { KEYWORD_CODES } from "../generated/constants.js";
 export { KEYWORD_CODES };
@@ -363,7 +363,7 @@ export function checkRows(
 /**
  * Whether each item of the root array property `array` can be validated on its own, so that validating items in
  * batches gives exactly the findings of the whole document: codegen decides it from the schemas
- * (`generated/_rows.ts`, `codegen/annotated.py` `rows_stand_alone`).
+ * (`generated/_rows.ts`, codegen's `rows_stand_alone`).
  */
 export function rowsStandAlone(kind: Kind, array: string): boolean {
   return pinnedVersion() === null ? (ROWS_STAND_ALONE[`${kind}.json`]?.[array] ?? false) : computedRowsStandAlone(kind, array);

@@ -1,7 +1,7 @@
 /**
  * The engine's part of the pipeline: identifying a document (kind, claimed version: what alone may decide the
  * report) and the schema stage — the JSON Schema path over the members and rows, then unknown fields allowed in a
- * newer minor version, then deprecations (mirrors evalschema/validate.py's `identified` and `schema_findings`).
+ * newer minor version, then deprecations (mirrors Python's `identified` and `schema_findings`).
  */
 
 import { buildReport, finding, type Finding, type Report } from "../core/findings.js";

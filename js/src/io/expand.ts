@@ -1,6 +1,6 @@
 /**
  * The documents named on a command line: files, folders (recursively), globs and `-` for stdin (mirrors
- * evalschema/loader.py's `expand`). Links to folders are never followed inside a folder or a `**` pattern, so a
+ * Python's `expand`). Links to folders are never followed inside a folder or a `**` pattern, so a
  * link loop cannot make the walk endless.
  */
 

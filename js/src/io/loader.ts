@@ -1,14 +1,14 @@
 /**
  * Reading documents from files: strict JSON, with a finding (code, line, column) for every way it can fail
- * (mirrors evalschema/loader.py; both read with their strict reader, strictJson.ts / strict_json.py: the same
+ * (mirrors Python's `read_bytes` and `load_path`; both read with their strict reader, `read` in each: the same
  * findings at the same places).
  */
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
 import { jsonPositions, LineIndex, type Positions } from "./positions.js";
 import { parseYaml } from "./yaml.js";
-import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
+import { maxInputBytes, tooLargeMessage } from "../core/limits.js";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
@@ -129,12 +129,19 @@ function openProblem(error: unknown): Finding {
   return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: errorCode(error) }, "os_error"));
 }
 
+/** An input file, open for reading: its descriptor and the size the file system gives (a hint, never a limit). */
+export interface OpenInput {
+  fd: number;
+  size: number;
+}
+
 /**
- * The file's bytes, or a FILE_UNREADABLE finding: anything but a regular file (a device, a FIFO, a socket: it
- * may never end) is refused, and so is a file larger than the input size limit, counted while reading (a sparse
- * file, or one that grows, is caught whatever its size says).
+ * The input gate: every file evalschema reads is opened here. Anything but a regular file (a device, a FIFO, a
+ * socket: it may never end, or block) is refused at once, before any read, with a FILE_UNREADABLE finding (as is
+ * a directory, a file that is missing or may not be read, and a name that is not UTF-8). The caller reads the
+ * descriptor under the input size limit (`readOpened`, or the stream reader per value) and closes it.
  */
-export function readBytes(path: string): Uint8Array | Finding {
+export function openInput(path: string): OpenInput | Finding {
   if (path.includes("\ufffd")) {
     // node decodes file names as UTF-8, replacing what is not: a name that is not UTF-8 cannot be opened
     try {
@@ -145,37 +152,65 @@ export function readBytes(path: string): Uint8Array | Finding {
   }
   let fd: number;
   try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below)
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below, from the open descriptor,
+    // so a path swapped between a check and the open cannot get past)
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     return openProblem(error);
   }
+  let refusal: Finding;
   try {
     const stat = fstatSync(fd);
-    if (stat.isDirectory()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "directory"));
-    if (!stat.isFile()) return finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "not_regular"));
-    const limit = maxInputBytes();
-    const chunks: Buffer[] = [];
-    let total = 0;
+    if (stat.isFile()) return { fd, size: stat.size };
+    refusal = finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, stat.isDirectory() ? "directory" : "not_regular"));
+  } catch (error) {
+    refusal = openProblem(error);
+  }
+  closeSync(fd);
+  return refusal;
+}
+
+/**
+ * All of an open input, read from its start, or a FILE_UNREADABLE finding as soon as it passes the input size
+ * limit (counted while reading: a sparse file, or one that grows, is caught whatever its size says).
+ */
+export function readOpened(fd: number): Uint8Array | Finding {
+  const limit = maxInputBytes();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
     for (;;) {
       const chunk = Buffer.allocUnsafe(Math.min(1 << 22, limit + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
+      const n = readSync(fd, chunk, 0, chunk.length, total);
       if (n === 0) break;
       chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
       total += n;
       if (total > limit) return finding("", codes.FILE_UNREADABLE, "error", tooLargeMessage(limit));
     }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } catch (error) {
     return openProblem(error);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+/** The file's bytes (through the input gate, `openInput`), or a FILE_UNREADABLE finding. */
+export function readBytes(path: string): Uint8Array | Finding {
+  const opened = openInput(path);
+  if (!("fd" in opened)) return opened;
+  try {
+    return readOpened(opened.fd);
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 
 /** The file's text, or a FILE_UNREADABLE finding. */
 export function readText(path: string): string | Finding {
-  const data = readBytes(path);
+  return textOf(readBytes(path));
+}
+
+/** Bytes read as UTF-8 text, or a FILE_UNREADABLE finding (a byte that is not UTF-8, placed; a text too long). */
+export function textOf(data: Uint8Array | Finding): string | Finding {
   if (!(data instanceof Uint8Array)) return data;
   const bad = invalidUtf8(data);
   if (bad >= 0) {
@@ -265,19 +300,12 @@ function blank(data: Uint8Array): boolean {
 
 /** A JSON Lines file, streamed: memory holds one line (at most the input size limit) at a time. */
 function* jsonlFile(path: string): Generator<Source> {
-  let fd: number;
-  try {
-    const stat = statSync(path);
-    if (stat.isDirectory()) throw Object.assign(new Error(render(codes.FILE_UNREADABLE, {}, "directory")), { code: "EISDIR" });
-    if (!stat.isFile()) {
-      yield { path, problem: finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, "not_regular")), positions: NOWHERE };
-      return;
-    }
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    yield { path, problem: openProblem(error), positions: NOWHERE };
+  const opened = openInput(path);
+  if (!("fd" in opened)) {
+    yield { path, problem: opened, positions: NOWHERE };
     return;
   }
+  const fd = opened.fd;
   const limit = maxInputBytes();
   let number = 0;
   try {
@@ -295,7 +323,9 @@ function* jsonlFile(path: string): Generator<Source> {
           size += end - start;
         }
         const complete = newline >= 0 && newline < n;
-        if (!complete && size > limit) {
+        // a line longer than the limit, its newline aside, is refused whether or not its end is in hand yet (as
+        // Python's `readline(limit + 1)` refuses it)
+        if (size - (complete ? 1 : 0) > limit) {
           number++;
           const where = finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { count: number, detail: tooLargeMessage(limit) }, "line_too_large"), number, 1);
           yield { path, line: number, problem: where, positions: NOWHERE };

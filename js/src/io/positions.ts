@@ -1,6 +1,6 @@
 /**
  * Where each value of a JSON or YAML text starts: JSON Pointer → [line, column], both 1-based, columns counted in
- * characters (code points, as Python counts them). Mirrors evalschema/positions.py and streaming.py's
+ * characters (code points, as Python counts them). Mirrors Python's `json_positions` and the stream reader's
  * `place`/`placed`: the same numbers in both SDKs. Computed only for documents that have findings.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Reading one large JSON document in pieces (mirrors evalschema/stream.py): the members of its root object one
+ * Reading one large JSON document in pieces (mirrors Python's stream reader, `NotStreamable` and all): the members of its root object one
  * at a time, and the items of one root array (a result set's `results`) in batches. Memory holds a read chunk
  * and one batch, never the file: the file is read with `readSync` into Buffers, and only the pieces being
  * parsed are decoded to strings.
@@ -19,7 +19,7 @@
  */
 
 import { readSync } from "node:fs";
-import { maxInputBytes, shorten, tooLargeMessage } from "../core/limits.js";
+import { maxInputBytes, tooLargeMessage } from "../core/limits.js";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
@@ -83,7 +83,7 @@ export class NotStreamable extends Error {}
 
 /**
  * Reading member by member pays off for a result set's few members and many rows; a root with more members than
- * this is no result set worth streaming: it is read whole (as in evalschema/stream.py).
+ * this is no result set worth streaming: it is read whole (as in Python's stream reader).
  */
 import { MAX_MEMBERS } from "../generated/constants.js";
 export { MAX_MEMBERS };

@@ -1,7 +1,7 @@
 /**
  * The strict JSON reader: one grammar (RFC 8259) and one error vocabulary (the ledger's INVALID_JSON variants).
  *
- * The same state machine as evalschema/strict_json.py: it yields the value, and for an unreadable text the ledger
+ * The same state machine as Python's strict reader (`read`, `JsonProblem`): it yields the value, and for an unreadable text the ledger
  * code, message variant, parameters and index of the offending character (or of the end of the text) from its own
  * state — never from a third-party parser's message. Strictness, in the order the reader meets it: a number out of
  * a double's range or `NaN`/`Infinity` when it is read, nesting past `maxDepth` at the bracket that goes past it, a

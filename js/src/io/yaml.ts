@@ -1,5 +1,5 @@
 /**
- * Reading YAML safely (mirrors evalschema/loader.py's `parse_yaml`): every document of a YAML stream, read by the
+ * Reading YAML safely (mirrors Python's `parse_yaml`): every document of a YAML stream, read by the
  * YAML 1.2 core schema (`yes`, `no`, `on`, `off` stay strings; `012` is twelve), as JSON values — no tag that
  * would construct anything else, no duplicate keys (compared as the JSON keys they become: `1` and `"1"` are the
  * same key), no non-finite numbers, nesting at most `maxDepth` (MAX_DEPTH) deep, at most YAML_NODE_LIMIT nodes as written and
@@ -236,7 +236,7 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
     const error = doc.errors[0];
     if (error !== undefined && error.code === "RESOURCE_EXHAUSTION") {
       // the parser ran out of stack (its error code says so, not its message): nesting no document may have, said
-      // as PyYAML's RecursionError is said (evalschema/loader.py)
+      // as PyYAML's RecursionError is said (Python's `parse_yaml`)
       out.push({ problem: finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, { limit: maxDepth }, "depth")) });
       break;
     }

@@ -1,5 +1,5 @@
 /** The report's renderers: text, JSON and GitHub workflow commands, each escaping for its medium, as the Python
- * command writes them (evalschema/cli.py). */
+ * command writes them (its `text_entry`, `json_entry`, `github_entry`). */
 
 import { visible } from "../core/display.js";
 import { compareCodePoints, type Finding } from "../core/findings.js";

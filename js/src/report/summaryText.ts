@@ -1,5 +1,5 @@
 /** `summarize`'s text: each result set's reference summary, then its attempt statistics, line for line as the Python
- * command writes them (evalschema/report.py `render_text`, comparecmd.py `attempt_text`). */
+ * command writes them (Python's `render_text` and `attempt_text`). */
 
 import { fixed, visible } from "../core/display.js";
 import { shorten } from "../core/limits.js";
@@ -99,7 +99,7 @@ export function attemptText(statistics: ReadonlyMap<string, AttemptStats>): stri
       .slice(0, 5)
       .map((e) => `pass@${e.k} ${share(e.pass_at_k)} % pass^${e.k} ${share(e.pass_hat_k)} %`)
       .join(", ");
-    text += `${label}: attempts: flip rate ${flip} over ${found.multi_attempt_cases} test case(s); ${ks}\n`;
+    text += `${visible(label)}: attempts: flip rate ${flip} over ${found.multi_attempt_cases} test case(s); ${ks}\n`;
   }
   return text;
 }

@@ -1,6 +1,6 @@
 /**
  * The generic rules the schemas declare (`x-unique`, `x-references`): one interpreter for the generated table
- * `ANNOTATED` (see `codegen/annotated.py`), mirroring `evalschema/annotated.py`.
+ * `ANNOTATED` (written by codegen), mirroring Python's annotated rules.
  *
  * A rule applies at each instance of its `scope` pattern and names paths relative to it: `*` is every item of an
  * array (in order), `~*` every value of an object used as a map (keys in UTF-16 code-unit order); a name is an

@@ -1,4 +1,4 @@
-/** Rules that need two documents: a result set checked against the suite it claims to be a run of (mirrors evalschema/crossdoc.py). */
+/** Rules that need two documents: a result set checked against the suite it claims to be a run of (mirrors Python's `SuiteIndex`). */
 
 import * as codes from "../generated/rules.js";
 import { MISSING_SHOWN, PARTIAL_KEY } from "../generated/constants.js";
@@ -129,11 +129,4 @@ export class SuiteIndex {
       yield finding(pointer("results"), codes.TEST_CASE_NOT_RUN, "error", render(codes.TEST_CASE_NOT_RUN, params, more > 0 ? "more" : "default"));
     }
   }
-}
-
-export function* resultsetAgainstSuite(resultset: JsonObject, suite: JsonObject): Generator<Finding> {
-  const index = new SuiteIndex(suite);
-  const results = get(resultset, "results");
-  if (Array.isArray(results)) yield* index.check(results);
-  yield* index.finish(resultset);
 }

@@ -1,6 +1,6 @@
 /**
  * The rules JSON Schema cannot express (the ledger marks them `code`), for one document at a time
- * (mirrors evalschema/rules.py).
+ * (mirrors Python's document rules).
  *
  * Every function takes a document that may be schema-invalid: it checks the types it relies on and skips what
  * it cannot read, so it never throws on bad input.
@@ -12,7 +12,6 @@ import { finding, pointer, type Finding } from "../core/findings.js";
 import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import { current } from "../schemas/schemas.js";
-import type { Kind } from "../schemas/schemas.js";
 
 type Where = readonly (string | number)[];
 
@@ -22,7 +21,7 @@ const MODIFIERS = /\(\?[imsx]*-?[imsx]*:/y;
 /**
  * ECMA-262 syntax newer than the dialect (ES2024 with the unicode flag), which one engine accepts and another
  * refuses: duplicate named groups (even in different alternatives) and inline modifier groups `(?i:…)`. The same
- * scan as `newer_syntax` in evalschema/rules.py.
+ * scan as Python's `newer_syntax`.
  */
 export function newerSyntax(source: string): [string, string] | null {
   const names = new Set<string>();
@@ -167,13 +166,6 @@ export class ResultRows {
   }
 }
 
-/** Every hand-rolled rule of a whole result set, in one pass over its rows (mirrors Python's `resultset_rules`). */
-export function* resultsetRules(document: JsonObject): Generator<Finding> {
-  yield* resultsetDocumentRules(document);
-  const results = get(document, "results");
-  if (Array.isArray(results)) yield* new ResultRows().check(results);
-}
-
 export { MIGRATION_KEY } from "../generated/constants.js";
 
 /** Evals whose placeholders `evalschema migrate` left for a person to decide (MIGRATION_PLACEHOLDER; mirrors Python). */
@@ -232,11 +224,3 @@ export function* packRules(document: JsonObject): Generator<Finding> {
     }
   }
 }
-
-export const DOCUMENT_RULES: Readonly<Record<Kind, (document: JsonObject) => Iterable<Finding>>> = {
-  grader: graderRules,
-  testcase: (document) => testcaseRules(document),
-  suite: suiteRules,
-  resultset: resultsetRules,
-  pack: packRules,
-};

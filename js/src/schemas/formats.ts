@@ -1,5 +1,5 @@
 /**
- * SPEC §3.1's one definition of RFC 3339 `date` and `date-time` (evalschema/rfc3339.py), as Ajv formats: the
+ * SPEC §3.1's one definition of RFC 3339 `date` and `date-time` (Python's `is_date` and `is_date_time`), as Ajv formats: the
  * validators compiled at run time and the ones generated at build time (prebuilt.ts) both take them from here.
  */
 

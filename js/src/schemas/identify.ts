@@ -1,4 +1,4 @@
-/** Which kind of document this is, and which version of the specification it claims (mirrors evalschema/schemas/identify.py). */
+/** Which kind of document this is, and which version of the specification it claims (mirrors Python's `identify`). */
 
 import * as codes from "../generated/rules.js";
 import { finding, pointer, type Finding } from "../core/findings.js";

@@ -1,5 +1,5 @@
 /** SUMMARY_MISMATCH: a result set's claimed `summary` against the reference summary of its rows, as a stage that
- * builds the reference summary from the rows it is fed (whole or in batches; mirrors evalschema/validate.py). */
+ * builds the reference summary from the rows it is fed (whole or in batches; mirrors Python's summary stage). */
 
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";

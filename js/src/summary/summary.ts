@@ -1,5 +1,5 @@
 /**
- * The reference summary of a result set (SPEC.md, "The outcome model"; mirrors evalschema/summary.py).
+ * The reference summary of a result set (SPEC.md, "The outcome model"; mirrors Python's `summarize`).
  *
  * Each row is classified once, in precedence order: errored (has `error`) > invalidated (an invalidating
  * constraint violation) > unscored (no grader result with a score) > passed / failed (its `passed`).
@@ -8,7 +8,7 @@
  */
 
 import { compareCodePoints } from "../core/findings.js";
-import { get, has, isObject, type JsonObject } from "../core/json.js";
+import { define, get, has, isObject, type JsonObject } from "../core/json.js";
 
 export type Outcome = "passed" | "failed" | "invalidated" | "errored" | "unscored";
 
@@ -72,7 +72,7 @@ function bitLength(n: bigint): number {
   return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
 }
 
-// From this magnitude on, a sum is beyond the largest double: as a sum of doubles, it is infinite (summary.py).
+// From this magnitude on, a sum is beyond the largest double: as a sum of doubles, it is infinite (as in Python's summary).
 const BEYOND_DOUBLES = (1n << 1024n) - (1n << 970n);
 
 /**
@@ -195,7 +195,7 @@ function fastQuotient(hi: number, lo: number, count: number, loExact: boolean): 
 
 /**
  * An exact sum of doubles and their count: the mean is the exact one rounded once, whatever the order of the
- * additions, as evalschema/summary.py keeps it (there, so that partial summaries merge to the one-pass summary).
+ * additions, as Python's summary keeps it (there, so that partial summaries merge to the one-pass summary).
  *
  * The sum is kept as Shewchuk's non-overlapping partials (Python's `math.fsum`): exact, in doubles, with no
  * allocation per value; values and partial sums of HUGE magnitude or more go to a BigInt mantissa at the smallest
@@ -427,7 +427,8 @@ export class SummaryBuilder {
     const byGrader: Record<string, GraderSummary> = {};
     for (const id of [...this.graders.keys()].sort(compareCodePoints)) {
       const t = this.graders.get(id)!;
-      byGrader[id] = { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() };
+      // defined, not assigned: a grader id such as "__proto__" is a key like any other
+      define(byGrader, id, { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() });
     }
     const out: Summary = {
       total: this.total,

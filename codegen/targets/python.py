@@ -60,47 +60,12 @@ from typing import Any
 
 from ..ir import IR, Deprecation
 from ..load import Location, SchemaError, SchemaSet, escape_token, unescape_token
+from .bundle import bundle
 
 DCG_VERSION = "0.89.0"
 
 # The base of every generated model class: generic (it knows nothing of any schema), written as _base.py.
-BASE_MODULE = '''"""The base of every generated model: dumps by alias, is built from aliases or names, leaves out on dump the
-fields a document did not have, and refuses an explicit null where the schema does not allow one."""
-
-from __future__ import annotations
-
-from typing import Any, ClassVar
-
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer, model_validator
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
-    __not_null__: ClassVar[frozenset[str]] = frozenset()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_null_where_the_schema_has_none(cls, data: Any) -> Any:
-        if isinstance(data, dict) and cls.__not_null__:
-            for name in cls.__not_null__:
-                field = cls.model_fields[name]
-                for key in {name, field.alias or name}:
-                    if key in data and data[key] is None:
-                        raise ValueError(f"{key}: null is not allowed here")
-        return data
-
-    @model_serializer(mode="wrap")
-    def _only_what_was_given(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if not isinstance(data, dict):
-            return data
-        given = self.model_fields_set
-        absent = set()
-        for name, field in type(self).model_fields.items():
-            if name not in given:
-                absent.update({name, field.serialization_alias or field.alias or name})
-        return {key: value for key, value in data.items() if key not in absent}
-'''
+BASE_MODULE = (Path(__file__).parent.parent / "templates" / "python" / "_base.py.in").read_text(encoding="utf-8")
 
 
 def dcg_options() -> dict[str, Any]:
@@ -408,9 +373,24 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
             result[name] = _with_header(_postprocess((out / name).read_text(encoding="utf-8"), [], ir), "(shared)").encode()
         result["__init__.py"] = _init(ir, metadata, module_of_file).encode("utf-8")
         result["_base.py"] = (_header("(every schema: the base of the models)") + "\n" + BASE_MODULE).encode("utf-8")
+        result["_schemas.py"] = _schemas_module(schemas).encode("utf-8")
         result["py.typed"] = b""  # PEP 561: the models are typed for the package's users too
         result["_deprecations.py"] = _deprecations(ir).encode("utf-8")
     return result
+
+
+def _schemas_module(schemas: SchemaSet) -> str:
+    """``BUNDLES``: every schema file as JSON text, bundled (each file it reaches embedded, every ``$ref`` local),
+    what the base model compiles its checks from: the models need neither the schema folder nor a fetch."""
+    entries = "".join(
+        f"    {json.dumps(f.name)}: {json.dumps(json.dumps(bundle(schemas, f.name), ensure_ascii=False, separators=(',', ':')), ensure_ascii=False)},\n"
+        for f in schemas.files
+    )
+    return (
+        _header("(every schema: the schemas the models check their input against)")
+        + '"""Every schema file, bundled: what the models check their input against (``_base.compiled``)."""\n\n'
+        + f"BUNDLES: dict[str, str] = {{\n{entries}}}\n"
+    )
 
 
 def _deprecations(ir: IR) -> str:
@@ -558,6 +538,11 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
                 end += 1
             edits.edits.append((start, end, ""))
             continue
+        # the class's own schema, which the base model checks its input against (_base.py)
+        body = cls.body[1:] if _has_docstring(cls) else cls.body
+        at = edits.offset(body[0].lineno, 0) if body else edits.offset((cls.end_lineno or cls.lineno) + 1, 0)
+        schema = f"({json.dumps(model_loc.file)}, {json.dumps(model_loc.pointer)})"
+        edits.edits.append((at, at, f"    __schema__ = {schema}\n" if body else f"\n    __schema__ = {schema}\n"))
         dep = ir.deprecation_at(model_loc)
         if dep is not None:
             start = edits.offset(cls.lineno, 0)
@@ -579,6 +564,21 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
     return text
 
 
+def _union_members(annotation: ast.expr) -> list[str]:
+    """The members of a ``|`` union at the top level of ``annotation`` (inside ``Annotated[...]``), as source."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) and annotation.value.id == "Annotated":
+        inner = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else annotation.slice
+        return _union_members(inner)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _union_members(annotation.left) + _union_members(annotation.right)
+    return [ast.unparse(annotation)]
+
+
+def _has_docstring(cls: ast.ClassDef) -> bool:
+    first = cls.body[0]
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
 def _without_missing(source: str) -> str:
     """``T | MISSING = MISSING`` → ``T | None = None``, recording the fields whose schema has no ``null`` in the
     class's ``__not_null__``; and ``BaseModel`` → ``Model`` (``_base``) as every model class's base."""
@@ -588,6 +588,10 @@ def _without_missing(source: str) -> str:
         bases = [b for b in cls.bases if isinstance(b, ast.Name) and b.id == "BaseModel"]
         for base in bases:
             edits.edits.append((*edits.span(base), "_base.Model"))  # qualified: a schema may define a Model
+        for root in cls.bases:  # RootModel[T] -> _base.RootModel[T]: checked against its schema the same way
+            if isinstance(root, ast.Subscript) and isinstance(root.value, ast.Name) and root.value.id == "RootModel":
+                edits.edits.append((*edits.span(root.value), "_base.RootModel"))
+                bases.append(root.value)
         not_null: list[str] = []
         last_config: ast.stmt | None = None
         for stmt in cls.body:
@@ -599,7 +603,7 @@ def _without_missing(source: str) -> str:
                 continue
             start, end = edits.span(stmt.annotation)
             annotation = source[start:end]
-            nullable = re.search(r"\|\s*None\b", annotation) is not None
+            nullable = "None" in _union_members(stmt.annotation)  # `None | MISSING` too (a property of type null)
             replaced = re.sub(r"\s*\|\s*MISSING\b", "" if nullable else " | None", annotation, count=1)
             edits.edits.append((start, end, replaced))
             edits.edits.append((*edits.span(stmt.value), "None"))
@@ -611,10 +615,10 @@ def _without_missing(source: str) -> str:
             names = ", ".join(json.dumps(n) for n in not_null)
             edits.edits.append((at, at, f"    __not_null__ = frozenset({{{names}}})\n"))
     text = edits.apply()
-    if "_base.Model" in text:
+    if "_base.Model" in text or "_base.RootModel" in text:
         text = _add_import(text, "from . import _base\n")
-    for name in ("MISSING", "BaseModel"):  # no longer used: out of the pydantic import
-        if len(re.findall(rf"\b{name}\b", text)) == 1:
+    for name in ("MISSING", "BaseModel", "RootModel"):  # no longer used: out of the pydantic import
+        if len(re.findall(rf"(?<![.\w]){name}\b", text)) == 1:
             text = re.sub(rf"\b{name}, |, {name}\b", "", text, count=1)
     return text
 

@@ -258,6 +258,7 @@ def test_d6_file_names_that_are_no_identifiers(tmp_path: Path, capsys: pytest.Ca
         "__init__.py",
         "_base.py",
         "_deprecations.py",
+        "_schemas.py",
         "class_.py",
         "schema_2020_12.py",
     ]

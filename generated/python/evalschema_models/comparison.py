@@ -16,6 +16,7 @@ class GraderProvenance(_base.Model):
     What identifies a grader's behaviour.
     """
 
+    __schema__ = ("comparison.json", "/$defs/GraderProvenance")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -35,6 +36,7 @@ class Options(_base.Model):
     What the comparison was asked.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Options")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -77,6 +79,7 @@ class Severity(StrEnum):
     `error` under --strict, else `warning`.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Finding/properties/severity")
     error = "error"
     warning = "warning"
 
@@ -86,6 +89,7 @@ class Finding(_base.Model):
     One comparability finding.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Finding")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -111,6 +115,7 @@ class Pairs(_base.Model):
     How the rows paired up (SPEC §12.1).
     """
 
+    __schema__ = ("comparison.json", "/$defs/Pairs")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -165,6 +170,7 @@ class Changes(_base.Model):
     Pairs per outcome change (SPEC §12.2).
     """
 
+    __schema__ = ("comparison.json", "/$defs/Changes")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -191,6 +197,7 @@ class RunRate(_base.Model):
     One run's pass rate over the comparable pairs, with its Wilson score interval.
     """
 
+    __schema__ = ("comparison.json", "/$defs/RunRate")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -212,6 +219,7 @@ class IntervalMethod(StrEnum):
     `paired_bootstrap`: seeded percentile bootstrap resampling test cases; `cluster_normal`: the cluster-robust normal interval, used when resamples is 0 or test cases × resamples exceeds 10,000,000.
     """
 
+    __schema__ = ("comparison.json", "/$defs/IntervalMethod")
     paired_bootstrap = "paired_bootstrap"
     cluster_normal = "cluster_normal"
 
@@ -221,6 +229,7 @@ class Method(StrEnum):
     Exact binomial while b + c < 25, else the continuity-corrected chi-square.
     """
 
+    __schema__ = ("comparison.json", "/$defs/McNemar/properties/method")
     exact_binomial = "exact_binomial"
     chi_square_corrected = "chi_square_corrected"
 
@@ -230,6 +239,7 @@ class McNemar(_base.Model):
     McNemar's test of the paired pass/fail table.
     """
 
+    __schema__ = ("comparison.json", "/$defs/McNemar")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -263,6 +273,7 @@ class GraderDelta(_base.Model):
     One grader's paired score difference over the pairs where neither side errored and both scored it.
     """
 
+    __schema__ = ("comparison.json", "/$defs/GraderDelta")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -299,6 +310,7 @@ class PassAtK(_base.Model):
     pass@k and pass^k over the test cases with at least k scored attempts.
     """
 
+    __schema__ = ("comparison.json", "/$defs/PassAtK")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -326,6 +338,7 @@ class PassAtK(_base.Model):
 
 
 class GateReason(StrEnum):
+    __schema__ = ("comparison.json", "/$defs/Verdict/properties/gate_reasons/items")
     significant_drop = "significant_drop"
     drop_exceeds_max = "drop_exceeds_max"
 
@@ -335,6 +348,7 @@ class RowOutcome(StrEnum):
     A row's class under the outcome model (SPEC §4.2).
     """
 
+    __schema__ = ("comparison.json", "/$defs/RowOutcome")
     passed = "passed"
     failed = "failed"
     invalidated = "invalidated"
@@ -347,6 +361,7 @@ class VerdictOutcome(StrEnum):
     regression / improvement: McNemar p < alpha, in the sign of the difference.
     """
 
+    __schema__ = ("comparison.json", "/$defs/VerdictOutcome")
     regression = "regression"
     improvement = "improvement"
     no_significant_change = "no_significant_change"
@@ -358,6 +373,7 @@ class FlipChange(StrEnum):
     What changed.
     """
 
+    __schema__ = ("comparison.json", "/$defs/FlipChange")
     regression = "regression"
     newly_invalidated = "newly_invalidated"
     newly_errored = "newly_errored"
@@ -370,6 +386,7 @@ class Run(_base.Model):
     A run's provenance, copied from its result set.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Run")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -417,6 +434,7 @@ class PassRate(_base.Model):
     The pass rates and their paired difference (new − base).
     """
 
+    __schema__ = ("comparison.json", "/$defs/PassRate")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -457,6 +475,7 @@ class AttemptStats(_base.Model):
     Per test case over its scored attempts (SPEC §12.5).
     """
 
+    __schema__ = ("comparison.json", "/$defs/AttemptStats")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -486,6 +505,7 @@ class Verdict(_base.Model):
     The answer, and what `--fail-on-regression` does with it.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Verdict")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -503,6 +523,7 @@ class Flip(_base.Model):
     A pair whose outcome changed.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Flip")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -538,6 +559,7 @@ class Attempts(_base.Model):
     Attempt statistics of each run over all its rows (paired or not).
     """
 
+    __schema__ = ("comparison.json", "/properties/attempts")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -551,6 +573,7 @@ class Comparison(_base.Model):
     What `evalschema compare BASE NEW` found: how the rows of two result sets pair up, what changed, the paired statistics, the comparability findings and the verdict (SPEC §12). Written by the compare command and the SDKs' `compare()`; never input to a run.
     """
 
+    __schema__ = ("comparison.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

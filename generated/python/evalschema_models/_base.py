@@ -7,7 +7,9 @@ is checked against that schema by the compiled schema (jsonschema-rs, over the b
 ``_schemas``) before pydantic types it, so that a model accepts exactly the documents its schema accepts: JSON's
 number model (``1.0`` is an integer, ``"1"`` and ``true`` are not), ``const``/``enum`` by JSON equality, ``oneOf``
 exclusive, ``uniqueItems``, ``patternProperties``, conditionals, formats (asserted; ``FORMATS`` adds or replaces
-checks, read when a schema file is first used). Only the outermost model checks: its schema covers all below it.
+checks, read when a schema file is first used). Only where values enter (``Model(...)``, ``model_validate``,
+``model_validate_json``): the outer model's schema covers the models nested in it. A model used inside a type
+that is not generated (a ``TypeAdapter``, a model of your own) is typed by pydantic alone.
 
 Construction in code (``Model(field=...)``) is checked the same way: keys by field name or alias, values models or
 JSON values (a nested plain dict is read as JSON, keys by alias). ``model_construct`` and ``model_copy`` do not
@@ -19,20 +21,20 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any, ClassVar, Generic, TypeVar
 
+from typing_extensions import Self
+
 import jsonschema_rs
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, ValidatorFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, ValidationError, model_serializer
 from pydantic import RootModel as _PydanticRootModel
-from pydantic_core import PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
 from . import _schemas
 
 # format name -> check of a string, beside (or instead of) jsonschema-rs's own; read when a schema file is first used
 FORMATS: dict[str, Callable[[str], bool]] = {}
 
-_inside: ContextVar[bool] = ContextVar("_inside", default=False)  # an outer model has checked this value already
 _maps: dict[str, Any] = {}
 
 
@@ -76,37 +78,67 @@ def _pointer(path: Any) -> str:
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path) or "/"
 
 
-def _checked(cls: type[BaseModel], data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+def _check(cls: type[BaseModel], data: Any) -> None:
+    """Raise ``pydantic.ValidationError`` unless ``data`` (or the document it stands for) is valid against the
+    schema of ``cls``."""
     schema: tuple[str, str] | None = getattr(cls, "__schema__", None)
-    if schema is None or _inside.get() or isinstance(data, cls):
-        return handler(data)
+    if schema is None:
+        return
     check = compiled(schema)
-    if not check.is_valid(data):
-        # only now the walk in Python: a document valid as given needs no second look
-        for error in check.iter_errors(_json_view(cls, data)):
-            raise PydanticCustomError("json_schema", "{where}: {message}", {"where": _pointer(error.instance_path), "message": error.message})
-    token = _inside.set(True)
-    try:
-        return handler(data)
-    finally:
-        _inside.reset(token)
+    if check.is_valid(data):
+        return
+    # only now the walk in Python: a document valid as given needs no second look
+    for error in check.iter_errors(_json_view(cls, data)):
+        detail = InitErrorDetails(
+            type=PydanticCustomError("json_schema", "{message}", {"message": error.message}),
+            loc=tuple(error.instance_path),
+            input=error.instance,
+        )
+        raise ValidationError.from_exception_data(cls.__name__, [detail])
+
+
+def _not_null(cls: type[Model], data: Any) -> None:
+    if isinstance(data, dict) and cls.__not_null__:
+        for name in cls.__not_null__:
+            field = cls.model_fields[name]
+            for key in {name, field.alias or name}:
+                if key in data and data[key] is None:
+                    detail = InitErrorDetails(
+                        type=PydanticCustomError("json_schema", "{key}: null is not allowed here", {"key": key}), loc=(key,), input=None
+                    )
+                    raise ValidationError.from_exception_data(cls.__name__, [detail])
 
 
 class Model(BaseModel):
+    """Checked where a document or values enter: ``Model(...)``, ``model_validate``, ``model_validate_json``. A
+    model nested in another is checked by the outer one's schema (pydantic builds it without these entries)."""
+
     model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
     __not_null__: ClassVar[frozenset[str]] = frozenset()
     __schema__: ClassVar[tuple[str, str] | None] = None
 
-    @model_validator(mode="wrap")
+    def __init__(self, /, **data: Any) -> None:
+        _not_null(type(self), data)
+        _check(type(self), data)
+        super().__init__(**data)
+
+    # pydantic builds nested models through a custom __init__; marked as the base's, it builds them directly, so
+    # that only the outermost construction checks (its schema covers the models inside)
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     @classmethod
-    def _what_the_schema_accepts(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        if isinstance(data, dict) and cls.__not_null__:  # first: this message names the field as the model does
-            for name in cls.__not_null__:
-                field = cls.model_fields[name]
-                for key in {name, field.alias or name}:
-                    if key in data and data[key] is None:
-                        raise ValueError(f"{key}: null is not allowed here")
-        return _checked(cls, data, handler)
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        if kwargs.get("from_attributes"):  # an object, not a document: what it gives is checked as a document
+            built = super().model_validate(obj, *args, **kwargs)
+            _check(cls, built.model_dump(mode="json"))
+            return built
+        _not_null(cls, obj)
+        _check(cls, obj)
+        return super().model_validate(obj, *args, **kwargs)
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
+        return cls.model_validate(json.loads(json_data), *args, **kwargs)
 
     @model_serializer(mode="wrap")
     def _only_what_was_given(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -125,9 +157,22 @@ _Root = TypeVar("_Root")
 
 
 class RootModel(_PydanticRootModel[_Root], Generic[_Root]):
+    """Checked like :class:`Model`."""
+
     __schema__: ClassVar[tuple[str, str] | None] = None
 
-    @model_validator(mode="wrap")
+    def __init__(self, /, root: Any = PydanticUndefined, **data: Any) -> None:
+        if root is not PydanticUndefined:
+            _check(type(self), root)
+        super().__init__(root, **data)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     @classmethod
-    def _what_the_schema_accepts(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        return _checked(cls, data, handler)
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        _check(cls, obj)
+        return super().model_validate(obj, *args, **kwargs)
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
+        return cls.model_validate(json.loads(json_data), *args, **kwargs)

@@ -85,8 +85,11 @@ def _check(cls: type[BaseModel], data: Any) -> None:
     if schema is None:
         return
     check = compiled(schema)
-    if check.is_valid(data):
-        return
+    try:
+        if check.is_valid(data):
+            return
+    except ValueError:  # jsonschema-rs reads JSON values only: models or enum members inside (construction in code)
+        pass
     # only now the walk in Python: a document valid as given needs no second look
     for error in check.iter_errors(_json_view(cls, data)):
         detail = InitErrorDetails(

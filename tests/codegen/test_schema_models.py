@@ -1,0 +1,107 @@
+"""Issue 41: a generated Python model accepts exactly what its schema accepts (R1, R5–R8), in each way values
+enter it — ``model_validate``, ``model_validate_json``, construction in code — and dumps the document back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from test_defects import generate, import_models, root_model
+
+
+def model_of(tmp_path: Path, schema: Any, name: str) -> Any:
+    return root_model(import_models(generate(tmp_path, {f"{name}.json": schema}), name), name)
+
+
+def accepts(model: Any, document: Any) -> bool:
+    try:
+        built = model.model_validate(document)
+    except ValidationError:
+        return False
+    assert built.model_dump(mode="json") == document  # what the schema accepts round-trips
+    return True
+
+
+NUMBERS = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer"},
+        "flag": {"const": False},
+        "tag": {"enum": [1, "a"]},
+        "x-y": {"type": "string", "minLength": 2},
+    },
+    "additionalProperties": False,
+}
+
+
+def test_r6_json_number_model_and_equality(tmp_path: Path) -> None:
+    model = model_of(tmp_path, NUMBERS, "numbers")
+    assert [accepts(model, {"n": n}) for n in ("1", True, 1.5, 1)] == [False, False, False, True]
+    assert model.model_validate({"n": 1.0}).n == 1  # 1.0 is an integer in JSON Schema's number model
+    assert [accepts(model, {"flag": v}) for v in (0, False, None)] == [False, True, False]
+    assert [accepts(model, {"tag": v}) for v in (True, 1, "a", 1.0)] == [False, True, True, True]  # 1.0 equals 1 in JSON
+
+
+def test_r6_construction_in_code_and_json_entry(tmp_path: Path) -> None:
+    model = model_of(tmp_path, NUMBERS, "numbers")
+    with pytest.raises(ValidationError) as caught:
+        model(n="1")
+    assert caught.value.errors()[0]["loc"] == ("n",)
+    with pytest.raises(ValidationError):
+        model(x_y="a")  # by field name: checked as the document it stands for ("x-y")
+    built = model(n=3, x_y="ab")
+    assert built.model_dump(mode="json") == {"n": 3, "x-y": "ab"}
+    with pytest.raises(ValidationError):
+        model.model_validate_json('{"n": true}')
+    assert model.model_validate_json('{"n": 2, "tag": "a"}').model_dump(mode="json") == {"n": 2, "tag": "a"}
+
+
+def test_r7_constraints_without_type_are_enforced(tmp_path: Path) -> None:
+    model = model_of(tmp_path, {"minimum": 10}, "bare")
+    assert [accepts(model, v) for v in (5, 10, "text")] == [False, True, True]
+    nested = model_of(tmp_path / "n", {"type": "object", "properties": {"p": {"minLength": 2}}}, "nested")
+    assert [accepts(nested, {"p": v}) for v in ("a", "ab", 7)] == [False, True, True]
+
+
+def test_r8_one_of_is_exclusive(tmp_path: Path) -> None:
+    model = model_of(tmp_path, {"oneOf": [{"type": "integer"}, {"minimum": 2}]}, "one")
+    assert [accepts(model, v) for v in (1, 2.5, 3)] == [True, True, False]
+
+
+def test_r1_an_optional_property_of_type_null(tmp_path: Path) -> None:
+    model = model_of(tmp_path, {"type": "object", "properties": {"nothing": {"type": "null"}}}, "nulls")
+    assert [accepts(model, d) for d in ({}, {"nothing": None}, {"nothing": 0})] == [True, True, False]
+
+
+def test_ref_beside_properties_to_an_embedded_resource(tmp_path: Path) -> None:
+    schema = {
+        "$id": "https://example.org/thing.json",
+        "$ref": "https://example.org/base.json",
+        "properties": {"name": {"type": "string"}},
+        "$defs": {"base": {"$id": "https://example.org/base.json", "required": ["id"], "properties": {"id": {"type": "string"}}}},
+    }
+    model = model_of(tmp_path, schema, "thing")
+    assert [accepts(model, d) for d in ({"name": "a"}, {"id": 1}, {"id": "x", "name": "a"})] == [False, False, True]
+
+
+def test_nested_models_are_checked_by_the_outer_schema(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "inner": {"$ref": "#/$defs/Inner"},
+            "items": {"type": "array", "items": {"$ref": "#/$defs/Inner"}, "uniqueItems": True},
+        },
+        "$defs": {"Inner": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}},
+    }
+    models = import_models(generate(tmp_path, {"outer.json": schema}), "outer")
+    outer, inner = root_model(models, "outer"), models.outer.Inner
+    assert outer(inner=inner(a=1)).model_dump(mode="json") == {"inner": {"a": 1}}
+    with pytest.raises(ValidationError):
+        outer(inner={"a": "1"})
+    with pytest.raises(ValidationError):
+        outer.model_validate({"items": [{"a": 1}, {"a": 1.0}]})  # equal as JSON: not unique
+    document = {"inner": {"a": 2}, "items": [{"a": 1}, {"a": 2}]}
+    assert json.loads(outer.model_validate_json(json.dumps(document)).model_dump_json()) == document

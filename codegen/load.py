@@ -468,8 +468,10 @@ def load(folder: Path | str) -> SchemaSet:
             original = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SchemaError(path.name, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        if isinstance(original, bool):  # a boolean schema (2020-12 §4.3.2): the object schema that means the same
+            original = {} if original else {"not": {}}
         if not isinstance(original, dict):
-            raise SchemaError(path.name, "", "a schema file must hold a JSON object")
+            raise SchemaError(path.name, "", "a schema file must hold a JSON object or a boolean")
         declared = original.get("$schema", DEFAULT_DIALECT)
         dialect = _DIALECTS.get(declared) if isinstance(declared, str) else None
         if dialect is None:

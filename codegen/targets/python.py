@@ -194,8 +194,23 @@ def dcg_input(schemas: SchemaSet, ir: IR | None = None) -> dict[str, Any]:
     ctx = _Relocation(schemas, *_copy_names(schemas, ir))
     out: dict[str, Any] = {}
     for f in schemas.files:
-        out[ctx.stems[f.name] + ".json"] = normalize(ctx.relocate(f.contents, f.name, "", root=True))
+        out[ctx.stems[f.name] + ".json"] = _enum_root(normalize(ctx.relocate(f.contents, f.name, "", root=True)))
     return out
+
+
+def _enum_root(document: dict[str, Any]) -> dict[str, Any]:
+    """A root ``enum`` moved to ``$defs/<Title>Value`` and referenced from the root: DCG makes a root enum an
+    ``Enum`` class, which has no ``model_validate``; this way the root is a ``RootModel`` of that enum, checked
+    against the schema like every model (``_base.py``). The enum class is typing only: it gets no ``__schema__``."""
+    if "enum" not in document or "properties" in document:
+        return document
+    defs = document.get("$defs", {})
+    key = re.sub(r"[^A-Za-z0-9]", "", str(document.get("title", "")).title()) + "Value"
+    while key in defs:
+        key += "_"
+    moved = {k: document[k] for k in ("type", "enum") if k in document}
+    root = {k: v for k, v in document.items() if k not in moved and k != "$defs"}
+    return {**root, "$ref": f"#/$defs/{key}", "$defs": {**defs, key: moved}}
 
 
 def _copy_names(schemas: SchemaSet, ir: IR | None) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
@@ -318,6 +333,8 @@ def normalize(node: Any) -> Any:
     - an object schema without ``additionalProperties`` gets ``"additionalProperties": true`` (the 2020-12
       default): otherwise DCG emits a model with pydantic's default ``extra="ignore"``, which silently drops
       undeclared keys of an open object; with it the model gets ``extra="allow"``;
+    - a boolean member of ``allOf``/``anyOf``/``oneOf`` becomes ``{}`` (``true``) or ``{"not": {}}`` (``false``),
+      the same meaning, which DCG reads (it refuses a ``false`` there);
     - an object-valued ``default`` on a schema that becomes a model (``$ref``, ``allOf``, object) is dropped: DCG
       validates it into the model on every instantiation (``validate_default``), and for a recursive model
       (renovate: each of ~100 manager configs is the whole config again) that never finishes. The field is then
@@ -331,6 +348,10 @@ def normalize(node: Any) -> Any:
     out = {}
     for key, value in node.items():
         out[key] = value if key in ("enum", "const", "default", "examples") else normalize(value)
+        if key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'
+            # schema check (_base.py) judges with the original
+            out[key] = [({} if member else {"not": {}}) if isinstance(member, bool) else member for member in out[key]]
     enum = node.get("enum")
     if isinstance(enum, list) and enum and "type" not in node and all(isinstance(v, str) for v in enum):
         out["type"] = "string"
@@ -538,11 +559,13 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
                 end += 1
             edits.edits.append((start, end, ""))
             continue
-        # the class's own schema, which the base model checks its input against (_base.py)
-        body = cls.body[1:] if _has_docstring(cls) else cls.body
-        at = edits.offset(body[0].lineno, 0) if body else edits.offset((cls.end_lineno or cls.lineno) + 1, 0)
-        schema = f"({json.dumps(model_loc.file)}, {json.dumps(model_loc.pointer)})"
-        edits.edits.append((at, at, f"    __schema__ = {schema}\n" if body else f"\n    __schema__ = {schema}\n"))
+        # the class's own schema, which the base model checks its input against (_base.py); models only: in an
+        # Enum class it would be a member
+        if _is_model(cls):
+            body = cls.body[1:] if _has_docstring(cls) else cls.body
+            at = edits.offset(body[0].lineno, 0) if body else edits.offset((cls.end_lineno or cls.lineno) + 1, 0)
+            schema = f"({json.dumps(model_loc.file)}, {json.dumps(model_loc.pointer)})"
+            edits.edits.append((at, at, f"    __schema__ = {schema}\n" if body else f"\n    __schema__ = {schema}\n"))
         dep = ir.deprecation_at(model_loc)
         if dep is not None:
             start = edits.offset(cls.lineno, 0)
@@ -572,6 +595,16 @@ def _union_members(annotation: ast.expr) -> list[str]:
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         return _union_members(annotation.left) + _union_members(annotation.right)
     return [ast.unparse(annotation)]
+
+
+def _is_model(cls: ast.ClassDef) -> bool:
+    """Whether DCG wrote ``cls`` as a pydantic model (``BaseModel``, ``RootModel[...]`` or another model of the
+    module) rather than an ``Enum``."""
+    for base in cls.bases:
+        name = base.value if isinstance(base, ast.Subscript) else base
+        if isinstance(name, ast.Name) and name.id in ("Enum", "StrEnum", "IntEnum"):
+            return False
+    return True
 
 
 def _has_docstring(cls: ast.ClassDef) -> bool:

@@ -105,3 +105,15 @@ def test_nested_models_are_checked_by_the_outer_schema(tmp_path: Path) -> None:
         outer.model_validate({"items": [{"a": 1}, {"a": 1.0}]})  # equal as JSON: not unique
     document = {"inner": {"a": 2}, "items": [{"a": 1}, {"a": 2}]}
     assert json.loads(outer.model_validate_json(json.dumps(document)).model_dump_json()) == document
+
+
+def test_r10_boolean_schemas(tmp_path: Path) -> None:
+    values = (1, "a", None, {"a": 1}, [True])
+    anything = model_of(tmp_path / "t", True, "anything")
+    nothing = model_of(tmp_path / "f", False, "nothing")
+    assert [accepts(anything, v) for v in values] == [True] * 5
+    assert [accepts(nothing, v) for v in values] == [False] * 5
+    some_false = model_of(tmp_path / "a", {"allOf": [True, False]}, "some_false")
+    assert [accepts(some_false, v) for v in values] == [False] * 5
+    one_of = model_of(tmp_path / "o", {"oneOf": [False, {"type": "integer"}, True]}, "one_of")
+    assert [accepts(one_of, v) for v in values] == [False, True, True, True, True]

@@ -79,7 +79,6 @@ class Severity(StrEnum):
     `error` under --strict, else `warning`.
     """
 
-    __schema__ = ("comparison.json", "/$defs/Finding/properties/severity")
     error = "error"
     warning = "warning"
 
@@ -219,7 +218,6 @@ class IntervalMethod(StrEnum):
     `paired_bootstrap`: seeded percentile bootstrap resampling test cases; `cluster_normal`: the cluster-robust normal interval, used when resamples is 0 or test cases × resamples exceeds 10,000,000.
     """
 
-    __schema__ = ("comparison.json", "/$defs/IntervalMethod")
     paired_bootstrap = "paired_bootstrap"
     cluster_normal = "cluster_normal"
 
@@ -229,7 +227,6 @@ class Method(StrEnum):
     Exact binomial while b + c < 25, else the continuity-corrected chi-square.
     """
 
-    __schema__ = ("comparison.json", "/$defs/McNemar/properties/method")
     exact_binomial = "exact_binomial"
     chi_square_corrected = "chi_square_corrected"
 
@@ -338,7 +335,6 @@ class PassAtK(_base.Model):
 
 
 class GateReason(StrEnum):
-    __schema__ = ("comparison.json", "/$defs/Verdict/properties/gate_reasons/items")
     significant_drop = "significant_drop"
     drop_exceeds_max = "drop_exceeds_max"
 
@@ -348,7 +344,6 @@ class RowOutcome(StrEnum):
     A row's class under the outcome model (SPEC §4.2).
     """
 
-    __schema__ = ("comparison.json", "/$defs/RowOutcome")
     passed = "passed"
     failed = "failed"
     invalidated = "invalidated"
@@ -361,7 +356,6 @@ class VerdictOutcome(StrEnum):
     regression / improvement: McNemar p < alpha, in the sign of the difference.
     """
 
-    __schema__ = ("comparison.json", "/$defs/VerdictOutcome")
     regression = "regression"
     improvement = "improvement"
     no_significant_change = "no_significant_change"
@@ -373,7 +367,6 @@ class FlipChange(StrEnum):
     What changed.
     """
 
-    __schema__ = ("comparison.json", "/$defs/FlipChange")
     regression = "regression"
     newly_invalidated = "newly_invalidated"
     newly_errored = "newly_errored"

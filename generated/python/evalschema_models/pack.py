@@ -317,7 +317,6 @@ class MetricType(StrEnum):
     Metric kind.
     """
 
-    __schema__ = ("pack.json", "/$defs/MetricType")
     gauge = "gauge"
     counter = "counter"
     histogram = "histogram"
@@ -329,7 +328,6 @@ class ToolChoice(StrEnum):
     Whether the model may (`auto`), must (`required`) or must not (`none`) call tools.
     """
 
-    __schema__ = ("pack.json", "/$defs/ToolChoice")
     auto = "auto"
     required = "required"
     none = "none"

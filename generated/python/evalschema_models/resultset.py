@@ -254,7 +254,6 @@ class ErrorType(StrEnum):
     What failed: the time limit (`timeout`), the model provider (`provider_error`), or the runner itself (`runner_error`).
     """
 
-    __schema__ = ("resultset.json", "/$defs/ErrorType")
     timeout = "timeout"
     provider_error = "provider_error"
     runner_error = "runner_error"

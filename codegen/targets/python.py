@@ -51,6 +51,7 @@ Post-processing (deterministic, AST-located text edits):
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import tempfile
@@ -333,6 +334,9 @@ def normalize(node: Any) -> Any:
     - an object schema without ``additionalProperties`` gets ``"additionalProperties": true`` (the 2020-12
       default): otherwise DCG emits a model with pydantic's default ``extra="ignore"``, which silently drops
       undeclared keys of an open object; with it the model gets ``extra="allow"``;
+    - a ``pattern`` that pydantic-core's regular-expression engines cannot compile (over the Rust engine's size
+      limit: ``\\$\\w{1,255}``) is left out of the model's ``Field``: the model would fail at import; the schema check
+      (``_base.py``, jsonschema-rs) still applies it;
     - a boolean member of ``allOf``/``anyOf``/``oneOf`` becomes ``{}`` (``true``) or ``{"not": {}}`` (``false``),
       the same meaning, which DCG reads (it refuses a ``false`` there);
     - an object-valued ``default`` on a schema that becomes a model (``$ref``, ``allOf``, object) is dropped: DCG
@@ -352,6 +356,8 @@ def normalize(node: Any) -> Any:
             # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'
             # schema check (_base.py) judges with the original
             out[key] = [({} if member else {"not": {}}) if isinstance(member, bool) else member for member in out[key]]
+    if isinstance(node.get("pattern"), str) and not _pydantic_compiles(node["pattern"]):
+        del out["pattern"]
     enum = node.get("enum")
     if isinstance(enum, list) and enum and "type" not in node and all(isinstance(v, str) for v in enum):
         out["type"] = "string"
@@ -362,6 +368,18 @@ def normalize(node: Any) -> Any:
     if isinstance(node.get("default"), dict) and (is_object or "$ref" in node or "allOf" in node):
         del out["default"]
     return out
+
+
+@functools.cache
+def _pydantic_compiles(pattern: str) -> bool:
+    from pydantic_core import SchemaError as PydanticSchemaError
+    from pydantic_core import SchemaValidator, core_schema
+
+    try:
+        SchemaValidator(core_schema.str_schema(pattern=pattern))
+    except PydanticSchemaError:
+        return False
+    return True
 
 
 def _dist_version() -> str | None:

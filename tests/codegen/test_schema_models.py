@@ -123,3 +123,18 @@ def test_r2_a_pattern_pydantic_cannot_compile(tmp_path: Path) -> None:
     schema = {"type": "object", "properties": {"var": {"type": "string", "pattern": "\\$\\w{1,255}"}}}  # GitLab CI's
     model = model_of(tmp_path, schema, "patterns")  # imports: the class is created (pydantic-core's regex is over its size limit)
     assert [accepts(model, {"var": v}) for v in ("$abc", "abc")] == [True, False]
+
+
+def test_r3_no_absolute_path_of_the_checkout_in_any_output(tmp_path: Path) -> None:
+    schema = {"title": "Thing", "type": "object", "properties": {"a": {"type": "string"}}}  # no $id
+    out = generate(tmp_path, {"thing.json": schema})
+    leaks = [
+        str(path.relative_to(out))
+        for path in sorted(out.rglob("*"))
+        if path.is_file()
+        and (
+            str(tmp_path) in path.read_text(encoding="utf-8", errors="replace")
+            or "file://" in path.read_text(encoding="utf-8", errors="replace")
+        )
+    ]
+    assert leaks == []

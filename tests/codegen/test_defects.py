@@ -582,7 +582,9 @@ def test_internal_error_is_exit_2_without_traceback(
 
 
 def test_go_refuses_a_property_name_no_json_tag_can_spell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    schemas = write(tmp_path / "schemas", {"a.json": {"type": "object", "properties": {"a,b": {"type": "string"}}}})
+    """Only where additional properties are typed (issue 41, R4: elsewhere the member stays in AdditionalProperties)."""
+    schema = {"type": "object", "properties": {"a,b": {"type": "string"}}, "additionalProperties": {"type": "integer"}}
+    schemas = write(tmp_path / "schemas", {"a.json": schema})
     assert codegen_main(["generate", "--schemas", str(schemas), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: a.json#/properties/a,b: the Go target cannot represent property name 'a,b'"), err

@@ -138,3 +138,14 @@ def test_r3_no_absolute_path_of_the_checkout_in_any_output(tmp_path: Path) -> No
         )
     ]
     assert leaks == []
+
+
+def test_r4_a_name_go_cannot_tag_does_not_stop_the_other_targets(tmp_path: Path) -> None:
+    schema = {"title": "Odd", "type": "object", "properties": {'foo"bar': {"type": "string"}, "ok": {"type": "integer"}}}
+    out = generate(tmp_path, {"odd.json": schema})
+    go = (out / "go" / "odd.gen.go").read_text(encoding="utf-8")
+    assert '// Member "foo\\"bar" is kept in AdditionalProperties: no encoding/json tag can spell its name.' in go
+    assert '`json:"ok,omitempty"`' in go and "foo" not in go.split("type Odd struct {", 1)[1].split("}", 1)[0]
+    model = root_model(import_models(out, "odd"), "odd")
+    assert [accepts(model, d) for d in ({'foo"bar': "x", "ok": 1}, {'foo"bar': 1})] == [True, False]
+    assert (out / "typescript" / "odd.ts").is_file()

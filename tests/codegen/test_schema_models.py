@@ -4,12 +4,16 @@ enter it â€” ``model_validate``, ``model_validate_json``, construction in code â
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 from test_defects import generate, import_models, root_model
+from tools import missing_tool
 
 
 def model_of(tmp_path: Path, schema: Any, name: str) -> Any:
@@ -149,3 +153,24 @@ def test_r4_a_name_go_cannot_tag_does_not_stop_the_other_targets(tmp_path: Path)
     model = root_model(import_models(out, "odd"), "odd")
     assert [accepts(model, d) for d in ({'foo"bar': "x", "ok": 1}, {'foo"bar': 1})] == [True, False]
     assert (out / "typescript" / "odd.ts").is_file()
+
+
+def test_r4_the_untaggable_member_round_trips_through_go(tmp_path: Path) -> None:
+    if shutil.which("go") is None:
+        missing_tool("go not installed (.ci/run installs golang-go)")
+    schema = {"title": "Odd", "type": "object", "properties": {'foo"bar': {"type": "string"}, "ok": {"type": "integer"}}}
+    out = generate(tmp_path, {"odd.json": schema})
+    (module,) = [line.split()[1] for line in (out / "go" / "go.mod").read_text(encoding="utf-8").splitlines() if line.startswith("module ")]
+    data = tmp_path / "data" / module / "odd.json"
+    data.mkdir(parents=True)
+    (data / "doc.json").write_text(json.dumps({'foo"bar': "x", "ok": 1}), encoding="utf-8")
+    env = {
+        **os.environ,
+        "GOWORK": "off",
+        "GOPROXY": "off",
+        "GOFLAGS": "",
+        "GOTOOLCHAIN": "local",
+        "CODEGEN_ROUNDTRIP_DIR": str(tmp_path / "data"),
+    }
+    proc = subprocess.run(["go", "test", "-count=1", "-v", "./..."], cwd=out / "go", env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0 and "--- PASS: TestRoundTrip" in proc.stdout, proc.stdout + proc.stderr  # it fails on no document

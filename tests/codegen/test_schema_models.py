@@ -174,3 +174,22 @@ def test_r4_the_untaggable_member_round_trips_through_go(tmp_path: Path) -> None
     }
     proc = subprocess.run(["go", "test", "-count=1", "-v", "./..."], cwd=out / "go", env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0 and "--- PASS: TestRoundTrip" in proc.stdout, proc.stdout + proc.stderr  # it fails on no document
+
+
+def test_text_that_is_not_json_is_a_validation_error(tmp_path: Path) -> None:
+    model = model_of(tmp_path, NUMBERS, "numbers")
+    for text in ('{"n": 1', "", b"\xff"):
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate_json(text)
+        assert caught.value.errors()[0]["type"] == "json_invalid"
+
+
+def test_values_no_json_document_holds_are_validation_errors(tmp_path: Path) -> None:
+    model = model_of(tmp_path, {"type": "object", "properties": {"x": {"type": "number"}}}, "values")
+    for bad in ({"x": float("nan")}, {"x": {1, 2}}, {"x": object()}):
+        with pytest.raises(ValidationError):
+            model.model_validate(bad)
+        with pytest.raises(ValidationError):
+            model(**bad)
+    with pytest.raises(ValidationError):
+        model.model_validate_json('{"x": NaN}')

@@ -91,13 +91,30 @@ def _check(cls: type[BaseModel], data: Any) -> None:
     except ValueError:  # jsonschema-rs reads JSON values only: models or enum members inside (construction in code)
         pass
     # only now the walk in Python: a document valid as given needs no second look
-    for error in check.iter_errors(_json_view(cls, data)):
-        detail = InitErrorDetails(
-            type=PydanticCustomError("json_schema", "{message}", {"message": error.message}),
-            loc=tuple(error.instance_path),
-            input=error.instance,
-        )
-        raise ValidationError.from_exception_data(cls.__name__, [detail])
+    try:
+        errors = check.iter_errors(_json_view(cls, data))
+        error = next(errors, None)
+    except ValueError as exc:  # a value no JSON document holds (a set, a NaN, an object of another kind)
+        raise _error(cls, "json_schema", f"not a JSON value: {exc}", (), data) from None
+    if error is not None:
+        raise _error(cls, "json_schema", error.message, tuple(error.instance_path), error.instance)
+
+
+def _error(cls: type[BaseModel], kind: str, message: str, loc: tuple[str | int, ...], value: Any) -> ValidationError:
+    detail = InitErrorDetails(type=PydanticCustomError(kind, "{message}", {"message": message}), loc=loc, input=value)
+    return ValidationError.from_exception_data(cls.__name__, [detail])
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _parsed(cls: type[BaseModel], json_data: str | bytes | bytearray) -> Any:
+    try:
+        return json.loads(json_data, parse_constant=_not_json)
+    except ValueError as exc:  # pydantic's own parser words it (type json_invalid) when it refuses the text too
+        BaseModel.model_validate_json.__func__(cls, json_data)  # type: ignore[attr-defined]
+        raise _error(cls, "json_invalid", f"Invalid JSON: {exc}", (), json_data) from None
 
 
 def _not_null(cls: type[Model], data: Any) -> None:
@@ -141,7 +158,7 @@ class Model(BaseModel):
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
-        return cls.model_validate(json.loads(json_data), *args, **kwargs)
+        return cls.model_validate(_parsed(cls, json_data), *args, **kwargs)
 
     @model_serializer(mode="wrap")
     def _only_what_was_given(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -178,4 +195,4 @@ class RootModel(_PydanticRootModel[_Root], Generic[_Root]):
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
-        return cls.model_validate(json.loads(json_data), *args, **kwargs)
+        return cls.model_validate(_parsed(cls, json_data), *args, **kwargs)

@@ -10,7 +10,7 @@ environment, so nox itself never installs Python packages.
 - ``cold``: the README's quick start in a fresh clone with ``HOME`` and the pip/npm caches pointed at empty folders.
 - ``bench``: validation and codegen benchmarks (ratios measured in one run; never timed tests).
 - ``bench_codegen``: time a full ``generate`` against datamodel-code-generator alone.
-- ``models_suite``: the generated models against the official JSON-Schema-Test-Suite, figures by keyword.
+- ``models_official_tests``: the generated models against the official JSON-Schema-Test-Suite, figures by keyword.
 """
 
 from __future__ import annotations
@@ -146,10 +146,10 @@ def bench_codegen(session: nox.Session) -> None:
 
 
 @nox.session
-def models_suite(session: nox.Session) -> None:
+def models_official_tests(session: nox.Session) -> None:
     """The generated models against the official JSON-Schema-Test-Suite (draft 2020-12, the keywords of issue 41):
     agreement by keyword (Python models now), then what validating a model costs against jsonschema-rs alone."""
-    session.run(PYTHON, "tests/codegen/suite.py", *session.posargs)
+    session.run(PYTHON, "tests/codegen/official_tests.py", *session.posargs)
     session.run(PYTHON, "benchmarks/models_bench.py")
 
 

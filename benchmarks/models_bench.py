@@ -1,4 +1,4 @@
-"""What validating a generated model costs against validating the same JSON with jsonschema-rs alone (issue 41).
+"""What validating a generated model costs against validating the same JSON with jsonschema-rs alone (issue 41; the ``models_official_tests`` session).
 
 Usage: python benchmarks/models_bench.py [--sizes 1000 10000] [--runs N]
 

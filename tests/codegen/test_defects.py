@@ -498,10 +498,10 @@ def test_default_dialect_and_unsupported_dialect(tmp_path: Path, capsys: pytest.
     # no $schema: read as 2020-12, so prefixItems is a tuple
     out = generate(tmp_path / "a", {"t.json": {"type": "array", "prefixItems": [{"type": "string"}]}}, capsys)
     assert "export type T = [string, ...unknown[]];" in (out / "typescript" / "t.ts").read_text()
-    schemas = write(tmp_path / "b" / "schemas", {"t.json": {"$schema": "http://json-schema.org/draft-04/schema#", "type": "string"}})
+    schemas = write(tmp_path / "b" / "schemas", {"t.json": {"$schema": "http://json-schema.org/draft-03/schema#", "type": "string"}})
     for command in ("generate", "check"):
         assert codegen_main([command, "--schemas", str(schemas), "--out", str(tmp_path / "b" / "out")]) == 2
-        assert capsys.readouterr().err.startswith("error: t.json#/$schema: unsupported dialect 'http://json-schema.org/draft-04/schema#'")
+        assert capsys.readouterr().err.startswith("error: t.json#/$schema: unsupported dialect 'http://json-schema.org/draft-03/schema#'")
 
 
 def test_ref_by_relative_path_when_id_does_not_match(tmp_path: Path) -> None:

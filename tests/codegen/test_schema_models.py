@@ -193,3 +193,29 @@ def test_values_no_json_document_holds_are_validation_errors(tmp_path: Path) -> 
             model(**bad)
     with pytest.raises(ValidationError):
         model.model_validate_json('{"x": NaN}')
+
+
+def test_draft_04_and_06_inputs(tmp_path: Path) -> None:
+    """draft-04's ``id``, ``id: "#name"`` anchors and boolean ``exclusiveMaximum``; draft-06 like draft-07."""
+    draft4 = {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "id": "https://example.org/nb.json",
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "maximum": 5, "exclusiveMaximum": True, "minimum": 1, "exclusiveMinimum": False},
+            "cell": {"$ref": "#cell"},
+        },
+        "dependencies": {"n": ["cell"]},
+        "definitions": {"cell": {"id": "#cell", "type": "string", "minLength": 1}},
+    }
+    model = model_of(tmp_path / "4", draft4, "nb")
+    documents = ({"n": 4.5, "cell": "a"}, {"n": 5, "cell": "a"}, {"n": 1, "cell": "a"}, {"n": 2}, {"cell": ""})
+    assert [accepts(model, d) for d in documents] == [True, False, True, False, False]
+    draft6 = {
+        "$schema": "http://json-schema.org/draft-06/schema#",
+        "type": "array",
+        "items": [{"type": "string"}],
+        "additionalItems": False,
+    }
+    model = model_of(tmp_path / "6", draft6, "tuple")
+    assert [accepts(model, d) for d in (["a"], ["a", "b"], [1])] == [True, False, False]

@@ -8,7 +8,7 @@ its tests as "no model"; any other exception is a "crash". Both are disagreement
 The suite comes from the source distribution of the pinned python-jsonschema, unpacked by ``noxw`` into
 ``.venv/json-schema-test-suite`` (``JSON_SCHEMA_TEST_SUITE`` names another copy); nothing is fetched here.
 
-``python tests/codegen/suite.py`` prints the agreement by keyword (the ``models_suite`` nox session).
+``python tests/codegen/official_tests.py`` prints the agreement by keyword (the ``models_official_tests`` nox session).
 """
 
 from __future__ import annotations
@@ -58,6 +58,19 @@ KEYWORDS = (
 )
 
 
+# each draft's folder of the suite -> its meta-schema URI (given to a test schema without "$schema": the suite's
+# schemas of the older drafts mostly omit it, and codegen reads a file without it as 2020-12)
+DRAFTS = {
+    "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "draft7": "http://json-schema.org/draft-07/schema#",
+    "draft6": "http://json-schema.org/draft-06/schema#",
+    "draft4": "http://json-schema.org/draft-04/schema#",
+}
+# a keyword's file in the drafts before 2019-09
+OLDER_NAMES = {"defs": "definitions"}
+
+
 @dataclass(frozen=True)
 class Case:
     keyword: str
@@ -87,15 +100,23 @@ class Outcome:
         yield from (("crash", c) for c, _ in self.crash)
 
 
-def suite_folder() -> Path:
-    folder = SUITE / "tests" / "draft2020-12"
+def suite_folder(draft: str = "draft2020-12") -> Path:
+    folder = SUITE / "tests" / draft
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is missing: ./noxw --list unpacks the JSON-Schema-Test-Suite there")
     return folder
 
 
-def groups(keyword: str) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = json.loads((suite_folder() / f"{keyword}.json").read_text(encoding="utf-8"))
+def keyword_file(keyword: str, draft: str = "draft2020-12") -> Path:
+    name = OLDER_NAMES.get(keyword, keyword) if draft in ("draft7", "draft6", "draft4") else keyword
+    return suite_folder(draft) / f"{name}.json"
+
+
+def groups(keyword: str, draft: str = "draft2020-12") -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads(keyword_file(keyword, draft).read_text(encoding="utf-8"))
+    for group in data:
+        if isinstance(group["schema"], dict) and "$schema" not in group["schema"]:
+            group["schema"] = {"$schema": DRAFTS[draft], **group["schema"]}
     return data
 
 
@@ -118,16 +139,16 @@ def _generate(schema: Any, work: Path, package: str) -> type[Any]:
     return root
 
 
-def run(keyword: str, work: Path) -> Outcome:
+def run(keyword: str, work: Path, draft: str = "draft2020-12") -> Outcome:
     from pydantic import ValidationError
 
     from codegen.load import SchemaError
 
     outcome = Outcome()
-    for index, group in enumerate(groups(keyword)):
+    for index, group in enumerate(groups(keyword, draft)):
         cases = [Case(keyword, group["description"], test["description"], bool(test["valid"])) for test in group["tests"]]
         try:
-            model = _generate(group["schema"], work, f"suite_{keyword}_{index}")
+            model = _generate(group["schema"], work, f"suite_{draft.replace('-', '_')}_{keyword}_{index}")
         except SchemaError as exc:
             outcome.no_model.extend((case, str(exc)) for case in cases)
             continue
@@ -152,11 +173,12 @@ def run(keyword: str, work: Path) -> Outcome:
     return outcome
 
 
-def run_all(keywords: tuple[str, ...] = KEYWORDS) -> dict[str, Outcome]:
+def run_all(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12") -> dict[str, Outcome]:
+    """Every keyword of ``keywords`` that ``draft`` has."""
     with tempfile.TemporaryDirectory(prefix="codegen-suite-") as tmp:
         sys.path.insert(0, tmp)
         try:
-            return {keyword: run(keyword, Path(tmp)) for keyword in keywords}
+            return {keyword: run(keyword, Path(tmp), draft) for keyword in keywords if keyword_file(keyword, draft).is_file()}
         finally:
             sys.path.remove(tmp)
 
@@ -174,12 +196,14 @@ def table(outcomes: dict[str, Outcome]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    outcomes = run_all(tuple(argv) or KEYWORDS)
-    print("JSON-Schema-Test-Suite draft 2020-12, Python models (model_validate) against the suite's verdicts:")
-    print(table(outcomes))
-    for outcome in outcomes.values():
-        for kind, case in outcome.disagreements():
-            print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+    for draft in DRAFTS:
+        outcomes = run_all(tuple(argv) or KEYWORDS, draft)
+        print(f"JSON-Schema-Test-Suite {draft}, Python models (model_validate) against the suite's verdicts:")
+        print(table(outcomes))
+        for outcome in outcomes.values():
+            for kind, case in outcome.disagreements():
+                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+        print()
     return 0
 
 

@@ -1,15 +1,15 @@
-"""The generated Python models against the official JSON-Schema-Test-Suite (draft 2020-12; ``suite.py``).
+"""The generated Python models against the official JSON-Schema-Test-Suite (draft 2020-12; ``official_tests.py``).
 
 Every test of the keywords of issue 41 must agree, except the gaps listed in ``KNOWN_GAPS`` — by keyword, test
 group and kind of disagreement. The comparison is by equality both ways: a new disagreement fails, and so does a
-listed gap that now agrees (remove it from the list). ``./noxw -s models_suite`` prints the figures by keyword."""
+listed gap that now agrees (remove it from the list). ``./noxw -s models_official_tests`` prints the figures by keyword."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 import pytest
-from suite import KEYWORDS, Outcome, run_all
+from official_tests import KEYWORDS, Outcome, run_all
 
 # (kind, keyword, test group) -> number of its tests that disagree that way; each with why, for the next to fix
 KNOWN_GAPS: dict[tuple[str, str, str], int] = {

@@ -3,17 +3,23 @@ enter it â€” ``model_validate``, ``model_validate_json``, construction in code â
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 from pydantic import ValidationError
 from test_defects import generate, import_models, root_model
+from test_formats import stamps
 from tools import missing_tool
+
+from evalschema.core import rfc3339
 
 
 def model_of(tmp_path: Path, schema: Any, name: str) -> Any:
@@ -219,3 +225,20 @@ def test_draft_04_and_06_inputs(tmp_path: Path) -> None:
     }
     model = model_of(tmp_path / "6", draft6, "tuple")
     assert [accepts(model, d) for d in (["a"], ["a", "b"], [1])] == [True, False, False]
+
+
+@functools.cache
+def _formats_model() -> Any:
+    """One model with a date-time and a date member, generated once for every example below."""
+    schema = {"type": "object", "properties": {"t": {"type": "string", "format": "date-time"}, "d": {"type": "string", "format": "date"}}}
+    return model_of(Path(tempfile.mkdtemp(prefix="codegen-formats-")), schema, "formats")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(stamps)
+def test_the_models_formats_are_the_specs(value: str) -> None:
+    """Formats as the SPEC defines them (RFC 3339, ``evalschema.core.rfc3339``): the generated runtime asserts
+    jsonschema-rs's own checks, which must agree on every timestamp and date the format tests generate."""
+    model = _formats_model()
+    assert accepts(model, {"t": value}) == rfc3339.is_date_time(value), value
+    assert accepts(model, {"d": value[:10]}) == rfc3339.is_date(value[:10]), value[:10]

@@ -337,8 +337,9 @@ def normalize(node: Any) -> Any:
     - a ``pattern`` that pydantic-core's regular-expression engines cannot compile (over the Rust engine's size
       limit: ``\\$\\w{1,255}``) is left out of the model's ``Field``: the model would fail at import; the schema check
       (``_base.py``, jsonschema-rs) still applies it;
-    - a boolean member of ``allOf``/``anyOf``/``oneOf`` becomes ``{}`` (``true``) or ``{"not": {}}`` (``false``),
-      the same meaning, which DCG reads (it refuses a ``false`` there);
+    - a boolean member of ``allOf``/``anyOf``/``oneOf`` or ``$defs``/``definitions`` becomes ``{}`` (``true``) or
+      ``{"not": {}}`` (``false``), the same meaning, which DCG reads (it refuses a ``false`` in an ``allOf``, also
+      through a ``$ref``);
     - an object-valued ``default`` on a schema that becomes a model (``$ref``, ``allOf``, object) is dropped: DCG
       validates it into the model on every instantiation (``validate_default``), and for a recursive model
       (renovate: each of ~100 manager configs is the whole config again) that never finishes. The field is then
@@ -352,6 +353,8 @@ def normalize(node: Any) -> Any:
     out = {}
     for key, value in node.items():
         out[key] = value if key in ("enum", "const", "default", "examples") else normalize(value)
+        if key in ("$defs", "definitions") and isinstance(value, dict):  # a $ref to a boolean one reads it too
+            out[key] = {name: ({} if member else {"not": {}}) if isinstance(member, bool) else member for name, member in out[key].items()}
         if key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
             # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'
             # schema check (_base.py) judges with the original

@@ -242,3 +242,10 @@ def test_the_models_formats_are_the_specs(value: str) -> None:
     model = _formats_model()
     assert accepts(model, {"t": value}) == rfc3339.is_date_time(value), value
     assert accepts(model, {"d": value[:10]}) == rfc3339.is_date(value[:10]), value[:10]
+
+
+def test_r10_a_ref_to_a_boolean_definition(tmp_path: Path) -> None:
+    never = model_of(tmp_path / "n", {"allOf": [{"$ref": "#/$defs/never"}], "$defs": {"never": False}}, "refused")
+    assert [accepts(never, v) for v in ({}, 1, None)] == [False, False, False]
+    always = model_of(tmp_path / "a", {"allOf": [{"$ref": "#/$defs/always"}], "$defs": {"always": True}}, "accepted")
+    assert [accepts(always, v) for v in ({}, 1, None)] == [True, True, True]

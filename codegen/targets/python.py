@@ -326,7 +326,7 @@ def _open_pattern_objects(out: dict[str, Any], node: dict[str, Any], schemas: Sc
     return out
 
 
-def normalize(node: Any) -> Any:
+def normalize(node: Any, names: bool = False) -> Any:
     """Meaning-preserving rewrites of DCG's input copy (the schema folder itself is never touched).
 
     - an ``enum`` of strings without ``type`` gets ``"type": "string"``: otherwise DCG emits a plain ``Enum``
@@ -352,8 +352,10 @@ def normalize(node: Any) -> Any:
         return node
     out = {}
     for key, value in node.items():
-        out[key] = value if key in ("enum", "const", "default", "examples") else normalize(value)
-        if key in ("$defs", "definitions") and isinstance(value, dict):  # a $ref to a boolean one reads it too
+        # `names`: ``node`` maps names to schemas (``properties``, ``$defs``, …): its keys are no keywords
+        named = not names and key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+        out[key] = value if key in ("enum", "const", "default", "examples") else normalize(value, named)
+        if not names and key in ("$defs", "definitions") and isinstance(value, dict):  # a $ref to a boolean one reads it too
             out[key] = {name: ({} if member else {"not": {}}) if isinstance(member, bool) else member for name, member in out[key].items()}
         if key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
             # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from pydantic import ValidationError
-from test_defects import generate, import_models, root_model
+from test_defects import generate, import_models, root_model, tsc
 from test_formats import stamps
 from tools import missing_tool
 
@@ -249,3 +249,10 @@ def test_r10_a_ref_to_a_boolean_definition(tmp_path: Path) -> None:
     assert [accepts(never, v) for v in ({}, 1, None)] == [False, False, False]
     always = model_of(tmp_path / "a", {"allOf": [{"$ref": "#/$defs/always"}], "$defs": {"always": True}}, "accepted")
     assert [accepts(always, v) for v in ({}, 1, None)] == [True, True, True]
+
+
+def test_r10_boolean_files_type_check_in_typescript(tmp_path: Path) -> None:
+    out = generate(tmp_path, {"anything.json": True, "nothing.json": False, "empty.json": {}})
+    proc = tsc(out / "typescript")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "export type Anything = unknown;" in (out / "typescript" / "anything.ts").read_text(encoding="utf-8")

@@ -245,10 +245,11 @@ def test_the_models_formats_are_the_specs(value: str) -> None:
 
 
 def test_r10_a_ref_to_a_boolean_definition(tmp_path: Path) -> None:
+    values: tuple[Any, ...] = ({}, 1, None)
     never = model_of(tmp_path / "n", {"allOf": [{"$ref": "#/$defs/never"}], "$defs": {"never": False}}, "refused")
-    assert [accepts(never, v) for v in ({}, 1, None)] == [False, False, False]
+    assert [accepts(never, v) for v in values] == [False, False, False]
     always = model_of(tmp_path / "a", {"allOf": [{"$ref": "#/$defs/always"}], "$defs": {"always": True}}, "accepted")
-    assert [accepts(always, v) for v in ({}, 1, None)] == [True, True, True]
+    assert [accepts(always, v) for v in values] == [True, True, True]
 
 
 def test_r10_boolean_files_type_check_in_typescript(tmp_path: Path) -> None:

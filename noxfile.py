@@ -10,6 +10,7 @@ environment, so nox itself never installs Python packages.
 - ``cold``: the README's quick start in a fresh clone with ``HOME`` and the pip/npm caches pointed at empty folders.
 - ``bench``: validation and codegen benchmarks (ratios measured in one run; never timed tests).
 - ``bench_codegen``: time a full ``generate`` against datamodel-code-generator alone.
+- ``models_official_tests``: the generated models against the official JSON-Schema-Test-Suite, figures by keyword.
 """
 
 from __future__ import annotations
@@ -142,6 +143,14 @@ def bench_scale(session: nox.Session) -> None:
 def bench_codegen(session: nox.Session) -> None:
     """Benchmark: full codegen generate vs datamodel-code-generator alone (ratios from one run)."""
     session.run(PYTHON, "benchmarks/codegen_bench.py", *session.posargs)
+
+
+@nox.session
+def models_official_tests(session: nox.Session) -> None:
+    """The generated models against the official JSON-Schema-Test-Suite (draft 2020-12, the keywords of issue 41):
+    agreement by keyword (Python models now), then what validating a model costs against jsonschema-rs alone."""
+    session.run(PYTHON, "tests/codegen/official_tests.py", *session.posargs)
+    session.run(PYTHON, "benchmarks/models_bench.py")
 
 
 @nox.session

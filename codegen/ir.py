@@ -529,7 +529,8 @@ class _Builder:
             self.order.setdefault(f.name, [])
             self.used.setdefault(f.name, set())
             root = f.contents
-            if _is_type_schema(root):
+            # a file without keywords nor definitions (`{}`, or the boolean schema `true`) is a root that accepts anything
+            if _is_type_schema(root) or not any(k in root for k in ("$defs", "definitions")):
                 ref = self._register(Location(f.name, ""), root, pascal(root.get("title") or module_stem(f.name)))
                 self.roots[f.name] = ref.name
             for node, loc in _nodes(root, Location(f.name, "")):

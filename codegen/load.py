@@ -20,22 +20,26 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import referencing
 import referencing.exceptions
-from jsonschema import Draft7Validator, Draft201909Validator, Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+from jsonschema import Draft4Validator, Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
 from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
 from referencing.jsonschema import DRAFT202012
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+DRAFT4 = "http://json-schema.org/draft-04/schema"
+DRAFT6 = "http://json-schema.org/draft-06/schema"
 DRAFT7 = "http://json-schema.org/draft-07/schema"
+# the dialects where a $ref makes its schema ignore every other keyword, and "$id" ("id" in draft-04) "#name" is an anchor
+_REF_ALONE = (DRAFT4, DRAFT6, DRAFT7)
 DRAFT201909 = "https://json-schema.org/draft/2019-09/schema"
 DEFAULT_DIALECT = DIALECT  # a file without "$schema" is read as draft 2020-12
 # accepted spellings of "$schema" (with or without the empty fragment, http or https) -> dialect
 _DIALECTS = {
     variant: dialect
-    for dialect in (DIALECT, DRAFT7, DRAFT201909)
+    for dialect in (DIALECT, DRAFT4, DRAFT6, DRAFT7, DRAFT201909)
     for scheme in ("http://", "https://")
     for variant in (scheme + dialect.split("://", 1)[1], scheme + dialect.split("://", 1)[1] + "#")
 }
-_DIALECT_NAMES = {DIALECT: "draft 2020-12", DRAFT7: "draft-07", DRAFT201909: "draft 2019-09"}
+_DIALECT_NAMES = {DIALECT: "draft 2020-12", DRAFT4: "draft-04", DRAFT6: "draft-06", DRAFT7: "draft-07", DRAFT201909: "draft 2019-09"}
 _META_VALIDATORS: dict[str, Any] = {}
 
 
@@ -57,7 +61,13 @@ def _fast_meta_check(document: dict[str, Any], dialect: str) -> bool:
 def _meta_validator(dialect: str) -> Any:
     """One meta-schema checker per dialect, built once per process (building one is the slow part)."""
     if dialect not in _META_VALIDATORS:
-        cls = {DIALECT: Draft202012Validator, DRAFT7: Draft7Validator, DRAFT201909: Draft201909Validator}[dialect]
+        cls = {
+            DIALECT: Draft202012Validator,
+            DRAFT4: Draft4Validator,
+            DRAFT6: Draft6Validator,
+            DRAFT7: Draft7Validator,
+            DRAFT201909: Draft201909Validator,
+        }[dialect]
         _META_VALIDATORS[dialect] = cls(cls.META_SCHEMA)
     return _META_VALIDATORS[dialect]
 
@@ -293,8 +303,8 @@ def _upgrade(node: Any, dialect: str, recursive_root: bool) -> Any:
         if not legacy and key not in _SCHEMA_MAP_KEYWORDS and key not in _SCHEMA_LIST_KEYWORDS and key not in _SCHEMA_KEYWORDS:
             out[key] = value
             continue
-        if dialect == DRAFT7 and "$ref" in node and key not in ("$ref", *_REF_ANNOTATIONS) and not key.startswith("x-"):
-            continue  # draft-07: every other keyword beside $ref is ignored
+        if dialect in _REF_ALONE and "$ref" in node and key not in ("$ref", "id", *_REF_ANNOTATIONS) and not key.startswith("x-"):
+            continue  # draft-04 to draft-07: every other keyword beside $ref is ignored
         if key in _DATA_KEYWORDS or key.startswith("x-"):
             out[key] = value
         elif key in ("$defs", "definitions") and isinstance(value, dict):
@@ -317,8 +327,20 @@ def _upgrade(node: Any, dialect: str, recursive_root: bool) -> Any:
                     out.setdefault("dependentRequired", {})[name] = dep
                 else:
                     out.setdefault("dependentSchemas", {})[name] = _upgrade(dep, dialect, recursive_root)
-        elif key == "$id" and dialect == DRAFT7 and isinstance(value, str) and value.startswith("#"):
-            out["$anchor"] = value[1:]
+        elif key in ("$id", "id") and dialect in _REF_ALONE and isinstance(value, str) and value.startswith("#"):
+            if key == "$id" or dialect == DRAFT4:  # draft-04 spells it "id"; later, "id" is no keyword
+                out["$anchor"] = value[1:]
+            else:
+                out[key] = value
+        elif key == "id" and dialect == DRAFT4 and isinstance(value, str):
+            out["$id"] = value
+        elif key in ("exclusiveMaximum", "exclusiveMinimum") and dialect == DRAFT4 and isinstance(value, bool):
+            # draft-04: a boolean that makes "maximum"/"minimum" exclusive; 2020-12: the bound itself
+            bound = node.get("maximum" if key == "exclusiveMaximum" else "minimum")
+            if value and isinstance(bound, (int, float)):
+                out[key] = bound
+        elif key in ("maximum", "minimum") and dialect == DRAFT4 and node.get("exclusive" + key.title()) is True:
+            continue  # became exclusiveMaximum/exclusiveMinimum
         elif key == "$recursiveAnchor":
             if value is True:
                 out["$dynamicAnchor"] = RECURSIVE_ANCHOR
@@ -468,16 +490,19 @@ def load(folder: Path | str) -> SchemaSet:
             original = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SchemaError(path.name, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        if isinstance(original, bool):  # a boolean schema (2020-12 §4.3.2): the object schema that means the same
+            original = {} if original else {"not": {}}
         if not isinstance(original, dict):
-            raise SchemaError(path.name, "", "a schema file must hold a JSON object")
+            raise SchemaError(path.name, "", "a schema file must hold a JSON object or a boolean")
         declared = original.get("$schema", DEFAULT_DIALECT)
         dialect = _DIALECTS.get(declared) if isinstance(declared, str) else None
         if dialect is None:
             raise SchemaError(
                 path.name,
                 "/$schema",
-                f"unsupported dialect {declared!r}; codegen reads draft-07 ({DRAFT7}#), "
-                f"draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); without $schema a file is read as draft 2020-12",
+                f"unsupported dialect {declared!r}; codegen reads draft-04 ({DRAFT4}#), draft-06 ({DRAFT6}#), "
+                f"draft-07 ({DRAFT7}#), draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); "
+                "without $schema a file is read as draft 2020-12",
             )
         error = None if _fast_meta_check(original, dialect) else best_match(_meta_validator(dialect).iter_errors(original))
         if error is not None:

@@ -150,7 +150,8 @@ def schema_of(ir: IR, file: str) -> dict[str, Any]:
         raise NotMappable(file, "the root is not an object with declared properties")
     mapper = _Mapper(ir)
     mapper.open.append(TypeRef(file, module.root))
-    return {"source": module.uri, "root": module.root, "fields": _plain(mapper.fields(root, file + "#"))}
+    source = None if module.uri.startswith("file:") else module.uri  # no absolute path of this machine (no $id)
+    return {"source": source, "root": module.root, "fields": _plain(mapper.fields(root, file + "#"))}
 
 
 def render(ir: IR, schemas: SchemaSet, options: dict[str, Any]) -> dict[str, bytes]:

@@ -79,7 +79,8 @@ def _rewrite(original: Any, bundled: Any, local: dict[str, str], schemas: Schema
         return
     if isinstance(original.get("$ref"), str):
         _target, loc = schemas.resolve_ref(original, original["$ref"])
-        bundled["$ref"] = "#" + local[loc.file] + loc.pointer
+        # a fragment is URI-encoded: `%`, `"`, a space… in a key must not end up raw in it (RFC 6901 §6)
+        bundled["$ref"] = "#" + quote(local[loc.file] + loc.pointer, safe="/~!$&'()*+,;=:@")
     if not is_root:
         bundled.pop("$id", None)
         bundled.pop("$anchor", None)

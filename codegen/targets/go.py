@@ -23,8 +23,10 @@ Mapping (see ``codegen/README.md``):
 - descriptions → doc comments; deprecations → ``// Deprecated: <canonical message>``; a header saying the file
   is generated (``// Code generated ... DO NOT EDIT.``, the form Go tools recognize).
 
-A property name that an ``encoding/json`` struct tag cannot spell (empty, or with a comma, quote or backslash) is
-refused with :class:`SchemaError` rather than silently decoded into the wrong member.
+A property name that an ``encoding/json`` struct tag cannot spell (empty, or with a comma, quote or backslash) gets
+no struct field: its member stays in ``AdditionalProperties`` (raw JSON, round-tripped), said in the type's doc
+comment, and the other targets still write; only where additional properties are typed (``map[string]T``, which
+such a member's value may not fit) is it refused with :class:`SchemaError`.
 """
 
 from __future__ import annotations
@@ -352,6 +354,19 @@ class _Renderer:
 
     def _struct(self, t: NamedType, name: str, doc: list[str]) -> list[str]:
         fields = self._fields(t)
+        # a name no struct tag can spell stays a member of AdditionalProperties (raw JSON, round-tripped) rather than
+        # failing every target; with typed additional properties its value may not fit there, so that is refused
+        untaggable = [f for f in fields if not _TAG_OK.match(f.name)] if t.additional != "typed" else []
+        fields = [f for f in fields if f not in untaggable]
+        if untaggable:
+            doc = [
+                *doc,
+                *(["//"] if doc else []),
+                *(
+                    f"// Member {json.dumps(f.name)} is kept in AdditionalProperties: no encoding/json tag can spell its name."
+                    for f in untaggable
+                ),
+            ]
         members = _Names(used={"AdditionalProperties"})
         lines = [*doc, f"type {name} struct {{"]
         for i, f in enumerate(fields):

@@ -51,6 +51,7 @@ Post-processing (deterministic, AST-located text edits):
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import tempfile
@@ -60,47 +61,12 @@ from typing import Any
 
 from ..ir import IR, Deprecation
 from ..load import Location, SchemaError, SchemaSet, escape_token, unescape_token
+from .bundle import bundle
 
 DCG_VERSION = "0.89.0"
 
 # The base of every generated model class: generic (it knows nothing of any schema), written as _base.py.
-BASE_MODULE = '''"""The base of every generated model: dumps by alias, is built from aliases or names, leaves out on dump the
-fields a document did not have, and refuses an explicit null where the schema does not allow one."""
-
-from __future__ import annotations
-
-from typing import Any, ClassVar
-
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer, model_validator
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
-    __not_null__: ClassVar[frozenset[str]] = frozenset()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_null_where_the_schema_has_none(cls, data: Any) -> Any:
-        if isinstance(data, dict) and cls.__not_null__:
-            for name in cls.__not_null__:
-                field = cls.model_fields[name]
-                for key in {name, field.alias or name}:
-                    if key in data and data[key] is None:
-                        raise ValueError(f"{key}: null is not allowed here")
-        return data
-
-    @model_serializer(mode="wrap")
-    def _only_what_was_given(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if not isinstance(data, dict):
-            return data
-        given = self.model_fields_set
-        absent = set()
-        for name, field in type(self).model_fields.items():
-            if name not in given:
-                absent.update({name, field.serialization_alias or field.alias or name})
-        return {key: value for key, value in data.items() if key not in absent}
-'''
+BASE_MODULE = (Path(__file__).parent.parent / "templates" / "python" / "_base.py.in").read_text(encoding="utf-8")
 
 
 def dcg_options() -> dict[str, Any]:
@@ -229,8 +195,23 @@ def dcg_input(schemas: SchemaSet, ir: IR | None = None) -> dict[str, Any]:
     ctx = _Relocation(schemas, *_copy_names(schemas, ir))
     out: dict[str, Any] = {}
     for f in schemas.files:
-        out[ctx.stems[f.name] + ".json"] = normalize(ctx.relocate(f.contents, f.name, "", root=True))
+        out[ctx.stems[f.name] + ".json"] = _enum_root(normalize(ctx.relocate(f.contents, f.name, "", root=True)))
     return out
+
+
+def _enum_root(document: dict[str, Any]) -> dict[str, Any]:
+    """A root ``enum`` moved to ``$defs/<Title>Value`` and referenced from the root: DCG makes a root enum an
+    ``Enum`` class, which has no ``model_validate``; this way the root is a ``RootModel`` of that enum, checked
+    against the schema like every model (``_base.py``). The enum class is typing only: it gets no ``__schema__``."""
+    if "enum" not in document or "properties" in document:
+        return document
+    defs = document.get("$defs", {})
+    key = re.sub(r"[^A-Za-z0-9]", "", str(document.get("title", "")).title()) + "Value"
+    while key in defs:
+        key += "_"
+    moved = {k: document[k] for k in ("type", "enum") if k in document}
+    root = {k: v for k, v in document.items() if k not in moved and k != "$defs"}
+    return {**root, "$ref": f"#/$defs/{key}", "$defs": {**defs, key: moved}}
 
 
 def _copy_names(schemas: SchemaSet, ir: IR | None) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
@@ -345,7 +326,7 @@ def _open_pattern_objects(out: dict[str, Any], node: dict[str, Any], schemas: Sc
     return out
 
 
-def normalize(node: Any) -> Any:
+def normalize(node: Any, names: bool = False) -> Any:
     """Meaning-preserving rewrites of DCG's input copy (the schema folder itself is never touched).
 
     - an ``enum`` of strings without ``type`` gets ``"type": "string"``: otherwise DCG emits a plain ``Enum``
@@ -353,6 +334,12 @@ def normalize(node: Any) -> Any:
     - an object schema without ``additionalProperties`` gets ``"additionalProperties": true`` (the 2020-12
       default): otherwise DCG emits a model with pydantic's default ``extra="ignore"``, which silently drops
       undeclared keys of an open object; with it the model gets ``extra="allow"``;
+    - a ``pattern`` that pydantic-core's regular-expression engines cannot compile (over the Rust engine's size
+      limit: ``\\$\\w{1,255}``) is left out of the model's ``Field``: the model would fail at import; the schema check
+      (``_base.py``, jsonschema-rs) still applies it;
+    - a boolean member of ``allOf``/``anyOf``/``oneOf`` or ``$defs``/``definitions`` becomes ``{}`` (``true``) or
+      ``{"not": {}}`` (``false``), the same meaning, which DCG reads (it refuses a ``false`` in an ``allOf``, also
+      through a ``$ref``);
     - an object-valued ``default`` on a schema that becomes a model (``$ref``, ``allOf``, object) is dropped: DCG
       validates it into the model on every instantiation (``validate_default``), and for a recursive model
       (renovate: each of ~100 manager configs is the whole config again) that never finishes. The field is then
@@ -365,7 +352,17 @@ def normalize(node: Any) -> Any:
         return node
     out = {}
     for key, value in node.items():
-        out[key] = value if key in ("enum", "const", "default", "examples") else normalize(value)
+        # `names`: ``node`` maps names to schemas (``properties``, ``$defs``, …): its keys are no keywords
+        named = not names and key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+        out[key] = value if key in ("enum", "const", "default", "examples") else normalize(value, named)
+        if not names and key in ("$defs", "definitions") and isinstance(value, dict):  # a $ref to a boolean one reads it too
+            out[key] = {name: ({} if member else {"not": {}}) if isinstance(member, bool) else member for name, member in out[key].items()}
+        if key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'
+            # schema check (_base.py) judges with the original
+            out[key] = [({} if member else {"not": {}}) if isinstance(member, bool) else member for member in out[key]]
+    if isinstance(node.get("pattern"), str) and not _pydantic_compiles(node["pattern"]):
+        del out["pattern"]
     enum = node.get("enum")
     if isinstance(enum, list) and enum and "type" not in node and all(isinstance(v, str) for v in enum):
         out["type"] = "string"
@@ -376,6 +373,18 @@ def normalize(node: Any) -> Any:
     if isinstance(node.get("default"), dict) and (is_object or "$ref" in node or "allOf" in node):
         del out["default"]
     return out
+
+
+@functools.cache
+def _pydantic_compiles(pattern: str) -> bool:
+    from pydantic_core import SchemaError as PydanticSchemaError
+    from pydantic_core import SchemaValidator, core_schema
+
+    try:
+        SchemaValidator(core_schema.str_schema(pattern=pattern))
+    except PydanticSchemaError:
+        return False
+    return True
 
 
 def _dist_version() -> str | None:
@@ -408,9 +417,24 @@ def render(ir: IR, schemas: SchemaSet) -> dict[str, bytes]:
             result[name] = _with_header(_postprocess((out / name).read_text(encoding="utf-8"), [], ir), "(shared)").encode()
         result["__init__.py"] = _init(ir, metadata, module_of_file).encode("utf-8")
         result["_base.py"] = (_header("(every schema: the base of the models)") + "\n" + BASE_MODULE).encode("utf-8")
+        result["_schemas.py"] = _schemas_module(schemas).encode("utf-8")
         result["py.typed"] = b""  # PEP 561: the models are typed for the package's users too
         result["_deprecations.py"] = _deprecations(ir).encode("utf-8")
     return result
+
+
+def _schemas_module(schemas: SchemaSet) -> str:
+    """``BUNDLES``: every schema file as JSON text, bundled (each file it reaches embedded, every ``$ref`` local),
+    what the base model compiles its checks from: the models need neither the schema folder nor a fetch."""
+    entries = "".join(
+        f"    {json.dumps(f.name)}: {json.dumps(json.dumps(bundle(schemas, f.name), ensure_ascii=False, separators=(',', ':')), ensure_ascii=False)},\n"
+        for f in schemas.files
+    )
+    return (
+        _header("(every schema: the schemas the models check their input against)")
+        + '"""Every schema file, bundled: what the models check their input against (``_base.compiled``)."""\n\n'
+        + f"BUNDLES: dict[str, str] = {{\n{entries}}}\n"
+    )
 
 
 def _deprecations(ir: IR) -> str:
@@ -558,6 +582,13 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
                 end += 1
             edits.edits.append((start, end, ""))
             continue
+        # the class's own schema, which the base model checks its input against (_base.py); models only: in an
+        # Enum class it would be a member
+        if _is_model(cls):
+            body = cls.body[1:] if _has_docstring(cls) else cls.body
+            at = edits.offset(body[0].lineno, 0) if body else edits.offset((cls.end_lineno or cls.lineno) + 1, 0)
+            schema = f"({json.dumps(model_loc.file)}, {json.dumps(model_loc.pointer)})"
+            edits.edits.append((at, at, f"    __schema__ = {schema}\n" if body else f"\n    __schema__ = {schema}\n"))
         dep = ir.deprecation_at(model_loc)
         if dep is not None:
             start = edits.offset(cls.lineno, 0)
@@ -579,6 +610,31 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
     return text
 
 
+def _union_members(annotation: ast.expr) -> list[str]:
+    """The members of a ``|`` union at the top level of ``annotation`` (inside ``Annotated[...]``), as source."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) and annotation.value.id == "Annotated":
+        inner = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else annotation.slice
+        return _union_members(inner)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _union_members(annotation.left) + _union_members(annotation.right)
+    return [ast.unparse(annotation)]
+
+
+def _is_model(cls: ast.ClassDef) -> bool:
+    """Whether DCG wrote ``cls`` as a pydantic model (``BaseModel``, ``RootModel[...]`` or another model of the
+    module) rather than an ``Enum``."""
+    for base in cls.bases:
+        name = base.value if isinstance(base, ast.Subscript) else base
+        if isinstance(name, ast.Name) and name.id in ("Enum", "StrEnum", "IntEnum"):
+            return False
+    return True
+
+
+def _has_docstring(cls: ast.ClassDef) -> bool:
+    first = cls.body[0]
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
 def _without_missing(source: str) -> str:
     """``T | MISSING = MISSING`` → ``T | None = None``, recording the fields whose schema has no ``null`` in the
     class's ``__not_null__``; and ``BaseModel`` → ``Model`` (``_base``) as every model class's base."""
@@ -588,6 +644,10 @@ def _without_missing(source: str) -> str:
         bases = [b for b in cls.bases if isinstance(b, ast.Name) and b.id == "BaseModel"]
         for base in bases:
             edits.edits.append((*edits.span(base), "_base.Model"))  # qualified: a schema may define a Model
+        for root in cls.bases:  # RootModel[T] -> _base.RootModel[T]: checked against its schema the same way
+            if isinstance(root, ast.Subscript) and isinstance(root.value, ast.Name) and root.value.id == "RootModel":
+                edits.edits.append((*edits.span(root.value), "_base.RootModel"))
+                bases.append(root.value)
         not_null: list[str] = []
         last_config: ast.stmt | None = None
         for stmt in cls.body:
@@ -599,7 +659,7 @@ def _without_missing(source: str) -> str:
                 continue
             start, end = edits.span(stmt.annotation)
             annotation = source[start:end]
-            nullable = re.search(r"\|\s*None\b", annotation) is not None
+            nullable = "None" in _union_members(stmt.annotation)  # `None | MISSING` too (a property of type null)
             replaced = re.sub(r"\s*\|\s*MISSING\b", "" if nullable else " | None", annotation, count=1)
             edits.edits.append((start, end, replaced))
             edits.edits.append((*edits.span(stmt.value), "None"))
@@ -611,10 +671,10 @@ def _without_missing(source: str) -> str:
             names = ", ".join(json.dumps(n) for n in not_null)
             edits.edits.append((at, at, f"    __not_null__ = frozenset({{{names}}})\n"))
     text = edits.apply()
-    if "_base.Model" in text:
+    if "_base.Model" in text or "_base.RootModel" in text:
         text = _add_import(text, "from . import _base\n")
-    for name in ("MISSING", "BaseModel"):  # no longer used: out of the pydantic import
-        if len(re.findall(rf"\b{name}\b", text)) == 1:
+    for name in ("MISSING", "BaseModel", "RootModel"):  # no longer used: out of the pydantic import
+        if len(re.findall(rf"(?<![.\w]){name}\b", text)) == 1:
             text = re.sub(rf"\b{name}, |, {name}\b", "", text, count=1)
     return text
 

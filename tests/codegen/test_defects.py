@@ -258,6 +258,7 @@ def test_d6_file_names_that_are_no_identifiers(tmp_path: Path, capsys: pytest.Ca
         "__init__.py",
         "_base.py",
         "_deprecations.py",
+        "_schemas.py",
         "class_.py",
         "schema_2020_12.py",
     ]
@@ -497,10 +498,10 @@ def test_default_dialect_and_unsupported_dialect(tmp_path: Path, capsys: pytest.
     # no $schema: read as 2020-12, so prefixItems is a tuple
     out = generate(tmp_path / "a", {"t.json": {"type": "array", "prefixItems": [{"type": "string"}]}}, capsys)
     assert "export type T = [string, ...unknown[]];" in (out / "typescript" / "t.ts").read_text()
-    schemas = write(tmp_path / "b" / "schemas", {"t.json": {"$schema": "http://json-schema.org/draft-04/schema#", "type": "string"}})
+    schemas = write(tmp_path / "b" / "schemas", {"t.json": {"$schema": "http://json-schema.org/draft-03/schema#", "type": "string"}})
     for command in ("generate", "check"):
         assert codegen_main([command, "--schemas", str(schemas), "--out", str(tmp_path / "b" / "out")]) == 2
-        assert capsys.readouterr().err.startswith("error: t.json#/$schema: unsupported dialect 'http://json-schema.org/draft-04/schema#'")
+        assert capsys.readouterr().err.startswith("error: t.json#/$schema: unsupported dialect 'http://json-schema.org/draft-03/schema#'")
 
 
 def test_ref_by_relative_path_when_id_does_not_match(tmp_path: Path) -> None:
@@ -581,7 +582,9 @@ def test_internal_error_is_exit_2_without_traceback(
 
 
 def test_go_refuses_a_property_name_no_json_tag_can_spell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    schemas = write(tmp_path / "schemas", {"a.json": {"type": "object", "properties": {"a,b": {"type": "string"}}}})
+    """Only where additional properties are typed (issue 41, R4: elsewhere the member stays in AdditionalProperties)."""
+    schema = {"type": "object", "properties": {"a,b": {"type": "string"}}, "additionalProperties": {"type": "integer"}}
+    schemas = write(tmp_path / "schemas", {"a.json": schema})
     assert codegen_main(["generate", "--schemas", str(schemas), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: a.json#/properties/a,b: the Go target cannot represent property name 'a,b'"), err

@@ -5,10 +5,11 @@ from __future__ import annotations
 from . import _base
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 
-class Identifier(RootModel[str]):
+class Identifier(_base.RootModel[str]):
+    __schema__ = ("common.json", "/$defs/Identifier")
     root: Annotated[str, Field(description="A non-empty identifier.", min_length=1)]
 
 
@@ -17,6 +18,7 @@ class Metadata(_base.Model):
     Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
     """
 
+    __schema__ = ("common.json", "/$defs/Metadata")
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -44,6 +46,7 @@ class Provider(_base.Model):
     The model provider configuration a test case, suite or run used.
     """
 
+    __schema__ = ("common.json", "/$defs/Provider")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

@@ -16,6 +16,7 @@ class GraderProvenance(_base.Model):
     What identifies a grader's behaviour.
     """
 
+    __schema__ = ("comparison.json", "/$defs/GraderProvenance")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -35,6 +36,7 @@ class Options(_base.Model):
     What the comparison was asked.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Options")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -86,6 +88,7 @@ class Finding(_base.Model):
     One comparability finding.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Finding")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -111,6 +114,7 @@ class Pairs(_base.Model):
     How the rows paired up (SPEC §12.1).
     """
 
+    __schema__ = ("comparison.json", "/$defs/Pairs")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -165,6 +169,7 @@ class Changes(_base.Model):
     Pairs per outcome change (SPEC §12.2).
     """
 
+    __schema__ = ("comparison.json", "/$defs/Changes")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -191,6 +196,7 @@ class RunRate(_base.Model):
     One run's pass rate over the comparable pairs, with its Wilson score interval.
     """
 
+    __schema__ = ("comparison.json", "/$defs/RunRate")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -230,6 +236,7 @@ class McNemar(_base.Model):
     McNemar's test of the paired pass/fail table.
     """
 
+    __schema__ = ("comparison.json", "/$defs/McNemar")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -263,6 +270,7 @@ class GraderDelta(_base.Model):
     One grader's paired score difference over the pairs where neither side errored and both scored it.
     """
 
+    __schema__ = ("comparison.json", "/$defs/GraderDelta")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -299,6 +307,7 @@ class PassAtK(_base.Model):
     pass@k and pass^k over the test cases with at least k scored attempts.
     """
 
+    __schema__ = ("comparison.json", "/$defs/PassAtK")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -370,6 +379,7 @@ class Run(_base.Model):
     A run's provenance, copied from its result set.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Run")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -417,6 +427,7 @@ class PassRate(_base.Model):
     The pass rates and their paired difference (new − base).
     """
 
+    __schema__ = ("comparison.json", "/$defs/PassRate")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -457,6 +468,7 @@ class AttemptStats(_base.Model):
     Per test case over its scored attempts (SPEC §12.5).
     """
 
+    __schema__ = ("comparison.json", "/$defs/AttemptStats")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -486,6 +498,7 @@ class Verdict(_base.Model):
     The answer, and what `--fail-on-regression` does with it.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Verdict")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -503,6 +516,7 @@ class Flip(_base.Model):
     A pair whose outcome changed.
     """
 
+    __schema__ = ("comparison.json", "/$defs/Flip")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -538,6 +552,7 @@ class Attempts(_base.Model):
     Attempt statistics of each run over all its rows (paired or not).
     """
 
+    __schema__ = ("comparison.json", "/properties/attempts")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -551,6 +566,7 @@ class Comparison(_base.Model):
     What `evalschema compare BASE NEW` found: how the rows of two result sets pair up, what changed, the paired statistics, the comparability findings and the verdict (SPEC §12). Written by the compare command and the SDKs' `compare()`; never input to a run.
     """
 
+    __schema__ = ("comparison.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

@@ -13,6 +13,7 @@ class Grader(_base.Model):
     A grader scores one output of a test case. Its `type` is an open string: the well-known types have required parameters checked here; any other type is a custom grader and must name its `params.handler`.
     """
 
+    __schema__ = ("grader.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

@@ -16,6 +16,7 @@ class Opaque(_base.Model):
     A section this version accepts without checking its contents, so that real packs validate. A later version may model it.
     """
 
+    __schema__ = ("pack.json", "/$defs/Opaque")
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -27,6 +28,7 @@ class TemplateEngine(_base.Model):
     The template engine the prompts are written for.
     """
 
+    __schema__ = ("pack.json", "/$defs/TemplateEngine")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -52,6 +54,7 @@ class Variable(_base.Model):
     A template variable.
     """
 
+    __schema__ = ("pack.json", "/$defs/Variable")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -94,6 +97,7 @@ class Tool(_base.Model):
     A tool the model may call.
     """
 
+    __schema__ = ("pack.json", "/$defs/Tool")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -114,6 +118,7 @@ class MiddlewareConfig(_base.Model):
     One middleware of the pipeline.
     """
 
+    __schema__ = ("pack.json", "/$defs/MiddlewareConfig")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -131,6 +136,7 @@ class Parameters(_base.Model):
     Model sampling parameters.
     """
 
+    __schema__ = ("pack.json", "/$defs/Parameters")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -162,6 +168,7 @@ class Validator(_base.Model):
     A guardrail. Declaring one means it enforces: a triggered validator rewrites or blocks the response. `enabled: false` is the only way to turn one off; observation without enforcement is an eval.
     """
 
+    __schema__ = ("pack.json", "/$defs/Validator")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -216,6 +223,7 @@ class Range(_base.Model):
     Expected value range.
     """
 
+    __schema__ = ("pack.json", "/$defs/MetricDef/properties/range")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -234,6 +242,7 @@ class Threshold(_base.Model):
     The pass condition on the eval's score: `score <operator> value`.
     """
 
+    __schema__ = ("pack.json", "/$defs/Threshold")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -256,6 +265,7 @@ class TestedModel(_base.Model):
     A model this prompt was tested with, and how it did.
     """
 
+    __schema__ = ("pack.json", "/$defs/TestedModel")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -284,6 +294,7 @@ class ModelOverride(_base.Model):
     Template and parameter overrides for one model.
     """
 
+    __schema__ = ("pack.json", "/$defs/ModelOverride")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -327,6 +338,7 @@ class ToolPolicy(_base.Model):
     How the model may use tools.
     """
 
+    __schema__ = ("pack.json", "/$defs/ToolPolicy")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -349,6 +361,7 @@ class PipelineConfig(_base.Model):
     Processing pipeline of the prompt.
     """
 
+    __schema__ = ("pack.json", "/$defs/PipelineConfig")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -365,6 +378,7 @@ class MetricDef(_base.Model):
     The metric an eval records. Open object: metric back-ends add their own keys (`help`, `labels`, `buckets`).
     """
 
+    __schema__ = ("pack.json", "/$defs/MetricDef")
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -385,6 +399,7 @@ class Eval(_base.Model):
     A measurement: records a score on the responses it is triggered on. Never blocks anything.
     """
 
+    __schema__ = ("pack.json", "/$defs/Eval")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -455,6 +470,7 @@ class Prompt(_base.Model):
     One prompt: its template, variables, tools, guardrails and evals.
     """
 
+    __schema__ = ("pack.json", "/$defs/Prompt")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -518,6 +534,7 @@ class Pack(_base.Model):
     A prompt pack (wire-compatible with the PromptPack core): prompts with their variables, tools, guardrails (validators) and evals. Sections this specification does not model yet are accepted as opaque objects.
     """
 
+    __schema__ = ("pack.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

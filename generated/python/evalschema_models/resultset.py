@@ -16,6 +16,7 @@ class Runner(_base.Model):
     The tool that produced the result set.
     """
 
+    __schema__ = ("resultset.json", "/$defs/Runner")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -32,6 +33,7 @@ class GraderProvenance(_base.Model):
     What identifies a grader's behaviour in a run.
     """
 
+    __schema__ = ("resultset.json", "/$defs/GraderProvenance")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -59,6 +61,7 @@ class Group(_base.Model):
     Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
     """
 
+    __schema__ = ("resultset.json", "/$defs/Group")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -101,6 +104,7 @@ class GraderResult(_base.Model):
     One grader's verdict on one result.
     """
 
+    __schema__ = ("resultset.json", "/$defs/GraderResult")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -135,6 +139,7 @@ class ConstraintViolation(_base.Model):
     A hard constraint the result broke: categorically different from a grader result (it does not average) and from an error (a usable result was produced and scored).
     """
 
+    __schema__ = ("resultset.json", "/$defs/ConstraintViolation")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -177,6 +182,7 @@ class GraderSummary(_base.Model):
     Totals for one grader.
     """
 
+    __schema__ = ("resultset.json", "/$defs/GraderSummary")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -207,6 +213,7 @@ class AttemptSummary(_base.Model):
     Per-test-case rollups over attempts, when results carry `attempt`. Only scored rows count; test cases with no scored row are left out.
     """
 
+    __schema__ = ("resultset.json", "/$defs/AttemptSummary")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -257,6 +264,7 @@ class ExecutionError(_base.Model):
     The test case produced no usable result. An errored row is excluded from pass-rate and score denominators; an error wins over an invalidating constraint violation.
     """
 
+    __schema__ = ("resultset.json", "/$defs/ExecutionError")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -280,6 +288,7 @@ class Summary(_base.Model):
     Producer-computed totals. Optional; consumers SHOULD recompute them with the reference formulas, and a disagreement is reported as SUMMARY_MISMATCH.
     """
 
+    __schema__ = ("resultset.json", "/$defs/Summary")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -354,6 +363,7 @@ class Result(_base.Model):
     The outcome of one attempt at one test case.
     """
 
+    __schema__ = ("resultset.json", "/$defs/Result")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -403,6 +413,7 @@ class ResultSet(_base.Model):
     The results of one run of a suite: one row per test case (and attempt), each with its grader results, hard-constraint violations and execution error.
     """
 
+    __schema__ = ("resultset.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

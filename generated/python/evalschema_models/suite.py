@@ -15,6 +15,7 @@ class Defaults(_base.Model):
     Defaults applied to every test case that does not set its own.
     """
 
+    __schema__ = ("suite.json", "/$defs/SuiteConfig/properties/defaults")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -34,6 +35,7 @@ class Retry(_base.Model):
     Retry policy for provider failures.
     """
 
+    __schema__ = ("suite.json", "/$defs/SuiteConfig/properties/retry")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -54,6 +56,7 @@ class SuiteConfig(_base.Model):
     How a runner executes the suite.
     """
 
+    __schema__ = ("suite.json", "/$defs/SuiteConfig")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
@@ -79,6 +82,7 @@ class Suite(_base.Model):
     An evaluation suite: shared graders and the test cases, inline or in a JSON Lines file (exactly one of the two).
     """
 
+    __schema__ = ("suite.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

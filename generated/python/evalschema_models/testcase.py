@@ -5,12 +5,13 @@ from __future__ import annotations
 from . import _base
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from . import common, grader
 
 
-class Input(RootModel[str]):
+class Input(_base.RootModel[str]):
+    __schema__ = ("testcase.json", "/properties/input/oneOf/0")
     root: Annotated[
         str,
         Field(
@@ -20,7 +21,8 @@ class Input(RootModel[str]):
     ]
 
 
-class Input1(RootModel[list[str]]):
+class Input1(_base.RootModel[list[str]]):
+    __schema__ = ("testcase.json", "/properties/input/oneOf/1")
     root: Annotated[
         list[str],
         Field(
@@ -35,6 +37,7 @@ class TestCase(_base.Model):
     One evaluation input with the graders that score its output.
     """
 
+    __schema__ = ("testcase.json", "")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,

@@ -1,0 +1,212 @@
+"""The yardstick of the generated models: the official JSON-Schema-Test-Suite (draft 2020-12) run through codegen.
+
+Each test group's schema is written as the only file of a schema folder and generated (the Python target alone);
+every test instance of the group then goes through the root model's ``model_validate`` and its verdict (accepted,
+or ``pydantic.ValidationError``) is compared with the suite's ``valid`` flag. A group that codegen refuses counts
+its tests as "no model"; any other exception is a "crash". Both are disagreements.
+
+The suite comes from the source distribution of the pinned python-jsonschema, unpacked by ``noxw`` into
+``.venv/json-schema-test-suite`` (``JSON_SCHEMA_TEST_SUITE`` names another copy); nothing is fetched here.
+
+``python tests/codegen/official_tests.py`` prints the agreement by keyword (the ``models_official_tests`` nox session).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+SUITE = Path(os.environ.get("JSON_SCHEMA_TEST_SUITE", REPO / ".venv" / "json-schema-test-suite"))
+
+# the keywords a model generator meets (issue 41), each the name of a file of tests/draft2020-12
+KEYWORDS = (
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "enum",
+    "const",
+    "items",
+    "prefixItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "ref",
+    "defs",
+    "default",
+    "minItems",
+    "maxItems",
+    "multipleOf",
+    "uniqueItems",
+    "patternProperties",
+    "boolean_schema",
+)
+
+
+# each draft's folder of the suite -> its meta-schema URI (given to a test schema without "$schema": the suite's
+# schemas of the older drafts mostly omit it, and codegen reads a file without it as 2020-12)
+DRAFTS = {
+    "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "draft7": "http://json-schema.org/draft-07/schema#",
+    "draft6": "http://json-schema.org/draft-06/schema#",
+    "draft4": "http://json-schema.org/draft-04/schema#",
+}
+# a keyword's file in the drafts before 2019-09
+OLDER_NAMES = {"defs": "definitions"}
+
+
+@dataclass(frozen=True)
+class Case:
+    keyword: str
+    group: str
+    test: str
+    valid: bool
+
+
+@dataclass
+class Outcome:
+    """Every test of one keyword file, by how the model's verdict compares with the suite's."""
+
+    agree: list[Case] = field(default_factory=list)
+    false_accept: list[Case] = field(default_factory=list)
+    false_reject: list[Case] = field(default_factory=list)
+    no_model: list[tuple[Case, str]] = field(default_factory=list)
+    crash: list[tuple[Case, str]] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.agree) + len(self.false_accept) + len(self.false_reject) + len(self.no_model) + len(self.crash)
+
+    def disagreements(self) -> Iterator[tuple[str, Case]]:
+        yield from (("false accept", c) for c in self.false_accept)
+        yield from (("false reject", c) for c in self.false_reject)
+        yield from (("no model", c) for c, _ in self.no_model)
+        yield from (("crash", c) for c, _ in self.crash)
+
+
+def suite_folder(draft: str = "draft2020-12") -> Path:
+    folder = SUITE / "tests" / draft
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is missing: ./noxw --list unpacks the JSON-Schema-Test-Suite there")
+    return folder
+
+
+def keyword_file(keyword: str, draft: str = "draft2020-12") -> Path:
+    name = OLDER_NAMES.get(keyword, keyword) if draft in ("draft7", "draft6", "draft4") else keyword
+    return suite_folder(draft) / f"{name}.json"
+
+
+def groups(keyword: str, draft: str = "draft2020-12") -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads(keyword_file(keyword, draft).read_text(encoding="utf-8"))
+    for group in data:
+        if isinstance(group["schema"], dict) and "$schema" not in group["schema"]:
+            group["schema"] = {"$schema": DRAFTS[draft], **group["schema"]}
+    return data
+
+
+def _generate(schema: Any, work: Path, package: str) -> type[Any]:
+    """The root model of ``schema`` generated as the package ``package`` under ``work`` (on ``sys.path``)."""
+    from codegen.ir import build
+    from codegen.load import load
+    from codegen.targets import python
+
+    folder = work / f"{package}_schemas"
+    folder.mkdir()
+    (folder / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    schemas = load(folder)
+    files = python.render(build(schemas), schemas)
+    (work / package).mkdir()
+    for name, content in files.items():
+        (work / package / name).write_bytes(content)
+    module = importlib.import_module(package)
+    root: type[Any] = getattr(module, module.__all__[0])
+    return root
+
+
+def run(keyword: str, work: Path, draft: str = "draft2020-12") -> Outcome:
+    from pydantic import ValidationError
+
+    from codegen.load import SchemaError
+
+    outcome = Outcome()
+    for index, group in enumerate(groups(keyword, draft)):
+        cases = [Case(keyword, group["description"], test["description"], bool(test["valid"])) for test in group["tests"]]
+        try:
+            model = _generate(group["schema"], work, f"suite_{draft.replace('-', '_')}_{keyword}_{index}")
+        except SchemaError as exc:
+            outcome.no_model.extend((case, str(exc)) for case in cases)
+            continue
+        except Exception as exc:  # generated but unusable (e.g. fails at import): recorded, never hidden
+            outcome.crash.extend((case, f"{type(exc).__name__}: {exc}") for case in cases)
+            continue
+        for case, test in zip(cases, group["tests"]):
+            try:
+                model.model_validate(test["data"])
+                accepted = True
+            except ValidationError:
+                accepted = False
+            except Exception as exc:  # a crash is a disagreement of its own, recorded with its message
+                outcome.crash.append((case, f"{type(exc).__name__}: {exc}"))
+                continue
+            if accepted == case.valid:
+                outcome.agree.append(case)
+            elif accepted:
+                outcome.false_accept.append(case)
+            else:
+                outcome.false_reject.append(case)
+    return outcome
+
+
+def run_all(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12") -> dict[str, Outcome]:
+    """Every keyword of ``keywords`` that ``draft`` has."""
+    with tempfile.TemporaryDirectory(prefix="codegen-suite-") as tmp:
+        sys.path.insert(0, tmp)
+        try:
+            return {keyword: run(keyword, Path(tmp), draft) for keyword in keywords if keyword_file(keyword, draft).is_file()}
+        finally:
+            sys.path.remove(tmp)
+
+
+def table(outcomes: dict[str, Outcome]) -> str:
+    rows: list[tuple[str, ...]] = [("keyword", "tests", "agree", "false accept", "false reject", "no model", "crash")]
+    for keyword, o in outcomes.items():
+        rows.append(
+            (keyword, str(o.total), str(len(o.agree)), *(str(len(x)) for x in (o.false_accept, o.false_reject, o.no_model, o.crash)))
+        )
+    total = [sum(int(row[i]) for row in rows[1:]) for i in range(1, 7)]
+    rows.append(("all", *(str(n) for n in total)))
+    widths = [max(len(row[i]) for row in rows) for i in range(7)]
+    return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
+
+
+def main(argv: list[str]) -> int:
+    for draft in DRAFTS:
+        outcomes = run_all(tuple(argv) or KEYWORDS, draft)
+        print(f"JSON-Schema-Test-Suite {draft}, Python models (model_validate) against the suite's verdicts:")
+        print(table(outcomes))
+        for outcome in outcomes.values():
+            for kind, case in outcome.disagreements():
+                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    raise SystemExit(main(sys.argv[1:]))

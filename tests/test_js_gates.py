@@ -195,10 +195,6 @@ def test_summarize_prints_hostile_text_as_python_does(extra: list[str], evil: Pa
     assert typescript == python
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Python's attempt_text prints the file name raw (evalschema.cli.comparecmd): an ESC or a forged ::error line reaches the terminal",
-)
 def test_summarize_attempt_line_escaped_as_python_does(evil: Path, built_js: Path) -> None:
     python, typescript = _both(["summarize", *_names(evil, "attempts/*")], evil, built_js)
     _assert_escaped(typescript[1])

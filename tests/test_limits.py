@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from tools import missing_tool
 
-from evalschema import cli
 from evalschema import pipeline as streaming
+from evalschema.cli import common as cli_common
 from evalschema.core import limits
 from evalschema.engine import schema_path
 from evalschema.io import positions, stream
@@ -195,4 +195,4 @@ def test_constants_file_is_described_by_its_schema() -> None:
 
 
 def test_cli_reads_the_generated_read_error_codes() -> None:
-    assert frozenset(constants.UNREADABLE_CODES) == cli._UNREADABLE_CODES
+    assert frozenset(constants.UNREADABLE_CODES) == cli_common.UNREADABLE_CODES

@@ -1,7 +1,7 @@
 """A schema folder as written, in its own dialect: the ground truth that witnesses are checked against.
 
 The classifier reads the IR, which :mod:`codegen.load` builds from draft-07, 2019-09 and 2020-12 files. A witness
-is checked against the files exactly as published, by python-jsonschema's validator for each file's own dialect
+is checked against the files exactly as published, by python-jsonschema's implementation of each file's own dialect
 (draft-04 through 2020-12), with formats asserted and an offline registry: every file of the folder under its
 ``$id`` (``id`` in draft-04) and its file name, the dialects' meta-schemas from ``jsonschema-specifications``,
 and nothing else — an unknown URI is refused, never fetched.
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
-from jsonschema import validators  # type: ignore[import-untyped,unused-ignore]
 from jsonschema_specifications import REGISTRY as META_REGISTRY  # type: ignore[import-untyped,unused-ignore]
 
 from ..load import escape_token
@@ -33,6 +33,15 @@ DRAFT6 = "http://json-schema.org/draft-06/schema"
 DRAFT7 = "http://json-schema.org/draft-07/schema"
 DRAFT201909 = "https://json-schema.org/draft/2019-09/schema"
 DRAFT202012 = "https://json-schema.org/draft/2020-12/schema"
+# python-jsonschema's implementation of each dialect (formats asserted when it is made: ``checker``)
+_CHECKERS = {
+    DRAFT4: jsonschema.Draft4Validator,
+    DRAFT6: jsonschema.Draft6Validator,
+    DRAFT7: jsonschema.Draft7Validator,
+    DRAFT201909: jsonschema.Draft201909Validator,
+    DRAFT202012: jsonschema.Draft202012Validator,
+}
+
 _SPECS = {
     DRAFT4: referencing.jsonschema.DRAFT4,
     DRAFT6: referencing.jsonschema.DRAFT6,
@@ -117,23 +126,23 @@ class Folder:
     uris: dict[str, str]  # name -> base URI
     registry: Any = None
     where: dict[int, tuple[str, str]] = field(default_factory=dict)  # id(schema node) -> (file, pointer)
-    _validators: dict[str, Any] = field(default_factory=dict)
+    _checkers: dict[str, Any] = field(default_factory=dict)
     _quick: dict[str, Any] = field(default_factory=dict)
     generators: dict[str, Any] = field(default_factory=dict)  # file -> its candidate generator (generate.generator)
 
     def specification(self, name: str) -> Any:
         return _SPECS[self.dialects[name]]
 
-    def validator(self, name: str) -> Any:
-        """python-jsonschema's validator of the file's dialect, formats asserted, references resolved offline."""
-        if name not in self._validators:
-            cls = validators.validator_for({"$schema": self.dialects[name]})
+    def checker(self, name: str) -> Any:
+        """python-jsonschema's checker of the file's dialect, formats asserted, references resolved offline."""
+        if name not in self._checkers:
+            cls = _CHECKERS[self.dialects[name]]
             contents = self.files[name]
-            self._validators[name] = cls(contents, registry=self.registry, format_checker=cls.FORMAT_CHECKER)
-        return self._validators[name]
+            self._checkers[name] = cls(contents, registry=self.registry, format_checker=cls.FORMAT_CHECKER)
+        return self._checkers[name]
 
     def quick(self, name: str) -> Any:
-        """jsonschema-rs's validator of the file (formats asserted, the same offline resources), when it is
+        """jsonschema-rs's checker of the file (formats asserted, the same offline resources), when it is
         installed and builds: a fast first opinion, never the last word (:meth:`accepts` decides)."""
         if name not in self._quick:
             self._quick[name] = None
@@ -168,9 +177,9 @@ class Folder:
 
     def accepts(self, name: str, instance: Any) -> bool:
         try:
-            return bool(self.validator(name).is_valid(instance))
+            return bool(self.checker(name).is_valid(instance))
         except (referencing.exceptions.Unresolvable, RecursionError, ValueError, TypeError, LookupError):
-            return False  # a document the validator cannot decide on is no proof either way
+            return False  # a document the checker cannot decide on is no proof either way
 
     def resolver(self, name: str) -> Any:
         return self.registry.resolver(self.uris[name])

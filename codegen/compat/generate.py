@@ -5,7 +5,7 @@ The values come from the schema itself — ``const``, ``enum``, ``examples``, ``
 ``minimum``/``maximum``/``minLength``/``minItems``, a sample of each ``format``, a string a ``pattern`` accepts,
 objects with their required properties and each optional one, an unknown property (for a closed object) — and,
 through ``$ref``/``$dynamicRef``/``$recursiveRef`` and the applicators, from every schema that applies to the
-same value. Nothing here decides validity: every document is checked against the whole schema by a validator
+same value. Nothing here decides validity: every document is checked against the whole schema by a checker
 (:mod:`codegen.compat.witness`); the generator only aims at documents that are likely to be valid and close to
 the boundaries where two versions differ.
 """
@@ -204,8 +204,8 @@ class Generator:
 
     def valid(self, node: Any, resolver: Any, value: Any) -> bool:
         try:
-            validator = self.folder.validator(self.name).evolve(schema=node, _resolver=resolver)
-            return bool(validator.is_valid(value))
+            checker = self.folder.checker(self.name).evolve(schema=node, _resolver=resolver)
+            return bool(checker.is_valid(value))
         except (referencing.exceptions.Unresolvable, RecursionError, ValueError, TypeError, LookupError, AttributeError):
             return False
 

@@ -79,6 +79,12 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
 
 
 # keywords that reject an object for the presence or absence of a property (its location is the object's)
+def _keyword(error: Any) -> str:
+    """The keyword an error of python-jsonschema failed at (the last step of its path within its schema)."""
+    path = error.relative_schema_path
+    return str(path[-1]) if path else ""
+
+
 _PRESENCE = ("required", "dependentRequired", "dependencies", "additionalProperties", "unevaluatedProperties", "propertyNames")
 
 
@@ -88,14 +94,14 @@ def rejected_under(folder: Folder, file: str, document: Any, under: list[Any], s
     presence of that property in its object; and, with ``schema_at`` (``file#pointer``), raised by a keyword at or
     below that schema location (a finding about a keyword of the root, whose instance location is the whole document)."""
     try:
-        todo = list(folder.validator(file).iter_errors(document))
-    except Exception:  # a validator that cannot list its errors proves nothing about where
+        todo = list(folder.checker(file).iter_errors(document))
+    except Exception:  # a checker that cannot list its errors proves nothing about where
         return False
     n = len(under)
     while todo:
         error = todo.pop()
         where = list(error.absolute_path)
-        placed = where[:n] == under or (n > 0 and where == under[:-1] and error.validator in _PRESENCE)
+        placed = where[:n] == under or (n > 0 and where == under[:-1] and _keyword(error) in _PRESENCE)
         raised = folder.location(error.schema) or ""
         if placed and (schema_at is None or raised == schema_at or raised.startswith(schema_at + "/")):
             return True
@@ -214,10 +220,10 @@ def rejected_at(folder: Folder, file: str, document: Any) -> list[str]:
     """Every place where ``folder``'s ``file`` rejects ``document``: ``file#pointer`` of the failing keyword that
     best explains each of its errors (inside an ``anyOf``, the branch that came closest)."""
     try:
-        errors = [best_match([error]) for error in folder.validator(file).iter_errors(document)]
-    except Exception:  # the validator could not even report: name the file
+        errors = [best_match([error]) for error in folder.checker(file).iter_errors(document)]
+    except Exception:  # the checker could not even report: name the file
         return [f"{file}#"]
-    return sorted({f"{folder.location(error.schema) or f'{file}#'}/{error.validator}" for error in errors if error is not None})
+    return sorted({f"{folder.location(error.schema) or f'{file}#'}/{_keyword(error)}" for error in errors if error is not None})
 
 
 def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:

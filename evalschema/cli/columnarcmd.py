@@ -22,7 +22,11 @@ __all__ = ["FORMATS", "Unexportable", "Unreadable", "export_paths", "import_fold
 
 
 class Unreadable(ValueError):
-    """A folder that is not a columnar export this version can read."""
+    """A folder that is not a columnar export this version can read: ``code`` says why (an ``IMPORT_*`` code)."""
+
+    def __init__(self, message: str, code: str = "IMPORT_UNREADABLE") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
@@ -47,10 +51,21 @@ def import_folder(folder: Path, fmt: str, output: Path) -> int:
 
 
 def _import_into(folder: Path, fmt: str, output: Path, outputs: Any, columnar: Any) -> int:
+    """The result sets, one JSON line each, streamed to ``output`` as they are read (a run at a time); nothing is
+    renamed into place unless every table checked out to the end."""
+    count = 0
     try:
-        documents = list(columnar.read(folder))
-    except (OSError, ValueError) as exc:  # pyarrow's errors for a file that is not Parquet/Arrow are ValueErrors
-        raise Unreadable(f"cannot read as {fmt}: {exc}") from None
-    lines = [json.dumps(d, ensure_ascii=False) for d in documents]
-    outputs.write(output, ("\n".join(lines) + "\n").encode("utf-8"))
-    return len(documents)
+        stream = None
+        for document in columnar.read(folder):
+            stream = stream or outputs.stream(output)
+            try:
+                line = json.dumps(document, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (JSON can escape one, UTF-8 cannot hold it): escaped
+                line = json.dumps(document).encode("utf-8")
+            stream.write(line + b"\n")
+            count += 1
+    except columnar.NotAnExport as exc:
+        raise Unreadable(f"cannot read as {fmt}: {exc}", exc.code) from None
+    if not count:
+        raise Unreadable(f"cannot read as {fmt}: the export holds no result set", "IMPORT_EMPTY")
+    return count

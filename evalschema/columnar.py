@@ -833,9 +833,21 @@ class _Keyed:
 
 
 def read(folder: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The result sets of an export, in order, each equal to the one written (see the module's note). Every table
-    is checked against the generated Arrow schema (columns, types, spec version) before a row is read, and its
-    rows against their keys as they come: :class:`NotAnExport` for a folder that is not an export this reads."""
+    """The result sets of an export, in order, each equal to the one written (see the module's note), each held
+    whole (``read_runs`` gives a result set's rows one at a time). :class:`NotAnExport` for a folder that is not an
+    export this version reads."""
+    for document, rows in read_runs(folder):
+        if rows is not None:
+            document[ROWS] = list(rows)
+        yield document
+
+
+def read_runs(folder: str | os.PathLike[str]) -> Iterator[tuple[dict[str, Any], Iterator[Any] | None]]:
+    """Each result set of an export as its own fields (``results`` holding ``None`` where the rows go) and an
+    iterator of its rows (``None``: the result set had no ``results`` list), read a batch at a time: consume the
+    rows before asking for the next result set. Every table is checked against the generated Arrow schema
+    (columns, types, spec version) before a row is read, and its rows against their keys as they come:
+    :class:`NotAnExport` for a folder that is not an export this version reads."""
     require("pyarrow", "columnar", "Parquet and Arrow import")
     where = Path(folder)
     fields, schemas = table_fields(), arrow_schemas()
@@ -845,26 +857,27 @@ def read(folder: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     runs = _Keyed(streams["runs"], "runs", ("run_index",))
     results = _Keyed(streams["results"], "results", ("run_index", "result_index"))
     graders = _Keyed(streams["grader_results"], "grader_results", ("run_index", "result_index", "grader_index"))
-    index = 0
-    while (run := runs.take((), index)) is not None:
-        rows: list[Any] = []
-        while (result := results.take((index,), len(rows))) is not None:
-            place = f"results (run_index {index}, result_index {len(rows)})"
+
+    def rows_of(index: int) -> Iterator[Any]:
+        count = 0
+        while (result := results.take((index,), count)) is not None:
+            place = f"results (run_index {index}, result_index {count})"
             own: list[Any] = []
-            while (grader := graders.take((index, len(rows)), len(own))) is not None:
-                spot = f"grader_results (run_index {index}, result_index {len(rows)}, grader_index {len(own)})"
+            while (grader := graders.take((index, count), len(own))) is not None:
+                spot = f"grader_results (run_index {index}, result_index {count}, grader_index {len(own)})"
                 own.append(_unfit_checked(grader, {"kind": "struct", "fields": grader_fields}, spot))
-            graders.done((index, len(rows)))
+            graders.done((index, count))
+            count += 1
             if result[RESIDUAL] is not None:  # the whole result, its grader results included (theirs are ignored)
-                rows.append(_strict(result[RESIDUAL], place))
+                yield _strict(result[RESIDUAL], place)
             else:
-                rebuilt = _unfit_checked(result, {"kind": "struct", "fields": result_fields}, place)
-                rows.append(_with_graders(rebuilt, own))
+                yield _with_graders(_unfit_checked(result, {"kind": "struct", "fields": result_fields}, place), own)
         results.done((index,))
         graders.done((index,))
+
+    index = 0
+    while (run := runs.take((), index)) is not None:
         place = f"runs (run_index {index})"
-        if rows and not run["_results"]:
-            raise NotAnExport("IMPORT_NOT_FORMAT", "results", f"rows of run_index {index}, whose run has no results")
         if run[RESIDUAL] is not None:
             document = _strict(run[RESIDUAL], place)
             if not isinstance(document, dict):
@@ -874,8 +887,16 @@ def read(folder: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             if not run["_results"]:
                 del document[ROWS]
         if run["_results"]:
-            document[ROWS] = rows
-        yield document
+            document[ROWS] = None
+            rows = rows_of(index)
+            yield document, rows
+            for _ in rows:  # rows the caller left: read (and checked) all the same
+                pass
+        else:
+            yield document, None
+            if results.take((index,), 0) is not None:
+                raise NotAnExport("IMPORT_NOT_FORMAT", "results", f"rows of run_index {index}, whose run has no results")
+            graders.done((index,))
         index += 1
     for rest in (runs, results, graders):  # a row after the last run belongs to no run
         if rest.head is not None:

@@ -11,6 +11,7 @@ lost either way, so the loss report is empty.
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -50,19 +51,33 @@ def import_folder(folder: Path, fmt: str, output: Path) -> int:
     return count
 
 
+def _text(value: Any) -> bytes:
+    """A JSON value's text as ``json.dumps`` writes it; a lone surrogate (JSON can escape one, UTF-8 cannot hold
+    it) escaped."""
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value).encode("utf-8")
+
+
 def _import_into(folder: Path, fmt: str, output: Path, outputs: Any, columnar: Any) -> int:
-    """The result sets, one JSON line each, streamed to ``output`` as they are read (a run at a time); nothing is
+    """The result sets, one JSON line each, streamed to ``output`` as they are read (a row at a time); nothing is
     renamed into place unless every table checked out to the end."""
     count = 0
     try:
         stream = None
-        for document in columnar.read(folder):
+        for document, rows in columnar.read_runs(folder):
             stream = stream or outputs.stream(output)
-            try:
-                line = json.dumps(document, ensure_ascii=False).encode("utf-8")
-            except UnicodeEncodeError:  # a lone surrogate (JSON can escape one, UTF-8 cannot hold it): escaped
-                line = json.dumps(document).encode("utf-8")
-            stream.write(line + b"\n")
+            if rows is None:
+                stream.write(_text(document) + b"\n")
+            else:  # the result set's own fields around its rows, written a row at a time (json.dumps's layout)
+                marker = f"evalschema-rows-{secrets.token_hex(16)}"
+                document[columnar.ROWS] = marker
+                head, tail = _text(document).split(_text(marker), 1)
+                stream.write(head + b"[")
+                for number, row in enumerate(rows):
+                    stream.write((b", " if number else b"") + _text(row))
+                stream.write(b"]" + tail + b"\n")
             count += 1
     except columnar.NotAnExport as exc:
         raise Unreadable(f"cannot read as {fmt}: {exc}", exc.code) from None

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -36,10 +37,11 @@ from typing import Any
 
 import orjson
 
+from .core.display import visible
 from .core.extras import require
 from .core.findings import Finding
 from .io.gate import Outputs, Refused, WriteFailed
-from .io.loader import open_regular
+from .io.loader import open_regular, parse_json
 from .schemas.registry import arrow_dir, spec_version
 
 BATCH = 8192
@@ -140,7 +142,10 @@ def _unfit(value: Any, node: dict[str, Any]) -> Any:
     return value
 
 
-def _unfit_struct(value: dict[str, Any], fields: list[dict[str, Any]]) -> dict[str, Any]:
+def _unfit_struct(
+    value: dict[str, Any], fields: list[dict[str, Any]], unfit: Callable[[Any, dict[str, Any]], Any] | None = None
+) -> dict[str, Any]:
+    unfit = unfit or _unfit
     out: dict[str, Any] = {}
     for field in fields:
         name = field["name"]
@@ -149,7 +154,7 @@ def _unfit_struct(value: dict[str, Any], fields: list[dict[str, Any]]) -> dict[s
         item = value[name]
         if item is None and not (field.get("required") and field.get("null")):
             continue  # absent (a null that was written is kept by the row's _json)
-        out[name] = _unfit(item, field["type"])
+        out[name] = unfit(item, field["type"])
     return out
 
 
@@ -677,67 +682,225 @@ def _place_rows(rebuilt: dict[str, Any]) -> dict[str, Any]:
 # --- reading back ---------------------------------------------------------------------------------------------
 
 
-def _batches(folder: Path, name: str) -> Iterator[dict[str, Any]]:
+class NotAnExport(ValueError):
+    """A folder that is not a columnar export this version reads: ``code`` (an ``IMPORT_*`` conversion error code),
+    the table at fault and why. Raised before anything of the offending part is trusted."""
+
+    def __init__(self, code: str, table: str, message: str) -> None:
+        super().__init__(f"{table}: {message}" if table else message)
+        self.code, self.table = code, table
+
+
+def _table_path(folder: Path, name: str) -> Path:
     parquet, arrow = folder / f"{name}.parquet", folder / f"{name}.arrow"
+    if parquet.exists() or parquet.is_symlink():
+        return parquet
+    if arrow.exists() or arrow.is_symlink():
+        return arrow
+    raise NotAnExport("IMPORT_NOT_FORMAT", f"{name}.parquet", f"missing: an export holds the tables {', '.join(TABLES)}")
+
+
+def _check_schema(name: str, schema: Any, expected: Any) -> None:
+    """The table's columns and types are the generated schema's, and its spec version is one this version reads."""
+    from .schemas.identify import parse_version
+
+    metadata = schema.metadata or {}
+    declared = metadata.get(b"evalschema.spec_version")
+    text = declared.decode("utf-8", "replace") if isinstance(declared, bytes) else None
+    version = parse_version(text) if text is not None else None
+    if version is None:
+        raise NotAnExport("IMPORT_NOT_FORMAT", name, "no evalschema.spec_version in the table's metadata")
+    supported = parse_version(spec_version())
+    assert supported is not None
+    if version[0] != supported[0] or version[1:] > supported[1:]:
+        # a newer version (or another major) may mean anything: VERSION_UNSUPPORTED, and nothing else is read
+        raise NotAnExport(
+            "IMPORT_VERSION_UNSUPPORTED",
+            name,
+            f"VERSION_UNSUPPORTED: written for spec {visible(text or '')}; this version reads {supported[0]}.x up to {spec_version()}",
+        )
+    if schema.equals(expected, check_metadata=False):
+        return
+    got = {field.name: field for field in schema}
+    for field in expected:
+        other = got.get(field.name)
+        if other is None:
+            raise NotAnExport("IMPORT_NOT_FORMAT", name, f"no column {visible(field.name)}")
+        if not other.type.equals(field.type) or other.nullable != field.nullable:
+            raise NotAnExport("IMPORT_NOT_FORMAT", name, f"column {visible(field.name)} is {visible(str(other.type))}, not {field.type}")
+    extra = [n for n in schema.names if n not in expected.names]
+    if extra:
+        raise NotAnExport("IMPORT_NOT_FORMAT", name, f"unknown column {visible(extra[0])}")
+    raise NotAnExport("IMPORT_NOT_FORMAT", name, "columns out of the generated schema's order")
+
+
+def _batches(folder: Path, name: str, expected: Any) -> Iterator[dict[str, Any]]:
+    """The rows of one table, a batch at a time, after its schema was checked. No count the file claims sizes an
+    allocation: rows are read in batches of ``BATCH`` (never a whole row group at once, whose claimed row count
+    pyarrow would allocate for) and a row group that holds other than the rows it claims is refused."""
+    table = _table_path(folder, name)
     # the input gate: a table is a regular file (a FIFO or a device in its place is refused, never read); pyarrow
     # then opens it by name itself (a Python file object under pyarrow's reader can abort the interpreter at exit)
-    table = parquet if parquet.exists() else arrow
     handle = open_regular(table)
     if isinstance(handle, Finding):
-        raise ValueError(f"{table.name}: {handle.code}: {handle.message}")
+        raise NotAnExport("IMPORT_UNREADABLE", table.name, f"{handle.code}: {handle.message}")
     handle.close()
-    if table is parquet:
-        import pyarrow.parquet as pq
+    try:
+        if table.suffix == ".parquet":
+            import pyarrow.parquet as pq
 
-        file = pq.ParquetFile(str(parquet))
-        for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
-            for batch in file.read_row_group(group).to_batches(max_chunksize=BATCH):
-                yield from batch.to_pylist()
-    else:
-        import pyarrow.ipc as ipc
+            file = pq.ParquetFile(str(table))
+            _check_schema(table.name, file.schema_arrow, expected)
+            for group in range(file.num_row_groups):  # a batch spanning row groups could not hold nested dictionaries
+                claimed, held = file.metadata.row_group(group).num_rows, 0
+                for batch in file.iter_batches(batch_size=BATCH, row_groups=[group]):
+                    held += batch.num_rows
+                    if held > claimed:
+                        break
+                    yield from batch.to_pylist()
+                if held != claimed:
+                    raise NotAnExport("IMPORT_UNREADABLE", table.name, f"row group {group} claims {claimed} rows and holds {held}")
+        else:
+            import pyarrow.ipc as ipc
 
-        with ipc.open_file(str(arrow)) as reader:
-            for index in range(reader.num_record_batches):
-                yield from reader.get_batch(index).to_pylist()
+            with ipc.open_file(str(table)) as reader:
+                _check_schema(table.name, reader.schema, expected)
+                for index in range(reader.num_record_batches):
+                    batch = reader.get_batch(index)
+                    batch.validate()  # buffers as long as the batch claims, before a row is made of them
+                    yield from batch.to_pylist()
+    except NotAnExport:
+        raise
+    except (OSError, ValueError, MemoryError) as exc:  # pyarrow's: a file that is not Parquet/Arrow, or corrupt
+        raise NotAnExport("IMPORT_UNREADABLE", table.name, visible(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
+
+
+def _strict(text: str, where: str) -> Any:
+    """A JSON text kept in a column, read by the loader's strict reader (no NaN, Infinity or duplicate keys)."""
+    loaded = parse_json(text, where)
+    if loaded.problem is not None:
+        raise NotAnExport("IMPORT_NOT_FORMAT", where, f"{loaded.problem.code}: {loaded.problem.message}")
+    return loaded.document
+
+
+def _unfit_checked(value: Any, node: dict[str, Any], where: str) -> Any:
+    """``_unfit`` for a column value read from a file: JSON texts read strictly, floats finite."""
+    kind = node["kind"]
+    if value is None:
+        return None
+    if kind == "json":
+        return _strict(value, where)
+    if kind == "float64" and not math.isfinite(value):
+        raise NotAnExport("IMPORT_NOT_FORMAT", where, f"{value} is not a JSON number")
+    if kind == "list":
+        return [_unfit_checked(item, node["item"]["type"], where) for item in value]
+    if kind == "map":
+        return {key: _unfit_checked(item, node["value"]["type"], where) for key, item in value}
+    if kind == "struct":
+        return _unfit_struct(value, node["fields"], lambda v, n: _unfit_checked(v, n, where))
+    return value
+
+
+class _Keyed:
+    """One table's rows in key order: each row's keys must be the next ones expected, else the export is refused
+    (rows out of order, a gap, a duplicate, a row of no run)."""
+
+    def __init__(self, rows: Iterator[dict[str, Any]], table: str, keys: tuple[str, ...]) -> None:
+        self.rows, self.table, self.keys = rows, table, keys
+        self.head: dict[str, Any] | None = next(rows, None)
+        self.number = 0
+
+    def take(self, prefix: tuple[int, ...], index: int) -> dict[str, Any] | None:
+        """The next row if it belongs to ``prefix`` (then its last key must be ``index``); else None."""
+        row = self.head
+        if row is None or tuple(row[k] for k in self.keys[:-1]) != prefix:
+            return None
+        if row[self.keys[-1]] != index:
+            self.refuse(row)
+        self.head = next(self.rows, None)
+        self.number += 1
+        return row
+
+    def refuse(self, row: dict[str, Any]) -> None:
+        shown_keys = ", ".join(f"{k} {row[k]}" for k in self.keys)
+        raise NotAnExport("IMPORT_NOT_FORMAT", self.table, f"row {self.number} ({shown_keys}) is out of key order")
+
+    def done(self, prefix: tuple[int, ...]) -> None:
+        """No row of ``prefix`` may follow, nor one of an earlier prefix."""
+        row = self.head
+        if row is not None and tuple(row[k] for k in self.keys[:-1]) <= prefix:
+            self.refuse(row)
 
 
 def read(folder: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The result sets of an export, in order, each equal to the one written (see the module's note)."""
+    """The result sets of an export, in order, each equal to the one written (see the module's note), each held
+    whole (``read_runs`` gives a result set's rows one at a time). :class:`NotAnExport` for a folder that is not an
+    export this version reads."""
+    for document, rows in read_runs(folder):
+        if rows is not None:
+            document[ROWS] = list(rows)
+        yield document
+
+
+def read_runs(folder: str | os.PathLike[str]) -> Iterator[tuple[dict[str, Any], Iterator[Any] | None]]:
+    """Each result set of an export as its own fields (``results`` holding ``None`` where the rows go) and an
+    iterator of its rows (``None``: the result set had no ``results`` list), read a batch at a time: consume the
+    rows before asking for the next result set. Every table is checked against the generated Arrow schema
+    (columns, types, spec version) before a row is read, and its rows against their keys as they come:
+    :class:`NotAnExport` for a folder that is not an export this version reads."""
     require("pyarrow", "columnar", "Parquet and Arrow import")
     where = Path(folder)
-    fields = table_fields()
-    runs = list(_batches(where, "runs"))
-    results = _batches(where, "results")
-    graders = _batches(where, "grader_results")
-    pending_result: dict[str, Any] | None = next(results, None)
-    pending_grader: dict[str, Any] | None = next(graders, None)
-    for run in runs:
-        index = run["run_index"]
-        rows: list[Any] = []
-        while pending_result is not None and pending_result["run_index"] == index:
-            result = pending_result
+    fields, schemas = table_fields(), arrow_schemas()
+    run_fields, result_fields = _typed(fields["runs"]), _typed(fields["results"])
+    grader_fields = _typed(fields["grader_results"])
+    streams = {name: _batches(where, name, schemas[name]) for name in TABLES}
+    runs = _Keyed(streams["runs"], "runs", ("run_index",))
+    results = _Keyed(streams["results"], "results", ("run_index", "result_index"))
+    graders = _Keyed(streams["grader_results"], "grader_results", ("run_index", "result_index", "grader_index"))
+
+    def rows_of(index: int) -> Iterator[Any]:
+        count = 0
+        while (result := results.take((index,), count)) is not None:
+            place = f"results (run_index {index}, result_index {count})"
             own: list[Any] = []
-            while pending_grader is not None and (pending_grader["run_index"], pending_grader["result_index"]) == (
-                index,
-                result["result_index"],
-            ):
-                own.append(_unfit_struct(pending_grader, _typed(fields["grader_results"])))
-                pending_grader = next(graders, None)
-            if result[RESIDUAL] is not None:
-                rows.append(json.loads(result[RESIDUAL]))
+            while (grader := graders.take((index, count), len(own))) is not None:
+                spot = f"grader_results (run_index {index}, result_index {count}, grader_index {len(own)})"
+                own.append(_unfit_checked(grader, {"kind": "struct", "fields": grader_fields}, spot))
+            graders.done((index, count))
+            count += 1
+            if result[RESIDUAL] is not None:  # the whole result, its grader results included (theirs are ignored)
+                yield _strict(result[RESIDUAL], place)
             else:
-                rebuilt = _unfit_struct(result, _typed(fields["results"]))
-                rows.append(_with_graders(rebuilt, own))
-            pending_result = next(results, None)
+                yield _with_graders(_unfit_checked(result, {"kind": "struct", "fields": result_fields}, place), own)
+        results.done((index,))
+        graders.done((index,))
+
+    index = 0
+    while (run := runs.take((), index)) is not None:
+        place = f"runs (run_index {index})"
         if run[RESIDUAL] is not None:
-            document = json.loads(run[RESIDUAL])
+            document = _strict(run[RESIDUAL], place)
+            if not isinstance(document, dict):
+                raise NotAnExport("IMPORT_NOT_FORMAT", place, "_json is not an object")
         else:
-            document = _place_rows(_unfit_struct(run, _typed(fields["runs"])))
+            document = _place_rows(_unfit_checked(run, {"kind": "struct", "fields": run_fields}, place))
             if not run["_results"]:
                 del document[ROWS]
         if run["_results"]:
-            document[ROWS] = rows
-        yield document
+            document[ROWS] = None
+            rows = rows_of(index)
+            yield document, rows
+            for _ in rows:  # rows the caller left: read (and checked) all the same
+                pass
+        else:
+            yield document, None
+            if results.take((index,), 0) is not None:
+                raise NotAnExport("IMPORT_NOT_FORMAT", "results", f"rows of run_index {index}, whose run has no results")
+            graders.done((index,))
+        index += 1
+    for rest in (runs, results, graders):  # a row after the last run belongs to no run
+        if rest.head is not None:
+            rest.refuse(rest.head)
 
 
 def _with_graders(result: dict[str, Any], graders: list[Any]) -> dict[str, Any]:

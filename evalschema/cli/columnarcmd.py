@@ -11,6 +11,7 @@ lost either way, so the loss report is empty.
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,11 @@ __all__ = ["FORMATS", "Unexportable", "Unreadable", "export_paths", "import_fold
 
 
 class Unreadable(ValueError):
-    """A folder that is not a columnar export this version can read."""
+    """A folder that is not a columnar export this version can read: ``code`` says why (an ``IMPORT_*`` code)."""
+
+    def __init__(self, message: str, code: str = "IMPORT_UNREADABLE") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
@@ -46,11 +51,36 @@ def import_folder(folder: Path, fmt: str, output: Path) -> int:
     return count
 
 
-def _import_into(folder: Path, fmt: str, output: Path, outputs: Any, columnar: Any) -> int:
+def _text(value: Any) -> bytes:
+    """A JSON value's text as ``json.dumps`` writes it; a lone surrogate (JSON can escape one, UTF-8 cannot hold
+    it) escaped."""
     try:
-        documents = list(columnar.read(folder))
-    except (OSError, ValueError) as exc:  # pyarrow's errors for a file that is not Parquet/Arrow are ValueErrors
-        raise Unreadable(f"cannot read as {fmt}: {exc}") from None
-    lines = [json.dumps(d, ensure_ascii=False) for d in documents]
-    outputs.write(output, ("\n".join(lines) + "\n").encode("utf-8"))
-    return len(documents)
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value).encode("utf-8")
+
+
+def _import_into(folder: Path, fmt: str, output: Path, outputs: Any, columnar: Any) -> int:
+    """The result sets, one JSON line each, streamed to ``output`` as they are read (a row at a time); nothing is
+    renamed into place unless every table checked out to the end."""
+    count = 0
+    try:
+        stream = None
+        for document, rows in columnar.read_runs(folder):
+            stream = stream or outputs.stream(output)
+            if rows is None:
+                stream.write(_text(document) + b"\n")
+            else:  # the result set's own fields around its rows, written a row at a time (json.dumps's layout)
+                marker = f"evalschema-rows-{secrets.token_hex(16)}"
+                document[columnar.ROWS] = marker
+                head, tail = _text(document).split(_text(marker), 1)
+                stream.write(head + b"[")
+                for number, row in enumerate(rows):
+                    stream.write((b", " if number else b"") + _text(row))
+                stream.write(b"]" + tail + b"\n")
+            count += 1
+    except columnar.NotAnExport as exc:
+        raise Unreadable(f"cannot read as {fmt}: {exc}", exc.code) from None
+    if not count:
+        raise Unreadable(f"cannot read as {fmt}: the export holds no result set", "IMPORT_EMPTY")
+    return count

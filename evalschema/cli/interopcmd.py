@@ -92,7 +92,7 @@ def run_import(args: argparse.Namespace) -> int:
         try:
             count = columnarcmd.import_folder(args.inputs[0], args.source_format, args.out)
         except columnarcmd.Unreadable as exc:
-            return _failed(args, ConversionError("IMPORT_UNREADABLE", str(exc), str(args.inputs[0])))
+            return _failed(args, ConversionError(exc.code, str(exc), str(args.inputs[0])))
         return _report(args, LossReport("import", args.source_format), {"resultset": str(args.out), "records": count})
     try:
         outcome = import_results(args.source_format, args.inputs, args.out, args.suite_out)

@@ -91,8 +91,16 @@ def row_outcome(row: dict[str, Any], grader: str | None) -> int:
     return PASSED if row.get("passed") is True else FAILED
 
 
+_HUGE_ATTEMPT = struct.pack("<q", -(2**63))  # no valid attempt (minimum 1) packs to this
+
+
 def pair_key(case: bytes, attempt: int) -> bytes:
-    return struct.pack("<q", attempt) + case
+    """The key of a pair: the attempt packed in 8 bytes, then the test case id. An attempt beyond 64 bits (valid:
+    ``attempt`` has no maximum, and ``1e300`` is a whole number) takes a marker no valid attempt packs to, then
+    its decimal digits and a NUL (never a digit): distinct keys stay distinct."""
+    if -(2**63) < attempt < 2**63:
+        return struct.pack("<q", attempt) + case
+    return _HUGE_ATTEMPT + str(attempt).encode("ascii") + b"\0" + case
 
 
 def change_of(base: int, new: int) -> str:

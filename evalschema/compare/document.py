@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from evalschema_models import rules as codes
@@ -124,9 +123,9 @@ def build(comparer: Comparer) -> dict[str, Any]:
                 "grader_id": grader_id,
                 "pairs": pairs,
                 "test_cases": sum(1 for count in counts if count),
-                "base_mean": base_total / pairs if pairs else None,
-                "new_mean": new_total / pairs if pairs else None,
-                "difference": math.fsum(differences) / pairs if pairs else None,
+                "base_mean": stats.finite(base_total / pairs) if pairs else None,
+                "new_mean": stats.finite(new_total / pairs) if pairs else None,
+                "difference": stats.mean(differences, pairs),
                 "interval": list(interval) if interval else None,
                 "method": interval_method,
             }

@@ -23,7 +23,34 @@ _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 def z_value(alpha: float) -> float:
     """The two-sided standard normal quantile ``Φ⁻¹(1 − alpha / 2)`` (Wichura's AS 241, as in CPython)."""
-    return NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    upper = 1.0 - alpha / 2.0
+    if upper < 1.0:
+        return NormalDist().inv_cdf(upper)
+    # alpha below the double spacing at 1 (e.g. 1e-300): 1 - alpha/2 rounds to 1, whose quantile is infinite;
+    # the lower tail holds it exactly (the normal is symmetric)
+    return -NormalDist().inv_cdf(alpha / 2.0)
+
+
+def finite(value: float | None) -> float | None:
+    """The value, or ``None`` where it overflowed the double range (scores near ±1.8e308: their differences and
+    sums are not doubles, and JSON readers that read doubles cannot hold them)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def finite_interval(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    """The interval, or ``None`` when a bound overflowed (see ``finite``)."""
+    return bounds if bounds is not None and math.isfinite(bounds[0]) and math.isfinite(bounds[1]) else None
+
+
+def mean(values: Sequence[float], count: int) -> float | None:
+    """Σ values / count, exactly rounded; ``None`` when there is no value or the mean is not a finite double (a
+    sum past the double range: an infinite value, or ``inf`` and ``-inf`` both, which ``fsum`` refuses)."""
+    if not count:
+        return None
+    try:
+        return finite(math.fsum(values) / count)
+    except (OverflowError, ValueError):
+        return None
 
 
 def binomial_two_sided(b: int, m: int) -> float:
@@ -178,19 +205,25 @@ def cluster_bootstrap(
         if not values:
             out.append(None)
             continue
+        if not all(map(math.isfinite, values)):  # a resample's sum past the double range (see ``finite``)
+            out.append(None)
+            continue
         values.sort()
-        out.append((quantile(values, alpha / 2.0), quantile(values, 1.0 - alpha / 2.0)))
+        out.append(finite_interval((quantile(values, alpha / 2.0), quantile(values, 1.0 - alpha / 2.0))))
     return out
 
 
 def cluster_normal(sums: Sequence[float], counts: Sequence[int], z: float) -> tuple[float, float] | None:
     """The cluster-robust normal interval of Σ sums / Σ counts: mean ± z·SE with SE² = Σ (sumᵢ − mean·countᵢ)² /
     (Σ counts)² · G / (G − 1) over the G test cases that have pairs. Used beyond ``DRAW_BUDGET``."""
-    total, pairs = math.fsum(sums), sum(counts)
+    pairs = sum(counts)
     clusters = sum(1 for c in counts if c)
-    if pairs == 0 or clusters < 2:
+    centre = mean(sums, pairs)
+    if centre is None or clusters < 2:
         return None
-    mean = total / pairs
-    squares = math.fsum((s - mean * c) ** 2 for s, c in zip(sums, counts) if c)
+    try:
+        squares = math.fsum((s - centre * c) ** 2 for s, c in zip(sums, counts) if c)
+    except (OverflowError, ValueError):  # a square past the double range
+        return None
     se = math.sqrt(squares * clusters / (clusters - 1)) / pairs
-    return mean - z * se, mean + z * se
+    return finite_interval((centre - z * se, centre + z * se))

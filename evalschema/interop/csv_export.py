@@ -92,7 +92,13 @@ def write(document: dict[str, Any], stream: IO[bytes], loss: LossReport, source:
                 )
                 if result.get("metadata"):
                     loss.dropped(source, f"/results/{index}/grader_results/{g}/metadata", "grader result metadata has no CSV column")
-            writer.writerow([_cell(cells.get(c)) for c in COLUMNS])
+            line = [_cell(cells.get(c)) for c in COLUMNS]
+            try:
+                "".join(line).encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (JSON can escape one, UTF-8 cannot hold it): U+FFFD
+                line = [c.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for c in line]
+                loss.approximated(source, f"/results/{index}", "a lone surrogate (a CSV file is UTF-8) is written as U+FFFD")
+            writer.writerow(line)
             lines += 1
         for field in ("metadata", "constraint_violations"):
             if row.get(field):

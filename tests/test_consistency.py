@@ -84,15 +84,22 @@ _NOT_CODES = {
     "MAX_INPUT_BYTES_CEILING",
     "MAX_FINDINGS",
     "MAX_VALUE_CHARS",
+    "O_CLOEXEC",  # an os flag, as O_NONBLOCK
+    # names a module exports (its ``__all__``): exit statuses, the stream choices, -j's ranges per process
+    "EXIT_OK",
+    "EXIT_INVALID",
+    "EXIT_UNREADABLE",
+    "STREAM_CHOICES",
+    "RANGES_PER_JOB",
 }
 
 
 def _python_codes() -> set[str]:
     """Every ``codes.X`` and every code-like string literal (``"INVALID_JSON"``) in the Python SDK."""
     named: set[str] = set()
-    # the validating SDK, every layer of it; not the features with codes of their own (interop's IMPORT_* and its
-    # command, compare)
-    features = {"compare", "interop", "interopcmd.py"}
+    # the validating SDK, every layer of it; not the features with codes of their own (interop's IMPORT_* and the
+    # commands that import, compare)
+    features = {"compare", "interop", "interopcmd.py", "columnar.py", "columnarcmd.py"}
     for path in (p for p in (ROOT / "evalschema").rglob("*.py") if not features & set(p.relative_to(ROOT / "evalschema").parts)):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "codes":

@@ -91,6 +91,10 @@ _NOT_CODES = {
     "EXIT_UNREADABLE",
     "STREAM_CHOICES",
     "RANGES_PER_JOB",
+    # the tables that bind the ledger's rules to their units (generated, and each SDK's binding of them)
+    "RULES_BY_UNIT",
+    "RULES_REGISTRY",
+    "RULE_UNITS",
 }
 
 

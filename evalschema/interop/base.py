@@ -45,6 +45,7 @@ class Sink:
         self.summary: dict[str, Any] | None = None
         self.declared: dict[str, tuple[str, ...]] = {}
         self.interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.spelled: dict[str, str | int] = {}  # each test case id made by case_id(): the source's id
         self.contents: dict[str, bytes] = {}  # each test case id's content digest: an id seen again must be the same case
 
     def start(self, resultset: dict[str, Any], suite: dict[str, Any]) -> None:
@@ -81,6 +82,17 @@ class Sink:
         if added and "graders" in case:
             self.declared[case["id"]] = self._intern(tuple(g for g in case["graders"] if isinstance(g, str)))
         return added
+
+    def case_id(self, raw: str | int, source: str, where: str) -> str:
+        """A source's sample id (text or a whole number) as a test case id: ``3`` and ``"3"`` are two samples
+        whose ids have one text, refused (``IMPORT_NOT_FORMAT``) rather than merged into one test case."""
+        text = str(raw)
+        first = self.spelled.setdefault(text, raw)
+        if type(first) is not type(raw):
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT", f"sample ids {first!r} and {raw!r} are distinct samples with the same text", source, where
+            )
+        return text
 
     def _intern(self, ids: tuple[str, ...]) -> tuple[str, ...]:
         return self.interned.setdefault(ids, ids)

@@ -371,7 +371,9 @@ def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, so
     base = f"/samples/{index}"  # the position in a .json log; in a .eval archive, the reading order (ids × epochs)
     if sid is None or sid == "":
         raise ConversionError("IMPORT_NOT_FORMAT", "a sample has no id", source, "/samples")
-    case_id = str(sid)
+    if isinstance(sid, bool) or not isinstance(sid, (str, int)):
+        raise ConversionError("IMPORT_NOT_FORMAT", "a sample id is text or a whole number", source, base + "/id")
+    case_id = sink.case_id(sid, source, base + "/id")
     case: dict[str, Any] = {"id": case_id, "input": _input(sample.get("input"), loss, source, base + "/input")}
     target = sample.get("target")
     case_meta: dict[str, Any] = {}

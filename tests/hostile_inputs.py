@@ -7,9 +7,11 @@ larger than the row needs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -470,3 +472,101 @@ def html_over_input(folder: Path, case: dict[str, Any]) -> Built:
 def yaml_many_documents(folder: Path, case: dict[str, Any]) -> Built:
     body = "".join("---\nid: g\ntype: contains\nparams: {substring: x}\n" for _ in range(case["count"]))
     return {"in": str(_write(folder / "many.yaml", body))}
+
+
+# --- other tools' outputs, changed (issue 39: import) ---------------------------------------------------------
+
+FIXTURES = ROOT / "tests" / "interop" / "fixtures"
+
+
+def _put(document: Any, pointer: str, value: Any) -> None:
+    """Set the value at the JSON Pointer ``pointer`` (the last token may be new, or ``-`` to append)."""
+    *parents, last = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    for token in parents:
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    if isinstance(document, list):
+        document.append(value) if last == "-" else document.__setitem__(int(last), value)
+    else:
+        document[last] = value
+
+
+def _get(document: Any, pointer: str) -> Any:
+    for token in pointer.split("/")[1:]:
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    return document
+
+
+def _edited(document: Any, case: dict[str, Any]) -> bytes:
+    """``document`` with the row's edits: ``set`` [[pointer, value]], ``copy`` [[from, to]] (a deep copy; then
+    ``set`` applies), ``nest`` [pointer, depth] (an array nested ``depth`` deep, spliced in as text: deeper than
+    any parser's recursion)."""
+    for source, target in case.get("copy", []):
+        _put(document, target, json.loads(json.dumps(_get(document, source))))
+    for pointer, value in case.get("set", []):
+        _put(document, pointer, value)
+    if "nest" not in case:
+        return json.dumps(document).encode()
+    pointer, depth = case["nest"]
+    _put(document, pointer, "@NEST@")
+    return json.dumps(document).replace('"@NEST@"', "[" * depth + "]" * depth).encode()
+
+
+@builder
+def foreign(folder: Path, case: dict[str, Any]) -> Built:
+    """A real tool output (``fixture``, under tests/interop/fixtures), edited as the row says; ``{out}`` the
+    result set to write, ``{list}`` every input file (an lm-eval folder's results and samples).
+
+    ``.json``: the edits of :func:`_edited`. ``.jsonl``: ``lines`` [[line (1-based), pointer, value]] and
+    ``replace`` [[pointer, old, new]] (every line whose value at pointer is ``old``). An lm-eval folder: the edits
+    apply to its ``results_*.json``. A ``.eval`` archive: the edits apply to its header entries, ``duplicate``
+    adds a second entry of that name, ``member`` [name, size] adds an entry of ``size`` spaces (deflated: small on
+    disk, large inflated).
+    """
+    source = FIXTURES / case["fixture"]
+    out = {"out": str(folder / "out.resultset.json")}
+    if source.is_dir():
+        files = []
+        for item in sorted(source.iterdir()):
+            data = item.read_bytes()
+            if item.name.startswith("results_"):
+                data = _edited(json.loads(data), case)
+            files.append(str(_write(folder / item.name, data)))
+        return {**out, "in": files[0], "list": files}
+    target = folder / source.name
+    if source.suffix == ".jsonl":
+        lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for number, pointer, value in case.get("lines", []):
+            _put(lines[number - 1], pointer, value)
+        for pointer, old, new in case.get("replace", []):
+            for line in lines:
+                try:
+                    found = _get(line, pointer)
+                except (KeyError, IndexError, TypeError):
+                    continue
+                if found == old and type(found) is type(old):
+                    _put(line, pointer, new)
+        _write(target, "".join(json.dumps(line) + "\n" for line in lines))
+    elif source.suffix == ".eval":
+        import zipfile
+
+        with contextlib.suppress(ImportError):  # Inspect's zstd entries
+            import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+        with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name in original.namelist():
+                data = original.read(name)
+                if name in ("header.json", "_journal/start.json"):
+                    data = _edited(json.loads(data), case)
+                archive.writestr(name, data)
+                if name == case.get("duplicate"):
+                    with warnings.catch_warnings():  # zipfile warns of the duplicate name: the point of the row
+                        warnings.simplefilter("ignore")
+                        archive.writestr(name, data)
+            if "member" in case:
+                name, size = case["member"]
+                with archive.open(name, "w", force_zip64=True) as entry:
+                    block = b" " * (1 << 20)
+                    for _ in range(size >> 20):
+                        entry.write(block)
+    else:
+        _write(target, _edited(json.loads(source.read_bytes()), case))
+    return {**out, "in": str(target), "list": [str(target)]}

@@ -747,6 +747,16 @@ def _after(check: str, names: dict[str, Any]) -> None:
     elif check == "link_kept":
         assert Path(names["in"]).is_symlink(), "the link was replaced by a regular file"
         assert Path(names["real"]).read_bytes() != (EXAMPLES / "pack-legacy-fail-on-violation.json").read_bytes(), "not migrated"
+    elif check == "out_valid":  # an import that exits 0 wrote a suite and a result set that validate accepts
+        from evalschema.interop import suite_path_for
+        from evalschema.pipeline import validate_file
+
+        suite_path = suite_path_for(Path(names["out"]))
+        suite_report = validate_file(suite_path, "suite")
+        assert suite_report.valid, suite_report.errors[:5]
+        suite = json.loads(suite_path.read_text(encoding="utf-8"))
+        report = validate_file(names["out"], "resultset", suite=suite)
+        assert report.valid, report.errors[:5]
     elif check == "no_missing_folder":
         assert not Path(names["out"]).parent.exists()
     else:

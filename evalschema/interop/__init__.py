@@ -84,13 +84,46 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
     loss = LossReport("import", format)
     suite_out = suite_out or suite_path_for(out)
     inputs = [Path(p) for p in inputs]
+    names = ", ".join(p.name for p in inputs)
     with Outputs([out, suite_out], inputs=inputs) as outputs:
         sink = Sink(outputs.stream(out), format, loss)
-        module.read(inputs, sink, loss)
-        summary = sink.finish(", ".join(p.name for p in inputs))
+        try:
+            module.read(inputs, sink, loss)
+        except ConversionError as error:
+            error.source = error.source or names  # the sink knows the test case, not the file
+            raise
+        except RecursionError:  # a source nested deeper than Python's parsers go (an Inspect header, a sample)
+            raise ConversionError("IMPORT_UNREADABLE", "nested too deeply to read", names) from None
+        summary = sink.finish(names)
         assert sink.headers is not None
         sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite))
+        _refuse_invalid(outputs.written(suite_out), "suite", suite_out, names)
+        _refuse_invalid(outputs.written(out), "resultset", out, names)
     return ImportOutcome(out, suite_out, loss, summary)
+
+
+SHOWN_FINDINGS = 20  # findings quoted in an IMPORT_INVALID_OUTPUT error: enough to act on, a bounded message
+
+
+def _refuse_invalid(written: Path, kind: str, target: Path, source: str) -> None:
+    """Validate a converted document as ``validate`` would (the same pipeline, the result set read in pieces when
+    large) before it is committed: an importer never writes an invalid document with exit 0. The findings point
+    into the document it would have written (``target``), whose source values they name."""
+    from ..pipeline import validate_file
+
+    report = validate_file(written, kind, place_limit=SHOWN_FINDINGS)
+    if report.valid:
+        return
+    first = report.errors[0]
+    findings = [{"code": f.code, "pointer": f.pointer, "message": f.message} for f in report.errors[:SHOWN_FINDINGS]]
+    raise ConversionError(
+        "IMPORT_INVALID_OUTPUT",
+        f"the converted {kind} ({target.name}) would not be valid ({len(report.errors)} error(s)), first: {first.code} at "
+        f"{first.pointer or '/'}: {first.message}",
+        source,
+        first.pointer,
+        findings=findings,
+    )
 
 
 def export_results(format: str, resultset: Path, out: Path, *, force: bool = False) -> ExportOutcome:

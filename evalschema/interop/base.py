@@ -8,14 +8,22 @@ a tool prefix, as the schemas recommend.
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
+from ..core.rfc3339 import is_date_time
 from .common import ConversionError, LossReport, ResultSetWriter, SuiteWriter
 
 PASS_THRESHOLD = 1.0  # a numeric score with no threshold in the source passes only at full credit
+# I-JSON (RFC 7493, 2.2): the largest integer every JSON reader holds exactly. A count or a duration beyond it is
+# not a measurement but noise (or an attack: 1e300 would not even fit the 64 bits the writer can hold)
+SAFE_INTEGER = 2**53 - 1
 
 
 @dataclass
@@ -37,21 +45,54 @@ class Sink:
         self.summary: dict[str, Any] | None = None
         self.declared: dict[str, tuple[str, ...]] = {}
         self.interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.spelled: dict[str, str | int] = {}  # each test case id made by case_id(): the source's id
+        self.contents: dict[str, bytes] = {}  # each test case id's content digest: an id seen again must be the same case
 
     def start(self, resultset: dict[str, Any], suite: dict[str, Any]) -> None:
         assert self.writer is None
         suite.setdefault("id", resultset["suite_id"])
         self.headers = Headers(resultset, suite)
-        self.writer = ResultSetWriter(self.stream, resultset)
+        with _writable("", "(the result set's header)"):
+            self.writer = ResultSetWriter(self.stream, resultset)
 
     def grader(self, grader: dict[str, Any]) -> None:
+        if grader["id"] not in self.suite.graders:  # written at the end: a value the writer cannot hold is found now
+            with _writable("", f"(grader {grader['id']})"):
+                orjson.dumps(grader)
         self.suite.grader(grader)
 
-    def test_case(self, case: dict[str, Any]) -> bool:
-        added = self.suite.test_case(case)
+    def test_case(self, case: dict[str, Any], *, distinct: bool = False) -> bool:
+        """Add a test case; ``False`` when its id is there already (the first one is kept).
+
+        ``distinct``: the importer's ids name one source test case each, so the same id again must be the same
+        test case (a repeated run): one with another input or expected output is two source test cases merged into
+        one, refused. (Not for Inspect, whose epochs of one sample id may carry other inputs.)"""
+        with _writable("", f"(test case {case['id']})"):
+            added = self.suite.test_case(case)
+            asked = orjson.dumps([case.get("input"), case.get("expected_output")]) if distinct else b""
+        content = hashlib.blake2b(asked, digest_size=16).digest() if distinct else b""
+        if distinct and self.contents.setdefault(case["id"], content) != content:
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT",
+                "two different test cases of the source get the same test case id (their input or expected output "
+                "differ); importing would keep one and lose the other",
+                "",
+                f"(test case {case['id']})",
+            )
         if added and "graders" in case:
             self.declared[case["id"]] = self._intern(tuple(g for g in case["graders"] if isinstance(g, str)))
         return added
+
+    def case_id(self, raw: str | int, source: str, where: str) -> str:
+        """A source's sample id (text or a whole number) as a test case id: ``3`` and ``"3"`` are two samples
+        whose ids have one text, refused (``IMPORT_NOT_FORMAT``) rather than merged into one test case."""
+        text = str(raw)
+        first = self.spelled.setdefault(text, raw)
+        if type(first) is not type(raw):
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT", f"sample ids {first!r} and {raw!r} are distinct samples with the same text", source, where
+            )
+        return text
 
     def _intern(self, ids: tuple[str, ...]) -> tuple[str, ...]:
         return self.interned.setdefault(ids, ids)
@@ -81,13 +122,31 @@ class Sink:
         if not set(ids) <= set(seen):
             self.suite.case_graders[case] = self._intern(tuple(sorted(set(seen) | set(ids))))
         row["passed"] = decide_passed(row)
-        self.writer.add(row)
+        with _writable("", f"(a row of test case {case})"):
+            self.writer.add(row)
 
     def finish(self, source: str) -> dict[str, Any]:
         if self.writer is None or self.writer.rows == 0:
             raise ConversionError("IMPORT_EMPTY", "no samples or results to import", source)
         self.summary = self.writer.finish()
         return self.summary
+
+
+class _writable:
+    """Turns a value the JSON writer cannot hold (an integer beyond 64 bits, nesting deeper than the writer's
+    recursion limit, a key that is not a string) into ``IMPORT_NOT_FORMAT`` naming where it was: a source value
+    kept under ``metadata`` is written as the source had it, so the source decides whether it can be."""
+
+    def __init__(self, source: str, where: str) -> None:
+        self.source, self.where = source, where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, trace: object) -> None:
+        if isinstance(exc, (orjson.JSONEncodeError, RecursionError)):
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise ConversionError("IMPORT_NOT_FORMAT", f"a value cannot be written as JSON: {reason}", self.source, self.where) from None
 
 
 def decide_passed(row: dict[str, Any]) -> bool:
@@ -175,3 +234,54 @@ def text_or_default(value: Any, loss: LossReport, source: str, where: str, place
 
 def name_of(path: Path) -> str:
     return path.name
+
+
+def whole_ms(value: Any, scale: float, loss: LossReport, source: str, where: str) -> int | None:
+    """A non-negative duration (``value`` × ``scale``) as whole milliseconds, or ``None`` when the source has none.
+    One beyond :data:`SAFE_INTEGER` is dropped with a loss entry (no JSON reader holds it exactly)."""
+    number = finite_number(value)
+    if number is None or number < 0:
+        return None
+    ms = number * scale
+    if not math.isfinite(ms) or ms > SAFE_INTEGER:
+        loss.dropped(source, where, f"a duration beyond {SAFE_INTEGER} ms (the exact JSON integer range): dropped")
+        return None
+    return round(ms)
+
+
+def from_epoch(seconds: float) -> str | None:
+    """A Unix time as an RFC 3339 date-time in UTC, or ``None`` outside the years 1-9999 (which no date-time holds)."""
+    try:
+        moment = dt.datetime.fromtimestamp(seconds, dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def date_time(value: Any, loss: LossReport, source: str, where: str) -> str | None:
+    """A source timestamp as a date-time ``validate`` accepts (the same checker,
+    :func:`evalschema.core.rfc3339.is_date_time`), or ``None`` when it has none or none can be read from it.
+
+    An ISO 8601 time Python reads but RFC 3339 does not write (a UTC offset with seconds, ``+05:30:15``; a space
+    for ``T``; no offset, read as UTC) is converted to the same instant in UTC (approximated); anything else is
+    ``None`` with a loss entry (the caller defaults it)."""
+    if not isinstance(value, str) or not value:
+        return None
+    if is_date_time(value):
+        return value
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        moment = None
+    if moment is not None:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        try:
+            text = moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+        except (OverflowError, ValueError):
+            text = ""
+        if is_date_time(text):
+            loss.approximated(source, where, "a time RFC 3339 does not write (offset with seconds, no offset): the same instant in UTC")
+            return text
+    loss.dropped(source, where, "not an RFC 3339 date-time: not carried over")
+    return None

@@ -27,6 +27,7 @@ ERROR_CODES: dict[str, str] = {
     "IMPORT_NOT_FORMAT": "the input parses but is not this format: a required field is missing or has the wrong type",
     "IMPORT_VERSION_UNSUPPORTED": "the input declares a format version this importer does not read",
     "IMPORT_EMPTY": "the input holds nothing to import (no samples, no results)",
+    "IMPORT_INVALID_OUTPUT": "the input converts to a suite or result set that is not valid; nothing is written",
     "EXPORT_INPUT_INVALID": "the result set to export is unreadable or not a valid evalschema result set",
 }
 
@@ -38,7 +39,15 @@ EXAMPLES = 3  # concrete pointers kept per loss entry: the report stays small ho
 class ConversionError(Exception):
     """An input that cannot be converted: a stable ``code``, a message, and where (file and pointer or line)."""
 
-    def __init__(self, code: str, message: str, source: str = "", pointer: str = "", line: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        source: str = "",
+        pointer: str = "",
+        line: int | None = None,
+        findings: list[dict[str, Any]] | None = None,
+    ) -> None:
         assert code in ERROR_CODES, code
         super().__init__(message)
         self.code = code
@@ -46,6 +55,7 @@ class ConversionError(Exception):
         self.source = source
         self.pointer = pointer
         self.line = line
+        self.findings = findings  # IMPORT_INVALID_OUTPUT: the validator's findings on the document it would write
 
     def location(self) -> str:
         where = self.source
@@ -59,6 +69,8 @@ class ConversionError(Exception):
         out: dict[str, Any] = {"code": self.code, "message": self.message, "source": self.source, "pointer": self.pointer}
         if self.line is not None:
             out["line"] = self.line
+        if self.findings is not None:
+            out["findings"] = self.findings
         return out
 
     def __str__(self) -> str:

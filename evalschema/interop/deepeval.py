@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from .base import Sink, finite_number, prefixed, text_or_default
+from .base import Sink, finite_number, prefixed, text_or_default, whole_ms
 from .common import ConversionError, LossReport, read_input
 
 FORMAT = "deepeval"
@@ -79,15 +79,16 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         FORMAT, {k: v for k, v in doc.items() if k not in {"testCases", "conversationalTestCases", "identifier"}}
     )
     sink.start(resultset, {"id": suite_id})
+    slugs: dict[str, str] = {}  # grader id -> the metric name it was made from: two names, one id, is refused
     for index, case in enumerate(doc["testCases"]):
         if not isinstance(case, dict):
             raise ConversionError("IMPORT_NOT_FORMAT", "a test case is not an object", source, f"/testCases/{index}")
-        _case(case, index, sink, loss, source)
+        _case(case, index, sink, loss, source, slugs)
     for index, _ in enumerate(doc.get("conversationalTestCases") or []):
         loss.dropped(source, f"/conversationalTestCases/{index}", "conversational (multi-turn) test cases have no evalschema mapping yet")
 
 
-def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str) -> None:
+def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str, slugs: dict[str, str]) -> None:
     base = f"/testCases/{index}"
     name = case.get("name")
     if not isinstance(name, str) or not name:
@@ -99,6 +100,14 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
     for metric in metrics:
         if not isinstance(metric.get("name"), str):
             raise ConversionError("IMPORT_NOT_FORMAT", "a metric has no name", source, base + "/metricsData")
+        named = slugs.setdefault(_slug(metric["name"]), metric["name"])
+        if named != metric["name"]:  # "Word Overlap" and "Word_Overlap": two metrics, never merged into one grader
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT",
+                f"metrics {named!r} and {metric['name']!r} both become the grader id {_slug(named)!r}",
+                source,
+                f"{base}/metricsData/{case['metricsData'].index(metric)}/name",
+            )
         params: dict[str, Any] = {"handler": f"deepeval:{metric['name']}"}
         if finite_number(metric.get("threshold")) is not None:
             params["threshold"] = metric["threshold"]
@@ -130,7 +139,7 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
                 out.setdefault("metadata", {})[f"deepeval.{field}"] = case[field]
     if isinstance(case.get("tags"), list):
         out["tags"] = [str(t) for t in case["tags"]]
-    sink.test_case(out)
+    sink.test_case(out, distinct=True)  # id: order and name; two cases of one id with other inputs are refused
     row: dict[str, Any] = {"test_case_id": case_id}
     if isinstance(case.get("actualOutput"), str):
         row["actual_output"] = case["actualOutput"]
@@ -155,9 +164,9 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
             result["metadata"] = meta
         results.append(result)
     row["grader_results"] = results
-    duration = finite_number(case.get("runDuration"))
-    if duration is not None and duration >= 0:
-        row["duration_ms"] = round(duration * 1000)
+    duration = whole_ms(case.get("runDuration"), 1000, loss, source, base + "/runDuration")
+    if duration is not None:
+        row["duration_ms"] = duration
     meta = prefixed(FORMAT, {"success": case.get("success"), **{k: v for k, v in case.items() if k not in _CASE_MAPPED}})
     if meta:
         row["metadata"] = meta

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -166,7 +167,7 @@ def _read_error(path: Path, exc: BaseException) -> ConversionError:
     return ConversionError("IMPORT_NOT_FORMAT", f"not an Inspect log ({type(exc).__name__}): {_first_line(exc)}", str(path))
 
 
-def _samples(path: Path, header: Any) -> Iterator[Any]:
+def _samples(path: Path, header: Any, loss: LossReport) -> Iterator[Any]:
     """The samples of a log, one at a time.
 
     A ``.eval`` archive is opened once and its sample entries are read in the order of the header's sample ids
@@ -174,7 +175,11 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
     does (``json.loads`` of the entry, then ``EvalSample.model_validate`` with Inspect's deserialising context).
     Inspect's ``read_eval_log_samples`` gives the same samples but reopens the archive and re-reads its directory
     for every sample, which makes a large log quadratic (hours for 100k samples); memory is one sample either way.
-    A missing entry is skipped, as ``all_samples_required=False`` does.
+    The entries read are the archive's own ``samples/<id>_epoch_<n>.json``, never a count from the header (an
+    ``epochs`` of 1e9 would be a billion lookups): those of the header's sample ids first, in its order and by
+    epoch, then any the header does not list (imported, with a loss-report entry). A sample id the header lists
+    with no entry is skipped, as ``all_samples_required=False`` does. An entry the archive holds twice (two
+    directory records of one name) is refused: which copy is the sample cannot be told.
     """
     from inspect_ai.log import EvalSample
 
@@ -197,18 +202,41 @@ def _samples(path: Path, header: Any) -> Iterator[Any]:
         fresh_context: Callable[[], dict[str, Any]] = get_deserializing_context
     except ImportError:  # a private helper: without it, pydantic's default context
         fresh_context = dict
-    epochs = header.eval.config.epochs or 1
     with zipfile.ZipFile(path) as archive:
-        names = set(archive.namelist())
-        for sample_id in sample_ids:
-            for epoch in range(1, epochs + 1):
-                member = f"samples/{sample_id}_epoch_{epoch}.json"
-                if member not in names:
-                    continue
-                data = json.loads(_member(archive, member, path))
-                # a fresh context per sample, as Inspect does: it holds a message cache that would otherwise grow
-                # with every sample read
-                yield EvalSample.model_validate(data, context=fresh_context())
+        for member in _sample_members(archive, sample_ids, path, loss):
+            data = json.loads(_member(archive, member, path))
+            # a fresh context per sample, as Inspect does: it holds a message cache that would otherwise grow
+            # with every sample read
+            yield EvalSample.model_validate(data, context=fresh_context())
+
+
+_SAMPLE_ENTRY = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>[0-9]+)\.json", re.DOTALL)
+
+
+def _sample_members(archive: zipfile.ZipFile, sample_ids: list[Any], path: Path, loss: LossReport) -> list[str]:
+    """The archive's sample entries in reading order: the header's sample ids first (its order), then the others,
+    each by epoch. Duplicate entries are refused; entries the header does not list are reported."""
+    listed = {str(sample_id): rank for rank, sample_id in reversed(list(enumerate(sample_ids)))}
+    seen: set[str] = set()
+    keyed: list[tuple[int, str, int, str]] = []
+    for name in archive.namelist():
+        match = _SAMPLE_ENTRY.fullmatch(name)
+        if match is None:
+            continue
+        if name in seen:
+            raise ConversionError(
+                "IMPORT_UNREADABLE",
+                "the archive holds this sample entry twice: which copy is the sample cannot be told",
+                str(path),
+                "/" + name,
+            )
+        seen.add(name)
+        rank = listed.get(match["id"], len(listed))
+        if rank == len(listed):
+            loss.approximated(path.name, "/eval/dataset/sample_ids", "a sample the header does not list: imported, after the listed ones")
+        keyed.append((rank, match["id"] if rank == len(listed) else "", int(match["epoch"]), name))
+    keyed.sort()
+    return [name for *_, name in keyed]
 
 
 def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
@@ -239,7 +267,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     _start(head, sink, loss, source)
     count = 0
     try:
-        for sample in _samples(path, header):
+        for sample in _samples(path, header, loss):
             _sample(_dump(sample), count, sink, loss, source)
             count += 1
     except ConversionError:
@@ -343,7 +371,9 @@ def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, so
     base = f"/samples/{index}"  # the position in a .json log; in a .eval archive, the reading order (ids × epochs)
     if sid is None or sid == "":
         raise ConversionError("IMPORT_NOT_FORMAT", "a sample has no id", source, "/samples")
-    case_id = str(sid)
+    if isinstance(sid, bool) or not isinstance(sid, (str, int)):
+        raise ConversionError("IMPORT_NOT_FORMAT", "a sample id is text or a whole number", source, base + "/id")
+    case_id = sink.case_id(sid, source, base + "/id")
     case: dict[str, Any] = {"id": case_id, "input": _input(sample.get("input"), loss, source, base + "/input")}
     target = sample.get("target")
     case_meta: dict[str, Any] = {}

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
+from .base import Sink, arr, finite_number, from_epoch, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines, read_input
 
 FORMAT = "lm_eval"
@@ -71,9 +71,10 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     better = obj(head.get("higher_is_better"))
 
     date = finite_number(head.get("date"))
-    if date is not None:
-        started = dt.datetime.fromtimestamp(date, dt.UTC).isoformat().replace("+00:00", "Z")
-    else:
+    started = from_epoch(date) if date is not None else None
+    if date is not None and started is None:
+        loss.dropped(source, "/date", "a run date outside the years 1-9999: not carried over")
+    if started is None:
         started = dt.datetime.fromtimestamp(results_path.stat().st_mtime, dt.UTC).isoformat().replace("+00:00", "Z")
         loss.defaulted(source, "/date", "no run date: started_at is the results file's modification time")
     config = obj(head.get("config"))

@@ -14,14 +14,17 @@ from typing import Any
 
 import orjson
 
+from ..core.rfc3339 import is_date_time
 from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines
 
 FORMAT = "openai_evals"
 
 
-def _time(text: Any) -> str | None:
-    """``2023-04-17 22:08:21.904498`` (naive, UTC) or with an offset, as RFC 3339."""
+def _time(text: Any, loss: LossReport, source: str, where: str) -> str | None:
+    """``2023-04-17 22:08:21.904498`` (naive, UTC) or with an offset, as RFC 3339 (the checker ``validate`` uses,
+    :func:`evalschema.core.rfc3339.is_date_time`): an offset RFC 3339 cannot write (with seconds, ``+05:30:15``)
+    becomes the same instant in UTC, approximated."""
     if not isinstance(text, str) or not text:
         return None
     try:
@@ -30,7 +33,18 @@ def _time(text: Any) -> str | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
-    return moment.isoformat()
+    written = moment.isoformat()
+    if is_date_time(written):
+        return written
+    try:
+        written = moment.astimezone(dt.UTC).isoformat()
+    except (OverflowError, ValueError):
+        written = ""
+    if not is_date_time(written):
+        loss.dropped(source, where, "a time no RFC 3339 date-time holds: not carried over")
+        return None
+    loss.approximated(source, where, "a UTC offset RFC 3339 cannot write (with seconds): the same instant in UTC")
+    return written
 
 
 def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
@@ -41,6 +55,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     spec: dict[str, Any] | None = None
     report: Any = None
     samples: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    spelled: dict[str, tuple[str | int, int]] = {}  # each sample id's text: the source's id and its first line
     for number, raw in input_lines(path):
         if not raw.strip():
             continue
@@ -57,7 +72,22 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         elif "final_report" in line:
             report = line["final_report"]
         elif "type" in line and "sample_id" in line:
-            samples.setdefault(str(line["sample_id"]), []).append((number, line))
+            raw_id = line["sample_id"]
+            if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or raw_id == "":
+                raise ConversionError(
+                    "IMPORT_NOT_FORMAT", "sample_id is not a non-empty string or a whole number", source, "/sample_id", number
+                )
+            sample_id = str(raw_id)
+            first = spelled.setdefault(sample_id, (raw_id, number))
+            if type(first[0]) is not type(raw_id):  # 1 and "1": two samples, one test case id; never merged
+                raise ConversionError(
+                    "IMPORT_NOT_FORMAT",
+                    f"sample_id {raw_id!r} and sample_id {first[0]!r} (line {first[1]}) are distinct samples with the same text",
+                    source,
+                    "/sample_id",
+                    number,
+                )
+            samples.setdefault(sample_id, []).append((number, line))
         else:
             raise ConversionError("IMPORT_NOT_FORMAT", "neither a spec, an event nor a final report", source, line=number)
     if spec is None:
@@ -65,7 +95,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     eval_name = spec.get("eval_name")
     if not isinstance(eval_name, str) or not eval_name:
         raise ConversionError("IMPORT_NOT_FORMAT", "spec.eval_name is missing", source, "/spec/eval_name")
-    started = _time(spec.get("created_at"))
+    started = _time(spec.get("created_at"), loss, source, "/spec/created_at")
     if started is None:
         started = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).isoformat()
         loss.defaulted(source, "/spec/created_at", "no readable created_at: started_at is the file's modification time")
@@ -107,7 +137,7 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
         kind = event.get("type")
         data = obj(event.get("data"))
         where = f":{number}/data"
-        last_time = _time(event.get("created_at")) or last_time
+        last_time = _time(event.get("created_at"), loss, source, f":{number}/created_at") or last_time
         if kind == "sampling":
             prompt = data.get("prompt") if prompt is None else prompt
             sampled = data.get("sampled")

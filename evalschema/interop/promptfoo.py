@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .base import Sink, finite_number, obj, prefixed, text_or_default
+from .base import SAFE_INTEGER, Sink, date_time, finite_number, obj, prefixed, text_or_default, whole_ms
 from .common import ConversionError, LossReport, read_input
 
 FORMAT = "promptfoo"
@@ -88,8 +88,9 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         raise ConversionError("IMPORT_NOT_FORMAT", "results.results is not a list", source, "/results/results")
     config = obj(doc.get("config"))
     meta = obj(doc.get("metadata"))
-    timestamp = body.get("timestamp") or meta.get("timestamp")
-    if not isinstance(timestamp, str) or not timestamp:
+    stamped = "/results/timestamp" if body.get("timestamp") else "/metadata/timestamp"
+    timestamp = date_time(body.get("timestamp") or meta.get("timestamp"), loss, source, stamped)
+    if timestamp is None:
         timestamp = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).isoformat().replace("+00:00", "Z")
         loss.defaulted(source, "/results/timestamp", "no timestamp: started_at is the file's modification time")
     description = config.get("description") if isinstance(config.get("description"), str) else None
@@ -99,6 +100,12 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         run_id = f"promptfoo-{timestamp}"
         loss.defaulted(source, "/evalId", "no evalId: run_id made from the timestamp")
     providers = sorted({_provider_id(r) for r in rows if isinstance(r, dict)} - {""})
+    for index, row in enumerate(rows):  # checked before use: the prompt index makes the test case ids
+        prompt_index = row.get("promptIdx", 0) if isinstance(row, dict) else 0
+        if not isinstance(prompt_index, int) or isinstance(prompt_index, bool) or not 0 <= prompt_index <= SAFE_INTEGER:
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT", "promptIdx is not a prompt index (a whole number)", source, f"/results/results/{index}/promptIdx"
+            )
     prompts = {r.get("promptIdx") for r in rows if isinstance(r, dict)}
     resultset: dict[str, Any] = {
         "suite_id": suite_id,
@@ -226,9 +233,9 @@ def _row(row: dict[str, Any], index: int, many_prompts: bool, many_providers: bo
             result["metadata"] = meta
         results.append(result)
     out["grader_results"] = results
-    latency = finite_number(row.get("latencyMs"))
-    if latency is not None and latency >= 0:
-        out["duration_ms"] = round(latency)
+    latency = whole_ms(row.get("latencyMs"), 1, loss, source, base + "/latencyMs")
+    if latency is not None:
+        out["duration_ms"] = latency
     error = row.get("error") or response.get("error")
     if error and (row.get("failureReason") == ERROR_FAILURE or not grading):
         out["error"] = {"type": "provider_error", "message": str(error)}

@@ -289,6 +289,15 @@ class Outputs:
     def write(self, path: str | os.PathLike[str], data: bytes) -> None:
         self.stream(path).write(data)
 
+    def written(self, path: str | os.PathLike[str]) -> Path:
+        """The file written so far for the output ``path``, flushed, to read back before it is committed (a
+        converter validates what it is about to write). Never shown to the user: messages name ``path``."""
+        output = self._outputs[os.fspath(path)]
+        if output.stream is None or output.temporary is None:
+            raise ValueError(f"{shown(path)}: not a file output of this command")
+        output.stream.flush()
+        return output.temporary
+
     def commit(self) -> None:
         """Flush every output to disk, then rename them all into place (putting back those already renamed if
         one rename fails)."""

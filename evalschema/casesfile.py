@@ -8,6 +8,7 @@ file that cannot be read is ``TEST_CASES_FILE_UNREADABLE`` at the suite's ``/tes
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,9 @@ from evalschema_models import constants
 from evalschema_models import rules as codes
 
 from .core import messages
+from .core.display import visible
 from .core.findings import Finding, Report
+from .core.messages import show
 from .io.loader import load_path
 from .pipeline import placed, validate
 from .rules.annotated import annotated_rules
@@ -118,3 +121,44 @@ def follow(
         merged = Report.build("testcase", [*report.findings, *extra], strict=strict)
         out.lines[slot] = (line, placed(merged, loaded.positions()) if merged.findings else merged, True)
     return out
+
+
+class SuiteError(ValueError):
+    """A suite given to the API (``validate(…, suite=…)``) whose test cases cannot all be had: its file cannot be
+    read, or a mapping names a ``test_cases_file`` but no ``base`` folder says where that file is."""
+
+
+def suite_in_hand(suite: Any, base: str | os.PathLike[str] | None = None) -> Any:
+    """The suite as the cross-document rules need it: a path is read (through the input gate), and a suite whose
+    test cases live in its ``test_cases_file`` gets them read from that file, relative to the suite's own folder
+    (a path) or to ``base`` (a mapping). The CLI's ``--suite`` does the same; without it every row of a result set
+    would be "unknown test case". Anything else is returned as it is."""
+    path: Path | None = None
+    if isinstance(suite, (str, os.PathLike)):
+        path = Path(suite)
+        loaded = list(load_path(path))
+        if len(loaded) != 1 or loaded[0].problem is not None or not isinstance(loaded[0].document, dict):
+            problem = loaded[0].problem if loaded and loaded[0].problem is not None else None
+            detail = f"{problem.code}: {problem.message}" if problem is not None else "not one JSON object"
+            raise SuiteError(f"suite {visible(str(path))}: {detail}")
+        suite = loaded[0].document
+    if not isinstance(suite, dict) or "test_cases" in suite or not isinstance(suite.get("test_cases_file"), str):
+        return suite
+    if path is None:
+        if base is None:
+            raise SuiteError(
+                f"the suite keeps its test cases in test_cases_file {show(suite['test_cases_file'])}: give the folder "
+                "that file is relative to (validate(…, suite=SUITE, base=FOLDER)), or the suite's path (suite=PATH)"
+            )
+        path = Path(base) / "suite.json"  # ``follow`` reads the file relative to the folder the suite is in
+    cases = follow(suite, path)
+    if cases.problem is not None:
+        raise SuiteError(f"{cases.problem.code}: {cases.problem.message}")
+    for line, report, readable in cases.lines:
+        if not readable:
+            problem = report.errors[0]
+            raise SuiteError(
+                f"{codes.TEST_CASES_FILE_UNREADABLE}: line {line} of the test cases file {show(suite['test_cases_file'])}: "
+                f"{problem.code}: {problem.message}"
+            )
+    return {**suite, "test_cases": cases.cases}

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, outputs: Any) -> int:
     from ..compare import Options, Unreadable, compare_checked, suite_digest
-    from ..compare.render import render_html, render_text
+    from ..compare.render import render_html, render_markdown, render_text
     from ..core.display import display_path, finite, visible
     from ..io.loader import load_path
 
@@ -102,6 +102,8 @@ def _run(args: argparse.Namespace, outputs: Any) -> int:
         outputs.write(args.html, render_html(document).encode("utf-8"))
     if args.format == "json":
         sys.stdout.write(json.dumps(finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(document))
     else:
         sys.stdout.write(render_text(document))
     if args.strict and document["findings"]:
@@ -168,7 +170,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--force", action="store_true", help="compare result sets that are not valid all the same (their findings are printed; exit 1)"
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="markdown: for $GITHUB_STEP_SUMMARY or a pull request comment",
+    )
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML comparison report")
     p.set_defaults(handler=run)
     return p

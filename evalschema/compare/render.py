@@ -7,10 +7,12 @@ inline, and every value from the result sets is escaped before it is written.
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from typing import Any
 
-from ..core.display import terminal_line
+from ..core.display import terminal_line, visible
+from .stats import mcnemar
 
 TEXT_FLIPS = 50  # the text lists this many flipped cases; JSON and HTML list all
 
@@ -66,6 +68,34 @@ def grader_line(grader: dict[str, Any], document: dict[str, Any]) -> str:
     )
 
 
+def fewest_significant(pairs: int, alpha: float) -> int | None:
+    """The fewest discordant pairs, all flipped the same way, whose McNemar p (SPEC §12.4, the test ``compare``
+    uses) is below ``alpha``; ``None`` when even all ``pairs`` flipping one way would not be. In the exact range
+    p = 2 · 0.5^k, so k = ⌊log₂(2/α)⌋ + 1: 6 at α = 0.05, 8 at α = 0.01."""
+    for k in range(1, pairs + 1):
+        if mcnemar(k, 0)[0] < alpha:
+            return k
+    return None
+
+
+def power_line(document: dict[str, Any]) -> str:
+    """What the comparison could show at all: the smallest pass-rate drop (or rise) that could be significant
+    with this many pairs at ``--alpha``, or that none could."""
+    pairs, alpha = document["pairs"]["comparable"], document["options"]["alpha"]
+    needed = fewest_significant(pairs, alpha)
+    if needed is None:
+        best = mcnemar(pairs, 0)[0] if pairs else 1.0
+        fewest = fewest_significant(1 << 20, alpha)
+        return (
+            f"power: no change can be significant at alpha {alpha:g} with {pairs} pair(s): even all of them flipping "
+            f"one way gives McNemar p = {_p(best)}" + (f"; it takes at least {fewest} pairs" if fewest is not None else "")
+        )
+    return (
+        f"power: with {pairs} pairs, the smallest change that can be significant at alpha {alpha:g} is "
+        f"{100 * needed / pairs:.1f} pt ({needed} pairs flipping one way, none the other)"
+    )
+
+
 def render_text(document: dict[str, Any]) -> str:
     pairs, changes = document["pairs"], document["changes"]
     lines = [verdict_line(document)]
@@ -74,6 +104,7 @@ def render_text(document: dict[str, Any]) -> str:
         f"{pairs['excluded_errored']} errored, {pairs['excluded_unscored']} unscored; "
         f"{pairs['only_in_base']} only in base, {pairs['only_in_new']} only in new"
     )
+    lines.append("  " + power_line(document))
     lines.append("  changes: " + ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in changes.items()))
     lines += ["  " + grader_line(grader, document) for grader in document["graders"]]
     for side in ("base", "new"):
@@ -105,6 +136,93 @@ def render_text(document: dict[str, Any]) -> str:
             lines.append(f"  \u2026 and {len(flips) - TEXT_FLIPS} more (--format json or --html lists them all)")
     # ids, messages and file names come from the documents: each line is escaped so it stays one inert line
     return "\n".join(terminal_line(line) for line in lines) + "\n"
+
+
+# --- Markdown (a CI step summary, a pull request comment) -----------------------------------------------------
+
+MARKDOWN_FLIPS = 100  # a pull request comment holds at most 65,536 characters: the rest are counted, not listed
+# the characters that open something in GitHub's Markdown: emphasis, code, links, HTML, table cells (``|``),
+# strikethrough, math (``$``), mentions (``@``) and issue links (``#``); a backslash escapes any of them (CommonMark)
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>&|~$@#]")
+_MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def md(value: Any) -> str:
+    """A value as inert Markdown text on one line: controls and line breaks escaped (``visible``), ``<``, ``>`` and
+    ``&`` as entities (no HTML reaches the page), and every other character that opens something backslash-escaped
+    (no emphasis, code span, link, table cell break, math, mention or issue link from a test case's id). Never at
+    the start of a line (a table cell, after ``**`` or ``> ``): block markers (``-``, ``1.``) need no escape."""
+    if value is None:
+        return "\u2014"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _MD_SPECIAL.sub(lambda m: _MD_ENTITIES.get(m.group()) or "\\" + m.group(), visible(text))
+
+
+def _row(*cells: Any) -> str:
+    return "| " + " | ".join(md(cell) for cell in cells) + " |"
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    """The comparison for ``$GITHUB_STEP_SUMMARY`` or a pull request comment: the verdict, what the run could show,
+    the gate, the pairs, the graders, the findings and the flipped cases, every quoted value escaped."""
+    pairs, gate = document["pairs"], document["verdict"]
+    out = ["### evalschema compare", "", "**" + md(verdict_line(document)) + "**", "", "> " + md(power_line(document)), ""]
+    if gate["gate_failed"]:
+        out += [
+            "**"
+            + md("gate: fails with --fail-on-regression (" + ", ".join(r.replace("_", " ") for r in gate["gate_reasons"]) + ")")
+            + "**",
+            "",
+        ]
+    out += ["| pairs | count |", "| --- | ---: |"]
+    out += [_row(name.replace("_", " "), value) for name, value in pairs.items()]
+    out += [_row(f"changes: {name.replace('_', ' ')}", count) for name, count in document["changes"].items()]
+    if document["graders"]:
+        out += [
+            "",
+            "| grader | pairs | base mean | new mean | difference | interval | method |",
+            "| --- | ---: | ---: | ---: | ---: | --- | --- |",
+        ]
+        out += [
+            _row(
+                g["grader_id"],
+                g["pairs"],
+                _num(g["base_mean"]),
+                _num(g["new_mean"]),
+                _num(g["difference"], True),
+                _interval(g["interval"], 1, 3),
+                g["method"],
+            )
+            for g in document["graders"]
+        ]
+    if document["findings"]:
+        out += ["", "| severity | code | pointer | message |", "| --- | --- | --- | --- |"]
+        out += [_row(f["severity"], f["code"], f["pointer"] or "/", f["message"]) for f in document["findings"]]
+    flips = document["flips"]
+    if flips:
+        out += [
+            "",
+            f"#### Flipped cases ({len(flips)})",
+            "",
+            "| change | test case | attempt | base | new | graders changed | constraints | error |",
+        ]
+        out.append("| --- | --- | ---: | --- | --- | --- | --- | --- |")
+        out += [
+            _row(
+                f["change"].replace("_", " "),
+                f["test_case_id"],
+                f["attempt"],
+                f["base"],
+                f["new"],
+                ", ".join(f["graders_changed"]),
+                ", ".join(f.get("constraint_ids", [])),
+                f.get("error_type", ""),
+            )
+            for f in flips[:MARKDOWN_FLIPS]
+        ]
+        if len(flips) > MARKDOWN_FLIPS:
+            out += ["", md(f"… and {len(flips) - MARKDOWN_FLIPS} more (--format json or --html lists them all)")]
+    return "\n".join(out) + "\n"
 
 
 # --- HTML -------------------------------------------------------------------------------------------------

@@ -79,3 +79,69 @@ def by_fields(value: str) -> bool:
 
 
 FORMATS = {"date": is_date, "date-time": is_date_time}
+
+
+# Why a value is not valid: the first part found wrong, the shape first (date, T, time, zone), then the ranges in
+# reading order (the reason texts are data:
+# FORMAT_PROBLEMS, spec/constants.json; the grammar is DATE_FIELDS and TIME_FIELDS). js/src/schemas/formats.ts
+# ``formatProblem`` is the same walk.
+
+
+def _digits(text: str) -> bool:
+    return text != "" and all("0" <= c <= "9" for c in text)
+
+
+def _day_problem(year: int, month: int, day: int) -> str | None:
+    if not 1 <= month <= 12:
+        return "month"
+    return None if 1 <= day <= _days_in(year, month) else "day"
+
+
+def _clock_end(time: str) -> int | None:
+    """Where ``hh:mm:ss`` and its optional fraction end in ``time`` (the zone starts there), or ``None``."""
+    if not (len(time) >= 8 and _digits(time[0:2]) and time[2] == ":" and _digits(time[3:5]) and time[5] == ":" and _digits(time[6:8])):
+        return None
+    if time[8:9] != ".":
+        return 8
+    end = 9
+    while end < len(time) and "0" <= time[end] <= "9":
+        end += 1
+    return end if end > 9 else None
+
+
+def problem(format_name: str, value: object) -> str | None:
+    """Why ``value`` is not a valid ``format_name`` (``date`` or ``date-time``): a key of FORMAT_PROBLEMS, or
+    ``None`` when it is valid (or no reason is known)."""
+    if not isinstance(value, str) or format_name not in FORMATS or FORMATS[format_name](value):
+        return None
+    date = re.match(_DATE, value, re.ASCII)  # the date's fields at the start
+    if date is None:
+        return "date_shape"
+    day = _day_problem(*map(int, date.groups()))
+    rest = value[10:]
+    if format_name == "date":
+        return day or ("date_has_time" if rest[:1] in ("T", "t", " ") else "date_shape")
+    if rest == "":
+        return "time_missing"
+    if rest[0] not in "Tt":
+        return "separator"
+    clock = _clock_end(rest[1:])
+    if clock is None:
+        return "time_shape"
+    if clock == len(rest) - 1:
+        return "offset_missing"
+    time = re.fullmatch(_TIME, rest[1:], re.ASCII)
+    if time is None:
+        return "offset_shape"
+    if day is not None:
+        return day
+    hour, minute, second = int(time[1]), int(time[2]), int(time[3])
+    if hour > 23:
+        return "hour"
+    if minute > 59:
+        return "minute"
+    if second > 60:
+        return "second"
+    if time[4] is not None and (int(time[5]) > 23 or int(time[6]) > 59):
+        return "offset_range"
+    return "leap_second" if second == 60 else None

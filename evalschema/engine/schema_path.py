@@ -184,10 +184,20 @@ def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
     return names
 
 
-def keyword_params(keyword: str, instance: Any, declared: Any) -> tuple[str, dict[str, Any]]:
-    """The message variant and parameters of a failed ``keyword`` whose schema value is ``declared``: every parameter
-    the keyword's rule template may use (``js/src/schemaPath.ts`` has the same function)."""
+def keyword_params(keyword: str, instance: Any, declared: Any, node: Any = None) -> tuple[str, dict[str, Any]]:
+    """The message variant and parameters of a failed ``keyword`` whose schema value is ``declared`` (in the schema
+    object ``node``): every parameter the keyword's rule template may use (``js/src/schemaPath.ts`` has the same
+    function). A bound beside its other one names the scale (a score: 0 to 1); a date or date-time that is not
+    valid says which part is wrong (``rfc3339.problem``)."""
     params: dict[str, Any] = {"value": instance, "keyword": keyword, "limit": declared, "expected": declared}
+    if keyword in ("minimum", "maximum") and isinstance(node, dict):
+        lower, upper = node.get("minimum"), node.get("maximum")
+        if all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in (lower, upper)):
+            return "scale", {**params, "lower": lower, "upper": upper}
+    if keyword == "format":
+        reason = rfc3339.problem(str(declared), instance)
+        if reason is not None:
+            return "because", {**params, "format": str(declared), "reason": constants.FORMAT_PROBLEMS[reason]}
     if keyword == "type":
         params["type"] = " or ".join(str(t) for t in declared) if isinstance(declared, list) else str(declared)
     elif keyword in ("pattern", "format"):
@@ -208,7 +218,11 @@ def _keyword_findings(failure: Failure, code: str, walker: _Walker) -> list[tupl
         declared = _declared_names(walker, failure.schema_path)
         return [(pointer(*where, n), messages.render(codes.UNKNOWN_FIELD, name=n, declared=declared)) for n in failure.unexpected]
     reached, value, _ = _node_at(walker, failure.schema_path)
-    variant, params = keyword_params(failure.keyword, failure.instance, value if reached else None)
+    node = None
+    if failure.keyword in ("minimum", "maximum"):
+        around, parent, _ = _node_at(walker, failure.schema_path[:-1])
+        node = parent if around else None
+    variant, params = keyword_params(failure.keyword, failure.instance, value if reached else None, node)
     return [(pointer(*where), messages.render(KEYWORD_CODES.get(failure.keyword, code), variant, **params))]
 
 

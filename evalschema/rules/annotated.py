@@ -187,7 +187,7 @@ class Rule(NamedTuple):
                 return  # the common case, found without building a path
             for path, ref in match(value, self.source, where):
                 if not self._resolved(ref, targets):
-                    message = messages.render(self.rule, self.variant, **{self.param: ref})
+                    message = messages.render(self.rule, self.variant, **{self.param: ref}, defined=messages.ordered(targets))
                     yield Finding(pointer(*path), self.rule, self.severity, message)
 
     def _resolved(self, ref: Any, targets: set[str]) -> bool:

@@ -46,9 +46,23 @@ class SuiteIndex:
                 kind = grader.get("type")
                 shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
         self.cases: dict[str, dict[str, str | None]] = {}
+        self._case_ids: list[str] | None = None
+        self._unknown: dict[str, str] = {}
         for _, case in indexed_objects(suite.get("test_cases")):
             if isinstance(case.get("id"), str):
                 self.cases.setdefault(case["id"], _case_graders(case, shared))
+
+    def _unknown_case(self, case_id: str) -> str:
+        """UNKNOWN_TEST_CASE's message: the closest ids and the first few the suite defines (each unknown id's
+        message made once: every row of a run against the wrong suite names one)."""
+        if self._case_ids is None:
+            self._case_ids = messages.ordered(self.cases)
+        message = self._unknown.get(case_id)
+        if message is None:
+            if len(self._unknown) > 10_000:
+                self._unknown.clear()
+            message = self._unknown[case_id] = messages.render(codes.UNKNOWN_TEST_CASE, name=case_id, defined=self._case_ids)
+        return message
 
     def check(self, results: list[Any], start: int = 0) -> Iterator[Finding]:
         """Rows ``results``, the first of which is row ``start`` of the result set."""
@@ -67,7 +81,7 @@ class SuiteIndex:
                 pointer("results", index, "test_case_id"),
                 codes.UNKNOWN_TEST_CASE,
                 "error",
-                messages.render(codes.UNKNOWN_TEST_CASE, name=case_id),
+                self._unknown_case(case_id),
             )
             return
         expected = self.cases[case_id]
@@ -82,7 +96,7 @@ class SuiteIndex:
                     pointer("results", index, "grader_results", g_index, "grader_id"),
                     codes.UNKNOWN_GRADER,
                     "error",
-                    messages.render(codes.UNKNOWN_GRADER, name=grader_id, test_case=case_id),
+                    messages.render(codes.UNKNOWN_GRADER, name=grader_id, test_case=case_id, defined=messages.ordered(expected)),
                 )
                 continue
             want, got = expected[grader_id], grader_result.get("type")

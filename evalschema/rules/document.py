@@ -83,6 +83,26 @@ def _regex_finding(where: tuple[str | int, ...], source: Any) -> Finding | None:
 
 
 @cache
+def well_known_types() -> tuple[str, ...]:
+    """The well-known grader types, read from the grader schema: those CUSTOM_GRADER_HANDLER's condition leaves out
+    (``if`` type is not one of these ``then`` params.handler is required)."""
+    root = load(None).roots["grader"]
+    for rule in root.get("allOf", ()):
+        if isinstance(rule, dict) and rule.get("x-rule") == codes.CUSTOM_GRADER_HANDLER:
+            return tuple(rule.get("if", {}).get("properties", {}).get("type", {}).get("not", {}).get("enum", ()))
+    return ()
+
+
+def _near_miss(kind: Any, where: tuple[str | int, ...]) -> Iterator[Finding]:
+    """GRADER_TYPE_NEAR_MISS: a type that is no well-known one but close to one (``exact-match``) is a typo more
+    often than a custom grader; it is said even when the grader names a handler (then no other rule fires)."""
+    known = well_known_types()
+    if isinstance(kind, str) and kind not in known and messages.suggest(kind, known):
+        message = messages.render(codes.GRADER_TYPE_NEAR_MISS, value=kind, allowed=known)
+        yield Finding(pointer(*where, "type"), codes.GRADER_TYPE_NEAR_MISS, "warning", message)
+
+
+@cache
 def declared_params() -> dict[str, tuple[str, ...]]:
     """Each well-known grader type's parameter names, read from the grader schema: the per-type branches of its
     GRADER_PARAMS_INVALID subschema (``if`` type is X ``then`` params has these properties)."""
@@ -108,6 +128,7 @@ def _grader_regex(grader: dict[str, Any], where: tuple[str | int, ...]) -> Itera
         if finding:
             yield finding
     kind = grader.get("type")
+    yield from _near_miss(kind, where)
     declared = declared_params().get(kind) if isinstance(kind, str) else None
     if declared is not None and isinstance(params, dict):
         for name in params:

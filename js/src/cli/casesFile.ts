@@ -11,8 +11,9 @@ import { CROSS_CASE_CODES } from "../generated/constants.js";
 import * as codes from "../generated/rules.js";
 import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
 import { get, isObject, type JsonObject } from "../core/json.js";
-import { parseJson, readText } from "../io/loader.js";
-import { render } from "../core/messages.js";
+import { loadSources, parseJson, readText } from "../io/loader.js";
+import { render, show } from "../core/messages.js";
+import { visible } from "../core/display.js";
 import { annotatedRules } from "../rules/annotated.js";
 import { validate } from "../pipeline.js";
 
@@ -116,4 +117,51 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
     out.lines[slot] = { ...out.lines[slot]!, report: buildReport("testcase", [...report.errors, ...report.warnings, ...extra], options.strict ?? false) };
   }
   return out;
+}
+
+/**
+ * A suite given to the API (`validate(…, { suite })`) whose test cases cannot all be had: its file cannot be read,
+ * or an object names a `test_cases_file` but no `base` folder says where that file is (Python's `SuiteError`).
+ */
+export class SuiteError extends Error {
+  override name = "SuiteError";
+}
+
+/**
+ * The suite as the cross-document rules need it (Python's `suite_in_hand`): a path is read, and a suite whose test
+ * cases live in its `test_cases_file` gets them read from that file, relative to the suite's own folder (a path) or
+ * to `base` (an object). The CLI's `--suite` does the same; without it every row of a result set would be "unknown
+ * test case". Anything else is returned as it is.
+ */
+export function suiteInHand(suite: unknown, base?: string | null): unknown {
+  let path: string | null = null;
+  if (typeof suite === "string") {
+    path = suite;
+    const loaded = [...loadSources(path)];
+    const first = loaded[0];
+    if (loaded.length !== 1 || first === undefined || first.problem !== undefined || !isObject(first.document)) {
+      const problem = first?.problem;
+      throw new SuiteError(`suite ${visible(path)}: ${problem ? `${problem.code}: ${problem.message}` : "not one JSON object"}`);
+    }
+    suite = first.document;
+  }
+  if (!isObject(suite) || Object.prototype.hasOwnProperty.call(suite, "test_cases") || typeof get(suite, "test_cases_file") !== "string") return suite;
+  const name = String(get(suite, "test_cases_file"));
+  if (path === null) {
+    if (base === undefined || base === null) {
+      throw new SuiteError(
+        `the suite keeps its test cases in test_cases_file ${show(name)}: give the folder that file is relative to (validate(…, { suite, base: FOLDER })), or the suite's path (suite: PATH)`,
+      );
+    }
+    path = join(base, "suite.json"); // `follow` reads the file relative to the folder the suite is in
+  }
+  const cases = follow(suite, path);
+  if (cases.problem !== null) throw new SuiteError(`${cases.problem.code}: ${cases.problem.message}`);
+  for (const line of cases.lines) {
+    if (line.unreadable) {
+      const problem = line.report.errors[0]!;
+      throw new SuiteError(`${codes.TEST_CASES_FILE_UNREADABLE}: line ${line.line} of the test cases file ${show(name)}: ${problem.code}: ${problem.message}`);
+    }
+  }
+  return { ...suite, test_cases: cases.cases };
 }

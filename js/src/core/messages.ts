@@ -8,15 +8,17 @@
  *   (the shortest decimal that reads back as the same double); an object or array by its shape only, so no finding
  *   dumps a whole document or a long regular expression;
  * - lists (`allowed`, `names`, `declared`) are their items quoted and joined by ", ", "none" when empty;
+ * - capped lists (`defined`: the ids a suite defines, beside an undefined one) the same, but only their first
+ *   `MAX_LISTED` items, then "and N more";
  * - optional values (`base`, `new`: the two sides of a comparison) are quoted, or "absent" when missing or null;
  * - text (`type`, `first`, `detail`, `statement`, …) is inserted as it is;
  * - `suggestion` is derived: the close matches `difflib.getCloseMatches` (a port of Python's difflib) finds for
- *   `name` (or `value`) among `allowed` (or `declared`).
+ *   `name` (or `value`) among `allowed` (or `declared`, or `defined`).
  */
 
 import { createRequire } from "node:module";
 import type Difflib from "difflib";
-import { MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, MESSAGE_WORDS, SUGGESTION_CUTOFF } from "../generated/constants.js";
+import { MAX_LISTED, MAX_SUGGESTIONS, MESSAGE_PARAMETERS, MESSAGE_VALUE_CHARS, MESSAGE_WORDS, SUGGESTION_CUTOFF } from "../generated/constants.js";
 import { RULES } from "../generated/rules.js";
 
 const require = createRequire(import.meta.url);
@@ -29,10 +31,11 @@ function difflib(): typeof Difflib {
 
 export const QUOTED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.quoted);
 export const LISTS: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.lists);
+export const CAPPED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.capped);
 export const OPTIONAL: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.optional);
 export const TEXT: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.text);
 export const DERIVED: ReadonlySet<string> = new Set(MESSAGE_PARAMETERS.derived);
-export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...OPTIONAL, ...TEXT, ...DERIVED]);
+export const PARAMETERS: ReadonlySet<string> = new Set([...QUOTED, ...LISTS, ...CAPPED, ...OPTIONAL, ...TEXT, ...DERIVED]);
 
 /** A value as a message quotes it: scalars as JSON (shortened), containers by their shape only. */
 export function show(value: unknown, limit: number = MESSAGE_VALUE_CHARS): string {
@@ -46,12 +49,38 @@ export function show(value: unknown, limit: number = MESSAGE_VALUE_CHARS): strin
   return chars.length <= limit ? text : chars.slice(0, limit - 2).join("") + '…"';
 }
 
+/**
+ * The distinct strings of `names` in the order of their UTF-16 code units: the order both SDKs list a capped
+ * list's ids in (Python's `ordered`).
+ */
+export function ordered(names: Iterable<unknown>): string[] {
+  return [...new Set([...names].filter((c): c is string => typeof c === "string"))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Whether `name` can be close enough to `word`: difflib's own `quickRatio` bound (the UTF-16 code units they share,
+ * counted with repeats, whatever their order) reaches SUGGESTION_CUTOFF. A name below it is never a close match,
+ * so leaving it out changes no suggestion; when none is left, difflib is not even loaded (Python's `_may_match`).
+ */
+function mayMatch(word: string, name: string): boolean {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < name.length; i++) counts.set(name[i]!, (counts.get(name[i]!) ?? 0) + 1);
+  let shared = 0;
+  for (let i = 0; i < word.length; i++) {
+    const left = counts.get(word[i]!) ?? 0;
+    if (left > 0) {
+      counts.set(word[i]!, left - 1);
+      shared++;
+    }
+  }
+  return word.length + name.length === 0 || (2 * shared) / (word.length + name.length) >= SUGGESTION_CUTOFF;
+}
+
 /** `; did you mean "x"?` for the close matches of `word` among the string `candidates`, or "". */
 export function suggest(word: unknown, candidates: Iterable<unknown>): string {
   if (typeof word !== "string") return "";
-  const names = [...new Set([...candidates].filter((c): c is string => typeof c === "string" && c !== word))].sort(
-    (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-  );
+  const names = ordered(candidates).filter((c) => c !== word && mayMatch(word, c));
+  if (names.length === 0) return "";
   const matches: string[] = difflib().getCloseMatches(word, names, MAX_SUGGESTIONS, SUGGESTION_CUTOFF);
   return matches.length ? "; did you mean " + matches.map((m) => show(m)).join(" or ") + "?" : "";
 }
@@ -77,13 +106,18 @@ function fill(name: string, params: Params, code: string): string {
   }
   if (name === "suggestion") {
     const word = has("name") ? params["name"] : params["value"];
-    const candidates = (has("allowed") ? params["allowed"] : has("declared") ? params["declared"] : []) as Iterable<unknown>;
+    const candidates = (has("allowed") ? params["allowed"] : has("declared") ? params["declared"] : has("defined") ? params["defined"] : []) as Iterable<unknown>;
     return suggest(word, candidates);
   }
   if (OPTIONAL.has(name)) return params[name] === undefined || params[name] === null ? MESSAGE_WORDS.absent : show(params[name]);
   if (!has(name)) throw new Error(`${code}: no parameter ${name}`);
   const value = params[name];
   if (LISTS.has(name)) return [...(value as Iterable<unknown>)].map((item) => show(item)).join(", ") || MESSAGE_WORDS.empty_list;
+  if (CAPPED.has(name)) {
+    const items = [...(value as Iterable<unknown>)];
+    const shown = items.slice(0, MAX_LISTED).map((item) => show(item)).join(", ") || MESSAGE_WORDS.empty_list;
+    return shown + (items.length > MAX_LISTED ? ` and ${items.length - MAX_LISTED} ${MESSAGE_WORDS.more}` : "");
+  }
   if (TEXT.has(name)) return String(value);
   return show(value);
 }

@@ -19,7 +19,8 @@ import { has, isObject, jsonType } from "../core/json.js";
 import { render } from "../core/messages.js";
 import { compiledKind, compiledProperty, computedRowsStandAlone, pinnedVersion, resolveRef, schemaLocation, type Kind } from "../schemas/schemas.js";
 
-import { KEYWORD_CODES } from "../generated/constants.js";
+import { FORMAT_PROBLEMS, KEYWORD_CODES } from "../generated/constants.js";
+import { formatProblem } from "../schemas/formats.js";
 export { KEYWORD_CODES };
 /** The failing keyword → its rule (spec/constants.json), indexable by any keyword. */
 const keywordCodes: Readonly<Record<string, string>> = KEYWORD_CODES;
@@ -157,8 +158,18 @@ function declaredNames(tree: unknown, path: readonly string[]): string[] {
 
 /** The message variant and parameters of a failed `keyword` whose schema value is `declared`: every parameter the
  * keyword's rule template may use (Python's `keyword_params`). */
-export function keywordParams(keyword: string, instance: unknown, declared: unknown): [string, Record<string, unknown>] {
+export function keywordParams(keyword: string, instance: unknown, declared: unknown, node?: unknown): [string, Record<string, unknown>] {
   const params: Record<string, unknown> = { value: instance, keyword, limit: declared, expected: declared };
+  // a bound beside its other one names the scale (a score: 0 to 1); a date or date-time says which part is wrong
+  if ((keyword === "minimum" || keyword === "maximum") && isObject(node)) {
+    const lower = node["minimum"];
+    const upper = node["maximum"];
+    if (typeof lower === "number" && typeof upper === "number") return ["scale", { ...params, lower, upper }];
+  }
+  if (keyword === "format") {
+    const reason = formatProblem(String(declared), instance);
+    if (reason !== null) return ["because", { ...params, format: String(declared), reason: (FORMAT_PROBLEMS as Readonly<Record<string, string>>)[reason] }];
+  }
   if (keyword === "type") params["type"] = Array.isArray(declared) ? declared.map(String).join(" or ") : String(declared);
   else if (keyword === "pattern") params["pattern"] = declared;
   else if (keyword === "format") params["format"] = String(declared);
@@ -179,7 +190,8 @@ function keywordMessage(error: ErrorObject, value: unknown, path: readonly strin
     const name = String(params["additionalProperty"]);
     return [`${error.instancePath}/${escapeToken(name)}`, render(codes.UNKNOWN_FIELD, { name, declared: declaredNames(tree, path) })];
   }
-  const [variant, given] = keywordParams(keyword, value, nodeAt(tree, path));
+  const parent = keyword === "minimum" || keyword === "maximum" ? nodeAt(tree, path.slice(0, -1)) : undefined;
+  const [variant, given] = keywordParams(keyword, value, nodeAt(tree, path), parent);
   return [error.instancePath, render(keywordCodes[keyword] ?? codes.SCHEMA_MISMATCH, given, variant)];
 }
 

@@ -21,7 +21,7 @@ import { type Finding, finding, pointer, type Severity } from "../core/findings.
 import { ANNOTATED, type AnnotatedRule, type KeyMember, type ReferencesRule, type UniqueRule } from "../generated/_annotated.js";
 import { RULES } from "../generated/rules.js";
 import { get, has, isInt, isObject, type JsonObject } from "../core/json.js";
-import { render } from "../core/messages.js";
+import { ordered, render } from "../core/messages.js";
 
 export const ARRAY_ITEM = "*";
 export const MAP_VALUE = "~*";
@@ -312,7 +312,7 @@ function references(rule: ReferencesRule, value: unknown, where: Path, out: Find
       });
       targets = found;
     }
-    if (!targets.has(ref)) out.push(finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref }, rule.variant)));
+    if (!targets.has(ref)) out.push(finding(pointer(...path), rule.rule, severityOf(rule.rule), render(rule.rule, { [rule.param]: ref, defined: ordered(targets) }, rule.variant)));
   });
   return out;
 }

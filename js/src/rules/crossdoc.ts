@@ -4,7 +4,7 @@ import * as codes from "../generated/rules.js";
 import { MISSING_SHOWN, PARTIAL_KEY } from "../generated/constants.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
-import { render } from "../core/messages.js";
+import { ordered, render } from "../core/messages.js";
 
 /** A test case's graders as id → type (null when a reference names no suite grader). */
 function caseGraders(testCase: JsonObject, shared: Map<string, string | null>): Map<string, string | null> {
@@ -37,6 +37,8 @@ export function isPartial(resultset: JsonObject): boolean {
 export class SuiteIndex {
   private readonly cases = new Map<string, Map<string, string | null>>();
   private readonly run = new Set<string>();
+  private caseIds: string[] | null = null;
+  private readonly unknown = new Map<string, string>();
   private readonly suiteId: unknown;
 
   constructor(suite: JsonObject) {
@@ -63,13 +65,28 @@ export class SuiteIndex {
     }
   }
 
+  /**
+   * UNKNOWN_TEST_CASE's message: the closest ids and the first few the suite defines (each unknown id's message
+   * made once: every row of a run against the wrong suite names one).
+   */
+  private unknownCase(caseId: string): string {
+    this.caseIds ??= ordered(this.cases.keys());
+    let message = this.unknown.get(caseId);
+    if (message === undefined) {
+      if (this.unknown.size > 10_000) this.unknown.clear();
+      message = render(codes.UNKNOWN_TEST_CASE, { name: caseId, defined: this.caseIds });
+      this.unknown.set(caseId, message);
+    }
+    return message;
+  }
+
   private *row(index: number, result: JsonObject): Generator<Finding> {
     const caseId = get(result, "test_case_id");
     if (typeof caseId !== "string") return;
     const expected = this.cases.get(caseId);
     if (expected !== undefined) this.run.add(caseId);
     if (expected === undefined) {
-      yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", render(codes.UNKNOWN_TEST_CASE, { name: caseId }));
+      yield finding(pointer("results", index, "test_case_id"), codes.UNKNOWN_TEST_CASE, "error", this.unknownCase(caseId));
       return;
     }
     const seen = new Set<string>();
@@ -82,7 +99,7 @@ export class SuiteIndex {
           pointer("results", index, "grader_results", gIndex, "grader_id"),
           codes.UNKNOWN_GRADER,
           "error",
-          render(codes.UNKNOWN_GRADER, { name: graderId, test_case: caseId }),
+          render(codes.UNKNOWN_GRADER, { name: graderId, test_case: caseId, defined: ordered(expected.keys()) }),
         );
         continue;
       }

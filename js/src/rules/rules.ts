@@ -10,7 +10,7 @@ import * as codes from "../generated/rules.js";
 import { MIGRATION_KEY } from "../generated/constants.js";
 import { finding, pointer, type Finding } from "../core/findings.js";
 import { get, has, isObject, objects, type JsonObject } from "../core/json.js";
-import { render } from "../core/messages.js";
+import { render, suggest } from "../core/messages.js";
 import { current } from "../schemas/schemas.js";
 
 type Where = readonly (string | number)[];
@@ -93,6 +93,31 @@ export function declaredParams(): Map<string, string[]> {
   return declared;
 }
 
+let wellKnown: string[] | undefined;
+
+/** The well-known grader types, read from the grader schema: those CUSTOM_GRADER_HANDLER's condition leaves out
+ * (`if` type is not one of these `then` params.handler is required). Mirrors Python's `well_known_types`. */
+export function wellKnownTypes(): string[] {
+  if (wellKnown) return wellKnown;
+  const root = current().files.get("grader.json");
+  const rules = isObject(root) && Array.isArray(root["allOf"]) ? root["allOf"] : [];
+  const at = (node: unknown, ...keys: string[]): unknown => keys.reduce((n, k) => (isObject(n) ? n[k] : undefined), node);
+  const rule = rules.find((r) => isObject(r) && r["x-rule"] === codes.CUSTOM_GRADER_HANDLER);
+  const types = at(rule, "if", "properties", "type", "not", "enum");
+  wellKnown = Array.isArray(types) ? types.filter((t): t is string => typeof t === "string") : [];
+  return wellKnown;
+}
+
+/** GRADER_TYPE_NEAR_MISS: a type that is no well-known one but close to one (`exact-match`) is a typo more often
+ * than a custom grader; it is said even when the grader names a handler (then no other rule fires). */
+function* nearMiss(kind: unknown, where: Where): Generator<Finding> {
+  const known = wellKnownTypes();
+  if (typeof kind === "string" && !known.includes(kind) && suggest(kind, known) !== "") {
+    const message = render(codes.GRADER_TYPE_NEAR_MISS, { value: kind, allowed: known });
+    yield finding(pointer(...where, "type"), codes.GRADER_TYPE_NEAR_MISS, "warning", message);
+  }
+}
+
 /** The checks of one grader object a schema cannot make: its regex compiles, and a well-known type's params carry
  * only the names its schema declares (UNKNOWN_GRADER_PARAM, a warning until the schema closes them). */
 function* graderRegex(grader: JsonObject, where: Where): Generator<Finding> {
@@ -102,6 +127,7 @@ function* graderRegex(grader: JsonObject, where: Where): Generator<Finding> {
     if (f) yield f;
   }
   const kind = get(grader, "type");
+  yield* nearMiss(kind, where);
   const names = typeof kind === "string" ? declaredParams().get(kind) : undefined;
   if (names !== undefined && isObject(params)) {
     for (const name of Object.keys(params)) {

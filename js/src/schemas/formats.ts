@@ -70,3 +70,53 @@ export const FORMATS: Readonly<Record<string, StringFormat>> = {
   date: { type: "string", validate: isDate },
   "date-time": { type: "string", validate: isDateTime },
 };
+
+// Why a value is not valid: the first part found wrong, the shape first (date, T, time, zone), then the ranges in
+// reading order (the reason texts are data:
+// FORMAT_PROBLEMS, spec/constants.json; the grammar is DATE_FIELDS and TIME_FIELDS). Python's `rfc3339.problem` is
+// the same walk.
+const DATE_PREFIX = new RegExp(`^(?:${DATE_FIELDS})`);
+const TIME_RE = new RegExp(`^(?:${TIME_FIELDS})$`);
+
+function isDigits(text: string): boolean {
+  return text !== "" && [...text].every((c) => c >= "0" && c <= "9");
+}
+
+function dayProblem(year: number, month: number, day: number): string | null {
+  if (month < 1 || month > 12) return "month";
+  return day >= 1 && day <= daysIn(year, month) ? null : "day";
+}
+
+/** Where `hh:mm:ss` and its optional fraction end in `time` (the zone starts there), or null. */
+function clockEnd(time: string): number | null {
+  if (!(time.length >= 8 && isDigits(time.slice(0, 2)) && time[2] === ":" && isDigits(time.slice(3, 5)) && time[5] === ":" && isDigits(time.slice(6, 8)))) return null;
+  if (time.slice(8, 9) !== ".") return 8;
+  let end = 9;
+  while (end < time.length && time[end]! >= "0" && time[end]! <= "9") end++;
+  return end > 9 ? end : null;
+}
+
+/** Why `value` is not a valid `format` (`date` or `date-time`): a key of FORMAT_PROBLEMS, or null when it is valid (or no reason is known). */
+export function formatProblem(format: string, value: unknown): string | null {
+  const check = FORMATS[format];
+  if (typeof value !== "string" || check === undefined || check.validate(value)) return null;
+  const date = DATE_PREFIX.exec(value);
+  if (date === null) return "date_shape";
+  const day = dayProblem(Number(date[1]), Number(date[2]), Number(date[3]));
+  const rest = value.slice(10);
+  if (format === "date") return day ?? (["T", "t", " "].includes(rest.slice(0, 1)) ? "date_has_time" : "date_shape");
+  if (rest === "") return "time_missing";
+  if (rest[0] !== "T" && rest[0] !== "t") return "separator";
+  const clock = clockEnd(rest.slice(1));
+  if (clock === null) return "time_shape";
+  if (clock === rest.length - 1) return "offset_missing";
+  const time = TIME_RE.exec(rest.slice(1));
+  if (time === null) return "offset_shape";
+  if (day !== null) return day;
+  const [hour, minute, second] = [Number(time[1]), Number(time[2]), Number(time[3])];
+  if (hour > 23) return "hour";
+  if (minute > 59) return "minute";
+  if (second > 60) return "second";
+  if (time[4] !== undefined && (Number(time[5]) > 23 || Number(time[6]) > 59)) return "offset_range";
+  return second === 60 ? "leap_second" : null;
+}

@@ -51,13 +51,25 @@ def _ok(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess
     return out
 
 
+PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+EXTRAS = sorted(PROJECT["optional-dependencies"])
+
+
+def _extra_requirements(extra: str) -> list[str]:
+    """What ``evalschema[extra]`` names, the extras it names of evalschema itself expanded."""
+    out: list[str] = []
+    for requirement in PROJECT["optional-dependencies"][extra]:
+        inner = re.fullmatch(r"evalschema\[([a-z,]+)\]", requirement)
+        out += [r for name in inner.group(1).split(",") for r in _extra_requirements(name)] if inner else [requirement]
+    return out
+
+
 def _requirements() -> list[str]:
     """What an install of the runtime with every extra, plus the generator and the build backend, needs."""
     runtime = tomllib.loads((REPO / "pyproject.toml").read_text())
     codegen = tomllib.loads((REPO / "codegen" / "pyproject.toml").read_text())
-    extras = runtime["project"]["optional-dependencies"]
-    wanted = [*runtime["project"]["dependencies"], *extras["reference"], *extras["migrate"], *codegen["project"]["dependencies"]]
-    wanted += runtime["build-system"]["requires"]
+    wanted = [*runtime["project"]["dependencies"], *(r for e in EXTRAS for r in _extra_requirements(e))]
+    wanted += [*codegen["project"]["dependencies"], *runtime["build-system"]["requires"]]
     return sorted(set(wanted))
 
 
@@ -80,7 +92,7 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
             *_requirements(),
         ]
     )
-    # the generator's own distribution, for `evalschema diff` (the `diff` extra names it)
+    # the generator's own distribution, for `evalschema diff` (published nowhere yet: installed from codegen/)
     _ok(
         [
             sys.executable,
@@ -181,7 +193,7 @@ def _use_it(bin_dir: Path, work: Path) -> None:
 @pytest.mark.slow
 def test_pip_install_of_the_repository(wheelhouse: Path, tmp_path: Path) -> None:
     bin_dir = _venv(tmp_path / "venv")
-    _install(bin_dir, wheelhouse, f"{REPO}[reference,migrate,diff]")
+    _install(bin_dir, wheelhouse, f"{REPO}[reference,migrate]", REPO / "codegen")
     _use_it(bin_dir, tmp_path)
 
 
@@ -228,7 +240,7 @@ def test_pip_wheel_and_python_m_build(wheelhouse: Path, tmp_path: Path) -> None:
 
     for name, artifact in (("sdist", sdist), ("wheel", wheel), ("pip-wheel", other)):
         bin_dir = _venv(tmp_path / f"venv-{name}")
-        _install(bin_dir, wheelhouse, f"evalschema[reference,migrate,diff] @ {artifact.as_uri()}")
+        _install(bin_dir, wheelhouse, f"evalschema[reference,migrate] @ {artifact.as_uri()}", "evalschema-codegen")
         work = tmp_path / f"work-{name}"
         work.mkdir()
         _use_it(bin_dir, work)
@@ -243,14 +255,43 @@ def test_the_runtime_alone_names_the_extra_a_command_needs(wheelhouse: Path, tmp
     assert not names & {"jsonschema", "jinja2", "datamodel-code-generator", "ruamel.yaml", "evalschema-codegen"}, names
     evalschema = bin_dir / "evalschema"
     assert _ok([evalschema, "validate", *EXAMPLES], cwd=tmp_path).returncode == 0
-    for args, extra in (
+    cases: tuple[tuple[list[str | Path], str], ...] = (
         (["validate", "--engine", "reference", EXAMPLES[0]], "reference"),
         (["migrate", "--check", REPO / "tests" / "data" / "cli" / "pack-commented.yaml"], "migrate"),  # JSON packs need no extra
-        (["diff", "1.0.0", "1.1.0"], "diff"),
-    ):
+    )
+    for args, extra in cases:
         out = _run([evalschema, *args], cwd=tmp_path)
         assert (out.returncode, out.stdout) == (2, ""), out
         assert f"pip install 'evalschema[{extra}]'" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    # `diff` needs the generator, which is no extra (pyproject.toml says why): the hint is the command that installs
+    # it from the checkout this package came from, and after running that command, `diff` works
+    out = _run([evalschema, "diff", "1.0.0", "1.1.0"], cwd=tmp_path)
+    assert (out.returncode, out.stdout) == (2, ""), out
+    (hint,) = re.findall(r": (pip install \S+)$", out.stderr.strip())
+    assert hint == f"pip install {REPO / 'codegen'}", out.stderr
+    command = [bin_dir / "python", "-m", *hint.split()]
+    _ok([*command[:4], "--quiet", "--no-index", "--find-links", wheelhouse, *command[4:]], env={**os.environ, "PIP_CONSTRAINT": ""})
+    assert _ok([evalschema, "diff", "1.0.0", "1.1.0"], cwd=tmp_path).stdout.endswith("required version bump: minor\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", EXTRAS)
+def test_every_extra_installs_from_the_checkout(wheelhouse: Path, tmp_path: Path, extra: str) -> None:
+    """`pip install '.[EXTRA]'` in a fresh virtual environment, for every extra pyproject.toml declares: each
+    distribution the extra names is installed, and pip finds no broken requirement."""
+    bin_dir = _venv(tmp_path / "venv")
+    _install(bin_dir, wheelhouse, f"{REPO}[{extra}]")
+    _ok([bin_dir / "python", "-m", "pip", "check"])
+    listed = json.loads(_ok([bin_dir / "python", "-m", "pip", "list", "--format", "json"]).stdout)
+    installed = {re.sub(r"[-_.]+", "-", p["name"]).lower() for p in listed}
+    named = {re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]).lower() for r in _extra_requirements(extra)}
+    assert named - installed == set(), f"{extra}: not installed"
+    assert _ok([bin_dir / "evalschema", "validate", *EXAMPLES], cwd=tmp_path).returncode == 0
+
+
+def test_all_is_every_extra_but_dev() -> None:
+    inner = re.fullmatch(r"evalschema\[([a-z,]+)\]", "".join(PROJECT["optional-dependencies"]["all"]))
+    assert inner is not None and sorted(inner.group(1).split(",")) == sorted(set(EXTRAS) - {"all", "dev"})
 
 
 # --- pre-commit, for real: `pre-commit try-repo` installs the hook from this repository as pre-commit does -------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -21,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((REPO / "spec" / "examples").glob("*.json"))
@@ -323,8 +325,8 @@ def _hook_repo(where: Path) -> dict[str, Path]:
     return files
 
 
-def _try_repo(repo: Path, wheelhouse: Path, home: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    env = {
+def _pre_commit_env(wheelhouse: Path, home: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "PRE_COMMIT_HOME": str(home),
         "PIP_NO_INDEX": "1",
@@ -333,10 +335,26 @@ def _try_repo(repo: Path, wheelhouse: Path, home: Path, *files: Path) -> subproc
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "VIRTUALENV_NO_DOWNLOAD": "1",
     }
+
+
+def _try_repo(
+    repo: Path, wheelhouse: Path, home: Path, *files: Path, source: Path = REPO, ref: str | None = None, hook: str = "evalschema-validate"
+) -> subprocess.CompletedProcess[str]:
     return _run(
-        [sys.executable, "-m", "pre_commit", "try-repo", REPO, "evalschema-validate", "--verbose", "--files", *[f.name for f in files]],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            source,
+            hook,
+            *(["--ref", ref] if ref else []),
+            "--verbose",
+            "--files",
+            *[f.name for f in files],
+        ],
         cwd=repo,
-        env=env,
+        env=_pre_commit_env(wheelhouse, home),
     )
 
 
@@ -394,3 +412,111 @@ def test_package_script_builds_every_artifact(tmp_path: Path) -> None:
             f"evalschema-schemas-{release}/{n}"
             for n in {p.name for p in folder.iterdir()} | {f"bundled/{k}" for k in kinds} | {"bundled/catalog.json"}
         }
+
+
+# --- the README's own lines, as written ---------------------------------------------------------------------------
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+VERSION = json.loads((REPO / "schemas" / "common.json").read_text())["$id"].split("/")[-2]
+
+
+def _install_lines() -> list[str]:
+    """The commands of the sh blocks of the README's Install section."""
+    section = README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    return [
+        line.split(" #", 1)[0].strip()
+        for block in re.findall(r"```sh\n(.*?)```", section, re.S)
+        for line in block.splitlines()
+        if line.strip()
+    ]
+
+
+@pytest.mark.slow
+def test_every_install_line_of_the_readme(wheelhouse: Path, tmp_path: Path) -> None:
+    """Each install line of the README, as written, in a fresh virtual environment: the checkout's lines in the
+    checkout, the release's line in a folder of the release's wheels (built as `./noxw -s packages` builds them)."""
+    lines = _install_lines()
+    assert len(lines) >= 4 and all(line.startswith("pip install ") for line in lines), lines
+    release = tmp_path / "release"
+    for source in (REPO, REPO / "codegen"):
+        _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--find-links", wheelhouse, "-w", release, source])
+    for number, line in enumerate(lines):
+        bin_dir = _venv(tmp_path / f"venv-{number}")
+        words = shlex.split(line)
+        cwd = release if any(w.endswith(".whl") for w in words) else REPO
+        pip: list[str | Path] = [
+            bin_dir / "python",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-index",
+            "--find-links",
+            wheelhouse,
+        ]
+        _ok([*pip, *words[2:]], cwd=cwd, env={**os.environ, "PIP_CONSTRAINT": ""})
+        _ok([bin_dir / "python", "-m", "pip", "check"])
+        installed = {p["name"].lower() for p in json.loads(_ok([bin_dir / "python", "-m", "pip", "list", "--format", "json"]).stdout)}
+        for word in words[2:]:  # what the line names is there: the runtime, the generator, each extra's distributions
+            if "codegen" in word:
+                assert "evalschema-codegen" in installed, line
+            elif word.startswith(".[") or word == ".":
+                assert "evalschema" in installed, line
+                extras = word[2:-1].split(",") if word.startswith(".[") else []
+                named = {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0].lower() for e in extras for r in _extra_requirements(e)}
+                assert {n.replace("_", "-") for n in named} <= {n.replace("_", "-") for n in installed}, (line, named - installed)
+            else:
+                assert word.endswith(".whl") and (release / word).is_file(), word
+
+
+def _tagged_clone(where: Path, tag: str) -> Path:
+    """A clone of this repository at the tested commit, with the release's tag made on it (no tag is pushed yet;
+    the release of this version makes it). The commit is what is committed: the tests run on a committed tree."""
+    head = _ok(["git", "-C", REPO, "rev-parse", "HEAD"]).stdout.strip()
+    _ok(["git", "clone", "--quiet", "--no-checkout", REPO, where])
+    _ok(["git", "-C", where, "checkout", "--quiet", head])
+    _ok(["git", "-C", where, "tag", tag])
+    return where
+
+
+@pytest.fixture(scope="module")
+def release_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tagged_clone(tmp_path_factory.mktemp("release") / "evalschema", f"v{VERSION}")
+
+
+@pytest.mark.slow
+def test_the_readme_pre_commit_snippet_at_its_own_rev(wheelhouse: Path, release_clone: Path, tmp_path: Path) -> None:
+    (snippet,) = [b for b in re.findall(r"```yaml\n(.*?)```", README, re.S) if b.startswith("repos:")]
+    ((repo,),) = [yaml.safe_load(snippet)["repos"]]
+    assert repo["repo"] == "https://github.com/evalschema/evalschema" and repo["rev"] == f"v{VERSION}", repo
+    files = _hook_repo(tmp_path / "project")
+    home = tmp_path / "pre-commit-home"
+    for hook in repo["hooks"]:
+        clean = _try_repo(tmp_path / "project", wheelhouse, home, files["valid"], source=release_clone, ref=repo["rev"], hook=hook["id"])
+        assert clean.returncode == 0 and _totals(clean.stdout) == (1, 1, 0, 0), clean.stdout + clean.stderr
+        broken = _try_repo(tmp_path / "project", wheelhouse, home, files["invalid"], source=release_clone, ref=repo["rev"], hook=hook["id"])
+        assert broken.returncode == 1 and "GRADER_PARAMS_INVALID" in broken.stdout, broken.stdout + broken.stderr
+
+
+@pytest.mark.slow
+def test_the_pre_commit_config_init_writes(wheelhouse: Path, release_clone: Path, tmp_path: Path) -> None:
+    """`evalschema init`, then its `.pre-commit-config.yaml` as written — its repository URL pointed at the tagged
+    clone, nothing else changed — runs the hook over what init wrote, then fails on a broken document."""
+    project = tmp_path / "project"
+    _ok([sys.executable, "-m", "evalschema", "init", project])
+    config = project / ".pre-commit-config.yaml"
+    url = "https://github.com/evalschema/evalschema"
+    assert config.read_text().count(f"repo: {url}\n") == 1
+    config.write_text(config.read_text().replace(f"repo: {url}\n", f"repo: {release_clone}\n"))
+    _ok(["git", "init", "-q", project])
+    _ok(["git", "-C", project, "add", "-A"])
+    env = _pre_commit_env(wheelhouse, tmp_path / "pre-commit-home")
+    clean = _run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=project, env=env)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert _totals(clean.stdout) == (4, 4, 0, 0), clean.stdout
+    (project / "evals" / "broken.grader.json").write_text(json.dumps(GRADER_BAD))
+    _ok(["git", "-C", project, "add", "-A"])
+    broken = _run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=project, env=env)
+    assert broken.returncode == 1 and "GRADER_PARAMS_INVALID" in broken.stdout, broken.stdout + broken.stderr
+    assert _totals(broken.stdout) == (5, 4, 1, 0), broken.stdout

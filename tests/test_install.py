@@ -291,6 +291,14 @@ def test_every_extra_installs_from_the_checkout(wheelhouse: Path, tmp_path: Path
     assert _ok([bin_dir / "evalschema", "validate", *EXAMPLES], cwd=tmp_path).returncode == 0
 
 
+def test_no_extra_names_the_generator() -> None:
+    """The generator's distribution is served by no index (the wheelhouse above holds a build of it, so an install
+    test alone would not see this): an extra naming it fails `pip install '.[all]'` on a user's machine."""
+    generator = tomllib.loads((REPO / "codegen" / "pyproject.toml").read_text())["project"]["name"]
+    for extra in EXTRAS:
+        assert not [r for r in _extra_requirements(extra) if r.startswith(generator)], extra
+
+
 def test_all_is_every_extra_but_dev() -> None:
     inner = re.fullmatch(r"evalschema\[([a-z,]+)\]", "".join(PROJECT["optional-dependencies"]["all"]))
     assert inner is not None and sorted(inner.group(1).split(",")) == sorted(set(EXTRAS) - {"all", "dev"})

@@ -429,8 +429,8 @@ VERSION = json.loads((REPO / "schemas" / "common.json").read_text())["$id"].spli
 
 
 def _install_lines() -> list[str]:
-    """The commands of the sh blocks of the README's Install section."""
-    section = README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    """The commands of the sh blocks of the README's Install section (up to its pre-commit part)."""
+    section = README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0].split("**pre-commit.**", 1)[0]
     return [
         line.split(" #", 1)[0].strip()
         for block in re.findall(r"```sh\n(.*?)```", section, re.S)

@@ -282,7 +282,7 @@ def test_the_runtime_alone_names_the_extra_a_command_needs(wheelhouse: Path, tmp
 @pytest.mark.slow
 @pytest.mark.parametrize("extra", USER_EXTRAS)
 def test_every_extra_installs_from_the_checkout(wheelhouse: Path, tmp_path: Path, extra: str) -> None:
-    """`pip install '.[EXTRA]'` in a fresh virtual environment, for every extra pyproject.toml declares: each
+    """`pip install '.[EXTRA]'` in a fresh virtual environment, for every extra a user installs (all but dev): each
     distribution the extra names is installed, and pip finds no broken requirement."""
     bin_dir = _venv(tmp_path / "venv")
     _install(bin_dir, wheelhouse, "--no-compile", f"{REPO}[{extra}]")  # compiling bytecode is no part of installing

@@ -183,6 +183,16 @@ def test_an_invalid_document_fails_validation_and_nothing_is_compared(tmp_path: 
     assert "::error file=evals/broken.grader.json" in log[-1], log
 
 
+def test_only_declared_documents_are_validated_unless_asked(tmp_path: Path) -> None:
+    project = _project(tmp_path / "project")
+    (project / "package.json").write_text('{"name": "demo", "version": "1.0.0"}')
+    status, outputs, _, log = run_action(project, install="false", files=".")
+    assert (status, outputs["valid"]) == (0, "true"), log
+    status, outputs, _, log = run_action(project, install="false", files=".", **{"only-declared": "false"})
+    assert (status, outputs["valid"]) == (1, "false"), log
+    assert "package.json" in log[-1]
+
+
 def test_an_input_cannot_inject_shell(tmp_path: Path) -> None:
     project = _project(tmp_path / "project")
     status, _, _, log = run_action(project, install="false", files="$(touch injected) `touch injected2`", base="")

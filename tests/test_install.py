@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -21,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((REPO / "spec" / "examples").glob("*.json"))
@@ -51,13 +53,28 @@ def _ok(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess
     return out
 
 
+PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+EXTRAS = sorted(PROJECT["optional-dependencies"])
+# what a user installs; `dev` (the tools of this repository's own tests) is installed from the checkout by `./noxw`
+# on every run (`pip install -e '.[dev]' -e ./codegen`), which is its install test
+USER_EXTRAS = [e for e in EXTRAS if e != "dev"]
+
+
+def _extra_requirements(extra: str) -> list[str]:
+    """What ``evalschema[extra]`` names, the extras it names of evalschema itself expanded."""
+    out: list[str] = []
+    for requirement in PROJECT["optional-dependencies"][extra]:
+        inner = re.fullmatch(r"evalschema\[([a-z,]+)\]", requirement)
+        out += [r for name in inner.group(1).split(",") for r in _extra_requirements(name)] if inner else [requirement]
+    return out
+
+
 def _requirements() -> list[str]:
     """What an install of the runtime with every extra, plus the generator and the build backend, needs."""
     runtime = tomllib.loads((REPO / "pyproject.toml").read_text())
     codegen = tomllib.loads((REPO / "codegen" / "pyproject.toml").read_text())
-    extras = runtime["project"]["optional-dependencies"]
-    wanted = [*runtime["project"]["dependencies"], *extras["reference"], *extras["migrate"], *codegen["project"]["dependencies"]]
-    wanted += runtime["build-system"]["requires"]
+    wanted = [*runtime["project"]["dependencies"], *(r for e in USER_EXTRAS for r in _extra_requirements(e))]
+    wanted += [*codegen["project"]["dependencies"], *runtime["build-system"]["requires"]]
     return sorted(set(wanted))
 
 
@@ -80,7 +97,7 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
             *_requirements(),
         ]
     )
-    # the generator's own distribution, for `evalschema diff` (the `diff` extra names it)
+    # the generator's own distribution, for `evalschema diff` (published nowhere yet: installed from codegen/)
     _ok(
         [
             sys.executable,
@@ -181,7 +198,7 @@ def _use_it(bin_dir: Path, work: Path) -> None:
 @pytest.mark.slow
 def test_pip_install_of_the_repository(wheelhouse: Path, tmp_path: Path) -> None:
     bin_dir = _venv(tmp_path / "venv")
-    _install(bin_dir, wheelhouse, f"{REPO}[reference,migrate,diff]")
+    _install(bin_dir, wheelhouse, f"{REPO}[reference,migrate]", REPO / "codegen")
     _use_it(bin_dir, tmp_path)
 
 
@@ -228,7 +245,7 @@ def test_pip_wheel_and_python_m_build(wheelhouse: Path, tmp_path: Path) -> None:
 
     for name, artifact in (("sdist", sdist), ("wheel", wheel), ("pip-wheel", other)):
         bin_dir = _venv(tmp_path / f"venv-{name}")
-        _install(bin_dir, wheelhouse, f"evalschema[reference,migrate,diff] @ {artifact.as_uri()}")
+        _install(bin_dir, wheelhouse, f"evalschema[reference,migrate] @ {artifact.as_uri()}", "evalschema-codegen")
         work = tmp_path / f"work-{name}"
         work.mkdir()
         _use_it(bin_dir, work)
@@ -243,14 +260,51 @@ def test_the_runtime_alone_names_the_extra_a_command_needs(wheelhouse: Path, tmp
     assert not names & {"jsonschema", "jinja2", "datamodel-code-generator", "ruamel.yaml", "evalschema-codegen"}, names
     evalschema = bin_dir / "evalschema"
     assert _ok([evalschema, "validate", *EXAMPLES], cwd=tmp_path).returncode == 0
-    for args, extra in (
+    cases: tuple[tuple[list[str | Path], str], ...] = (
         (["validate", "--engine", "reference", EXAMPLES[0]], "reference"),
         (["migrate", "--check", REPO / "tests" / "data" / "cli" / "pack-commented.yaml"], "migrate"),  # JSON packs need no extra
-        (["diff", "1.0.0", "1.1.0"], "diff"),
-    ):
+    )
+    for args, extra in cases:
         out = _run([evalschema, *args], cwd=tmp_path)
         assert (out.returncode, out.stdout) == (2, ""), out
         assert f"pip install 'evalschema[{extra}]'" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    # `diff` needs the generator, which is no extra (pyproject.toml says why): the hint is the command that installs
+    # it from the checkout this package came from, and after running that command, `diff` works
+    out = _run([evalschema, "diff", "1.0.0", "1.1.0"], cwd=tmp_path)
+    assert (out.returncode, out.stdout) == (2, ""), out
+    (hint,) = re.findall(r": (pip install \S+)$", out.stderr.strip())
+    assert hint == f"pip install {REPO / 'codegen'}", out.stderr
+    command = [bin_dir / "python", "-m", *hint.split()]
+    _ok([*command[:4], "--quiet", "--no-index", "--find-links", wheelhouse, *command[4:]], env={**os.environ, "PIP_CONSTRAINT": ""})
+    assert _ok([evalschema, "diff", "1.0.0", "1.1.0"], cwd=tmp_path).stdout.endswith("required version bump: minor\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", USER_EXTRAS)
+def test_every_extra_installs_from_the_checkout(wheelhouse: Path, tmp_path: Path, extra: str) -> None:
+    """`pip install '.[EXTRA]'` in a fresh virtual environment, for every extra a user installs (all but dev): each
+    distribution the extra names is installed, and pip finds no broken requirement."""
+    bin_dir = _venv(tmp_path / "venv")
+    _install(bin_dir, wheelhouse, "--no-compile", f"{REPO}[{extra}]")  # compiling bytecode is no part of installing
+    _ok([bin_dir / "python", "-m", "pip", "check"])
+    listed = json.loads(_ok([bin_dir / "python", "-m", "pip", "list", "--format", "json"]).stdout)
+    installed = {re.sub(r"[-_.]+", "-", p["name"]).lower() for p in listed}
+    named = {re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]).lower() for r in _extra_requirements(extra)}
+    assert named - installed == set(), f"{extra}: not installed"
+    assert _ok([bin_dir / "evalschema", "validate", *EXAMPLES], cwd=tmp_path).returncode == 0
+
+
+def test_no_extra_names_the_generator() -> None:
+    """The generator's distribution is served by no index (the wheelhouse above holds a build of it, so an install
+    test alone would not see this): an extra naming it fails `pip install '.[all]'` on a user's machine."""
+    generator = tomllib.loads((REPO / "codegen" / "pyproject.toml").read_text())["project"]["name"]
+    for extra in EXTRAS:
+        assert not [r for r in _extra_requirements(extra) if r.startswith(generator)], extra
+
+
+def test_all_is_every_extra_but_dev() -> None:
+    inner = re.fullmatch(r"evalschema\[([a-z,]+)\]", "".join(PROJECT["optional-dependencies"]["all"]))
+    assert inner is not None and sorted(inner.group(1).split(",")) == sorted(set(EXTRAS) - {"all", "dev"})
 
 
 # --- pre-commit, for real: `pre-commit try-repo` installs the hook from this repository as pre-commit does -------
@@ -282,8 +336,8 @@ def _hook_repo(where: Path) -> dict[str, Path]:
     return files
 
 
-def _try_repo(repo: Path, wheelhouse: Path, home: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    env = {
+def _pre_commit_env(wheelhouse: Path, home: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "PRE_COMMIT_HOME": str(home),
         "PIP_NO_INDEX": "1",
@@ -292,10 +346,26 @@ def _try_repo(repo: Path, wheelhouse: Path, home: Path, *files: Path) -> subproc
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "VIRTUALENV_NO_DOWNLOAD": "1",
     }
+
+
+def _try_repo(
+    repo: Path, wheelhouse: Path, home: Path, *files: Path, source: Path = REPO, ref: str | None = None, hook: str = "evalschema-validate"
+) -> subprocess.CompletedProcess[str]:
     return _run(
-        [sys.executable, "-m", "pre_commit", "try-repo", REPO, "evalschema-validate", "--verbose", "--files", *[f.name for f in files]],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            source,
+            hook,
+            *(["--ref", ref] if ref else []),
+            "--verbose",
+            "--files",
+            *[f.name for f in files],
+        ],
         cwd=repo,
-        env=env,
+        env=_pre_commit_env(wheelhouse, home),
     )
 
 
@@ -353,3 +423,112 @@ def test_package_script_builds_every_artifact(tmp_path: Path) -> None:
             f"evalschema-schemas-{release}/{n}"
             for n in {p.name for p in folder.iterdir()} | {f"bundled/{k}" for k in kinds} | {"bundled/catalog.json"}
         }
+
+
+# --- the README's own lines, as written ---------------------------------------------------------------------------
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+VERSION = json.loads((REPO / "schemas" / "common.json").read_text())["$id"].split("/")[-2]
+
+
+def _install_lines() -> list[str]:
+    """The commands of the sh blocks of the README's Install section (up to its pre-commit part)."""
+    section = README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0].split("**pre-commit.**", 1)[0]
+    return [
+        line.split(" #", 1)[0].strip()
+        for block in re.findall(r"```sh\n(.*?)```", section, re.S)
+        for line in block.splitlines()
+        if line.strip()
+    ]
+
+
+@pytest.mark.slow
+def test_every_install_line_of_the_readme(wheelhouse: Path, tmp_path: Path) -> None:
+    """Each install line of the README, as written, in a fresh virtual environment: the checkout's lines in the
+    checkout, the release's line in a folder of the release's wheels (built as `./noxw -s packages` builds them)."""
+    lines = _install_lines()
+    assert len(lines) >= 4 and all(line.startswith("pip install ") for line in lines), lines
+    release = tmp_path / "release"
+    for source in (REPO, REPO / "codegen"):
+        _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--find-links", wheelhouse, "-w", release, source])
+    for number, line in enumerate(lines):
+        bin_dir = _venv(tmp_path / f"venv-{number}")
+        words = shlex.split(line)
+        cwd = release if any(w.endswith(".whl") for w in words) else REPO
+        pip: list[str | Path] = [
+            bin_dir / "python",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-compile",
+            "--no-index",
+            "--find-links",
+            wheelhouse,
+        ]
+        _ok([*pip, *words[2:]], cwd=cwd, env={**os.environ, "PIP_CONSTRAINT": ""})
+        _ok([bin_dir / "python", "-m", "pip", "check"])
+        installed = {p["name"].lower() for p in json.loads(_ok([bin_dir / "python", "-m", "pip", "list", "--format", "json"]).stdout)}
+        for word in words[2:]:  # what the line names is there: the runtime, the generator, each extra's distributions
+            if "codegen" in word:
+                assert "evalschema-codegen" in installed, line
+            elif word.startswith(".[") or word == ".":
+                assert "evalschema" in installed, line
+                extras = word[2:-1].split(",") if word.startswith(".[") else []
+                named = {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0].lower() for e in extras for r in _extra_requirements(e)}
+                assert {n.replace("_", "-") for n in named} <= {n.replace("_", "-") for n in installed}, (line, named - installed)
+            else:
+                assert word.endswith(".whl") and (release / word).is_file(), word
+
+
+def _tagged_clone(where: Path, tag: str) -> Path:
+    """A clone of this repository at the tested commit, with the release's tag made on it (no tag is pushed yet;
+    the release of this version makes it). The commit is what is committed: the tests run on a committed tree."""
+    head = _ok(["git", "-C", REPO, "rev-parse", "HEAD"]).stdout.strip()
+    _ok(["git", "clone", "--quiet", "--no-checkout", REPO, where])
+    _ok(["git", "-C", where, "checkout", "--quiet", head])
+    _ok(["git", "-C", where, "tag", tag])
+    return where
+
+
+@pytest.fixture(scope="module")
+def release_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tagged_clone(tmp_path_factory.mktemp("release") / "evalschema", f"v{VERSION}")
+
+
+@pytest.mark.slow
+def test_the_readme_pre_commit_snippet_at_its_own_rev(wheelhouse: Path, release_clone: Path, tmp_path: Path) -> None:
+    (snippet,) = [b for b in re.findall(r"```yaml\n(.*?)```", README, re.S) if b.startswith("repos:")]
+    ((repo,),) = [yaml.safe_load(snippet)["repos"]]
+    assert repo["repo"] == "https://github.com/evalschema/evalschema" and repo["rev"] == f"v{VERSION}", repo
+    files = _hook_repo(tmp_path / "project")
+    home = tmp_path / "pre-commit-home"
+    for hook in repo["hooks"]:
+        clean = _try_repo(tmp_path / "project", wheelhouse, home, files["valid"], source=release_clone, ref=repo["rev"], hook=hook["id"])
+        assert clean.returncode == 0 and _totals(clean.stdout) == (1, 1, 0, 0), clean.stdout + clean.stderr
+        broken = _try_repo(tmp_path / "project", wheelhouse, home, files["invalid"], source=release_clone, ref=repo["rev"], hook=hook["id"])
+        assert broken.returncode == 1 and "GRADER_PARAMS_INVALID" in broken.stdout, broken.stdout + broken.stderr
+
+
+@pytest.mark.slow
+def test_the_pre_commit_config_init_writes(wheelhouse: Path, release_clone: Path, tmp_path: Path) -> None:
+    """`evalschema init`, then its `.pre-commit-config.yaml` as written — its repository URL pointed at the tagged
+    clone, nothing else changed — runs the hook over what init wrote, then fails on a broken document."""
+    project = tmp_path / "project"
+    _ok([sys.executable, "-m", "evalschema", "init", project])
+    config = project / ".pre-commit-config.yaml"
+    url = "https://github.com/evalschema/evalschema"
+    assert config.read_text().count(f"repo: {url}\n") == 1
+    config.write_text(config.read_text().replace(f"repo: {url}\n", f"repo: {release_clone}\n"))
+    _ok(["git", "init", "-q", project])
+    _ok(["git", "-C", project, "add", "-A"])
+    env = _pre_commit_env(wheelhouse, tmp_path / "pre-commit-home")
+    clean = _run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=project, env=env)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert _totals(clean.stdout) == (4, 4, 0, 0), clean.stdout
+    (project / "evals" / "broken.grader.json").write_text(json.dumps(GRADER_BAD))
+    _ok(["git", "-C", project, "add", "-A"])
+    broken = _run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=project, env=env)
+    assert broken.returncode == 1 and "GRADER_PARAMS_INVALID" in broken.stdout, broken.stdout + broken.stderr
+    assert _totals(broken.stdout) == (5, 4, 1, 0), broken.stdout

@@ -287,12 +287,13 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         return parser
     for add in core.values():
         add(commands)
-    from . import comparecmd, diffcmd, interopcmd, schemacmd
+    from . import comparecmd, diffcmd, initcmd, interopcmd, schemacmd
 
     diffcmd.add_parser(commands)
     schemacmd.add_parser(commands)
     comparecmd.add_parser(commands)
     interopcmd.add_parsers(commands)
+    initcmd.add_parser(commands)
     return parser
 
 

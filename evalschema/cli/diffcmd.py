@@ -5,7 +5,7 @@ version (``1.0.0``) names a bundled release. Never writes. Exit status: 0 no bre
 breaking change, 2 usage error or unusable input.
 
 The classifier is the generator's (``python -m codegen diff``, in the ``evalschema-codegen`` distribution:
-``pip install 'evalschema[diff]'``). This command resolves bundled release names to their folders and runs it
+not an extra of this one: see ``install_hint``). This command resolves bundled release names to their folders and runs it
 as a separate process, so the runtime package never imports the generator or its dependencies.
 """
 
@@ -43,7 +43,37 @@ def _date(text: str) -> _dt.date:
 
 
 GENERATOR = "codegen"
-INSTALL_HINT = "evalschema diff needs the generator's distribution: pip install 'evalschema[diff]' (evalschema-codegen)"
+
+
+def install_hint() -> str:
+    """The command that installs the generator, where this installation can tell: the generator's distribution
+    (evalschema-codegen, in ``codegen/``) is published nowhere yet, so the hint names the checkout this package was
+    installed from (PEP 610's ``direct_url.json``, written by pip for a folder or a file), or the generator's wheel
+    beside the runtime's wheel in a release folder; otherwise how to get it from a checkout."""
+    import json
+    import shlex
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    lead = "evalschema diff needs the generator's distribution (evalschema-codegen, published nowhere yet): "
+    try:
+        direct = json.loads(metadata.distribution("evalschema").read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        direct = None
+    url = urlparse(direct.get("url", "")) if isinstance(direct, dict) else None
+    if url is not None and url.scheme == "file":
+        source = Path(unquote(url.path))
+        if (source / "codegen" / "pyproject.toml").is_file():
+            return lead + f"pip install {shlex.quote(str(source / 'codegen'))}"
+        beside = sorted(source.parent.glob("evalschema_codegen-*.whl")) if source.is_file() else []
+        if beside:
+            return lead + f"pip install {shlex.quote(str(beside[-1]))}"
+    return (
+        lead
+        + "pip install ./codegen in a checkout of https://github.com/evalschema/evalschema (or the evalschema_codegen wheel of a release)"
+    )
+
+
 # the classifier walks schemas recursively: with this much stack, any schema the strict reader lets through (nested
 # at most 1,000 levels) is compared, never a RecursionError
 _CHILD = "import runpy, sys; sys.setrecursionlimit(20000); runpy.run_module('codegen', run_name='__main__', alter_sys=True)"
@@ -71,7 +101,7 @@ def _unreadable(folder: Path) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec(GENERATOR) is None:
-        print(f"evalschema: {INSTALL_HINT}", file=sys.stderr)
+        print(f"evalschema: {install_hint()}", file=sys.stderr)
         return EXIT_USAGE
     problems = _unreadable(args.old) + _unreadable(args.new)
     if problems:

@@ -388,7 +388,7 @@ def test_docs_show_deprecations_links_and_rules(generated: Path) -> None:
     assert MESSAGE_FIELD in row
     assert "[Money](common.md#Money)" in book
     # a conditional parameter set: its variant, not a raw rule (tests/codegen/test_docs_variants.py)
-    assert "### When `availability` is `\"lent\"`\n\nSource: `book.json#/if` · requires `borrower`\n" in book
+    assert '### When `availability` is `"lent"`\n\nSource: `book.json#/if` · requires `borrower`\n' in book
     catalog = (generated / "docs" / "catalog.md").read_text()
     assert "`dependentRequired` at `catalog.json#/$defs/Named/dependentRequired`" in catalog
     assert "`contains` at `catalog.json#/$defs/Named/contains`" in catalog

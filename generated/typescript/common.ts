@@ -2,6 +2,7 @@
 /*
  * Definitions shared by the evalschema document schemas. Not a document kind of its own.
  */
+import * as _validate from "./_validate.js";
 
 /** A JSON Schema `integer`: a number with no fractional part (JSON itself has no integer type). */
 export type Integer = number & { readonly "json-schema-type"?: "integer" };
@@ -12,12 +13,32 @@ export type Integer = number & { readonly "json-schema-type"?: "integer" };
  */
 export type SchemaUri = string;
 
+/** Whether `value` is a `SchemaUri`: its schema (common.json#/$defs/SchemaUri) accepts it. */
+export function isSchemaUri(value: unknown): value is SchemaUri {
+  return _validate.accepts("common.json", "/$defs/SchemaUri", value);
+}
+
+/** What the schema of `SchemaUri` (common.json#/$defs/SchemaUri) finds wrong with `value`: none when it is one. */
+export function validateSchemaUri(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/SchemaUri", value);
+}
+
 /**
  * A SemVer 2.0.0 version of this specification (MAJOR.MINOR.PATCH, optional pre-release and build).
- * @remarks Not enforced by this type: `not` at common.json#/$defs/SpecVersion/not
+ * @remarks Not expressed by this type (checked by `isSpecVersion`): `not` at common.json#/$defs/SpecVersion/not
  * @pattern ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?(?:$|[^0-9A-Za-z.+-])
  */
 export type SpecVersion = string;
+
+/** Whether `value` is a `SpecVersion`: its schema (common.json#/$defs/SpecVersion) accepts it. */
+export function isSpecVersion(value: unknown): value is SpecVersion {
+  return _validate.accepts("common.json", "/$defs/SpecVersion", value);
+}
+
+/** What the schema of `SpecVersion` (common.json#/$defs/SpecVersion) finds wrong with `value`: none when it is one. */
+export function validateSpecVersion(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/SpecVersion", value);
+}
 
 /**
  * A non-empty identifier.
@@ -25,15 +46,35 @@ export type SpecVersion = string;
  */
 export type Identifier = string;
 
+/** Whether `value` is a `Identifier`: its schema (common.json#/$defs/Identifier) accepts it. */
+export function isIdentifier(value: unknown): value is Identifier {
+  return _validate.accepts("common.json", "/$defs/Identifier", value);
+}
+
+/** What the schema of `Identifier` (common.json#/$defs/Identifier) finds wrong with `value`: none when it is one. */
+export function validateIdentifier(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/Identifier", value);
+}
+
 /**
  * An RFC 3339 date-time with a time zone offset, e.g. 2026-11-30T09:15:00Z.
  * @format date-time
  */
 export type DateTime = string;
 
+/** Whether `value` is a `DateTime`: its schema (common.json#/$defs/DateTime) accepts it. */
+export function isDateTime(value: unknown): value is DateTime {
+  return _validate.accepts("common.json", "/$defs/DateTime", value);
+}
+
+/** What the schema of `DateTime` (common.json#/$defs/DateTime) finds wrong with `value`: none when it is one. */
+export function validateDateTime(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/DateTime", value);
+}
+
 /**
  * Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
- * @remarks Not enforced by this type: `propertyNames` at common.json#/$defs/Metadata/propertyNames
+ * @remarks Not expressed by this type (checked by `isMetadata`): `propertyNames` at common.json#/$defs/Metadata/propertyNames
  */
 export interface Metadata {
   /**
@@ -44,6 +85,16 @@ export interface Metadata {
   /** On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3). */
   "evalschema.partial"?: boolean;
   [key: string]: unknown;
+}
+
+/** Whether `value` is a `Metadata`: its schema (common.json#/$defs/Metadata) accepts it. */
+export function isMetadata(value: unknown): value is Metadata {
+  return _validate.accepts("common.json", "/$defs/Metadata", value);
+}
+
+/** What the schema of `Metadata` (common.json#/$defs/Metadata) finds wrong with `value`: none when it is one. */
+export function validateMetadata(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/Metadata", value);
 }
 
 /** The model provider configuration a test case, suite or run used. */
@@ -63,4 +114,14 @@ export interface Provider {
   max_tokens?: Integer;
   /** Extension point: provider-specific settings. */
   extra?: { [key: string]: unknown };
+}
+
+/** Whether `value` is a `Provider`: its schema (common.json#/$defs/Provider) accepts it. */
+export function isProvider(value: unknown): value is Provider {
+  return _validate.accepts("common.json", "/$defs/Provider", value);
+}
+
+/** What the schema of `Provider` (common.json#/$defs/Provider) finds wrong with `value`: none when it is one. */
+export function validateProvider(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/Provider", value);
 }

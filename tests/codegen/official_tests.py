@@ -8,6 +8,10 @@ its tests as "no model"; any other exception is a "crash". Both are disagreement
 The suite comes from the source distribution of the pinned python-jsonschema, unpacked by ``noxw`` into
 ``.venv/json-schema-test-suite`` (``JSON_SCHEMA_TEST_SUITE`` names another copy); nothing is fetched here.
 
+The TypeScript target is run the same way (``run_all_ts``): every group's generated module written to one folder,
+compiled by one ``tsc --strict`` run (the ``typescript`` of ``js/node_modules``, which also gives Ajv), then every
+instance goes through the root type's guard ``isX`` and, so that both agree, ``validateX`` (one ``node`` run).
+
 ``python tests/codegen/official_tests.py`` prints the agreement by keyword (the ``models_official_tests`` nox session).
 """
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -183,6 +188,115 @@ def run_all(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12") -
             sys.path.remove(tmp)
 
 
+JS = REPO / "js"
+# imports every group's compiled module and prints, per test, "accept", "reject" or "crash: <message>" as JSON
+_TS_RUNNER = """
+import { readFileSync } from "node:fs";
+const cases = JSON.parse(readFileSync(process.argv[2], "utf-8"));
+const verdicts = [];
+for (const group of cases) {
+  let module;
+  try {
+    module = await import(new URL(`./dist/${group.dir}/${group.stem}.js`, import.meta.url).href);
+  } catch (error) {
+    verdicts.push(group.tests.map(() => `crash: ${error}`));
+    continue;
+  }
+  verdicts.push(group.tests.map((data) => {
+    try {
+      const accepted = module[`is${group.root}`](data);
+      const found = module[`validate${group.root}`](data);
+      if (accepted !== (found.length === 0)) return `crash: is${group.root} and validate${group.root} disagree`;
+      return accepted ? "accept" : "reject";
+    } catch (error) {
+      return `crash: ${error}`;
+    }
+  }));
+}
+process.stdout.write(JSON.stringify(verdicts));
+"""
+_TS_CONFIG = {
+    "compilerOptions": {
+        "target": "ES2022",
+        "lib": ["ES2022"],
+        "module": "NodeNext",
+        "moduleResolution": "NodeNext",
+        "strict": True,
+        "noUncheckedIndexedAccess": True,
+        "rootDir": "src",
+        "outDir": "dist",
+        "types": ["node"],
+        "skipLibCheck": True,
+    },
+    "include": ["src/**/*.ts"],
+}
+
+
+def run_all_ts(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12") -> dict[str, Outcome]:
+    """Every keyword of ``keywords`` that ``draft`` has, through the generated TypeScript guards."""
+    from codegen.ir import build
+    from codegen.load import SchemaError, load
+    from codegen.targets import typescript
+
+    tsc = JS / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists():
+        raise FileNotFoundError(f"{tsc} is missing: npm ci --prefix js installs it")
+    outcomes: dict[str, Outcome] = {}
+    with tempfile.TemporaryDirectory(prefix="codegen-suite-ts-") as tmp:
+        work = Path(tmp)
+        (work / "node_modules").symlink_to(JS / "node_modules", target_is_directory=True)
+        (work / "tsconfig.json").write_text(json.dumps(_TS_CONFIG), encoding="utf-8")
+        (work / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+        (work / "runner.mjs").write_text(_TS_RUNNER, encoding="utf-8")
+        compiled: list[tuple[list[Case], dict[str, Any]]] = []
+        for keyword in keywords:
+            if not keyword_file(keyword, draft).is_file():
+                continue
+            outcome = outcomes[keyword] = Outcome()
+            for index, group in enumerate(groups(keyword, draft)):
+                cases = [Case(keyword, group["description"], t["description"], bool(t["valid"])) for t in group["tests"]]
+                folder = work / "schemas" / f"{keyword}_{index}"
+                folder.mkdir(parents=True)
+                (folder / "schema.json").write_text(json.dumps(group["schema"]), encoding="utf-8")
+                try:
+                    schemas = load(folder)
+                    ir = build(schemas)
+                    files = typescript.render(ir, schemas)
+                except SchemaError as exc:
+                    outcome.no_model.extend((case, str(exc)) for case in cases)
+                    continue
+                module = ir.modules[0]
+                if module.root is None:
+                    outcome.no_model.extend((case, "no root type") for case in cases)
+                    continue
+                out = work / "src" / f"{keyword}_{index}"
+                out.mkdir(parents=True)
+                for name, content in files.items():
+                    (out / name).write_bytes(content)
+                compiled.append(
+                    (cases, {"dir": out.name, "stem": module.stem, "root": module.root, "tests": [t["data"] for t in group["tests"]]})
+                )
+        built = subprocess.run([str(tsc), "-p", str(work)], capture_output=True, text=True, check=False)
+        if built.returncode != 0:
+            raise RuntimeError(f"the generated TypeScript does not compile:\n{built.stdout}{built.stderr}")
+        (work / "cases.json").write_text(json.dumps([c for _, c in compiled]), encoding="utf-8")
+        ran = subprocess.run(["node", str(work / "runner.mjs"), str(work / "cases.json")], capture_output=True, text=True, check=False)
+        if ran.returncode != 0:
+            raise RuntimeError(f"the guards' runner failed:\n{ran.stderr}")
+        for (cases, _), verdicts in zip(compiled, json.loads(ran.stdout), strict=True):
+            for case, verdict in zip(cases, verdicts, strict=True):
+                outcome = outcomes[case.keyword]
+                if verdict.startswith("crash"):
+                    outcome.crash.append((case, verdict))
+                elif (verdict == "accept") == case.valid:
+                    outcome.agree.append(case)
+                elif verdict == "accept":
+                    outcome.false_accept.append(case)
+                else:
+                    outcome.false_reject.append(case)
+    return outcomes
+
+
 def table(outcomes: dict[str, Outcome]) -> str:
     rows: list[tuple[str, ...]] = [("keyword", "tests", "agree", "false accept", "false reject", "no model", "crash")]
     for keyword, o in outcomes.items():
@@ -199,6 +313,14 @@ def main(argv: list[str]) -> int:
     for draft in DRAFTS:
         outcomes = run_all(tuple(argv) or KEYWORDS, draft)
         print(f"JSON-Schema-Test-Suite {draft}, Python models (model_validate) against the suite's verdicts:")
+        print(table(outcomes))
+        for outcome in outcomes.values():
+            for kind, case in outcome.disagreements():
+                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+        print()
+    for draft in DRAFTS:
+        outcomes = run_all_ts(tuple(argv) or KEYWORDS, draft)
+        print(f"JSON-Schema-Test-Suite {draft}, TypeScript guards (isX) against the suite's verdicts:")
         print(table(outcomes))
         for outcome in outcomes.values():
             for kind, case in outcome.disagreements():

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codegen_helpers import REPO
+from codegen_helpers import REPO, typescript_runtime
 from tools import missing_tool
 
 from codegen.__main__ import main as codegen_main
@@ -116,6 +116,7 @@ def test_typescript_compiles_with_instances(corpus_out: dict[str, Path], tmp_pat
             lines.append(f"export const instance{i}: m.{root} = {json.dumps(instance, ensure_ascii=False)};")
         (ts / "instances.ts").write_text("\n".join(lines) + "\n", encoding="utf-8")
         includes.append(f"{name}/**/*.ts")
+    typescript_runtime(tmp_path)
     (tmp_path / "tsconfig.json").write_text(
         json.dumps(
             {
@@ -126,7 +127,7 @@ def test_typescript_compiles_with_instances(corpus_out: dict[str, Path], tmp_pat
                     "module": "nodenext",
                     "moduleResolution": "nodenext",
                     "skipLibCheck": True,
-                    "types": [],
+                    "types": ["node"],
                 },
                 "include": includes,
             }

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codegen_helpers import REPO
+from codegen_helpers import REPO, typescript_runtime
 from pydantic import ValidationError
 from tools import missing_tool
 
@@ -65,6 +65,7 @@ def tsc(folder: Path, extra: dict[str, str] | None = None) -> subprocess.Complet
         missing_tool("js/node_modules missing: run npm ci --prefix js")
     for name, text in (extra or {}).items():
         (folder / name).write_text(text, encoding="utf-8")
+    typescript_runtime(folder)
     (folder / "tsconfig.json").write_text(
         json.dumps(
             {
@@ -74,7 +75,8 @@ def tsc(folder: Path, extra: dict[str, str] | None = None) -> subprocess.Complet
                     "target": "es2022",
                     "module": "nodenext",
                     "moduleResolution": "nodenext",
-                    "types": [],
+                    "skipLibCheck": True,
+                    "types": ["node"],
                 },
                 "include": ["*.ts"],
             }

@@ -84,6 +84,7 @@ _NOT_CODES = {
     "MAX_INPUT_BYTES_CEILING",
     "MAX_FINDINGS",
     "MAX_VALUE_CHARS",
+    "MAX_LISTED",
     "O_CLOEXEC",  # an os flag, as O_NONBLOCK
     # names a module exports (its ``__all__``): exit statuses, the stream choices, -j's ranges per process
     "EXIT_OK",

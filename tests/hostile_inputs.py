@@ -214,6 +214,25 @@ def many_rows(folder: Path, case: dict[str, Any]) -> Built:
 
 
 @builder
+def example_file(folder: Path, case: dict[str, Any]) -> Built:
+    """A copy of the example ``example`` of ``spec/examples``."""
+    return {"in": str(_write(folder / case["example"], (EXAMPLES / case["example"]).read_bytes()))}
+
+
+@builder
+def rows_one_big(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set of ``count`` valid rows (distinct attempts) where row ``big_at`` alone has an ``actual_output``
+    of ``big_bytes`` characters: the one row over a small input size limit, deep inside a batch of rows."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    row = document.pop("results")[0]
+    rows = [dict(row, attempt=i + 1) for i in range(case["count"])]
+    rows[case["big_at"]]["actual_output"] = "x" * case["big_bytes"]
+    text = json.dumps(document)[:-1] + ', "results": [' + ",".join(json.dumps(r) for r in rows) + "]}"
+    return {"in": str(_write(folder / "rows-one-big.json", text))}
+
+
+@builder
 def many_lines(folder: Path, case: dict[str, Any]) -> Built:
     """A JSON Lines file of ``count`` tiny valid graders."""
     line = json.dumps({"id": "g", "type": "contains", "params": {"substring": "x"}}) + "\n"

@@ -161,7 +161,7 @@ def test_a_yaml_pack_is_parsed_once_whatever_its_number_of_prompts(monkeypatch: 
 
     def counted(self: YAML, stream: object) -> object:
         parses.append(1)
-        return load(self, stream)  # type: ignore[arg-type]
+        return load(self, stream)
 
     monkeypatch.setattr(YAML, "load", counted)
     for prompts in (2, 60):

@@ -357,7 +357,7 @@ class _Reader:
                     found = _value_before(view, self.pos, size)
                     if found is not None:
                         if size > self.limit:  # a whole value, but larger than reading the file whole allows
-                            raise _TooLarge
+                            raise _TooLarge from None
                         # the next value is likely alike: start from a window that holds four of this one
                         self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (found[1] - self.pos)))
                         return found

@@ -233,6 +233,24 @@ def rows_one_big(folder: Path, case: dict[str, Any]) -> Built:
 
 
 @builder
+def promptfoo_rows(folder: Path, case: dict[str, Any]) -> Built:
+    """A promptfoo results file (the shape of ``tests/interop/data/promptfoo/echo-results.json``) with ``count``
+    small rows, written row by row: 1,000,000 make 190 MB (issue 39: an import of it died with SIGSEGV at 2.2 GB)."""
+    source = json.loads((ROOT / "tests" / "interop" / "data" / "promptfoo" / "echo-results.json").read_text(encoding="utf-8"))
+    row = {key: source["results"]["results"][0][key] for key in ("promptIdx", "success", "score", "provider")}
+    source["results"]["results"] = "__ROWS__"
+    head, tail = json.dumps(source).split('"__ROWS__"')
+    path = folder / "promptfoo-results.json"
+    with path.open("w", encoding="utf-8") as out:
+        out.write(head + "[")
+        for start in range(0, case["count"], 10000):
+            rows = (dict(row, testIdx=i, response={"output": "ok"}) for i in range(start, min(case["count"], start + 10000)))
+            out.write(("," if start else "") + ",".join(json.dumps(r) for r in rows))
+        out.write("]" + tail)
+    return {"in": str(path), "out": str(folder / "imported.json")}
+
+
+@builder
 def many_lines(folder: Path, case: dict[str, Any]) -> Built:
     """A JSON Lines file of ``count`` tiny valid graders."""
     line = json.dumps({"id": "g", "type": "contains", "params": {"substring": "x"}}) + "\n"

@@ -10,6 +10,7 @@ environment, so nox itself never installs Python packages.
 - ``cold``: the README's quick start in a fresh clone with ``HOME`` and the pip/npm caches pointed at empty folders.
 - ``bench``: validation and codegen benchmarks (ratios measured in one run; never timed tests).
 - ``bench_codegen``: time a full ``generate`` against datamodel-code-generator alone.
+- ``bench_migrate``: ``migrate`` of a 2,000-prompt YAML pack against a ruamel round trip of it (issue 39).
 - ``models_official_tests``: the generated models against the official JSON-Schema-Test-Suite, figures by keyword.
 """
 
@@ -216,3 +217,10 @@ def fuzz(session: nox.Session) -> None:
 def bench_compare(session: nox.Session) -> None:
     """Benchmark: ``evalschema compare`` on 2 x 1,000,000 rows against validating them, with peak memory (issue 19)."""
     session.run(PYTHON, "benchmarks/compare_bench.py", *session.posargs)
+
+
+@nox.session
+def bench_migrate(session: nox.Session) -> None:
+    """Benchmark: ``evalschema migrate`` of a 2,000-prompt YAML pack against a plain ruamel round trip of the same
+    file, with peak memory (issue 39). ``./noxw -s bench_migrate -- --prompts 500 --runs 1`` runs a quicker one."""
+    session.run(PYTHON, "benchmarks/migrate_bench.py", *session.posargs)

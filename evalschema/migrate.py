@@ -131,13 +131,22 @@ def migrate_document(pack: Any, new_map: Callable[[], Any], new_list: Callable[[
     return plan
 
 
+class _NotLoaded:
+    """In ``load_yaml_guess_indent``'s place of a YAML loader: its guess of the indentation reads the text's lines;
+    the loading it does after that would parse the whole file a second time, for nothing."""
+
+    def load(self, text: str) -> None:
+        return None
+
+
 def _yaml_engine(text: str) -> tuple[Any, int]:
     """A round-trip YAML engine with the file's own indentation, and the column of a prompt's eval items."""
     require("ruamel.yaml", "migrate", "evalschema migrate")
     from ruamel.yaml import YAML
     from ruamel.yaml.util import load_yaml_guess_indent
 
-    _, sequence, offset = load_yaml_guess_indent(text)
+    # only the guess: the file is parsed by the caller (``yaml`` stands in for the loader ruamel would run again)
+    _, sequence, offset = load_yaml_guess_indent(text, yaml=_NotLoaded())
     mapping = min(
         (
             len(line) - len(line.lstrip(" "))
@@ -438,8 +447,8 @@ def _comment_start(line: str) -> int | None:
     return None
 
 
-def _yaml_block(entry: dict[str, Any], text: str, dash: int, notes: list[str]) -> list[str]:
-    engine, _ = _yaml_engine(text)
+def _yaml_block(entry: dict[str, Any], engine: Any, dash: int, notes: list[str]) -> list[str]:
+    """The lines of one new eval item, dumped by ``engine`` (the file's, made once: making it parses the file)."""
     out = io.StringIO()
     engine.dump([entry], out)
     dumped_lines = out.getvalue().splitlines(True)
@@ -471,6 +480,10 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
         keep = [" " * column + lines[line][comment:].rstrip("\n") + "\n"] if comment is not None else []  # an inline comment stays
         edits.append((line, line + 1, keep))
     added = _new_evals(plan, migrated)
+    # made once per file, not per prompt: guessing the file's indentation parses all of it (per prompt, that made
+    # a pack of n prompts cost n parses)
+    engine = _yaml_engine(text)[0] if added else None
+    offset: int | None = None  # the file's sequence offset, found on first use (it scans the prompts)
     moved_from: dict[str, list[str]] = {}
     emptied: dict[str, tuple[int, int]] = {}  # prompt → the lines of its validators block, all moved
     for name in {_unescape(s.split("/")[2]) for s, _ in plan.moved}:
@@ -495,14 +508,15 @@ def _yaml_edits(text: str, document: Any, plan: Plan, migrated: Any) -> str | No
         if isinstance(evals, list) and evals:
             _, last_end, dash = _item_lines(lines, evals, len(evals) - 1)
             for source, entry in entries:
-                blocks += _yaml_block(entry, text, dash, [_note(source), *(f"from the validator: {c}" for c in moved_from[source])])
+                blocks += _yaml_block(entry, engine, dash, [_note(source), *(f"from the validator: {c}" for c in moved_from[source])])
             edits.append((last_end, last_end, blocks))
             continue
         key_line, key_column = prompt.lc.key("validators") if "validators" in prompt else prompt.lc.key(next(iter(prompt)))
-        offset = _sequence_offset(lines, document)
+        if offset is None:
+            offset = _sequence_offset(lines, document)
         dash = key_column + offset
         for source, entry in entries:
-            blocks += _yaml_block(entry, text, dash, [_note(source), *(f"from the validator: {c}" for c in moved_from[source])])
+            blocks += _yaml_block(entry, engine, dash, [_note(source), *(f"from the validator: {c}" for c in moved_from[source])])
         if "evals" in prompt:  # evals: [] — the empty flow list becomes a block
             line, column = prompt.lc.key("evals")
             comment = _comment_start(lines[line])

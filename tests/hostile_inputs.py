@@ -216,6 +216,43 @@ def many_rows(folder: Path, case: dict[str, Any]) -> Built:
 
 
 @builder
+def example_file(folder: Path, case: dict[str, Any]) -> Built:
+    """A copy of the example ``example`` of ``spec/examples``."""
+    return {"in": str(_write(folder / case["example"], (EXAMPLES / case["example"]).read_bytes()))}
+
+
+@builder
+def rows_one_big(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set of ``count`` valid rows (distinct attempts) where row ``big_at`` alone has an ``actual_output``
+    of ``big_bytes`` characters: the one row over a small input size limit, deep inside a batch of rows."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    row = document.pop("results")[0]
+    rows = [dict(row, attempt=i + 1) for i in range(case["count"])]
+    rows[case["big_at"]]["actual_output"] = "x" * case["big_bytes"]
+    text = json.dumps(document)[:-1] + ', "results": [' + ",".join(json.dumps(r) for r in rows) + "]}"
+    return {"in": str(_write(folder / "rows-one-big.json", text))}
+
+
+@builder
+def promptfoo_rows(folder: Path, case: dict[str, Any]) -> Built:
+    """A promptfoo results file (the shape of ``tests/interop/data/promptfoo/echo-results.json``) with ``count``
+    small rows, written row by row: 1,000,000 make 190 MB (issue 39: an import of it died with SIGSEGV at 2.2 GB)."""
+    source = json.loads((ROOT / "tests" / "interop" / "data" / "promptfoo" / "echo-results.json").read_text(encoding="utf-8"))
+    row = {key: source["results"]["results"][0][key] for key in ("promptIdx", "success", "score", "provider")}
+    source["results"]["results"] = "__ROWS__"
+    head, tail = json.dumps(source).split('"__ROWS__"')
+    path = folder / "promptfoo-results.json"
+    with path.open("w", encoding="utf-8") as out:
+        out.write(head + "[")
+        for start in range(0, case["count"], 10000):
+            rows = (dict(row, testIdx=i, response={"output": "ok"}) for i in range(start, min(case["count"], start + 10000)))
+            out.write(("," if start else "") + ",".join(json.dumps(r) for r in rows))
+        out.write("]" + tail)
+    return {"in": str(path), "out": str(folder / "imported.json")}
+
+
+@builder
 def many_lines(folder: Path, case: dict[str, Any]) -> Built:
     """A JSON Lines file of ``count`` tiny valid graders."""
     line = json.dumps({"id": "g", "type": "contains", "params": {"substring": "x"}}) + "\n"

@@ -135,3 +135,38 @@ def test_placeholders_fail_strict_until_a_person_decides(name: str, tmp_path: Pa
 def test_migrate_text_on_a_pack_with_nothing_to_do_is_the_identity() -> None:
     text = (DATA / "pack-comments.migrated.yaml").read_text()
     assert migrate_text(text, "yaml")[0] == text
+
+
+def _pack_of(prompts: int) -> str:
+    """``pack-comments.yaml`` with its two prompts repeated under new names until there are ``prompts`` of them."""
+    text = (DATA / "pack-comments.yaml").read_text()
+    head, rest = text.split("prompts:\n", 1)
+    body = rest.split("\n# Owned", 1)[0] + "\n"
+    copies = [
+        body.replace("  support:\n    id: support", f"  support{i}:\n    id: support{i}").replace(
+            "  billing:\n    id: billing", f"  billing{i}:\n    id: billing{i}"
+        )
+        for i in range(prompts // 2)
+    ]
+    return head + "prompts:\n" + "".join(copies)
+
+
+def test_a_yaml_pack_is_parsed_once_whatever_its_number_of_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: ``migrate`` became quadratic when every prompt's new evals parsed the whole file again (to guess
+    its indentation). Work is counted, not timed: one parse for 2 prompts and for 60."""
+    from ruamel.yaml import YAML
+
+    parses: list[int] = []
+    load = YAML.load
+
+    def counted(self: YAML, stream: object) -> object:
+        parses.append(1)
+        return load(self, stream)
+
+    monkeypatch.setattr(YAML, "load", counted)
+    for prompts in (2, 60):
+        parses.clear()
+        migrated, plan = migrate_text(_pack_of(prompts), "yaml")
+        assert len(plan.moved) == 2 * (prompts // 2)  # every prompt had validators to move
+        assert "fail_on_violation" not in migrated
+        assert len(parses) == 1, f"{prompts} prompts: {len(parses)} parses"

@@ -47,6 +47,8 @@ _FIRST_WINDOW = 1 << 12
 _MAX_FIRST_WINDOW = 1 << 20  # one huge row must not make every later read reach that far ahead
 _CUT_MARGIN = 16  # a syntax error this close to a window's end may only be the window's end
 _SPACE = re.compile(rb"[ \t\r\n]*")
+_STRUCTURE = re.compile(rb'["\[\]{}]')
+_SCAN_FROM = 1 << 20  # a value still unfinished past this many bytes is scanned for its end (``scan_end``)
 _NOT_CONTINUATION = bytes(i for i in range(256) if not 0x80 <= i <= 0xBF)
 
 
@@ -160,6 +162,21 @@ class Rows:
             done = offsets[k]
             out[self.start + k] = Text(self.text.raw[offsets[k] : ends[k]], line, column)
         return out
+
+
+def _string_end(buf: bytes, at: int, stop: int) -> int:
+    """The index after the string whose opening quote is ``buf[at]``, or -1 if it does not close before ``stop``."""
+    close = at + 1
+    while True:
+        close = buf.find(b'"', close, stop)  # memchr: a long string is crossed in C
+        if close < 0:
+            return -1
+        before = close - 1
+        while buf[before] == 0x5C:  # a quote after an odd number of backslashes is escaped
+            before -= 1
+        if (close - 1 - before) % 2 == 0:
+            return close + 1
+        close += 1
 
 
 def _value_before(view: memoryview, pos: int, size: int) -> tuple[Any, int] | None:
@@ -323,6 +340,7 @@ class _Reader:
     def value(self, max_depth: int) -> tuple[Any, int] | Problem:
         """The value at ``pos`` (not whitespace) as orjson reads it, and the index after it; ``pos`` stays."""
         window = self.window
+        scanned = False
         while True:
             while self.pos + window >= len(self.buf) and self.fill():  # a byte past the window, to see where characters start
                 pass
@@ -338,22 +356,71 @@ class _Reader:
                 if self.pos + size < end:  # orjson stopped inside the window: after the value, or at a problem
                     found = _value_before(view, self.pos, size)
                     if found is not None:
+                        if size > self.limit:  # a whole value, but larger than reading the file whole allows
+                            raise _TooLarge from None
                         # the next value is likely alike: start from a window that holds four of this one
                         self.window = min(_MAX_FIRST_WINDOW, max(_FIRST_WINDOW, 4 * (found[1] - self.pos)))
                         return found
                 elif not final:  # orjson ran out of text: the window ends inside the value
                     if end - self.pos > self.limit:  # the value goes on past the limit
                         raise _TooLarge from None
-                    window *= 2
+                    window = self.grown(window, scanned)
+                    scanned = scanned or window > _SCAN_FROM
                     continue
                 return self.exact(end, final, max_depth)
             if final:
+                if end - self.pos > self.limit:
+                    raise _TooLarge
                 return value, end
+            if end - self.pos > self.limit:
+                raise _TooLarge
             window *= 2  # the value fills the window exactly: a number may go on past it
+
+    def grown(self, window: int, scanned: bool) -> int:
+        """The next window for a value that goes on past ``window`` bytes: twice as large, or, the first time that
+        passes ``_SCAN_FROM``, large enough to hold the whole value as its quotes and brackets place it
+        (``scan_end``): a value that goes on past the limit is refused then, as reading the file whole refuses it,
+        not after rounds of parsing ever longer windows of it."""
+        window *= 2
+        if window > _SCAN_FROM and not scanned:
+            stop = self.scan_end()
+            if stop:
+                window = max(window, stop - self.pos + _CUT_MARGIN)
+        return window
+
+    def scan_end(self) -> int:
+        """Where the string, array or object at ``pos`` ends (the index after it), from its quotes and brackets
+        alone (the parsers check the rest), or 0 if it is none of those or does not end before the end of the
+        file. Raises ``_TooLarge`` if it goes on past the input size limit; reads at most the limit ahead."""
+        if self.buf[self.pos] not in b'"[{':
+            return 0
+        while self.pos + self.limit + 1 > len(self.buf) and self.fill():
+            pass
+        buf, stop, depth, at = self.buf, min(len(self.buf), self.pos + self.limit + 1), 0, self.pos
+        while True:
+            match = _STRUCTURE.search(buf, at, stop)  # the next quote or bracket, found in C
+            if match is None:
+                break
+            at = match.start()
+            if buf[at] == ord('"'):
+                at = _string_end(buf, at, stop)
+                if at < 0:
+                    break
+                if depth == 0:
+                    return at
+                continue
+            depth += 1 if buf[at] in b"[{" else -1
+            at += 1
+            if depth <= 0:
+                return at
+        if stop - self.pos > self.limit:
+            raise _TooLarge
+        return 0
 
     def exact(self, end: int, final: bool, max_depth: int) -> tuple[Any, int] | Problem:
         """The strict reader's reading of the value at ``pos`` (orjson refused it: a problem, or something only
         it refuses, such as a lone surrogate)."""
+        scanned = False
         while True:
             try:
                 text = self.buf[self.pos : end].decode("utf-8")
@@ -363,7 +430,10 @@ class _Reader:
             try:
                 value, stop = exact_value(text, max_depth=max_depth, partial=True)
                 if final or stop < len(text):  # a value that fills the window exactly may be a number cut short
-                    return value, self.pos + len(text[:stop].encode("utf-8"))
+                    size = len(text[:stop].encode("utf-8"))
+                    if size > self.limit:
+                        raise _TooLarge
+                    return value, self.pos + size
             except ReadProblem as exc:
                 # the text ended where more was expected, or went wrong so close to the window's end that a longer
                 # window may read it (a literal or a number cut in two)
@@ -376,7 +446,8 @@ class _Reader:
                     return self.problem(exc.code, exc.message, line + at_line - 1, at_column + (column if at_line == 1 else 0))
             if end - self.pos > self.limit:
                 raise _TooLarge
-            size = 2 * (end - self.pos)  # the window ended inside the value: read further
+            size = self.grown(end - self.pos, scanned)  # the window ended inside the value: read further
+            scanned = scanned or size > _SCAN_FROM
             while self.pos + size >= len(self.buf) and self.fill():
                 pass
             end = min(self.pos + size, len(self.buf))
@@ -577,6 +648,8 @@ def _leap(reader: _Reader, start_of_row: bytes) -> tuple[list[Any], bytes, int] 
             comma -= 1
         if reader.buf[comma] != ord(",") or comma <= reader.pos:  # no rows before it: ",," is for the slow path to report
             continue
+        if comma - reader.pos > reader.limit:  # rows may be over the limit (a small one): read them one by one, measured
+            return None
         raw = reader.buf[reader.pos : comma]
         try:
             items = orjson.loads(b"".join((b"[", raw, b"]")))  # one copy (``+`` makes one per operand)

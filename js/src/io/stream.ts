@@ -73,6 +73,9 @@ const BRACKET_OPEN = 0x5b;
 const BRACKET_CLOSE = 0x5d;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
+/** A value still unfinished past this many bytes is scanned for its end (`scanEnd`) before it is read further. */
+const SCAN_FROM = 1 << 20;
 const COLON = 0x3a;
 
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -310,6 +313,7 @@ class Reader {
 
   /** The strict reader's reading of the value at `pos`, from a window that ends at `end` (grown as needed). */
   private exact(end: number, final: boolean, maxDepth: number): Found | Raw {
+    let scanned = false;
     for (;;) {
       let text: string;
       try {
@@ -322,7 +326,9 @@ class Reader {
         if (final || stop < text.length) {
           // a value that fills the window exactly may be a number cut short
           const valueText = text.slice(0, stop);
-          return { value, end: this.pos + Buffer.byteLength(valueText), text: valueText, exact: true };
+          const size = Buffer.byteLength(valueText);
+          if (size > this.limit) throw new TooLarge(); // a whole value, but larger than reading the file whole allows
+          return { value, end: this.pos + size, text: valueText, exact: true };
         }
       } catch (error) {
         if (!(error instanceof JsonProblem)) throw error;
@@ -336,9 +342,61 @@ class Reader {
         }
       }
       if (end - this.pos > this.limit) throw new TooLarge();
-      end = this.windowEnd(Math.max(2 * (end - this.pos), 8)); // the window ended inside the value: read further
+      let size = Math.max(2 * (end - this.pos), 8); // the window ended inside the value: read further
+      if (size > SCAN_FROM && !scanned) {
+        // a long value: where it ends, its quotes and brackets say at a fraction of the strict reader's cost; one
+        // that goes on past the limit is refused now, as reading the file whole refuses it, not after rounds of
+        // reading ever longer windows of it
+        scanned = true;
+        const stop = this.scanEnd();
+        if (stop > 0) size = Math.max(size, stop - this.pos + CUT_MARGIN);
+      }
+      end = this.windowEnd(size);
       final = this.eof && end === this.buf.length;
     }
+  }
+
+  /**
+   * Where the string, array or object at `pos` ends (the index after it), found from its quotes and brackets
+   * alone (the strict reader checks the rest), or 0 if that is not found before the end of the file. Throws
+   * `TooLarge` if it goes on past the input size limit. Reads at most the limit ahead.
+   */
+  private scanEnd(): number {
+    while (this.pos + this.limit + 1 > this.buf.length && this.fill());
+    const stop = Math.min(this.buf.length, this.pos + this.limit + 1);
+    const buf = this.buf.subarray(0, stop);
+    let depth = 0;
+    let i = this.pos;
+    while (i < stop) {
+      const byte = buf[i]!;
+      if (byte === QUOTE) {
+        let j = i + 1;
+        for (;;) {
+          j = buf.indexOf(QUOTE, j); // native: a long string is crossed at memchr speed
+          if (j < 0) return this.scanMissed(stop);
+          let k = j - 1;
+          while (buf[k] === BACKSLASH) k--;
+          if ((j - 1 - k) % 2 === 0) break; // not escaped
+          j++;
+        }
+        i = j + 1;
+        if (depth === 0) return i;
+        continue;
+      }
+      if (byte === BRACKET_OPEN || byte === BRACE_OPEN) depth++;
+      else if (byte === BRACKET_CLOSE || byte === BRACE_CLOSE) {
+        depth--;
+        if (depth <= 0) return i + 1;
+      } else if (depth === 0) return 0; // not a string or a container: the strict reader decides
+      i++;
+    }
+    return this.scanMissed(stop);
+  }
+
+  /** The scan reached `stop` without the value's end: past the limit, or at the end of the file. */
+  private scanMissed(stop: number): number {
+    if (stop - this.pos > this.limit) throw new TooLarge();
+    return 0;
   }
 
   /** JSON.parse's value when its reading is certainly the strict one, else the strict one (or its problem). */
@@ -375,6 +433,7 @@ class Reader {
       let comma = found - 1;
       while (isSpace(this.buf[comma])) comma--;
       if (this.buf[comma] !== COMMA || comma === this.pos) continue; // at least one row, before a comma
+      if (comma - this.pos > this.limit) return null; // rows may be over the limit (a small one): read them one by one, measured
       let text: string;
       try {
         text = strict.decode(this.buf.subarray(this.pos, comma));

@@ -11,8 +11,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .api import validate, validate_file, validate_json
     from .core.findings import Finding, Report
-    from .pipeline import summarize_file, validate, validate_file, validate_json
+    from .pipeline import summarize_file
     from .schemas.registry import KINDS, spec_version
     from .summary.states import Summary, classify, summarize
 
@@ -22,9 +23,9 @@ _PUBLIC = {
     "Finding": ".core.findings",
     "Report": ".core.findings",
     "summarize_file": ".pipeline",
-    "validate": ".pipeline",
-    "validate_file": ".pipeline",
-    "validate_json": ".pipeline",
+    "validate": ".api",
+    "validate_file": ".api",
+    "validate_json": ".api",
     "KINDS": ".schemas.registry",
     "spec_version": ".schemas.registry",
     "Summary": ".summary.states",

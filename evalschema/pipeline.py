@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -98,17 +98,6 @@ def as_document(value: Any) -> Any:
     if dump is not None and hasattr(type(value), "model_fields"):
         return dump(value, mode="json")
     return value
-
-
-def suite_document(suite: Any, base: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
-    """The ``suite`` keyword of the API as the cross-document rules need it: a model as its document, a path read,
-    a ``test_cases_file`` followed (``casesfile.suite_in_hand``); anything else as it is."""
-    suite = as_document(suite)
-    if isinstance(suite, (str, os.PathLike)) or (isinstance(suite, dict) and "test_cases_file" in suite and "test_cases" not in suite):
-        from .casesfile import suite_in_hand  # only such a suite needs it (casesfile imports this module)
-
-        return cast("dict[str, Any] | None", suite_in_hand(suite, base))
-    return cast("dict[str, Any] | None", suite)
 
 
 class Options(NamedTuple):
@@ -233,11 +222,10 @@ def validate(
     *,
     strict: bool = False,
     allow_unknown: bool = False,
-    suite: dict[str, Any] | str | os.PathLike[str] | None = None,
+    suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
     registry: Registry = REGISTRY,
-    base: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Validate one document: schema rules, hand-rolled rules, deprecations, and (with ``suite``) cross-document rules.
 
@@ -247,12 +235,11 @@ def validate(
     ``engine`` picks the JSON Schema implementation: ``fast`` (jsonschema-rs) or ``reference`` (python-jsonschema);
     both give the same findings. ``spec_version`` pins a published release (e.g. ``"1.0.0"``) instead of the
     working schemas. ``registry`` binds the code rules to the units that check them (the ledger's, by default).
-    ``suite`` is a suite document or the path of one; its ``test_cases_file`` is followed (relative to the suite's
-    folder, or to ``base`` for a suite given as a mapping) and :class:`evalschema.casesfile.SuiteError` says why
-    when it cannot be.
+    ``suite`` is a suite document with its test cases in hand (the public API, ``evalschema.api``, reads a suite's
+    path and follows its ``test_cases_file``).
     """
-    document, in_hand = as_document(document), suite_document(suite, base)
-    options = Options(strict, allow_unknown, in_hand, engine, spec_version, registry)
+    document = as_document(document)
+    options = Options(strict, allow_unknown, as_document(suite), engine, spec_version, registry)
     return _check(document, kind, options)
 
 
@@ -262,10 +249,9 @@ def validate_json(
     *,
     strict: bool = False,
     allow_unknown: bool = False,
-    suite: dict[str, Any] | str | os.PathLike[str] | None = None,
+    suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
-    base: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Parse strict JSON (duplicate keys, NaN and Infinity are errors) and validate it, in one call.
 
@@ -283,7 +269,6 @@ def validate_json(
             suite=suite,
             engine=engine,
             spec_version=spec_version,
-            base=base,
         )
         del loaded  # freed while the collector is still paused, so it never walks the document
     return report
@@ -370,12 +355,11 @@ def validate_file(
     *,
     strict: bool = False,
     allow_unknown: bool = False,
-    suite: dict[str, Any] | str | os.PathLike[str] | None = None,
+    suite: dict[str, Any] | None = None,
     engine: schema_path.Engine = "fast",
     spec_version: str | None = None,
     stream_rows: bool | None = None,
     place_limit: int | None = None,
-    base: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Read one JSON file and validate it; every finding carries its line and column.
 
@@ -388,7 +372,7 @@ def validate_file(
     ``False`` never), so memory is bounded by the largest batch of rows, not the file. The report is the same
     either way. Other documents, and result sets whose rows cannot be judged one by one, are read whole.
     """
-    options = Options(strict, allow_unknown, suite_document(suite, base), engine, spec_version)
+    options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
     return _validate_file(Path(path), kind, options, stream_rows, place_limit)
 
 

@@ -33,7 +33,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "sources": ("sources",),  # the report entries of one source, for one process, -j and Dask alike
     "cli": ("cli", "__main__"),
-    "api": ("",),  # evalschema/__init__.py: the public API, above everything
+    "api": ("", "api"),  # evalschema/__init__.py: the public API, above everything
 }
 ORDER = list(LAYERS)
 

@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalschema
+from evalschema.api import validate
 from evalschema.core.findings import Finding
 from evalschema.engine import quick_import, schema_path
-from evalschema.pipeline import validate
 from evalschema.schemas.registry import KINDS, load
 
 ROOT = Path(__file__).resolve().parents[1]

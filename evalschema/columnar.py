@@ -37,16 +37,19 @@ from typing import Any
 
 import orjson
 
+from evalschema_models.constants import UNREADABLE_CODES
+
 from .core.display import visible
 from .core.extras import require
-from .core.findings import Finding
+from .core.findings import Finding, Report
 from .io.gate import Outputs, Refused, WriteFailed
-from .io.loader import open_regular, parse_json
+from .io.loader import not_an_object, open_regular, parse_json
 from .schemas.registry import arrow_dir, spec_version
 
 BATCH = 8192
 TABLES = ("runs", "results", "grader_results")
 ROWS, GRADERS, RESIDUAL = "results", "grader_results", "_json"
+KIND = "resultset"  # the kind of document a table holds
 _UTC = _dt.UTC
 
 
@@ -935,49 +938,54 @@ class Unexportable(ValueError):
         self.message = f"{finding.code}: {finding.message}"
 
 
-class _IntoTable:
-    """A stage of the pipeline that hands each batch of a result set's rows to the table as it is read."""
+class Invalid(ValueError):
+    """A result set that is not valid (``report``: its findings, placed): its rows could hold numbers the
+    specification makes impossible, so it is not exported (unless forced)."""
 
-    def __init__(self, writer: Writer) -> None:
-        self.writer = writer
-        self.handed = False  # whether rows went to the table (they cannot be taken back)
-
-    def envelope(self, members: dict[str, Any]) -> Iterable[Any]:
-        return ()
-
-    def rows(self, batch: Any) -> Iterable[Any]:
-        self.writer.add_rows(self.writer.runs, batch.start, batch.items)
-        self.handed = True
-        return ()
-
-    def finish(self) -> Iterable[Any]:
-        return ()
+    def __init__(self, path: str, report: Report) -> None:
+        first = report.errors[0]
+        super().__init__(f"{path}: not a valid result set: {first.code}: {first.message}")
+        self.path, self.report = path, report
 
 
-def _stream_into(writer: Writer, path: Path) -> bool:
-    """Stream one JSON result set into ``writer`` through the pipeline's driver: rows as they are read. False if it
-    cannot be streamed and nothing was handed on; ``_StartOver`` if rows were (a root with too many members after
-    its rows): the export starts over, reading this file whole."""
-    from .io import stream
-    from .pipeline import feed, streamed
+def _validated_into(writer: Writer, path: Path, whole: bool) -> Report:
+    """Validate one JSON result set and hand its rows to ``writer`` in the same reading (large files in pieces), then
+    its own fields; the report. ``_StartOver`` if the reading starts over after rows were handed on (they cannot
+    be taken back): the export starts over, reading this file whole."""
+    from .core.limits import MAX_FINDINGS
+    from .pipeline import validate_and_read_file
 
-    handle = open_regular(path)  # the input gate: a regular file, never blocking
-    if isinstance(handle, Finding):
-        raise Unexportable(str(path), handle)
-    into = _IntoTable(writer)
-    with handle:
-        try:
-            fed = feed(streamed(handle), [into], [])
-        except stream.NotStreamable:
-            if into.handed:
-                raise _StartOver(path) from None
-            return False
-    if isinstance(fed, Finding):
-        raise Unexportable(str(path), fed)
-    envelope = fed.members  # "results" stands where it was, empty: its rows went to the table as they came
-    writer.add_run(writer.runs, envelope)
+    pending: list[Any] = []
+    handed = [0]  # rows handed to the table
+
+    def flush() -> None:
+        if pending:
+            writer.add_rows(writer.runs, handed[0], pending[:])
+            handed[0] += len(pending)
+            pending.clear()
+
+    def each_row() -> Callable[[Any], None]:
+        if handed[0] or pending:
+            raise _StartOver(path)
+
+        def see(row: Any) -> None:
+            pending.append(row)
+            if len(pending) >= BATCH:
+                flush()
+
+        return see
+
+    report, fields = validate_and_read_file(
+        path, each_row, stream_rows=False if whole else None, place_limit=MAX_FINDINGS, rows_in_place=True
+    )
+    flush()
+    if fields is None:  # no result set at all (unreadable, not an object): nothing to write
+        if report.valid:
+            raise Unexportable(str(path), not_an_object(None))
+        return report
+    writer.add_run(writer.runs, fields)
     writer.runs += 1
-    return True
+    return report
 
 
 class _StartOver(Exception):
@@ -986,30 +994,56 @@ class _StartOver(Exception):
         self.path = path
 
 
-def export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str = "parquet") -> int:
+def export_files(
+    paths: list[Path], folder: str | os.PathLike[str], fmt: str = "parquet", *, force: bool = False, refused: list[Invalid] | None = None
+) -> int:
     """Export the result sets in these JSON / JSON Lines files (JSON files streamed) into ``folder``; the number
-    of result sets. Raises :class:`Unexportable` (nothing is written) for an input that is not a result set."""
+    of result sets. Each is validated as it is read, before anything is written: one that cannot be read raises
+    :class:`Unexportable`, one that is not valid :class:`Invalid` (nothing is written either way) — unless
+    ``force``: then it is exported all the same and listed in ``refused``."""
     whole: set[Path] = set()  # JSON files a stream gave up on after their rows: read whole
     while True:
+        found: list[Invalid] = []
         try:
-            return _export_files(paths, folder, fmt, whole)
+            count = _export_files(paths, folder, fmt, whole, force, found)
         except _StartOver as again:
             whole.add(again.path)
+            continue
+        if refused is not None:
+            refused.extend(found)
+        return count
 
 
-def _export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str, whole: set[Path]) -> int:
-    from .io.loader import SUFFIXES, load_path, not_an_object
+def _refuse_invalid(path: str, report: Report, force: bool, found: list[Invalid]) -> None:
+    """An unreadable input stops the export; an invalid one too, unless ``force`` (then it is listed)."""
+    unreadable = next((f for f in report.errors if f.code in UNREADABLE_CODES or (f.code == "TYPE_MISMATCH" and f.pointer == "")), None)
+    if unreadable is not None:
+        raise Unexportable(path, unreadable)
+    if not report.valid:
+        if not force:
+            raise Invalid(path, report)
+        found.append(Invalid(path, report))
+
+
+def _export_files(paths: list[Path], folder: str | os.PathLike[str], fmt: str, whole: set[Path], force: bool, found: list[Invalid]) -> int:
+    from .io.loader import SUFFIXES, load_path
+    from .pipeline import placed, validate
 
     writer = Writer(folder, fmt, inputs=paths)
     try:
         for path in paths:
-            if SUFFIXES.get(path.suffix.lower(), "json") == "json" and path not in whole and _stream_into(writer, path):
+            if SUFFIXES.get(path.suffix.lower(), "json") == "json":
+                _refuse_invalid(str(path), _validated_into(writer, path, path in whole), force, found)
                 continue
             for loaded in load_path(path):
                 if loaded.problem is not None:
                     raise Unexportable(loaded.path, loaded.problem)
                 if not isinstance(loaded.document, dict):
                     raise Unexportable(loaded.path, not_an_object(loaded.line))
+                report = validate(loaded.document, KIND)
+                if report.findings:
+                    report = placed(report, loaded.positions())
+                _refuse_invalid(loaded.path + (f":{loaded.line}" if loaded.line else ""), report, force, found)
                 writer.write(loaded.document)
         writer.close()
     except (Refused, WriteFailed):

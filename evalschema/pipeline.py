@@ -439,12 +439,14 @@ def validate_and_read_file(
     spec_version: str | None = None,
     stream_rows: bool | None = None,
     place_limit: int | None = None,
+    rows_in_place: bool = False,
 ) -> tuple[Report, dict[str, Any] | None]:
     """``validate_file`` (as a result set unless ``kind`` says otherwise), and every row of a result set handed to
     the function ``each_row()`` makes, in one reading: the report, and the result set's own fields (without its
     rows) — ``None`` when the document is no result set or the report was decided before the rows were looked at
     (a file that cannot be read, no object, a newer major version). ``each_row`` is called again should the reading
-    start over (a stream given up for a whole reading): the rows then come again, from the first."""
+    start over (a stream given up for a whole reading): the rows then come again, from the first. ``rows_in_place``:
+    the fields keep ``results`` where it stood among them, as an empty list (for a writer that rebuilds the order)."""
     made: list[_Fields] = []
 
     def more() -> list[Stage]:
@@ -455,7 +457,11 @@ def validate_and_read_file(
     options = Options(strict, allow_unknown, as_document(suite), engine, spec_version)
     report = _validate_file(Path(path), kind, options, stream_rows, place_limit, more)
     members = made[-1].members if made and report.kind == KIND else None
-    return report, None if members is None else {k: v for k, v in members.items() if k != ARRAY}
+    if members is None:
+        return report, None
+    if rows_in_place:
+        return report, {k: ([] if k == ARRAY and isinstance(v, list) else v) for k, v in members.items()}
+    return report, {k: v for k, v in members.items() if k != ARRAY}
 
 
 class _EachRow(DocumentPass):

@@ -13,7 +13,7 @@ import pytest
 from codegen.ir import build
 from codegen.load import SchemaError, load
 from codegen.targets import arrow as arrow_target
-from evalschema import cli, columnar
+from evalschema import cli, columnar, pipeline
 from evalschema.schemas.registry import spec_version
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +144,9 @@ def test_the_command_streams_in_row_groups_and_reads_back(tmp_path: Path, monkey
     monkeypatch.setattr(columnar, "BATCH", 7)
     monkeypatch.setattr("evalschema.io.stream.BATCH_ROWS", 5, raising=False)
     base = json.loads((ROOT / "spec/examples/resultset-multi-attempt.json").read_text("utf-8"))
-    big = {**base, "results": base["results"] * 20}
+    # 20 copies of the rows, each copy its own test cases: a valid result set (an export validates before use)
+    rows = [{**row, "test_case_id": f"{row['test_case_id']}-{copy}"} for copy in range(20) for row in base["results"]]
+    big = {k: v for k, v in base.items() if k != "summary"} | {"results": rows}
     source = tmp_path / "big.resultset.json"
     source.write_text(json.dumps(big, indent=2), "utf-8")
     assert cli.main(["export", "--to", "parquet", "-o", str(tmp_path / "cols"), str(source)]) == 0
@@ -152,6 +154,30 @@ def test_the_command_streams_in_row_groups_and_reads_back(tmp_path: Path, monkey
     assert cli.main(["import", "--from", "parquet", "-o", str(tmp_path / "back.json"), str(tmp_path / "cols")]) == 0
     assert json.loads((tmp_path / "back.json").read_text("utf-8")) == big
     assert (tmp_path / "back.json").read_text("utf-8") == json.dumps(big, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("form", ["json", "jsonl"])
+def test_an_invalid_result_set_is_refused_with_its_findings_unless_forced(
+    form: str, stream: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Validated before use: a score of 95 on a 0-1 scale is not exported (exit 1, the findings as validate prints
+    them, nothing written); --force exports it under a banner and the status stays 1."""
+    if stream:
+        monkeypatch.setattr(pipeline, "STREAM_THRESHOLD", 1)
+    bad = json.loads((ROOT / "spec/examples/resultset-multi-attempt.json").read_text("utf-8"))
+    bad["results"][1]["grader_results"][0]["score"] = 95
+    bad.pop("summary", None)
+    source = tmp_path / f"bad.resultset.{form}"
+    source.write_text(json.dumps(bad) + ("\n" if form == "jsonl" else ""), "utf-8")
+    out = tmp_path / "cols"
+    assert cli.main(["export", "--to", "parquet", "-o", str(out), str(source)]) == 1
+    err = capsys.readouterr().err
+    assert "OUT_OF_RANGE" in err and "/results/1/grader_results/0/score" in err and "nothing was written" in err, err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+    assert cli.main(["export", "--to", "parquet", "--force", "-o", str(out), str(source)]) == 1
+    assert "exported anyway (--force)" in capsys.readouterr().err
+    assert pq.ParquetFile(out / "results.parquet").metadata.num_rows == len(bad["results"])
 
 
 def test_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

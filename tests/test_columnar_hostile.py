@@ -148,7 +148,10 @@ def test_a_row_group_claiming_2_to_the_40_rows_is_refused_without_allocating_for
     base = json.loads(EXAMPLE.read_text("utf-8"))
     source = tmp_path / "many.json"
     rows = 1237  # a count whose varint (two bytes) is met in the footer only where it counts rows
-    source.write_text(json.dumps({**base, "results": (base["results"] * rows)[:rows]}), "utf-8")
+    # copies of the rows, each copy its own test cases: a valid result set (an export validates before use)
+    width = len(base["results"])
+    copies = [{**row, "test_case_id": f"{row['test_case_id']}-{n // width}"} for n, row in enumerate((base["results"] * rows)[:rows])]
+    source.write_text(json.dumps({k: v for k, v in base.items() if k != "summary"} | {"results": copies}), "utf-8")
     folder = _export(tmp_path, "parquet", source)
     _claim_rows(folder / "results.parquet", rows, 2**40)
     assert pq.ParquetFile(folder / "results.parquet").metadata.row_group(0).num_rows == 2**40

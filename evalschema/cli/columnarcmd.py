@@ -30,14 +30,15 @@ class Unreadable(ValueError):
         self.code = code
 
 
-def export_paths(arguments: list[str], folder: Path, fmt: str) -> int:
+def export_paths(arguments: list[str], folder: Path, fmt: str, *, force: bool = False, refused: list[Any] | None = None) -> int:
     """Export the result sets of these arguments (files, folders, globs) into the new ``folder``; how many.
-    Raises ``Unexportable`` or ``FileExistsError``; nothing is written then."""
+    Raises ``Unexportable``, ``columnar.Invalid`` (unless ``force``: then listed in ``refused``) or a refusal of the
+    output gate; nothing is written then."""
     from .. import columnar
     from ..io.loader import expand
 
     paths = [p for p in expand(arguments) if isinstance(p, Path)]
-    return columnar.export_files(paths, folder, fmt)
+    return columnar.export_files(paths, folder, fmt, force=force, refused=refused)
 
 
 def import_folder(folder: Path, fmt: str, output: Path) -> int:

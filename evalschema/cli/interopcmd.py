@@ -114,11 +114,20 @@ def run_export(args: argparse.Namespace) -> int:
     from . import columnarcmd
 
     if args.target_format in columnarcmd.FORMATS:
+        from ..columnar import Invalid
+
+        refused: list[Invalid] = []
         try:
-            count = columnarcmd.export_paths(args.inputs, args.out, args.target_format)
+            count = columnarcmd.export_paths(args.inputs, args.out, args.target_format, force=args.force, refused=refused)
         except columnarcmd.Unexportable as exc:
             return _failed(args, ConversionError("EXPORT_INPUT_INVALID", exc.message, exc.path, line=exc.line))
-        return _report(args, LossReport("export", args.target_format), {"output": str(args.out), "records": count})
+        except Invalid as invalid:  # validated before use: nothing was written
+            _invalid(args, InvalidInput(invalid.path, invalid.report), exported=False)
+            return EXIT_INVALID
+        for forced in refused:  # --force: exported all the same, under a banner; the status stays that of an invalid input
+            _invalid(args, InvalidInput(forced.path, forced.report), exported=True)
+        status = _report(args, LossReport("export", args.target_format), {"output": str(args.out), "records": count})
+        return EXIT_INVALID if refused else status
     if len(args.inputs) != 1:
         return _usage(f"export --to {args.target_format} converts one result set")
     try:

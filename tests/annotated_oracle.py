@@ -47,7 +47,12 @@ def suite(document: dict[str, Any]) -> Iterator[Finding]:
             for ref_index, ref in enumerate(refs):
                 if isinstance(ref, str) and ref and ref not in known:
                     where = pointer("test_cases", case_index, "graders", ref_index)
-                    yield Finding(where, "DANGLING_REFERENCE", "error", messages.render("DANGLING_REFERENCE", name=ref))
+                    yield Finding(
+                        where,
+                        "DANGLING_REFERENCE",
+                        "error",
+                        messages.render("DANGLING_REFERENCE", name=ref, defined=messages.ordered(known)),
+                    )
 
 
 def _attempt_key(result: dict[str, Any]) -> tuple[str, int] | None:

@@ -53,13 +53,18 @@ KNOWN: dict[tuple[str, str], str] = {
     ("evalschema/migrate.py", "not valid {form.upper()}: {visible(str(exc))"): "shown to the user, no decision",
     ("evalschema/cli/__init__.py", 'f"evalschema: {exc}'): "a usage error of the CLI's own, shown",
     ("evalschema/cli/columnarcmd.py", 'f"cannot read as {fmt}: {exc}"'): "pyarrow's reason, shown in an export error, no decision",
-    ("evalschema/interop/__init__.py", 'f"not JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/deepeval.py", 'f"not valid JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/lm_eval.py", 'f"not valid JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/lm_eval.py", 'f"not a JSON line: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/openai_evals.py", 'f"not a JSON line: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/promptfoo.py", 'f"not valid JSON: {exc}"'): "an importer's JSON error text, shown (no ledger finding)",
     ("evalschema/interop/promptfoo.py", '"message": str(error)'): "an exporter writes a provider error's text as data",
+    ("evalschema/columnar.py", "visible(str(exc).splitlines()[0] if str(exc)"): "pyarrow's reason, shown in an import error "
+    "(the code comes from the importer's own checks), no decision",
+    ("evalschema/interop/base.py", "else str(exc)"): "a JSON writer's reason, shown in a conversion error; the decision is "
+    "by the exception's type",
+    ("evalschema/io/gate.py", "or str(exc)) from None"): "the system's words for a refused output when its errno has none, "
+    "shown; the refusal is decided by the error's type",
 }
 
 

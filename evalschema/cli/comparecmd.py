@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.display import terminal_line
+from .common import EXIT_INVALID  # a result set that is not valid: nothing is compared
 
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
-EXIT_INVALID = 1  # a result set that is not valid: nothing is compared (SPEC's exit status for invalid input)
 
 
 def _fraction(text: str) -> float:

@@ -15,9 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError
-
-EXIT_OK = 0
+from .common import EXIT_OK, UsageError
 
 SUITE = "evals/capitals.suite.json"
 GRADER = "evals/exact-answer.grader.json"

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..io.gate import shown
+from .common import EXIT_INVALID  # export: the input is not a valid result set (its findings are printed)
 
 EXIT_OK, EXIT_LOSS, EXIT_UNCONVERTIBLE = 0, 1, 2
-EXIT_INVALID = 1  # export: the input is not a valid result set (its findings are printed)
 
 
 def add_parsers(subparsers: Any) -> None:

@@ -85,7 +85,7 @@ def test_the_command_reads_each_file_once(stream: str, tmp_path: Path, monkeypat
     html = tmp_path / "report.html"
     before = _summarize("--stream", stream, "--force", "--format", "json", *paths)
     monkeypatch.setattr(pipeline, "summarize_file", lambda *a, **k: pytest.fail("read again to summarize"))
-    monkeypatch.setattr("evalschema.cli.summarizecmd.summarize_file", lambda *a, **k: pytest.fail("read again to summarize"))
+    monkeypatch.setattr("evalschema.cli.summarizing.summarize_file", lambda *a, **k: pytest.fail("read again to summarize"))
     monkeypatch.setattr(files, "read_rows", lambda *a, **k: pytest.fail("read again for the attempt statistics"))
     monkeypatch.setattr(files, "attempt_statistics", lambda *a, **k: pytest.fail("read again for the attempt statistics"))
     monkeypatch.setattr("evalschema.compare.attempt_statistics", lambda *a, **k: pytest.fail("read again for the attempt statistics"))

@@ -19,7 +19,7 @@ from evalschema_models import rules as codes
 from .core.findings import Finding, Report
 from .core.limits import MAX_FINDINGS
 from .core.messages import render
-from .io.loader import SUFFIXES, Loaded, irregular_file, jsonl_lines, load_path, load_stdin, name_problem
+from .io.loader import SUFFIXES, Loaded, jsonl_lines, load_path, load_stdin, name_problem, open_regular
 from .pipeline import placed, validate, validate_and_read_file, validate_file
 from .report.entry import ReportEntry
 from .report.json_report import entry as _entry
@@ -173,13 +173,16 @@ class LineRange:
     def documents(self) -> Iterator[Loaded]:
         """The range's documents; a file gone or changed since it was planned is one that cannot be read (it stops
         there, as a read error stops one process)."""
+        opened = open_regular(self.path)  # the input gate: swapped for a FIFO since it was planned, it is refused
+        if isinstance(opened, Finding):
+            yield Loaded(str(self.path), problem=opened)
+            return
+        handle = opened
         try:
-            handle = self.path.open("rb")
             handle.seek(self.start)
         except OSError as exc:
-            problem = irregular_file(self.path) or Finding(
-                "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)
-            )
+            handle.close()
+            problem = Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc))
             yield Loaded(str(self.path), problem=problem)
             return
         with handle:

@@ -430,6 +430,108 @@ def test_interrupted_migrate_leaves_no_temporary_file(signum: int, tmp_path: Pat
     assert leftovers(tmp_path) == [] and pack.read_bytes() == before
 
 
+# --- init: it writes a tree of new files under DIR through the same gate ----------------------------------------
+# Its outputs are named by the command, not the user, so each hostile target is put where one of its files goes
+# (or is DIR itself); `init` has no inputs, so "its own input" does not apply.
+
+
+def _init_tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def _in_the_way(kind: str, path: Path, tmp_path: Path) -> None:
+    if kind == "device":
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3)) if os.geteuid() == 0 else path.symlink_to(_device(tmp_path))
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "symlink":  # to a file outside DIR, which must stay as it was
+        outside = tmp_path / "outside.txt"
+        outside.write_text("keep me\n")
+        path.symlink_to(outside)
+    elif kind == "dangling-symlink":
+        path.symlink_to(tmp_path / "nowhere")
+
+
+INIT_TARGETS = ["device", "fifo", "folder", "symlink", "dangling-symlink"]
+
+
+@pytest.mark.parametrize("kind", INIT_TARGETS)
+@pytest.mark.parametrize("name", [".pre-commit-config.yaml", "evals/runs/latest.resultset.json"])
+def test_init_refuses_a_hostile_file_where_one_of_its_outputs_goes(kind: str, name: str, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / name).parent.mkdir(parents=True)
+    _in_the_way(kind, project / name, tmp_path)
+    before = sorted(str(p.relative_to(project)) for p in project.rglob("*"))
+    started = time.monotonic()
+    result = run(["init", str(project)], tmp_path)
+    _refused(result, str(project / name))
+    assert time.monotonic() - started < SECONDS / 2
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == before  # nothing else, no temporary file
+    if kind == "symlink":
+        assert (tmp_path / "outside.txt").read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "file"])
+def test_init_refuses_a_dir_that_is_not_a_folder(kind: str, tmp_path: Path) -> None:
+    target = tmp_path / "project"
+    if kind == "file":
+        target.write_text("keep me\n")
+    else:
+        _in_the_way(kind, target, tmp_path)
+    result = run(["init", str(target)], tmp_path)
+    _refused(result, str(target))
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "null-device") == ["project"]  # nothing was made beside it
+    if kind == "file":
+        assert target.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_init_files_and_folders_follow_the_umask(umask: int, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "evals").mkdir()  # one folder exists (its files are plain outputs), the rest are made
+    result = run(["init", str(project)], tmp_path, umask=umask)
+    assert result.returncode == 0, result.stderr
+    modes = {str(p.relative_to(project)): stat.S_IMODE(p.stat().st_mode) for p in project.rglob("*")}
+    modes.pop("evals")  # made by the test, not by init
+    for name, mode in modes.items():
+        wanted = 0o777 & ~umask if (project / name).is_dir() else 0o666 & ~umask
+        assert mode == wanted, (name, oct(mode), oct(wanted))
+
+
+def test_init_on_a_full_file_system_writes_nothing(tmp_path: Path) -> None:
+    with nearly_full(tmp_path / "full", free=2048) as full:
+        result = run(["init", str(full)], tmp_path)
+        err = result.stderr.decode("utf-8", "replace")
+        assert result.returncode == 2, err
+        assert "Traceback" not in err and ".tmp" not in err and ".partial" not in err, err
+        assert str(full) in err, err
+        assert sorted(p.name for p in full.iterdir()) == ["filler"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_init_leaves_nothing(signum: int, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "evals").mkdir(parents=True)  # both kinds of output: files in an existing folder, new folders
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOOK, "init", str(project)], cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line == b"WRITTEN\n", line + process.stderr.read()
+        assert leftovers(project) != [] or leftovers(project / "evals") != []  # staged, waiting to be renamed
+        process.send_signal(signum)
+        process.wait(timeout=SECONDS)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode != 0
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == ["evals"]
+
+
 # --- the gate in process: both-or-neither, rollback, no temporary name in a message --------------------------
 
 

@@ -158,9 +158,7 @@ def run(args: argparse.Namespace) -> int:
             if top is None:
                 gate.write(path, data)
             else:
-                staged = gate.folder(top) / path.relative_to(top)
-                staged.parent.mkdir(parents=True, exist_ok=True)
-                staged.write_bytes(data)
+                gate.write_in(top, path.relative_to(top), data)
     for name in contents:
         print(f"wrote {shown(root / name)}")
     print(f"next: evalschema validate {shown(root / 'evals')}")

@@ -289,6 +289,19 @@ class Outputs:
     def write(self, path: str | os.PathLike[str], data: bytes) -> None:
         self.stream(path).write(data)
 
+    def write_in(self, folder: str | os.PathLike[str], relative: str | os.PathLike[str], data: bytes) -> None:
+        """Write the file ``relative`` (subfolders made as needed) inside the new folder output ``folder``; a
+        failure (a full disk) names ``folder/relative`` as the user will see it, never the staging folder."""
+        staged = self.folder(folder) / relative
+        try:
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            with open(staged, "xb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())  # on disk before the folder is renamed into place, as a file output is
+        except OSError as exc:
+            raise WriteFailed(Path(folder) / relative, exc) from None
+
     def written(self, path: str | os.PathLike[str]) -> Path:
         """The file written so far for the output ``path``, flushed, to read back before it is committed (a
         converter validates what it is about to write). Never shown to the user: messages name ``path``."""

@@ -36,6 +36,7 @@ from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
 from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
+from .io.problem import ReadProblem
 from .rules.registry import Batch, Context, Registry, Stage, renumber, renumbered
 from .rules.units import REGISTRY, DocumentPass
 from .schemas.identify import Identity, identify, parse_version
@@ -629,8 +630,8 @@ def feed(
         elif isinstance(piece, stream.Opened):
             positions[""] = (piece.line, piece.column)
         else:
-            assert isinstance(piece, stream.Problem)
-            return piece.finding
+            assert isinstance(piece, ReadProblem)
+            return piece.finding()
     return fed
 
 

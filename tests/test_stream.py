@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from evalschema import pipeline as streaming
 from evalschema.io import stream
+from evalschema.io.problem import ReadProblem
 from evalschema.pipeline import validate_file, validate_stream
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -393,7 +394,7 @@ def test_a_window_ending_where_the_read_ended_does_not_cut_a_character() -> None
             return self.parts.pop(0) if self.parts else b""
 
     pieces = list(stream.read(Pieces()))  # type: ignore[arg-type]
-    assert not any(isinstance(piece, stream.Problem) for piece in pieces), pieces
+    assert not any(isinstance(piece, ReadProblem) for piece in pieces), pieces
     rows = [piece for piece in pieces if isinstance(piece, stream.Rows)]
     assert rows[0].items[0]["test_case_id"].endswith("é" * 10)
 

@@ -28,6 +28,7 @@ from ..core.findings import Finding
 from ..core.limits import INPUT_BYTES_VARIABLE, MAX_DEPTH, max_input_bytes, too_large_message
 from ..core.messages import render
 from .loaded import Loaded as Loaded  # where it always was, for every reader of documents
+from .problem import ReadProblem
 
 if TYPE_CHECKING:  # the positions and the strict reader are imported when needed: a valid document needs neither
     from .positions import Positions
@@ -112,15 +113,6 @@ def parse_json_bytes(data: bytes, path: str = "-", line: int | None = None) -> L
     return parse_json(text, path, line)
 
 
-class ReadProblem(ValueError):
-    """Why a JSON text cannot be read: a ledger code, a message, and where in the text (1-based line and column;
-    also the index). ``variant`` is the message variant (spec/ledger.json): callers decide on it, not on the text."""
-
-    def __init__(self, code: str, message: str, where: tuple[int, int] | None, index: int | None = None, variant: str = "default") -> None:
-        super().__init__(message)
-        self.code, self.message, self.where, self.index, self.variant = code, message, where, index, variant
-
-
 def _json_positions(text: str, offset: int) -> Positions:
     from .positions import json_positions
 
@@ -133,10 +125,7 @@ def exact_value(text: str, *, max_depth: int = MAX_DEPTH, partial: bool = False)
     after the value (a piece of a larger document) and must start with it. Raises :class:`ReadProblem`."""
     from . import strict_json
 
-    try:
-        return strict_json.read(text, max_depth=max_depth, partial=partial)
-    except strict_json.JsonProblem as exc:
-        raise ReadProblem(exc.code, exc.message, strict_json.position(text, exc.index), exc.index, exc.variant) from None
+    return strict_json.read(text, max_depth=max_depth, partial=partial)
 
 
 def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
@@ -144,10 +133,13 @@ def parse_json(text: str, path: str = "-", line: int | None = None) -> Loaded:
     offset = (line - 1) if line else 0
     try:
         document, _ = exact_value(text)
-    except ReadProblem as exc:
-        at = exc.where or (1, 1)
+    except ReadProblem as problem:
+        at = problem.where or (1, 1)
         return Loaded(
-            path, problem=Finding("", exc.code, "error", exc.message, at[0] + offset, at[1]), line=line, problem_variant=exc.variant
+            path,
+            problem=Finding("", problem.code, "error", problem.message, at[0] + offset, at[1]),
+            line=line,
+            problem_variant=problem.variant,
         )
     return Loaded(path, document, line=line, _locate=lambda: _json_positions(text, offset))
 

@@ -26,12 +26,12 @@ import orjson
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from ..core.findings import Finding, escape_token
+from ..core.findings import escape_token
 from ..core.limits import max_input_bytes, too_large_message
 from ..core.messages import render
-from .loader import BOM_MESSAGE, ReadProblem, certainly_exact, exact_value
+from .loader import BOM_MESSAGE, certainly_exact, exact_value
 from .positions import MAX_DEPTH, Positions, json_positions
-from .strict_json import JsonProblem
+from .problem import ReadProblem
 from .strict_json import read as strict_read
 
 # Tuning of this reader, not of the format (findings do not depend on them). Measured on 100k rows (104 MB): 4 MiB
@@ -222,14 +222,8 @@ def _split(raw: bytes) -> tuple[list[int], list[int]]:
     return offsets, ends
 
 
-@dataclass
-class Problem:
-    """The document cannot be read; nothing follows."""
-
-    finding: Finding
-
-
-Piece = Opened | Array | Member | Rows | Problem
+# a ReadProblem among the pieces: the document cannot be read; nothing follows
+Piece = Opened | Array | Member | Rows | ReadProblem
 
 
 class _Reader:
@@ -285,10 +279,10 @@ class _Reader:
 
     # --- problems -----------------------------------------------------------------------------------------
 
-    def problem(self, code: str, message: str, line: int | None, column: int | None) -> Problem:
-        return Problem(Finding("", code, "error", message, line, column))
+    def problem(self, code: str, message: str, line: int | None, column: int | None) -> ReadProblem:
+        return ReadProblem(code, message=message, where=None if line is None or column is None else (line, column))
 
-    def bad_byte(self) -> Problem | None:
+    def bad_byte(self) -> ReadProblem | None:
         """The first byte from ``mark`` to the end of the file that is not UTF-8 (the bytes before ``mark`` were
         read as text already). Consumes the rest of the file, up to the input size limit (past it, reading the
         file whole would have refused it as too large anyway): called once, when reading has stopped."""
@@ -306,9 +300,7 @@ class _Reader:
             except UnicodeDecodeError as exc:
                 line, column = _advance(self.buf[start : start + exc.start], line, column)
                 byte = self.offset + start + exc.start
-                return Problem(
-                    Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "encoding", count=byte), line, column + 1)
-                )
+                return ReadProblem(codes.FILE_UNREADABLE, "encoding", where=(line, column + 1), count=byte)
             if self.eof:
                 return None
             line, column = _advance(self.buf[start:end], line, column)
@@ -317,7 +309,7 @@ class _Reader:
             self.fill()
             start = self.pos
 
-    def syntax(self, index: int, context: str) -> Problem:
+    def syntax(self, index: int, context: str) -> ReadProblem:
         """The strict reader's finding for text that goes wrong at ``buf[index]``, found by letting it read the same
         context (``context`` stands for the document up to there) followed by the next bytes."""
         ahead = index - self.pos
@@ -331,13 +323,13 @@ class _Reader:
         fragment = self.buf[index:end].decode("utf-8", "replace")
         try:
             strict_read(context + fragment)
-        except JsonProblem as exc:
-            return self.problem(exc.code, exc.message, line, column + exc.index - len(context) + 1)
+        except ReadProblem as problem:
+            return self.problem(problem.code, problem.message, line, column + (problem.index or 0) - len(context) + 1)
         raise AssertionError(f"{context + fragment!r} parsed")  # pragma: no cover - only called on bad text
 
     # --- values -------------------------------------------------------------------------------------------
 
-    def value(self, max_depth: int) -> tuple[Any, int] | Problem:
+    def value(self, max_depth: int) -> tuple[Any, int] | ReadProblem:
         """The value at ``pos`` (not whitespace) as orjson reads it, and the index after it; ``pos`` stays."""
         window = self.window
         scanned = False
@@ -417,7 +409,7 @@ class _Reader:
             raise _TooLarge
         return 0
 
-    def exact(self, end: int, final: bool, max_depth: int) -> tuple[Any, int] | Problem:
+    def exact(self, end: int, final: bool, max_depth: int) -> tuple[Any, int] | ReadProblem:
         """The strict reader's reading of the value at ``pos`` (orjson refused it: a problem, or something only
         it refuses, such as a lone surrogate)."""
         scanned = False
@@ -470,7 +462,7 @@ class _Reader:
 
 def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
     """The pieces of a JSON document: ``Opened``, then ``Member``s, and the ``Array`` named ``array`` followed by
-    its ``Rows``, in document order; or a ``Problem`` and nothing after it. Raises :class:`NotStreamable`, before
+    its ``Rows``, in document order; or a ``ReadProblem`` and nothing after it. Raises :class:`NotStreamable`, before
     yielding anything, if the root is not an object, or later if it has more than ``MAX_MEMBERS`` members."""
     reader = _Reader(handle)
     return _read(reader, _pieces(reader, array))
@@ -479,19 +471,15 @@ def read(handle: IO[bytes], array: str = "results") -> Iterator[Piece]:
 def _read(reader: _Reader, pieces: Iterator[Piece]) -> Iterator[Piece]:
     try:
         for piece in pieces:
-            if isinstance(piece, Problem):
+            if isinstance(piece, ReadProblem):
                 # reading the file whole decodes it first: text that is not UTF-8 anywhere is the first problem
                 yield reader.bad_byte() or piece
                 return
             yield piece
     except _TooLarge:
-        yield Problem(
-            Finding(
-                "", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "value_too_large", detail=too_large_message(reader.limit))
-            )
-        )
+        yield ReadProblem(codes.FILE_UNREADABLE, "value_too_large", detail=too_large_message(reader.limit))
     except OSError as exc:  # the disk or the network file system failed under the read
-        yield Problem(Finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)))
+        yield ReadProblem(codes.FILE_UNREADABLE, "os_error", detail=exc.strerror or exc)
 
 
 def _pieces(reader: _Reader, array: str) -> Iterator[Piece]:
@@ -521,7 +509,7 @@ def _root(reader: _Reader, array: str) -> Iterator[Piece]:
             return
         line, column = reader.where(reader.pos)
         key = reader.value(MAX_DEPTH)
-        if isinstance(key, Problem):
+        if isinstance(key, ReadProblem):
             yield key
             return
         name, reader.pos = key
@@ -542,7 +530,7 @@ def _root(reader: _Reader, array: str) -> Iterator[Piece]:
         else:
             member = _member(reader, name)
             yield member
-            if isinstance(member, Problem):
+            if isinstance(member, ReadProblem):
                 return
         byte = reader.skip_space()
         if byte == ord("}"):
@@ -562,24 +550,24 @@ def _root(reader: _Reader, array: str) -> Iterator[Piece]:
         yield reader.syntax(reader.pos, "{}")
 
 
-def _member(reader: _Reader, name: str) -> Member | Problem:
+def _member(reader: _Reader, name: str) -> Member | ReadProblem:
     if reader.skip_space() < 0:
         return reader.syntax(reader.pos, '{"k":')
     begin = reader.keep = reader.pos
     line, column = reader.where(begin)
     found = reader.value(MAX_DEPTH - 1)
-    if isinstance(found, Problem):
+    if isinstance(found, ReadProblem):
         return found
     value, end = found
     raw = reader.buf[reader.keep : end]
     value = reader.checked(raw, value, line, column, MAX_DEPTH - 1)
-    if isinstance(value, Problem):
+    if isinstance(value, ReadProblem):
         return value
     reader.pos = end
     return Member(name, value, Text(raw, line, column))
 
 
-def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | Problem, None, bool]:
+def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | ReadProblem, None, bool]:
     """The items of the array at ``pos`` (its ``[``), in batches; returns whether the array was read.
 
     Rows usually start alike (``{"test_case_id":``): once the first row shows how, a batch is found in one step —
@@ -603,7 +591,7 @@ def _rows(reader: _Reader, array: str) -> Generator[Array | Rows | Problem, None
                 line, column = reader.where(reader.pos)
                 rows = _checked_rows(reader, array, count, items, raw, line, column)
                 yield rows
-                if isinstance(rows, Problem):
+                if isinstance(rows, ReadProblem):
                     return False
                 count += len(items)
                 reader.pos = reader.keep = comma + 1
@@ -666,7 +654,9 @@ class _Batch:
     closed: bool  # the array ended with this batch
 
 
-def _rows_one_by_one(reader: _Reader, array: str, start: int, context: str, limit: int) -> Generator[Rows | Problem, None, _Batch | None]:
+def _rows_one_by_one(
+    reader: _Reader, array: str, start: int, context: str, limit: int
+) -> Generator[Rows | ReadProblem, None, _Batch | None]:
     """Up to ``limit`` rows read one at a time, yielded as one batch; ``None`` if the text is broken."""
     reader.keep = reader.pos
     line, column = reader.where(reader.pos)
@@ -677,9 +667,9 @@ def _rows_one_by_one(reader: _Reader, array: str, start: int, context: str, limi
     while True:
         byte = reader.skip_space()
         found = reader.value(MAX_DEPTH - 2) if byte >= 0 else reader.syntax(reader.pos, context)
-        if isinstance(found, Problem):
+        if isinstance(found, ReadProblem):
             earlier = _flush(reader, array, start, items, offsets, ends, line, column) if items else None
-            yield earlier if isinstance(earlier, Problem) else found  # a repeated key in an earlier row comes first
+            yield earlier if isinstance(earlier, ReadProblem) else found  # a repeated key in an earlier row comes first
             return None
         value, end = found
         items.append(value)
@@ -689,7 +679,7 @@ def _rows_one_by_one(reader: _Reader, array: str, start: int, context: str, limi
         byte = reader.skip_space()
         if byte not in (ord(","), ord("]")):
             earlier = _flush(reader, array, start, items, offsets, ends, line, column)
-            yield earlier if isinstance(earlier, Problem) else reader.syntax(reader.pos, "[0")
+            yield earlier if isinstance(earlier, ReadProblem) else reader.syntax(reader.pos, "[0")
             return None
         closed = byte == ord("]")
         if not closed:
@@ -699,7 +689,7 @@ def _rows_one_by_one(reader: _Reader, array: str, start: int, context: str, limi
         reader.pos += 1
     rows = _flush(reader, array, start, items, offsets, ends, line, column)
     yield rows
-    if isinstance(rows, Problem):
+    if isinstance(rows, ReadProblem):
         return None
     if not closed:
         reader.pos += 1
@@ -709,7 +699,7 @@ def _rows_one_by_one(reader: _Reader, array: str, start: int, context: str, limi
 
 def _flush(
     reader: _Reader, array: str, start: int, items: list[Any], offsets: list[int], ends: list[int], line: int, column: int
-) -> Rows | Problem:
+) -> Rows | ReadProblem:
     raw = reader.buf[reader.keep : reader.keep + ends[-1]]
     return _checked_rows(reader, array, start, items, raw, line, column, (offsets, ends))
 
@@ -723,7 +713,7 @@ def _checked_rows(
     line: int,
     column: int,
     bounds: tuple[list[int], list[int]] | None = None,
-) -> Rows | Problem:
+) -> Rows | ReadProblem:
     """Rows read by orjson, checked as strictly as a whole document is read (else read again, exactly)."""
     rows = Rows(array, start, items, Text(raw, line, column), bounds)
     if certainly_exact(raw, items, listed=True):
@@ -734,7 +724,7 @@ def _checked_rows(
         line, column = _advance(raw[done:begin], line, column)
         done = begin
         value = reader.checked(raw[begin:end], item, line, column, MAX_DEPTH - 2)
-        if isinstance(value, Problem):
+        if isinstance(value, ReadProblem):
             return value
         exact.append(value)
     rows.items = exact  # the exact reading of ``text``, which orjson's reading was not certain to be

@@ -18,7 +18,7 @@ from typing import Any
 from evalschema_models import constants
 from evalschema_models import rules as codes
 
-from ..core.messages import render
+from .problem import ReadProblem
 
 MAX_DEPTH = constants.MAX_DEPTH
 _DOUBLE_DIGITS = 309  # the largest finite double, 1.79e308, has 309 digits
@@ -38,21 +38,6 @@ OBJECT_NEXT = constants.JSON_EXPECTED["object_next"]
 ARRAY_NEXT = constants.JSON_EXPECTED["array_next"]
 STRING_END = constants.JSON_EXPECTED["string_end"]
 ESCAPE_HEX = constants.JSON_EXPECTED["escape_hex"]
-
-
-class JsonProblem(ValueError):
-    """Why a JSON text cannot be read: the ledger ``code``, the message ``variant`` and its ``params``, and the
-    ``index`` (in characters) of the offending character, or of the end of the text."""
-
-    def __init__(self, code: str, variant: str, index: int, **params: Any) -> None:
-        self.code, self.variant, self.index, self.params = code, variant, index, params
-        self.message = render(code, variant, **params)
-        super().__init__(self.message)
-
-    @property
-    def at_end(self) -> bool:
-        """Whether the text ended where more was expected (a piece cut short, not a wrong character)."""
-        return self.variant == "end"
 
 
 def beyond_double(token: str) -> bool:
@@ -75,10 +60,10 @@ def position(text: str, index: int) -> tuple[int, int]:
     return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
 
 
-def _unexpected(text: str, i: int, expected: str) -> JsonProblem:
+def _unexpected(text: str, i: int, expected: str) -> ReadProblem:
     if i >= len(text):
-        return JsonProblem(codes.INVALID_JSON, "end", len(text), detail=expected)
-    return JsonProblem(codes.INVALID_JSON, "unexpected", i, value=text[i], detail=expected)
+        return ReadProblem(codes.INVALID_JSON, "end", index=len(text), detail=expected)
+    return ReadProblem(codes.INVALID_JSON, "unexpected", index=i, value=text[i], detail=expected)
 
 
 def _string(text: str, i: int) -> tuple[str, int]:
@@ -88,7 +73,7 @@ def _string(text: str, i: int) -> tuple[str, int]:
     while True:
         j = _PLAIN.match(text, i).end()  # type: ignore[union-attr]
         if j >= n:
-            raise JsonProblem(codes.INVALID_JSON, "end", n, detail=STRING_END)
+            raise ReadProblem(codes.INVALID_JSON, "end", index=n, detail=STRING_END)
         c = text[j]
         if c == '"':
             if not parts:
@@ -97,14 +82,14 @@ def _string(text: str, i: int) -> tuple[str, int]:
             return "".join(parts), j + 1
         parts.append(text[i:j])
         if c != "\\":
-            raise JsonProblem(codes.INVALID_JSON, "control", j, value=c)
+            raise ReadProblem(codes.INVALID_JSON, "control", index=j, value=c)
         if j + 1 >= n:
-            raise JsonProblem(codes.INVALID_JSON, "end", n, detail=STRING_END)
+            raise ReadProblem(codes.INVALID_JSON, "end", index=n, detail=STRING_END)
         e = text[j + 1]
         if e != "u":
             decoded = _ESCAPES.get(e)
             if decoded is None:
-                raise JsonProblem(codes.INVALID_JSON, "escape", j + 1, value=e)
+                raise ReadProblem(codes.INVALID_JSON, "escape", index=j + 1, value=e)
             parts.append(decoded)
             i = j + 2
             continue
@@ -141,7 +126,7 @@ def _scalar(text: str, i: int) -> tuple[Any, int]:
         return False, i + 5
     for name in _CONSTANTS:
         if text.startswith(name, i):
-            raise JsonProblem(codes.INVALID_JSON, "constant", i, keyword=name)
+            raise ReadProblem(codes.INVALID_JSON, "constant", index=i, keyword=name)
     match = _NUMBER.match(text, i)
     if match is None:
         if c == "-":
@@ -150,23 +135,31 @@ def _scalar(text: str, i: int) -> tuple[Any, int]:
     token = match.group()
     if match.group(1) is None and match.group(2) is None:
         if len(token) >= _DOUBLE_DIGITS and beyond_double(token):
-            raise JsonProblem(codes.INVALID_JSON, "range", i, detail=token[:40])
+            raise ReadProblem(codes.INVALID_JSON, "range", index=i, detail=token[:40])
         return int(token), match.end()
     value = float(token)
     if value in (float("inf"), float("-inf")):
-        raise JsonProblem(codes.INVALID_JSON, "range", i, detail=token[:40])
+        raise ReadProblem(codes.INVALID_JSON, "range", index=i, detail=token[:40])
     return value, match.end()
 
 
 def read(text: str, start: int = 0, *, max_depth: int = MAX_DEPTH, partial: bool = False) -> tuple[Any, int]:
     """The value of a JSON text and the index where it ends. With ``partial``, the value starts at ``start`` (no
     whitespace before it) and text may follow it; otherwise the whole text (from ``start``) must be one value,
-    with whitespace around it only. Raises :class:`JsonProblem`."""
+    with whitespace around it only. Raises :class:`~evalschema.io.problem.ReadProblem`."""
+    try:
+        return _read(text, start, max_depth=max_depth, partial=partial)
+    except ReadProblem as problem:
+        problem.where = position(text, problem.index or 0)
+        raise
+
+
+def _read(text: str, start: int, *, max_depth: int, partial: bool) -> tuple[Any, int]:
     n = len(text)
     space = _SPACE.match
     if not partial:
         if text.startswith("\ufeff", start):
-            raise JsonProblem(codes.INVALID_JSON, "bom", start)
+            raise ReadProblem(codes.INVALID_JSON, "bom", index=start)
         start = space(text, start).end()  # type: ignore[union-attr]
     # open containers: [value, pending key or None, first repeated key (name, index) or None, seen keys]
     stack: list[list[Any]] = []
@@ -178,7 +171,7 @@ def read(text: str, start: int = 0, *, max_depth: int = MAX_DEPTH, partial: bool
         c = text[i]
         if c == "{" or c == "[":
             if len(stack) >= max_depth:
-                raise JsonProblem(codes.INVALID_JSON, "depth", i, limit=MAX_DEPTH)
+                raise ReadProblem(codes.INVALID_JSON, "depth", index=i, limit=MAX_DEPTH)
             i = space(text, i + 1).end()  # type: ignore[union-attr]
             if c == "[":
                 if i < n and text[i] == "]":
@@ -203,7 +196,7 @@ def read(text: str, start: int = 0, *, max_depth: int = MAX_DEPTH, partial: bool
                 if not partial:
                     i = space(text, i).end()  # type: ignore[union-attr]
                     if i < n:
-                        raise JsonProblem(codes.INVALID_JSON, "trailing", i, value=text[i])
+                        raise ReadProblem(codes.INVALID_JSON, "trailing", index=i, value=text[i])
                 return value, i
             frame = stack[-1]
             container = frame[0]
@@ -225,7 +218,7 @@ def read(text: str, start: int = 0, *, max_depth: int = MAX_DEPTH, partial: bool
             if i < n and text[i] == "}":
                 if frame[2] is not None:
                     name, at = frame[2]
-                    raise JsonProblem(codes.DUPLICATE_KEY, "default", at, name=name)
+                    raise ReadProblem(codes.DUPLICATE_KEY, "default", index=at, name=name)
                 i += 1
                 value = stack.pop()[0]
                 continue

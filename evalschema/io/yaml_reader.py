@@ -18,14 +18,7 @@ from ..core.limits import YAML_NODE_LIMIT
 from ..core.messages import render, show
 from .loaded import Loaded
 from .positions import MAX_DEPTH, Positions, yaml_positions
-
-
-class DuplicateKeyError(ValueError):
-    """A YAML mapping repeats a key (raised by the YAML constructor, caught by :func:`parse_yaml`)."""
-
-    def __init__(self, key: str, where: tuple[int, int]) -> None:
-        super().__init__(key)
-        self.key, self.where = key, where
+from .problem import ReadProblem
 
 
 class _NotJson(yaml.constructor.ConstructorError):
@@ -77,7 +70,7 @@ class _SafeLoader(yaml.SafeLoader):
                 key = key if isinstance(key, str) else _json_key(key)
                 if key in seen:
                     mark = key_node.start_mark
-                    raise DuplicateKeyError(key, (mark.line + 1, mark.column + 1))
+                    raise ReadProblem(codes.DUPLICATE_KEY, where=(mark.line + 1, mark.column + 1), name=key)
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -250,9 +243,8 @@ def parse_yaml(text: str, path: str = "-") -> list[Loaded]:
         try:
             with _deep_stack():
                 document = constructor.construct_document(node)
-        except DuplicateKeyError as exc:
-            finding = Finding("", codes.DUPLICATE_KEY, "error", render(codes.DUPLICATE_KEY, name=exc.key), *exc.where)
-            out.append(Loaded(path, problem=finding))
+        except ReadProblem as problem:
+            out.append(Loaded(path, problem=problem.finding()))
             continue
         except RecursionError:
             out.append(Loaded(path, problem=Finding("", codes.INVALID_YAML, "error", render(codes.INVALID_YAML, "too_deep"), *at)))

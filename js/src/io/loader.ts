@@ -13,7 +13,8 @@ import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
 import { certainlyExact } from "./exact.js";
-import { JsonProblem, position, read } from "./strictJson.js";
+import { ReadProblem } from "./problem.js";
+import { read } from "./strictJson.js";
 
 /** A parsed document, or the finding that says why there is none. */
 export interface Loaded {
@@ -26,29 +27,15 @@ export interface Loaded {
 /** Containers nested deeper than this are refused, by every SDK (counted from the document's root). */
 import { MAX_DEPTH } from "../generated/constants.js";
 export { MAX_DEPTH };
-export { JsonProblem };
+export { ReadProblem };
 /** The finding's message for a text that starts with a byte-order mark. */
 export const BOM_MESSAGE = render(codes.INVALID_JSON, {}, "bom");
-
-/** Why a JSON text cannot be read: a ledger code, the finding's message, the string index where, and the ledger's
- * message variant (callers decide on the variant, never on the message text). */
-export interface ReadProblem {
-  code: string;
-  message: string;
-  index: number | null;
-  variant: string;
-}
-
-/** The finding's code and message for a reading problem. */
-export function readProblem(error: JsonProblem): ReadProblem {
-  return { code: error.code, message: error.message, index: error.index, variant: error.variant };
-}
 
 /**
  * Strict JSON, read by strictJson.ts: duplicate keys, NaN and Infinity are errors, nesting is limited to
  * `maxDepth` (the message still names MAX_DEPTH: a piece of a document is nested inside it). Returns the value and
  * the index where it ends; with `partial`, the text must start with the value and may go on after it (a piece of a
- * larger document). Throws a `JsonProblem`.
+ * larger document). Throws a `ReadProblem`.
  */
 export function exactValue(text: string, maxDepth: number = MAX_DEPTH, partial = false): [unknown, number] {
   return read(text, { maxDepth, partial });
@@ -76,9 +63,8 @@ export function parseJson(text: string): Loaded {
   try {
     return { document: read(text)[0] };
   } catch (error) {
-    if (!(error instanceof JsonProblem)) throw error;
-    const [line, column] = position(text, error.index);
-    return { problem: finding("", error.code, "error", error.message, line, column), variant: error.variant };
+    if (!(error instanceof ReadProblem)) throw error;
+    return { problem: error.finding(), variant: error.variant };
   }
 }
 

@@ -5,7 +5,8 @@
  */
 
 import { escapeToken, readingOrder, type Finding, type Report } from "../core/findings.js";
-import { JsonProblem, read } from "./strictJson.js";
+import { ReadProblem } from "./problem.js";
+import { read } from "./strictJson.js";
 
 export type Positions = Map<string, [number, number]>;
 
@@ -89,7 +90,7 @@ function unquote(token: string): string {
     const value: unknown = read(token)[0];
     return typeof value === "string" ? value : token;
   } catch (error) {
-    if (!(error instanceof JsonProblem)) throw error;
+    if (!(error instanceof ReadProblem)) throw error;
     return token;
   }
 }

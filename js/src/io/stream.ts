@@ -24,7 +24,8 @@ import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
 import { render } from "../core/messages.js";
 import { certainlyExact } from "./exact.js";
-import { BOM_MESSAGE, exactValue, JsonProblem, MAX_DEPTH, readProblem, utf8Lead } from "./loader.js";
+import { BOM_MESSAGE, exactValue, MAX_DEPTH, utf8Lead } from "./loader.js";
+import { ReadProblem } from "./problem.js";
 
 /** Reader sizes; settable (tests shrink them so that every boundary is crossed in small documents). */
 export interface Sizes {
@@ -130,14 +131,6 @@ export interface Problem {
 
 export type Piece = Opened | ArrayStart | Member | Rows | Problem;
 
-/** A problem found while reading: where it is in the file (a byte offset), placed once reading has stopped. */
-class Raw {
-  constructor(
-    readonly code: string,
-    readonly message: string,
-    readonly offset: number | null,
-  ) {}
-}
 
 /** A value read from the buffer: `end` is the index after it, `text` its text (and whitespace after it). */
 interface Found {
@@ -152,9 +145,10 @@ function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-/** A problem, not a value (a document's values are never instances of a class). */
-function isRaw(value: unknown): value is Raw {
-  return value instanceof Raw;
+/** A problem, not a value (a document's values are never instances of a class). A problem found while reading
+ * keeps where it is in the file (`index`: a byte offset) and is placed once reading has stopped. */
+function isRaw(value: unknown): value is ReadProblem {
+  return value instanceof ReadProblem;
 }
 
 /** Where each value of a valid comma-separated run of JSON values starts and ends (string indices). */
@@ -267,30 +261,29 @@ class Reader {
 
   // --- problems -----------------------------------------------------------------------------------------
 
-  problem(code: string, message: string, index: number | null): Raw {
-    return new Raw(code, message, index === null ? null : this.offset + index);
+  problem(code: string, message: string, index: number | null): ReadProblem {
+    return new ReadProblem(code, "default", index === null ? null : this.offset + index, {}, message);
   }
 
   /** Text that is not UTF-8 was met: where, the final pass over the file says. */
-  notUtf8(): Raw {
-    return new Raw(codes.FILE_UNREADABLE, render(codes.FILE_UNREADABLE, {}, "not_text"), null);
+  notUtf8(): ReadProblem {
+    return new ReadProblem(codes.FILE_UNREADABLE, "not_text");
   }
 
   /**
    * The strict parser's message for text that goes wrong at `buf[pos]`, found by letting it parse the same
    * context (`context` stands for the document up to there) followed by the next bytes.
    */
-  syntax(context: string): Raw {
+  syntax(context: string): ReadProblem {
     while (this.pos + 64 > this.buf.length && this.fill());
     const index = this.pos;
     const text = context + lenient.decode(this.buf.subarray(index, index + 64));
     try {
       exactValue(text);
     } catch (error) {
-      if (!(error instanceof JsonProblem)) throw error;
-      const problem = readProblem(error);
-      const at = Math.max(context.length, error.index);
-      return this.problem(problem.code, problem.message, index + Buffer.byteLength(text.slice(context.length, at)));
+      if (!(error instanceof ReadProblem)) throw error;
+      const at = Math.max(context.length, error.index ?? 0);
+      return this.problem(error.code, error.message, index + Buffer.byteLength(text.slice(context.length, at)));
     }
     throw new Error(`${JSON.stringify(text)} parsed`); // only called on text that goes wrong
   }
@@ -302,7 +295,7 @@ class Reader {
    * says where the value ends, or that the window ended inside it (then the window is doubled). `JSON.parse` says
    * neither except in its error messages, which are not read: it serves the batches (`leap`) instead.
    */
-  value(maxDepth: number): Found | Raw {
+  value(maxDepth: number): Found | ReadProblem {
     this.stats.values++;
     const end = this.windowEnd(this.window);
     const found = this.exact(end, this.eof && end === this.buf.length, maxDepth);
@@ -312,7 +305,7 @@ class Reader {
   }
 
   /** The strict reader's reading of the value at `pos`, from a window that ends at `end` (grown as needed). */
-  private exact(end: number, final: boolean, maxDepth: number): Found | Raw {
+  private exact(end: number, final: boolean, maxDepth: number): Found | ReadProblem {
     let scanned = false;
     for (;;) {
       let text: string;
@@ -331,14 +324,13 @@ class Reader {
           return { value, end: this.pos + size, text: valueText, exact: true };
         }
       } catch (error) {
-        if (!(error instanceof JsonProblem)) throw error;
-        const index = error.index;
+        if (!(error instanceof ReadProblem)) throw error;
+        const index = error.index ?? 0;
         // the text ended where more was expected, or went wrong so close to the window's end that a longer window
         // may read it (a literal or a number cut in two)
         const cut = error.atEnd || index >= text.length - CUT_MARGIN;
         if (final || !cut) {
-          const problem = readProblem(error);
-          return this.problem(problem.code, problem.message, this.pos + Buffer.byteLength(text.slice(0, index)));
+          return this.problem(error.code, error.message, this.pos + Buffer.byteLength(text.slice(0, index)));
         }
       }
       if (end - this.pos > this.limit) throw new TooLarge();
@@ -410,9 +402,8 @@ class Reader {
     try {
       return exactValue(text, maxDepth)[0];
     } catch (error) {
-      if (!(error instanceof JsonProblem)) throw error;
-      const problem = readProblem(error);
-      return this.problem(problem.code, problem.message, at() + Buffer.byteLength(text.slice(0, error.index)));
+      if (!(error instanceof ReadProblem)) throw error;
+      return this.problem(error.code, error.message, at() + Buffer.byteLength(text.slice(0, error.index ?? 0)));
     }
   }
 
@@ -420,7 +411,7 @@ class Reader {
    * A batch of whole rows from `pos`, found in one step: the last row start within `batchBytes` that follows a
    * comma, such that everything before that comma parses as a list; null if the rows do not allow it here.
    */
-  leap(startOfRow: Buffer): { items: unknown[]; comma: number; text: string } | Raw | null {
+  leap(startOfRow: Buffer): { items: unknown[]; comma: number; text: string } | ReadProblem | null {
     while (this.buf.length < this.pos + this.sizes.batchBytes && this.fill());
     let searchEnd = Math.min(this.buf.length, this.pos + this.sizes.batchBytes);
     for (let tries = 0; tries < 3; tries++) {
@@ -452,7 +443,7 @@ class Reader {
   }
 
   /** Rows read by JSON.parse from `text` (at `buf[at]`), checked as strictly as a whole document is read. */
-  checkedRows(items: unknown[], text: string, at: number): unknown[] | Raw {
+  checkedRows(items: unknown[], text: string, at: number): unknown[] | ReadProblem {
     const maxDepth = MAX_DEPTH - 2;
     if (certainlyExact(text, items, maxDepth)) return items;
     const exact: unknown[] = [];
@@ -474,7 +465,7 @@ class Reader {
 
 // --- the document's structure -------------------------------------------------------------------------
 
-type Step = Opened | ArrayStart | Member | Rows | Raw;
+type Step = Opened | ArrayStart | Member | Rows | ReadProblem;
 
 function* pieces(reader: Reader, array: string): Generator<Step> {
   const first = reader.skipSpace();
@@ -534,14 +525,14 @@ function* pieces(reader: Reader, array: string): Generator<Step> {
   if (repeated !== null) {
     // the parser finds it as the root closes, before it looks for more text
     const [name, at] = repeated;
-    yield new Raw(codes.DUPLICATE_KEY, render(codes.DUPLICATE_KEY, { name }), at);
+    yield new ReadProblem(codes.DUPLICATE_KEY, "default", at, { name });
     return;
   }
   reader.pos += 1;
   if (reader.skipSpace() >= 0) yield reader.syntax("{}");
 }
 
-function readMember(reader: Reader, name: string): Member | Raw {
+function readMember(reader: Reader, name: string): Member | ReadProblem {
   if (reader.skipSpace() < 0) return reader.syntax('{"k":');
   const found = reader.value(MAX_DEPTH - 1);
   if (isRaw(found)) return found;
@@ -649,8 +640,8 @@ function* oneByOne(reader: Reader, array: string, start: number, context: string
  * UTF-8 if there is one (the whole-file reader decodes first), else the problem at its line and column
  * (columns count characters). One pass over the file, only when it cannot be read.
  */
-function place(fd: number, raw: Raw, chunkBytes: number): Finding {
-  const target = raw.offset;
+function place(fd: number, raw: ReadProblem, chunkBytes: number): Finding {
+  const target = raw.index;
   let where: [number, number] | null = null;
   let line = 1;
   let column = 1;
@@ -698,8 +689,8 @@ function place(fd: number, raw: Raw, chunkBytes: number): Finding {
   }
   if (need > 0) return bad(sequence, sequenceAt);
   if (target === position) where = [line, column];
-  if (target === null || where === null) return finding("", raw.code, "error", raw.message);
-  return finding("", raw.code, "error", raw.message, where[0], where[1]);
+  raw.where = target === null ? null : where;
+  return raw.finding();
 }
 
 /**

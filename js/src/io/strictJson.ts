@@ -1,7 +1,7 @@
 /**
  * The strict JSON reader: one grammar (RFC 8259) and one error vocabulary (the ledger's INVALID_JSON variants).
  *
- * The same state machine as Python's strict reader (`read`, `JsonProblem`): it yields the value, and for an unreadable text the ledger
+ * The same state machine as Python's strict reader (`read`, `ReadProblem`): it yields the value, and for an unreadable text the ledger
  * code, message variant, parameters and index of the offending character (or of the end of the text) from its own
  * state — never from a third-party parser's message. Strictness, in the order the reader meets it: a number out of
  * a double's range or `NaN`/`Infinity` when it is read, nesting past `maxDepth` at the bracket that goes past it, a
@@ -12,7 +12,7 @@
 
 import { JSON_EXPECTED, MAX_DEPTH } from "../generated/constants.js";
 import * as codes from "../generated/rules.js";
-import { render, type Params } from "../core/messages.js";
+import { ReadProblem } from "./problem.js";
 
 const DOUBLE_DIGITS = 309; // the largest finite double, 1.79e308, has 309 digits
 
@@ -30,24 +30,6 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 const HEX4 = /[0-9a-fA-F]{4}/y;
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 const CONSTANTS = ["-Infinity", "Infinity", "NaN"] as const;
-
-/** Why a JSON text cannot be read: the ledger `code`, the message `variant` and its `params`, and the `index` of
- * the offending character, or of the end of the text. */
-export class JsonProblem extends Error {
-  constructor(
-    readonly code: string,
-    readonly variant: string,
-    readonly index: number,
-    readonly params: Params = {},
-  ) {
-    super(render(code, params, variant));
-  }
-
-  /** Whether the text ended where more was expected (a piece cut short, not a wrong character). */
-  get atEnd(): boolean {
-    return this.variant === "end";
-  }
-}
 
 /** Whether a JSON number is too large for an IEEE 754 double (RFC 8259, section 6). */
 export function beyondDouble(token: string): boolean {
@@ -90,9 +72,9 @@ function space(text: string, i: number): number {
   }
 }
 
-function unexpected(text: string, i: number, expected: string): JsonProblem {
-  if (i >= text.length) return new JsonProblem(codes.INVALID_JSON, "end", text.length, { detail: expected });
-  return new JsonProblem(codes.INVALID_JSON, "unexpected", i, { value: charAt(text, i), detail: expected });
+function unexpected(text: string, i: number, expected: string): ReadProblem {
+  if (i >= text.length) return new ReadProblem(codes.INVALID_JSON, "end", text.length, { detail: expected });
+  return new ReadProblem(codes.INVALID_JSON, "unexpected", i, { value: charAt(text, i), detail: expected });
 }
 
 function hex(text: string, at: number): number {
@@ -133,7 +115,7 @@ function string(text: string, i: number): [string, number] {
     PLAIN.lastIndex = i;
     PLAIN.exec(text);
     const j = PLAIN.lastIndex;
-    if (j >= n) throw new JsonProblem(codes.INVALID_JSON, "end", n, { detail: STRING_END });
+    if (j >= n) throw new ReadProblem(codes.INVALID_JSON, "end", n, { detail: STRING_END });
     const c = text[j]!;
     if (c === '"') return [out + text.slice(i, j), j + 1];
     if (c === "\\" && out === "") {
@@ -143,12 +125,12 @@ function string(text: string, i: number): [string, number] {
       if (whole !== null) return whole;
     }
     out += text.slice(i, j);
-    if (c !== "\\") throw new JsonProblem(codes.INVALID_JSON, "control", j, { value: c });
-    if (j + 1 >= n) throw new JsonProblem(codes.INVALID_JSON, "end", n, { detail: STRING_END });
+    if (c !== "\\") throw new ReadProblem(codes.INVALID_JSON, "control", j, { value: c });
+    if (j + 1 >= n) throw new ReadProblem(codes.INVALID_JSON, "end", n, { detail: STRING_END });
     const e = text[j + 1]!;
     if (e !== "u") {
       const decoded = ESCAPES[e];
-      if (decoded === undefined) throw new JsonProblem(codes.INVALID_JSON, "escape", j + 1, { value: charAt(text, j + 1) });
+      if (decoded === undefined) throw new ReadProblem(codes.INVALID_JSON, "escape", j + 1, { value: charAt(text, j + 1) });
       out += decoded;
       i = j + 2;
       continue;
@@ -174,7 +156,7 @@ function scalar(text: string, i: number): [unknown, number] {
   if (c === "t" && text.startsWith("true", i)) return [true, i + 4];
   if (c === "f" && text.startsWith("false", i)) return [false, i + 5];
   for (const name of CONSTANTS) {
-    if (text.startsWith(name, i)) throw new JsonProblem(codes.INVALID_JSON, "constant", i, { keyword: name });
+    if (text.startsWith(name, i)) throw new ReadProblem(codes.INVALID_JSON, "constant", i, { keyword: name });
   }
   NUMBER.lastIndex = i;
   const match = NUMBER.exec(text);
@@ -182,7 +164,7 @@ function scalar(text: string, i: number): [unknown, number] {
   const token = match[0];
   const integer = match[1] === undefined && match[2] === undefined;
   if (integer ? token.length >= DOUBLE_DIGITS && beyondDouble(token) : !Number.isFinite(Number(token))) {
-    throw new JsonProblem(codes.INVALID_JSON, "range", i, { detail: token.slice(0, 40) });
+    throw new ReadProblem(codes.INVALID_JSON, "range", i, { detail: token.slice(0, 40) });
   }
   return [Number(token), NUMBER.lastIndex];
 }
@@ -224,15 +206,24 @@ export interface ReadOptions {
 /**
  * The value of a JSON text and the index where it ends. With `partial`, the value starts at `start` and text may
  * follow it; otherwise the whole text (from `start`) must be one value, with whitespace around it only. Throws a
- * `JsonProblem`.
+ * `ReadProblem`.
  */
 export function read(text: string, options: ReadOptions = {}): [unknown, number] {
+  try {
+    return readValue(text, options);
+  } catch (error) {
+    if (error instanceof ReadProblem) error.where = position(text, error.index ?? 0);
+    throw error;
+  }
+}
+
+function readValue(text: string, options: ReadOptions): [unknown, number] {
   const maxDepth = options.maxDepth ?? MAX_DEPTH;
   const partial = options.partial ?? false;
   const n = text.length;
   let i = options.start ?? 0;
   if (!partial) {
-    if (text.startsWith("\ufeff", i)) throw new JsonProblem(codes.INVALID_JSON, "bom", i);
+    if (text.startsWith("\ufeff", i)) throw new ReadProblem(codes.INVALID_JSON, "bom", i);
     i = space(text, i);
   }
   const stack: Frame[] = [];
@@ -242,7 +233,7 @@ export function read(text: string, options: ReadOptions = {}): [unknown, number]
     const c = text[i];
     let value: unknown;
     if (c === "{" || c === "[") {
-      if (stack.length >= maxDepth) throw new JsonProblem(codes.INVALID_JSON, "depth", i, { limit: MAX_DEPTH });
+      if (stack.length >= maxDepth) throw new ReadProblem(codes.INVALID_JSON, "depth", i, { limit: MAX_DEPTH });
       i = space(text, i + 1);
       if (c === "[") {
         if (text[i] === "]") {
@@ -267,7 +258,7 @@ export function read(text: string, options: ReadOptions = {}): [unknown, number]
       if (stack.length === 0) {
         if (!partial) {
           i = space(text, i);
-          if (i < n) throw new JsonProblem(codes.INVALID_JSON, "trailing", i, { value: charAt(text, i) });
+          if (i < n) throw new ReadProblem(codes.INVALID_JSON, "trailing", i, { value: charAt(text, i) });
         }
         return [value, i];
       }
@@ -294,7 +285,7 @@ export function read(text: string, options: ReadOptions = {}): [unknown, number]
       if (text[i] === "}") {
         if (frame.repeated !== null) {
           const [name, at] = frame.repeated;
-          throw new JsonProblem(codes.DUPLICATE_KEY, "default", at, { name });
+          throw new ReadProblem(codes.DUPLICATE_KEY, "default", at, { name });
         }
         i++;
         value = stack.pop()!.value;

@@ -14,6 +14,7 @@ import { finding, type Finding } from "../core/findings.js";
 import { YAML_NODE_LIMIT } from "../generated/constants.js";
 import { render, show } from "../core/messages.js";
 import { LineIndex, type Positions } from "./positions.js";
+import { ReadProblem } from "./problem.js";
 import { escapeToken } from "../core/findings.js";
 
 /** Nodes in one YAML document, as written and as its aliases expand it (spec/constants.json, shared with Python). */
@@ -39,16 +40,6 @@ const ALLOWED_TAGS = new Set(["!", `${CORE}str`, `${CORE}int`, `${CORE}float`, `
 const CORE_INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
 
 /** A problem found while building a document, at a string index of the text. */
-class Refused extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly index: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
 type Composed = YamlNode | null;
 
 /** The node an alias stands for (aliases share nodes: the graph, not a tree). */
@@ -123,33 +114,33 @@ function unsafe(detail: string): string {
   return render(codes.INVALID_YAML, { detail }, "unsafe");
 }
 
-/** A scalar's JSON value, or Refused for what JSON cannot hold. */
+/** A scalar's JSON value, or ReadProblem for what JSON cannot hold. */
 function scalarValue(node: YamlNode): unknown {
-  if (!yaml().isScalar(node)) throw new Refused(codes.INVALID_YAML, unsafe("not a scalar"), node.range?.[0]);
+  if (!yaml().isScalar(node)) throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe("not a scalar"));
   const tag = node.tag;
   if (tag !== undefined && !ALLOWED_TAGS.has(tag)) {
-    throw new Refused(codes.INVALID_YAML, unsafe(`${tag} has no JSON equivalent`), node.range?.[0]);
+    throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe(`${tag} has no JSON equivalent`));
   }
   const source = typeof node.source === "string" ? node.source : String(node.value);
   if (tag === `${CORE}int` && !CORE_INT.test(source)) {
-    throw new Refused(codes.INVALID_YAML, unsafe(`${show(source)} is not a YAML 1.2 integer`), node.range?.[0]);
+    throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe(`${show(source)} is not a YAML 1.2 integer`));
   }
   const value = node.value;
   if (typeof value === "number" && !Number.isFinite(value)) {
     const integer = CORE_INT.test(source);
     const problem = integer ? "integer out of range: too large for a double" : `${source} is not a JSON number`;
-    throw new Refused(codes.INVALID_YAML, unsafe(problem), node.range?.[0]);
+    throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe(problem));
   }
   if (typeof value === "bigint") return Number(value);
   if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
-  throw new Refused(codes.INVALID_YAML, unsafe("a value JSON cannot hold"), node.range?.[0]);
+  throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe("a value JSON cannot hold"));
 }
 
 /** The JSON value of a composed node: recursion is bounded, the depth was checked before. */
 function build(node: YamlNode, doc: Document): unknown {
   if (yaml().isMap(node)) {
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
-      throw new Refused(codes.INVALID_YAML, unsafe(`${node.tag} has no JSON equivalent`), node.range?.[0]);
+      throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe(`${node.tag} has no JSON equivalent`));
     }
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
@@ -157,12 +148,12 @@ function build(node: YamlNode, doc: Document): unknown {
       const keyNode = pair.key === null || pair.key === undefined ? null : target(pair.key as YamlNode, doc);
       const key = keyNode === null ? null : build(keyNode, doc);
       if (key !== null && typeof key === "object") {
-        throw new Refused(codes.INVALID_YAML, unsafe("a mapping key that is not a scalar"), keyNode?.range?.[0]);
+        throw new ReadProblem(codes.INVALID_YAML, "default", keyNode?.range?.[0] ?? null, {}, unsafe("a mapping key that is not a scalar"));
       }
       // compared as the JSON key it becomes: 1 and "1", or true and "true", are the same key in JSON
       const name = typeof key === "string" ? key : jsonKey(key);
       if (seen.has(name)) {
-        throw new Refused(codes.DUPLICATE_KEY, render(codes.DUPLICATE_KEY, { name }), keyNode?.range?.[0]);
+        throw new ReadProblem(codes.DUPLICATE_KEY, "default", keyNode?.range?.[0] ?? null, { name });
       }
       seen.add(name);
       const valueNode = pair.value === null || pair.value === undefined ? null : target(pair.value as YamlNode, doc);
@@ -172,7 +163,7 @@ function build(node: YamlNode, doc: Document): unknown {
   }
   if (yaml().isSeq(node)) {
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
-      throw new Refused(codes.INVALID_YAML, unsafe(`${node.tag} has no JSON equivalent`), node.range?.[0]);
+      throw new ReadProblem(codes.INVALID_YAML, "default", node.range?.[0] ?? null, {}, unsafe(`${node.tag} has no JSON equivalent`));
     }
     return node.items.map((item) => {
       const resolved = item === null || item === undefined ? null : target(item as YamlNode, doc);
@@ -263,7 +254,7 @@ export function parseYaml(text: string, maxDepth: number): YamlDocument[] {
       const document = build(root, doc);
       out.push({ document, positions: () => positionsOf(root, doc, lines) });
     } catch (error) {
-      if (error instanceof Refused) out.push(problem(error.code, error.message, lines, error.index));
+      if (error instanceof ReadProblem) out.push(problem(error.code, error.message, lines, error.index ?? undefined));
       else if (error instanceof RangeError) out.push(problem(codes.INVALID_YAML, render(codes.INVALID_YAML, {}, "too_deep"), lines, at));
       else throw error;
     }

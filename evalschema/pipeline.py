@@ -35,7 +35,7 @@ from evalschema_models.rules import RULES
 from .core import messages
 from .core.findings import Finding, Report
 from .engine import deprecations, schema_path
-from .io.loader import Loaded, irregular_file, load_path, not_an_object, parse_json_bytes, paused_gc
+from .io.loader import Loaded, irregular_file, load_path, not_an_object, open_regular, parse_json_bytes, paused_gc
 from .io.problem import ReadProblem
 from .rules.registry import Batch, Context, Registry, Stage, renumber, renumbered
 from .rules.units import REGISTRY, DocumentPass
@@ -538,11 +538,10 @@ def _summary_of(source: Iterable[Any], each_row: Callable[[Any], None] | None) -
 
 
 def _open(file: Path) -> BinaryIO | None:
-    """The file, open for reading; ``None`` if it cannot be opened (the whole-file path then says why)."""
-    try:
-        return file.open("rb")
-    except OSError:
-        return None
+    """The file, open for reading through the input gate; ``None`` if it cannot be opened or is not a regular file
+    (the whole-file path, through the same gate, then says why)."""
+    handle = open_regular(file)
+    return None if isinstance(handle, Finding) else handle
 
 
 def _load_whole(file: Path) -> Loaded:

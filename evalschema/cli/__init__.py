@@ -11,6 +11,7 @@ import argparse
 import gc
 import itertools
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -367,6 +368,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2)
         return int(exc.code) if isinstance(exc.code, int) else EXIT_UNREADABLE
+    if sys.stderr is not None and sys.stderr.isatty() and os.environ.get("TERM") != "dumb" and not getattr(args, "quiet", False):
+        from ..io import progress  # a terminal watches: long reads show how far they are
+
+        progress.enable(sys.stderr)
     try:
         return int(args.handler(args))
     except (UsageError, MissingExtra) as exc:

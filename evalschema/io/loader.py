@@ -188,6 +188,10 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO | Finding:
     except OSError as exc:
         os.close(fd)
         return _open_problem(exc)
+    from . import progress
+
+    if progress.active():  # a terminal watches: the read is counted as it happens
+        return progress.opened(fd, os.fspath(path), os.fstat(fd).st_size)
     return os.fdopen(fd, "rb")
 
 

@@ -13,6 +13,7 @@ on a line of a range is followed by the entries of its ``test_cases_file``: thei
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -25,7 +26,7 @@ from evalschema_models import rules as codes
 
 from ..core.findings import Finding, Report
 from ..core.messages import render
-from ..io.loader import SUFFIXES, Loaded, name_problem
+from ..io.loader import SUFFIXES, Loaded, name_problem, open_regular
 from ..report.entry import ReportEntry
 from ..report.json_report import entry as _entry
 from ..sources import LineRange, renumbered_finding, shift_entry
@@ -55,10 +56,13 @@ class Task:
 
 def line_ranges(path: Path, pieces: int) -> list[tuple[int, int]]:
     """``pieces`` byte ranges covering the file (fewer if lines are long), each ending just after a newline (the last
-    at the end of the file)."""
-    size = path.stat().st_size
+    at the end of the file). OSError if it is not a regular file that can be opened."""
+    handle = open_regular(path)  # the input gate: a path swapped for a FIFO since it was listed is not waited on
+    if isinstance(handle, Finding):
+        raise OSError(handle.message)  # the file is then read whole, and that reading says why it cannot be
+    size = os.fstat(handle.fileno()).st_size
     bounds = [0]
-    with path.open("rb") as handle:
+    with handle:
         for piece in range(1, pieces):
             target = size * piece // pieces
             if target <= bounds[-1]:

@@ -1,6 +1,6 @@
 """The statistics of ``evalschema compare`` (SPEC.md §12.4), as closed forms and one seeded bootstrap.
 
-Every function here is mirrored, operation for operation, in ``js/src/compareStats.ts``: the two SDKs give the
+Every function here is mirrored, operation for operation, in ``js/src/compare/compareStats.ts``: the two SDKs give the
 same numbers (closed forms within 1e-12, the bootstrap's resamples identical). Nothing here uses a library
 beyond the standard one: the oracle fixtures (``spec/conformance/compare/``) check it against scipy and
 statsmodels, which are test dependencies only.

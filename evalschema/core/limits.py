@@ -1,5 +1,5 @@
 """The limits every input is read under. Their values are generated from ``spec/constants.json`` (into
-``evalschema_models.constants``, which ``js/src/limits.ts`` imports too); this module adds how they are applied.
+``evalschema_models.constants``, which ``js/src/core/limits.ts`` imports too); this module adds how they are applied.
 
 - ``MAX_INPUT_BYTES``: the most evalschema holds of one input at a time — a file or stdin read whole, one
   JSON Lines line, one member or row of a result set read in pieces. Larger input is refused *while it is

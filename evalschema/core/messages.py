@@ -1,5 +1,5 @@
 """Messages are data: every finding's text is its ledger rule's ``message`` template (spec/ledger.json), filled
-from named parameters by :func:`render`. ``js/src/messages.ts`` is the same renderer, so the two SDKs say the
+from named parameters by :func:`render`. ``js/src/core/messages.ts`` is the same renderer, so the two SDKs say the
 same words by construction.
 
 The parameters and how each is written are listed in spec/ledger.schema.json (``$defs/template``):

@@ -186,7 +186,7 @@ def _declared_names(walker: _Walker, path: Sequence[str | int]) -> list[str]:
 
 def keyword_params(keyword: str, instance: Any, declared: Any, node: Any = None) -> tuple[str, dict[str, Any]]:
     """The message variant and parameters of a failed ``keyword`` whose schema value is ``declared`` (in the schema
-    object ``node``): every parameter the keyword's rule template may use (``js/src/schemaPath.ts`` has the same
+    object ``node``): every parameter the keyword's rule template may use (``js/src/engine/schemaPath.ts`` has the same
     function). A bound beside its other one names the scale (a score: 0 to 1); a date or date-time that is not
     valid says which part is wrong (``rfc3339.problem``)."""
     params: dict[str, Any] = {"value": instance, "keyword": keyword, "limit": declared, "expected": declared}

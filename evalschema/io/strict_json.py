@@ -3,7 +3,7 @@
 orjson is the fast path (``loader``); this reader is what decides when it fails or cannot be trusted: it yields
 the value, and for an unreadable text the ledger code, message variant, parameters and index of the offending
 character (or of the end of the text) from its own state — never from a third-party parser's message.
-``js/src/strictJson.ts`` is the same state machine, so both SDKs refuse the same texts with the same findings.
+``js/src/io/strictJson.ts`` is the same state machine, so both SDKs refuse the same texts with the same findings.
 
 Strictness, in the order the reader meets it: a number out of a double's range or ``NaN``/``Infinity`` when it is
 read, nesting past ``max_depth`` at the bracket that goes past it, a repeated key when its object closes

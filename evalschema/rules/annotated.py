@@ -1,5 +1,5 @@
 """The generic rules the schemas declare (``x-unique``, ``x-references``): one interpreter for the generated table
-``evalschema_models._annotated.ANNOTATED`` (see ``codegen/annotated.py``), mirrored by ``js/src/annotated.ts``.
+``evalschema_models._annotated.ANNOTATED`` (see ``codegen/annotated.py``), mirrored by ``js/src/rules/annotated.ts``.
 
 A rule applies at each instance of its ``scope`` pattern and names paths relative to it: ``*`` is every item of
 an array (in order), ``~*`` every value of an object used as a map (keys in UTF-16 code-unit order, as JavaScript

@@ -36,7 +36,7 @@ _MODIFIERS = r"\(\?[imsx]*-?[imsx]*:"
 def newer_syntax(source: str) -> tuple[str, str] | None:
     """ECMA-262 syntax newer than the dialect (ES2024 with the unicode flag), which one engine accepts and another
     refuses: duplicate named groups (even in different alternatives) and inline modifier groups ``(?i:…)``. The
-    same scan as ``newerSyntax`` in js/src/rules.ts."""
+    same scan as ``newerSyntax`` in js/src/rules/rules.ts."""
     names: set[str] = set()
     i, in_class = 0, False
     while i < len(source):

@@ -20,11 +20,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from evalschema_models.constants import REPORT_DATE_VARIABLE
+
 from ..schemas.data import package_data
 
 PLACEHOLDER = "@@EVALSCHEMA_DATA@@"
-# a reproducible page (https://reproducible-builds.org/specs/source-date-epoch/): the time it says it was made
-DATE_VARIABLE = "SOURCE_DATE_EPOCH"
+DATE_VARIABLE = REPORT_DATE_VARIABLE  # a reproducible page: the time it says it was made
 _CHECKOUT = Path(__file__).resolve().parents[2]
 _EPOCH = re.compile(r"[0-9]{1,12}")
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
@@ -42,7 +43,7 @@ def template() -> str:
 
 
 def generated_at() -> str:
-    """Now, or the time ``SOURCE_DATE_EPOCH`` gives (seconds since 1970, UTC), as ``YYYY-MM-DDTHH:MM:SSZ``."""
+    """Now, or the time the REPORT_DATE_VARIABLE variable gives (seconds since 1970, UTC), as ``YYYY-MM-DDTHH:MM:SSZ``."""
     given = os.environ.get(DATE_VARIABLE, "")
     moment = datetime.fromtimestamp(int(given), UTC) if _EPOCH.fullmatch(given) else datetime.now(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -5,7 +5,7 @@
  * message names the temporary file. The reasons are the gate's words.
  */
 
-import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, constants, lstatSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 
@@ -53,22 +53,14 @@ export function writeOutput(target: string, text: string, shown: (path: string) 
     mode = null;
   }
   const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
   try {
-    if (mode !== null) fchmodSync(fd, mode);
-    const data = Buffer.from(text, "utf-8");
-    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done);
-    fsyncSync(fd);
-    closeSync(fd);
+    // a new file (O_EXCL), flushed to the disk before it replaces the target
+    writeFileSync(temporary, text, { encoding: "utf-8", flag: "wx", mode: 0o666, flush: true });
+    if (mode !== null) chmodSync(temporary, mode);
     renameSync(temporary, target);
   } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(temporary, { force: true });
     const reason = (error as NodeJS.ErrnoException).code ?? "the write failed";
+    if (reason !== "EEXIST") rmSync(temporary, { force: true }); // never another's file of the same name
     throw new OutputRefused(`${shown(target)}: cannot write: ${reason}`);
   }
 }

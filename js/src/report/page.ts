@@ -9,26 +9,26 @@
  * no `</script>`, `<!--` or line separator (U+2028) can end or break the script element it sits in.
  */
 
-import { readFileSync } from "node:fs";
+import { packageTemplate } from "../schemas/templates.js";
+import { REPORT_DATE_VARIABLE } from "../generated/constants.js";
 
 export const PLACEHOLDER = "@@EVALSCHEMA_DATA@@";
-/** A reproducible page (reproducible-builds.org's SOURCE_DATE_EPOCH): the time it says it was made. */
-export const DATE_VARIABLE = "SOURCE_DATE_EPOCH";
+/** A reproducible page: the variable that fixes the time it says it was made. */
+export const DATE_VARIABLE = REPORT_DATE_VARIABLE;
 
 let cached: string | null = null;
 
 /** The page template, from the package's `templates/` folder. */
 export function template(): string {
   if (cached === null) {
-    const url = new URL("../../templates/report.html", import.meta.url);
-    const text = readFileSync(url, "utf-8");
-    if (text.split(PLACEHOLDER).length !== 2) throw new Error(`${url.pathname}: the report template must hold its data placeholder exactly once`);
+    const text = packageTemplate("report.html");
+    if (text.split(PLACEHOLDER).length !== 2) throw new Error("templates/report.html: the report template must hold its data placeholder exactly once");
     cached = text;
   }
   return cached;
 }
 
-/** Now, or the time `SOURCE_DATE_EPOCH` gives (seconds since 1970, UTC), as `YYYY-MM-DDTHH:MM:SSZ`. */
+/** Now, or the time the REPORT_DATE_VARIABLE variable gives (seconds since 1970, UTC), as `YYYY-MM-DDTHH:MM:SSZ`. */
 export function generatedAt(): string {
   const given = process.env[DATE_VARIABLE] ?? "";
   const moment = /^[0-9]{1,12}$/.test(given) ? new Date(Number(given) * 1000) : new Date();

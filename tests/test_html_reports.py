@@ -301,3 +301,27 @@ def _not_blank(shot: Path) -> None:
     width, channels, rows = _png_pixels(shot.read_bytes())
     colours = {row[x : x + 3] for row in rows[::7] for x in range(0, width * channels, channels * 5)}
     assert len(colours) > 20, f"the screenshot {shot} is blank"
+
+
+def test_summary_fields_the_page_does_not_draw_are_listed(tmp_path: Path) -> None:
+    """A newer summary's fields (per test case, raw scale, …) reach the page as data and are listed as they are."""
+    from evalschema.report.html import render_html
+    from evalschema.summary.states import summarize
+
+    browser = chromium()
+    document = json.loads((EXAMPLES / "resultset-aobench-rbac.json").read_text())
+    summary = summarize(document)
+
+    class Newer:
+        def to_dict(self) -> dict[str, object]:
+            return {**summary.to_dict(), "by_test_case": {HOSTILE: {"passed": 1}}, "raw_scale": [0, 10]}
+
+    page = tmp_path / "newer.html"
+    page.write_text(render_html([("newer.json", document, Newer())], generated_at="2026-12-07T00:00:00Z"))  # type: ignore[list-item]
+    rows = probe(
+        browser,
+        page,
+        tmp_path,
+        '[...document.querySelectorAll("details.more tr[data-field]")].map((tr) => [tr.dataset.field, tr.children[1].textContent])',
+    )
+    assert rows == [["by_test_case", json.dumps({HOSTILE: {"passed": 1}}, indent=1, ensure_ascii=False)], ["raw_scale", "[\n 0,\n 10\n]"]]

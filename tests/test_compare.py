@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from html_pages import page_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -445,7 +446,9 @@ def test_html_report_escapes_everything_and_loads_nothing(tmp_path: Path) -> Non
     assert run(str(base), str(new), "--html", str(tmp_path / "r.html"), "--resamples", "0").returncode == 0
     page = (tmp_path / "r.html").read_text()
     assert "<img" not in page and 'onerror="' not in page
-    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;&#x27;&quot;" in page
+    # the page carries the values as data, every <, > and & a JSON escape; its script draws them as text
+    assert '\\u003cimg src=x onerror=\\"alert(1)\\"\\u003e\\u0026amp;\'\\"' in page
+    assert HOSTILE in [flip["test_case_id"] for flip in page_data(page)["comparison"]["flips"]]
     assert "http://" not in page and "https://" not in page and " src=" not in page.replace("src=x", "")
 
 
@@ -512,7 +515,9 @@ def test_html_report_in_headless_chromium(tmp_path: Path) -> None:
     colours = {row[x : x + 3] for row in pixels[::5] for x in range(0, width * channels, channels * 3)}
     assert len(colours) > 20, "the screenshot is blank"
     assert bytes((0xFF, 0xF3, 0xE0)) in colours, "the differing provenance row is not highlighted"
-    assert bytes((0x15, 0x65, 0xC0)) in colours, "the grader difference bars were not drawn"
+    # signed bars (issue 43): green where the new run is better, red where it is worse
+    signs = {math.copysign(1, g["difference"]) for g in document["graders"] if g["difference"]}
+    assert signs and all(bytes((0x2E, 0x7D, 0x32) if s > 0 else (0xC6, 0x28, 0x28)) in colours for s in signs), "no difference bar drawn"
 
 
 def test_summarize_shows_attempt_statistics(tmp_path: Path) -> None:

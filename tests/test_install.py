@@ -157,6 +157,9 @@ def _use_it(bin_dir: Path, work: Path) -> None:
         1 for p in (REPO / "spec" / "examples").glob("*.jsonl") for line in p.read_text().splitlines() if line.strip()
     )
     assert report["summary"] == {"files": documents, "valid": documents, "invalid": 0, "unreadable": 0}
+    # the HTML report's page is package data (evalschema/_templates), not read from the checkout
+    _ok([evalschema, "summarize", "--html", work / "report.html", REPO / "spec" / "examples" / "resultset-aobench-rbac.json"], cwd=work)
+    assert (work / "report.html").read_text(encoding="utf-8").startswith("<!doctype html>")
 
     old = work / "old.json"
     old.write_text(
@@ -242,6 +245,7 @@ def test_pip_wheel_and_python_m_build(wheelhouse: Path, tmp_path: Path) -> None:
     expected |= {f"releases/{p.parent.name}/{p.name}" for p in (REPO / "spec" / "releases").glob("*/*.json")}
     expected |= {f"arrow/{p.name}" for p in (REPO / "generated" / "arrow").glob("*.json")}  # evalschema.columnar
     assert shipped == expected
+    assert {n for n in names if n.startswith("evalschema/_templates/")} == {"evalschema/_templates/report.html"}
 
     for name, artifact in (("sdist", sdist), ("wheel", wheel), ("pip-wheel", other)):
         bin_dir = _venv(tmp_path / f"venv-{name}")

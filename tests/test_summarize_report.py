@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from html_pages import page_data
 from tools import missing_tool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,8 +71,8 @@ def test_summarize_force_prints_the_numbers_under_a_warning_in_text_json_and_htm
     assert text[text.index(banner) + 1].startswith(f"{path}  (suite qa-basic")
     assert text.count(banner) == 1  # the valid one has none
     assert "average score 1.300" in proc.stdout
-    page = html.read_text()
-    assert page.count('class="banner"') == 1 and "Not a valid result set (6 error(s))" in page
+    # the page draws a banner over each run whose data says how many errors it has (read back in Chromium below)
+    assert [r["invalid"] for r in page_data(html.read_text())["runs"]] == [6, None]
     valid = {i["path"]: i["valid"] for i in json.loads(run("summarize", "--force", "--format", "json", str(path)).stdout)}
     assert valid == {str(path): False}
 
@@ -190,7 +191,15 @@ def test_html_report_lists_cases_and_shows_a_group_side_by_side(tmp_path: Path) 
         "unscored": "unscored 0 (0%)",
     }
     assert aobench["lists"] == {
-        "invalidated": [{"test_case_id": "tc_rbac_001", "attempt": "—", "constraints": "rbac_scope", "duration_ms": "48210"}],
+        "invalidated": [
+            {
+                "test_case_id": "tc_rbac_001",
+                "attempt": "—",
+                "constraints": "rbac_scope",
+                "output": "The billing overrun on cluster-07 was caused by the retry storm logged at 03:14 UTC.",
+                "duration_ms": "48210",
+            }
+        ],
         "errored": [
             {
                 "test_case_id": "tc_capacity_007",
@@ -202,8 +211,16 @@ def test_html_report_lists_cases_and_shows_a_group_side_by_side(tmp_path: Path) 
     }
     assert aobench["durations"] == "Durations of 3 row(s): median 48,210 ms, max 120,004 ms, total 208,084 ms."
     assert aobench["graders"] == 7
+    # the failed-case table says why (each failing grader's reason) and what was answered (issue 43)
     assert second["lists"]["failed"] == [
-        {"test_case_id": "winter-sale-start", "attempt": "—", "graders": "iso-date, correctness-judge", "duration_ms": "1420"}
+        {
+            "test_case_id": "winter-sale-start",
+            "attempt": "—",
+            "graders": "iso-date, correctness-judge",
+            "reasons": "iso-date: No YYYY-MM-DD date in the answer.correctness-judge: Vague; no date given.",
+            "output": "The winter sale usually starts right after Christmas.",
+            "duration_ms": "1420",
+        }
     ]
     assert [row["test_case_id"] for row in first["lists"]["failed"]] == [evil]  # read back as text
     assert "<img" not in page

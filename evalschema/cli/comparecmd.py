@@ -64,9 +64,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, outputs: Any) -> int:
     from ..compare import Options, Unreadable, compare_checked, suite_digest
-    from ..compare.render import render_html, render_markdown, render_text
+    from ..compare.render import render_markdown, render_text
     from ..core.display import display_path, finite, visible
     from ..io.loader import load_path
+    from ..report.comparehtml import render_compare_html as render_html
 
     digest = None
     if args.suite is not None:

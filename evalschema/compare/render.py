@@ -1,14 +1,10 @@
-"""The comparison document for people: the text the command prints and a self-contained HTML page.
-
-The HTML page loads nothing: its style and its small script (filtering and sorting the flipped cases) are
-inline, and every value from the result sets is escaped before it is written.
-"""
+"""The comparison document for people: the text the command prints and its Markdown (the HTML page is
+``evalschema.report.comparehtml``, drawn from the same document by the shared report template)."""
 
 from __future__ import annotations
 
 import json
 import re
-from html import escape
 from typing import Any
 
 from ..core.display import terminal_line, visible
@@ -223,142 +219,6 @@ def render_markdown(document: dict[str, Any]) -> str:
         if len(flips) > MARKDOWN_FLIPS:
             out += ["", md(f"… and {len(flips) - MARKDOWN_FLIPS} more (--format json or --html lists them all)")]
     return "\n".join(out) + "\n"
-
-
-# --- HTML -------------------------------------------------------------------------------------------------
-
-_STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1a1a1a;background:#fff}
-h1{font-size:20px}h2{font-size:16px;margin-top:28px}
-.verdict{font-size:17px;padding:12px 16px;border-radius:6px;background:#eceff1}
-.verdict.regression{background:#ffebee;color:#b71c1c}.verdict.improvement{background:#e8f5e9;color:#1b5e20}
-table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #cfd8dc;padding:4px 8px;text-align:left}
-th{background:#eceff1}th.sort{cursor:pointer}tr.differs td{background:#fff3e0;font-weight:600}
-.finding{color:#e65100}.change-regression,.change-newly_invalidated,.change-newly_errored{color:#c62828}
-.change-improvement,.change-no_longer_errored{color:#2e7d32}
-.bar{display:inline-block;height:10px;background:#1565c0;vertical-align:middle}
-"""
-
-_SCRIPT = """
-(function(){
-  var table=document.getElementById('flips'); if(!table){return;}
-  var body=table.tBodies[0], text=document.getElementById('filter'), kind=document.getElementById('change');
-  function apply(){
-    var q=text.value.toLowerCase(), k=kind.value, shown=0;
-    Array.prototype.forEach.call(body.rows,function(r){
-      var ok=(!k||r.getAttribute('data-change')===k)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);
-      r.style.display=ok?'':'none'; if(ok){shown++;}
-    });
-    document.getElementById('shown').textContent=String(shown);
-  }
-  text.addEventListener('input',apply); kind.addEventListener('change',apply);
-  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,col){
-    th.className='sort';
-    th.addEventListener('click',function(){
-      var up=th.getAttribute('data-dir')!=='up'; th.setAttribute('data-dir',up?'up':'down');
-      var rows=Array.prototype.slice.call(body.rows);
-      rows.sort(function(a,b){
-        var x=a.cells[col].getAttribute('data-key')||a.cells[col].textContent,
-            y=b.cells[col].getAttribute('data-key')||b.cells[col].textContent;
-        var c=(isFinite(x)&&isFinite(y))?(Number(x)-Number(y)):(x<y?-1:x>y?1:0);
-        return up?c:-c;
-      });
-      rows.forEach(function(r){body.appendChild(r);});
-    });
-  });
-  apply();
-})();
-"""
-
-
-def _e(value: Any) -> str:
-    if value is None:
-        return "\u2014"
-    if not isinstance(value, str):
-        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return escape(value, quote=True)
-
-
-def _provenance(document: dict[str, Any]) -> list[str]:
-    base, new = document["base"], document["new"]
-    rows = ["<table id='provenance'><thead><tr><th>field</th><th>base</th><th>new</th></tr></thead><tbody>"]
-    names = ["path", "run_id", "suite_id", "suite_version", "suite_digest", "started_at", "runner", "provider"]
-    for name in names:
-        if name not in base and name not in new:
-            continue
-        differs = base.get(name) != new.get(name) and name not in ("path", "run_id", "started_at")
-        rows.append(
-            f"<tr{' class=differs' if differs else ''} data-field='{_e(name)}'><td>{_e(name)}</td>"
-            f"<td>{_e(base.get(name))}</td><td>{_e(new.get(name))}</td></tr>"
-        )
-    for grader_id in sorted(set(base["graders"]) | set(new["graders"])):
-        before, after = base["graders"].get(grader_id), new["graders"].get(grader_id)
-        differs = before != after
-        rows.append(
-            f"<tr{' class=differs' if differs else ''} data-field='grader'><td>grader {_e(grader_id)}</td>"
-            f"<td>{_e(before)}</td><td>{_e(after)}</td></tr>"
-        )
-    rows.append("</tbody></table>")
-    return rows
-
-
-def render_html(document: dict[str, Any]) -> str:
-    verdict = verdict_line(document)
-    out = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
-        "<title>evalschema comparison</title><style>" + _STYLE + "</style></head><body>",
-        "<h1>evalschema comparison</h1>",
-        f"<p id='verdict' class='verdict {_e(document['verdict']['outcome'])}'>{_e(verdict)}</p>",
-    ]
-    if document["findings"]:
-        out.append("<h2>Not comparable</h2><ul id='findings'>")
-        out += [
-            f"<li class='finding' data-code='{_e(f['code'])}'>{_e(f['code'])} {_e(f['pointer'])}: {_e(f['message'])}</li>"
-            for f in document["findings"]
-        ]
-        out.append("</ul>")
-    out.append("<h2>Provenance</h2>")
-    out += _provenance(document)
-    pairs = document["pairs"]
-    out.append("<h2>Pairs</h2><table id='pairs'><tbody>")
-    out += [f"<tr><td>{_e(name.replace('_', ' '))}</td><td data-metric='{_e(name)}'>{_e(value)}</td></tr>" for name, value in pairs.items()]
-    out.append("</tbody></table>")
-    out.append(
-        "<h2>Graders</h2><table id='graders'><thead><tr><th>grader</th><th>pairs</th><th>base mean</th><th>new mean</th>"
-        "<th>difference</th><th>interval</th><th>method</th></tr></thead><tbody>"
-    )
-    for grader in document["graders"]:
-        width = 0 if grader["difference"] is None else round(abs(grader["difference"]) * 200)
-        out.append(
-            f"<tr data-grader='{_e(grader['grader_id'])}'><td>{_e(grader['grader_id'])}</td><td>{grader['pairs']}</td>"
-            f"<td>{_e(_num(grader['base_mean']))}</td><td>{_e(_num(grader['new_mean']))}</td>"
-            f"<td>{_e(_num(grader['difference'], True))} <span class='bar' style='width:{width}px'></span></td>"
-            f"<td>{_e(_interval(grader['interval'], 1, 3))}</td><td>{_e(grader['method'])}</td></tr>"
-        )
-    out.append("</tbody></table>")
-    flips = document["flips"]
-    out.append(f"<h2>Flipped cases (<span id='shown'>{len(flips)}</span> of {len(flips)})</h2>")
-    out.append(
-        "<p><input id='filter' type='search' placeholder='filter: test case, grader, constraint'> <select id='change'><option value=''>every change</option>"
-    )
-    out += [f"<option value='{_e(name)}'>{_e(name.replace('_', ' '))}</option>" for name in dict.fromkeys(f["change"] for f in flips)]
-    out.append("</select></p>")
-    out.append(
-        "<table id='flips'><thead><tr><th>change</th><th>test case</th><th>attempt</th><th>base</th><th>new</th>"
-        "<th>graders changed</th><th>constraints</th><th>error</th></tr></thead><tbody>"
-    )
-    ranks = {name: rank for rank, name in enumerate(dict.fromkeys(f["change"] for f in flips))}
-    for flip in flips:
-        out.append(
-            f"<tr data-change='{_e(flip['change'])}'><td class='change-{_e(flip['change'])}' data-key='{ranks[flip['change']]}'>{_e(flip['change'])}</td>"
-            f"<td>{_e(flip['test_case_id'])}</td><td>{flip['attempt']}</td><td>{_e(flip['base'])}</td><td>{_e(flip['new'])}</td>"
-            f"<td>{_e(', '.join(flip['graders_changed']))}</td><td>{_e(', '.join(flip.get('constraint_ids', [])))}</td>"
-            f"<td>{_e(flip.get('error_type', ''))}</td></tr>"
-        )
-    out.append("</tbody></table>")
-    out.append("<script>" + _SCRIPT + "</script></body></html>\n")
-    return "\n".join(out)
 
 
 def _num(value: float | None, signed: bool = False) -> str:

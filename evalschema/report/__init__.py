@@ -1,2 +1,3 @@
-"""Renderers of reports: ``text``, ``json_report`` and ``github`` (``evalschema validate --format``), ``html`` (the
-self-contained HTML report of ``evalschema summarize --html``)."""
+"""Renderers of reports: ``text``, ``json_report`` and ``github`` (``evalschema validate --format``); the HTML pages
+of ``summarize --html`` (``html``) and ``compare --html`` (``comparehtml``), both the one shared template filled
+with the report's data (``page``)."""

@@ -1,23 +1,17 @@
-"""Human-readable summaries: a text table for the terminal and a self-contained HTML page with SVG charts."""
+"""Human-readable summaries: a text table for the terminal, and the data of the summary's HTML page (drawn by the
+shared template, ``report.page``: the same page from both SDKs; ``js/src/report/summaryHtml.ts`` mirrors the data)."""
 
 from __future__ import annotations
 
-from html import escape
+import math
 from typing import Any
 
-from evalschema_models.constants import SUMMARY_INVALID_WARNING
+from evalschema_models.constants import REPORT_CASE_ROWS, SUMMARY_INVALID_WARNING
 
-from ..core.display import terminal_line, visible
+from ..core.display import finite, terminal_line, visible
 from ..core.limits import shorten
 from ..summary.states import Summary, classify
-
-OUTCOMES = (
-    ("passed", "#2e7d32"),
-    ("failed", "#c62828"),
-    ("invalidated", "#6a1b9a"),
-    ("errored", "#ef6c00"),
-    ("unscored", "#757575"),
-)
+from . import page
 
 
 def _percent(value: float | None) -> str:
@@ -31,17 +25,6 @@ def _number(value: float | None) -> str:
 def _grader_rate(totals: dict[str, Any]) -> float | None:
     scored = totals["passed"] + totals["failed"]
     return totals["passed"] / scored if scored else None
-
-
-def _outcomes(summary: dict[str, Any]) -> dict[str, int]:
-    """Rows by outcome; ``failed`` in the summary includes invalidated rows, the breakdown shows them apart."""
-    return {
-        "passed": summary["passed"],
-        "failed": summary["failed"] - summary["invalidated"],
-        "invalidated": summary["invalidated"],
-        "errored": summary["errored"],
-        "unscored": summary["unscored"],
-    }
 
 
 # What is shown of one result set: a label, the result set's own fields (its results are not needed), its summary.
@@ -89,70 +72,29 @@ def render_text(results: list[Summarized], *, colour: bool = False, invalid: dic
     return "\n".join(out)
 
 
-def _outcome_chart(counts: dict[str, int]) -> str:
-    total = sum(counts.values())
-    width, x, parts = 760.0, 0.0, []
-    for name, fill in OUTCOMES:
-        share = counts[name] / (total or 1) * width
-        if counts[name]:
-            label = f"{counts[name] / total:.0%}"
-            parts.append(
-                f'<rect x="{x:.2f}" y="0" width="{share:.2f}" height="36" fill="{fill}">'
-                f"<title>{name}: {counts[name]} ({counts[name] / total:.1%})</title></rect>"
-                + (
-                    f'<text x="{x + share / 2:.2f}" y="23" text-anchor="middle" class="share" fill="#fff" style="fill:#fff">{label}</text>'
-                    if share >= 36
-                    else ""
-                )
-            )
-        x += share
-    legend = "".join(
-        f'<g transform="translate({i * 152},56)"><rect width="14" height="14" fill="{fill}"/>'
-        f'<text x="20" y="12" data-outcome="{name}" data-share="{_share(counts[name], total)}">{name} {counts[name]} ({_share(counts[name], total)})</text></g>'
-        for i, (name, fill) in enumerate(OUTCOMES)
-    )
-    return (
-        '<svg class="chart" role="img" aria-label="outcome breakdown" viewBox="0 0 760 80" width="760" height="80">'
-        + "".join(parts)
-        + legend
-        + "</svg>"
-    )
+def scalar(value: Any) -> str | int | float | None:
+    """A value the page shows as it is: a string or a finite number; anything else (a result set shown under
+    ``--force`` may hold an object where an id belongs) is ``None``, shown as a dash."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return None
 
 
-def _share(part: int, total: int) -> str:
-    return f"{part / total:.0%}" if total else "n/a"
-
-
-def _grader_chart(by_grader: dict[str, Any]) -> str:
-    rows = list(by_grader.items())
-    height = 28 * len(rows) + 10
-    bars = []
-    for i, (grader, totals) in enumerate(rows):
-        rate = _grader_rate(totals)
-        y = 28 * i + 4
-        bars.append(
-            f'<text x="0" y="{y + 15}" class="label">{escape(grader)}</text>'
-            f'<rect x="170" y="{y}" width="400" height="20" fill="#e0e0e0"/>'
-            + (
-                f'<rect x="170" y="{y}" width="{400 * rate:.2f}" height="20" fill="#1565c0"><title>{escape(grader)}: {_percent(rate)}</title></rect>'
-                if rate
-                else ""
-            )
-            + f'<text x="580" y="{y + 15}">{_percent(rate)}</text>'
-        )
-    return (
-        f'<svg class="chart" role="img" aria-label="pass rate per grader" viewBox="0 0 640 {height}" width="640" height="{height}">'
-        + "".join(bars)
-        + "</svg>"
-    )
+def _text(value: Any) -> str | None:
+    """A long text (an output, a reason, an error message) as the page shows it: cut to ``MAX_VALUE_CHARS``."""
+    return shorten(value) if isinstance(value, str) else None
 
 
 class CaseLists:
-    """The rows a reader acts on, gathered while the rows go by (in any batches): failed, invalidated (with the
-    ids of the invalidating constraints) and errored (with the error's type and message), each with its test case
-    id; and the row durations. At most ``limit`` rows per list are kept; the counts are exact."""
+    """The rows a reader acts on, gathered while the rows go by (in any batches): failed (with each failing
+    grader's id and reason, and the output), invalidated (with the ids of the invalidating constraints, and the
+    output) and errored (with the error's type and message), each with its test case id and attempt; and the row
+    durations. Long texts are shortened (``shorten``). At most ``limit`` rows per list are kept; the counts are
+    exact. ``js/src/report/summaryHtml.ts`` ``CaseLists`` gathers the same."""
 
-    def __init__(self, limit: int = 200) -> None:
+    def __init__(self, limit: int = REPORT_CASE_ROWS) -> None:
         self.limit = limit
         self.rows: dict[str, list[dict[str, Any]]] = {"failed": [], "invalidated": [], "errored": []}
         self.counts = {"failed": 0, "invalidated": 0, "errored": 0}
@@ -162,7 +104,7 @@ class CaseLists:
         if not isinstance(result, dict):
             return
         duration = result.get("duration_ms")
-        if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and math.isfinite(duration):
             self.durations.append(float(duration))
         outcome = classify(result)
         if outcome not in self.rows:
@@ -170,22 +112,44 @@ class CaseLists:
         self.counts[outcome] += 1
         if len(self.rows[outcome]) >= self.limit:
             return
-        row: dict[str, Any] = {"test_case_id": result.get("test_case_id"), "attempt": result.get("attempt"), "duration_ms": duration}
+        row: dict[str, Any] = {
+            "test_case_id": scalar(result.get("test_case_id")),
+            "attempt": scalar(result.get("attempt")),
+            "duration_ms": scalar(duration),
+        }
         if outcome == "invalidated":
             row["constraints"] = [
-                str(v.get("id"))
+                scalar(v.get("id"))
                 for v in result.get("constraint_violations") or ()
                 if isinstance(v, dict) and v.get("invalidates_result") is True
             ]
+            row["output"] = _text(result.get("actual_output"))
         elif outcome == "errored":
-            error = result.get("error")
-            row["error_type"] = error.get("type") if isinstance(error, dict) else None
-            row["error_message"] = error.get("message") if isinstance(error, dict) else None
+            given = result.get("error")
+            error: dict[str, Any] = given if isinstance(given, dict) else {}
+            row["error_type"] = scalar(error.get("type"))
+            row["error_message"] = _text(error.get("message"))
         else:
             row["graders"] = [
-                str(g.get("grader_id")) for g in result.get("grader_results") or () if isinstance(g, dict) and g.get("passed") is False
+                {"grader_id": scalar(g.get("grader_id")), "reason": _text(g.get("reason"))}
+                for g in result.get("grader_results") or ()
+                if isinstance(g, dict) and g.get("passed") is False
             ]
+            row["output"] = _text(result.get("actual_output"))
         self.rows[outcome].append(row)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: {"count": self.counts[name], "rows": self.rows[name]} for name in self.rows}
+
+    def duration_stats(self) -> dict[str, Any] | None:
+        """Median (the upper one of an even count), max and total of the row durations, summed in ascending order
+        one by one (as JavaScript adds them: Python's ``sum`` of floats may round otherwise)."""
+        if not self.durations:
+            return None
+        ordered, total = sorted(self.durations), 0.0
+        for value in ordered:
+            total += value
+        return {"count": len(ordered), "median": ordered[len(ordered) // 2], "max": ordered[-1], "total": total}
 
 
 def case_lists(document: dict[str, Any]) -> CaseLists:
@@ -195,136 +159,44 @@ def case_lists(document: dict[str, Any]) -> CaseLists:
     return lists
 
 
-_STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #212121; padding: 0 1rem; }
-h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 0; }
-h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
-.meta { color: #616161; margin-top: 0; }
-.group { margin-top: 2.5rem; border-top: 1px solid #ddd; padding-top: 1rem; }
-.runs { display: grid; grid-template-columns: repeat(auto-fit, minmax(30rem, 1fr)); gap: 1.5rem; }
-.run { min-width: 0; }
-.role { display: inline-block; background: #e3f2fd; color: #0d47a1; border-radius: 4px; padding: 0 .4rem; margin-right: .4rem; font-size: .85rem; }
-.numbers { display: grid; grid-template-columns: repeat(5, minmax(0, 1fr)); gap: .6rem; margin: 1rem 0; }
-.numbers div { background: #f5f5f5; padding: .5rem .6rem; border-radius: 6px; font-size: .85rem; }
-.numbers b { display: block; font-size: 1.25rem; }
-.banner { background: #ffebee; border: 2px solid #c62828; color: #b71c1c; padding: .6rem .9rem; border-radius: 6px; font-weight: 600; }
-table { border-collapse: collapse; margin: .4rem 0 1rem; width: 100%; font-size: .9rem; }
-td, th { padding: .25rem .6rem; text-align: right; vertical-align: top; }
-th:first-child, td:first-child { text-align: left; } tr:nth-child(even) { background: #fafafa; }
-table.cases th, table.cases td { text-align: left; overflow-wrap: anywhere; }
-svg { max-width: 100%; height: auto; }
-svg text { font: 13px system-ui, sans-serif; fill: #212121; }
-"""
+GROUP_FIELDS = ("group_id", "role", "label", "sequence")
 
 
-def _duration(value: Any) -> str:
-    return f"{value:,.0f} ms" if isinstance(value, (int, float)) and not isinstance(value, bool) else "—"
+def run_data(label: str, document: dict[str, Any], summary: Summary, lists: CaseLists | None, invalid: int | None) -> dict[str, Any]:
+    """One result set as the summary page shows it: its own fields, its summary (all of it: the page shows what it
+    knows of and ignores the rest), its case lists and durations."""
+    group, provider = document.get("group"), document.get("provider")
+    return {
+        "label": label,
+        "run_id": scalar(document.get("run_id")),
+        "suite_id": scalar(document.get("suite_id")),
+        "model": scalar(provider.get("model")) if isinstance(provider, dict) else None,
+        "started_at": scalar(document.get("started_at")),
+        "completed_at": scalar(document.get("completed_at")),
+        "group": {k: scalar(group[k]) for k in GROUP_FIELDS if k in group} if isinstance(group, dict) else None,
+        "invalid": invalid,
+        "summary": finite(summary.to_dict()),
+        "cases": lists.to_dict() if lists is not None else None,
+        "durations": lists.duration_stats() if lists is not None else None,
+    }
 
 
-def _cases_table(name: str, rows: list[dict[str, Any]], count: int, columns: list[tuple[str, str]]) -> str:
-    if not count:
-        return ""
-    head = "".join(f"<th>{escape(title)}</th>" for _, title in columns)
-    body = "".join(
-        "<tr>" + "".join(f'<td data-column="{escape(key)}">{escape(_cell(row.get(key)))}</td>' for key, _ in columns) + "</tr>"
-        for row in rows
-    )
-    more = f"<p>… and {count - len(rows)} more.</p>" if count > len(rows) else ""
-    return (
-        f"<h3>{escape(name.capitalize())} cases ({count})</h3>"
-        f'<table class="cases" data-list="{escape(name)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
-    )
+def summary_data(
+    results: list[Summarized],
+    *,
+    invalid: dict[str, int] | None = None,
+    lists: dict[str, CaseLists] | None = None,
+    generated_at: str | None = None,
+) -> dict[str, Any]:
+    from ..schemas.registry import spec_version
 
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value) or "—"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _run_section(label: str, document: dict[str, Any], summary: Summary, lists: CaseLists | None, invalid: int | None) -> str:
-    s = summary.to_dict()
-    counts = _outcomes(s)
-    group: dict[str, Any] = document["group"] if isinstance(document.get("group"), dict) else {}
-    role = f'<span class="role">{escape(str(group["role"]))}</span>' if isinstance(group.get("role"), str) else ""
-    name = group.get("label") if isinstance(group.get("label"), str) else label
-    banner = (
-        f'<p class="banner" role="alert">Not a valid result set ({invalid} error(s)): these numbers may be ones the '
-        "specification makes impossible. Run <code>evalschema validate</code> on it.</p>"
-        if invalid
-        else ""
-    )
-    numbers = "".join(
-        f'<div><b data-metric="{key}">{value}</b>{caption}</div>'
-        for key, value, caption in (
-            ("total", s["total"], "results"),
-            ("pass_rate", _percent(s["pass_rate"]), "pass rate (scored rows)"),
-            ("avg_score", _number(s["avg_score"]), "average score"),
-            ("invalidated", s["invalidated"], "invalidated by a constraint"),
-            ("errored", s["errored"], "errored (not in the denominator)"),
-        )
-    )
-    grader_rows = "".join(
-        f"<tr><td>{escape(g)}</td><td>{t['passed']}</td><td>{t['failed']}</td><td>{t['unscored']}</td>"
-        f"<td>{_percent(_grader_rate(t))}</td><td>{_number(t['avg_score'])}</td></tr>"
-        for g, t in s["by_grader"].items()
-    )
-    attempts = ""
-    if "attempts" in s:
-        a = s["attempts"]
-        attempts = (
-            f"<p>Attempts over {a['test_cases']} test case(s): first attempt {_percent(a['first_attempt_pass_rate'])}, "
-            f"any pass {_percent(a['any_pass_rate'])}, all pass {_percent(a['all_pass_rate'])}.</p>"
-        )
-    timing = ""
-    if lists is not None and lists.durations:
-        d = sorted(lists.durations)
-        timing = (
-            f'<p data-durations="{len(d)}">Durations of {len(d)} row(s): median {_duration(d[len(d) // 2])}, '
-            f"max {_duration(d[-1])}, total {_duration(sum(d))}.</p>"
-        )
-    cases = ""
-    if lists is not None:
-        cases = (
-            _cases_table(
-                "failed",
-                lists.rows["failed"],
-                lists.counts["failed"],
-                [("test_case_id", "test case"), ("attempt", "attempt"), ("graders", "failing graders"), ("duration_ms", "duration (ms)")],
-            )
-            + _cases_table(
-                "invalidated",
-                lists.rows["invalidated"],
-                lists.counts["invalidated"],
-                [
-                    ("test_case_id", "test case"),
-                    ("attempt", "attempt"),
-                    ("constraints", "invalidating constraints"),
-                    ("duration_ms", "duration (ms)"),
-                ],
-            )
-            + _cases_table(
-                "errored",
-                lists.rows["errored"],
-                lists.counts["errored"],
-                [("test_case_id", "test case"), ("attempt", "attempt"), ("error_type", "error type"), ("error_message", "message")],
-            )
-        )
-    when = " → ".join(escape(str(document[k])) for k in ("started_at", "completed_at") if isinstance(document.get(k), str))
-    return (
-        f'<section class="run" data-run="{escape(str(document.get("run_id", "?")))}">{banner}<h2>{role}{escape(str(name))}</h2>'
-        f'<p class="meta">{escape(label)} · suite <code>{escape(str(document.get("suite_id", "?")))}</code>, run '
-        f"<code>{escape(str(document.get('run_id', '?')))}</code>{' · ' + when if when else ''}</p>"
-        f'<div class="numbers">{numbers}</div>'
-        f"<h3>Outcome breakdown</h3>{_outcome_chart(counts)}"
-        f"<h3>Pass rate per grader</h3>{_grader_chart(s['by_grader']) if s['by_grader'] else '<p>No grader results.</p>'}"
-        '<table class="graders"><thead><tr><th>grader</th><th>passed</th><th>failed</th><th>unscored</th><th>pass rate</th>'
-        f"<th>avg score</th></tr></thead><tbody>{grader_rows}</tbody></table>{attempts}{timing}{cases}</section>"
-    )
+    invalid, lists = invalid or {}, lists or {}
+    return {
+        "page": "summary",
+        "version": spec_version(),
+        "generated_at": generated_at or page.generated_at(),
+        "runs": [run_data(label, document, summary, lists.get(label), invalid.get(label)) for label, document, summary in results],
+    }
 
 
 def render_html(
@@ -334,46 +206,7 @@ def render_html(
     lists: dict[str, CaseLists] | None = None,
     generated_at: str | None = None,
 ) -> str:
-    """One self-contained page (no external resource; every value escaped). Runs that share a ``group.group_id``
-    are shown side by side, in ``sequence`` order, each headed by its role and label."""
-    from datetime import UTC, datetime
-
-    from ..schemas.registry import spec_version
-
-    __version__ = spec_version()  # evalschema.__version__ is this
-
-    invalid, lists = invalid or {}, lists or {}
-    groups: dict[str, list[Summarized]] = {}
-    order: list[str] = []
-    for item in results:
-        group = item[1].get("group")
-        key = (
-            "group:" + str(group["group_id"])
-            if isinstance(group, dict) and isinstance(group.get("group_id"), str)
-            else "run:" + str(len(order))
-        )
-        if key not in groups:
-            groups[key] = []
-            order.append(key)
-        groups[key].append(item)
-    sections = []
-    for key in order:
-        members = sorted(
-            groups[key],
-            key=lambda m: (
-                (m[1].get("group") or {}).get("sequence", 0) if isinstance((m[1].get("group") or {}).get("sequence", 0), int) else 0
-            ),
-        )
-        runs = "".join(_run_section(label, document, summary, lists.get(label), invalid.get(label)) for label, document, summary in members)
-        title = (
-            f'<h2 class="group-title">Group <code>{escape(key[6:])}</code> ({len(members)} run(s))</h2>' if key.startswith("group:") else ""
-        )
-        sections.append(f'<div class="group" data-group="{escape(key)}">{title}<div class="runs">{runs}</div></div>')
-    stamp = generated_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>evalschema summary</title>'
-        f"<style>{_STYLE}</style></head><body><h1>evalschema summary</h1>"
-        f'<p class="meta" data-generated="{escape(stamp)}">Generated by evalschema {escape(__version__)} at {escape(stamp)}.</p>'
-        "<p>Invalidated rows count as failures and stay in every denominator; errored rows leave the pass-rate and "
-        "score denominators; unscored rows have no scored grader result.</p>" + "".join(sections) + "</body></html>\n"
-    )
+    """One self-contained page (loads nothing; every value drawn as text). Runs that share a ``group.group_id`` are
+    shown side by side, in ``sequence`` order, each headed by its role and label; when two runs or more of a suite
+    × model say when they started, a chart of their pass rates over time comes first, the runs' table under it."""
+    return page.render_page(summary_data(results, invalid=invalid, lists=lists, generated_at=generated_at))

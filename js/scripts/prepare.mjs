@@ -20,6 +20,8 @@ const typings = copyAll(join(repo, "generated", "typescript"), join(here, "src",
 const schemas = copyAll(join(repo, "schemas"), join(here, "schemas"), ".json");
 // the single-file schemas and their catalog, for Ajv, editors and other validators
 const bundled = copyAll(join(repo, "generated", "schemas"), join(here, "schemas", "bundled"), ".json");
+// the HTML reports' one page, shared with the Python package (its templates/report.html)
+const templates = copyAll(join(repo, "templates"), join(here, "templates"), ".html");
 // every published release, for --spec-version / `specVersion` (read from these files: nothing is fetched)
 const releases = readdirSync(join(repo, "spec", "releases"), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -38,4 +40,4 @@ writeFileSync(
   join(here, "src", "generated", "version.ts"),
   `// written by scripts/prepare.mjs from the schemas' $id; do not edit\n/** The package's version: the specification version of its schemas. */\nexport const VERSION = ${JSON.stringify(version)};\n`,
 );
-console.log(`prepare: ${typings} generated typing(s) -> src/generated/, ${schemas} schema(s) -> schemas/, ${bundled} bundled -> schemas/bundled/, ${releases.length} release(s) -> schemas/releases/, version ${version}`);
+console.log(`prepare: ${typings} generated typing(s) -> src/generated/, ${schemas} schema(s) -> schemas/, ${bundled} bundled -> schemas/bundled/, ${releases.length} release(s) -> schemas/releases/, ${templates} template(s) -> templates/, version ${version}`);

@@ -45,6 +45,10 @@ INPUT_BYTES_VARIABLE: Final = "EVALSCHEMA_MAX_INPUT_BYTES"
 """The environment variable that sets the input size limit (a positive whole number of bytes; anything else is ignored)."""
 MAX_FINDINGS: Final = 1000
 """Findings listed per document (errors and warnings together); the rest are counted."""
+REPORT_DATE_VARIABLE: Final = "SOURCE_DATE_EPOCH"
+"""The environment variable that fixes the time an HTML report says it was made (seconds since 1970, UTC; reproducible-builds.org): set, both SDKs write byte-equal pages."""
+REPORT_CASE_ROWS: Final = 200
+"""Rows listed per case table (failed, invalidated, errored) of a result set in the HTML summary; the rest are counted."""
 MAX_VALUE_CHARS: Final = 200
 """A value quoted in a message (a key, a string, a file name) is shortened to this many characters."""
 YAML_NODE_LIMIT: Final = 1500000

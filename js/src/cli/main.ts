@@ -11,6 +11,8 @@ import { visible } from "../core/display.js";
 import { capped, displayPath, entry, findingJson, type Entry } from "../report/entry.js";
 import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } from "../report/render.js";
 import { attemptText, summaryText } from "../report/summaryText.js";
+import { CaseLists, caseLists, renderSummaryHtml } from "../report/summaryHtml.js";
+import { checkOutput, OutputRefused, writeOutput } from "../report/htmlFile.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
@@ -53,12 +55,13 @@ interface Args {
   verbose: number;
   quiet: boolean;
   specVersion: string | null;
+  html: string | null;
 }
 
 
 const STREAMS = Object.keys(STREAM_CHOICES) as readonly (keyof typeof STREAM_CHOICES)[];
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--spec-version VERSION] [--format {${OUTPUT_FORMATS.validate.join(",")}}] [-v | -q] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] PATH [PATH ...]
-       ${PROG} summarize [--force] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
+       ${PROG} summarize [--force] [--html FILE] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
        ${PROG} --version`;
 
 /** argparse's refusal of a value that is not one of an option's `choices` (the value shown escaped, as its repr). */
@@ -74,8 +77,8 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   const options =
     command === "validate"
       ? ["--kind", "--suite", "--strict", "--allow-unknown", "--spec-version", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
-      : ["--force", "--format", "--input-format", "--stream", "--help"];
-  const takesValue = new Set(["--kind", "--suite", "--spec-version", "--format", "--input-format", "--stream"]);
+      : ["--force", "--html", "--format", "--input-format", "--stream", "--help"];
+  const takesValue = new Set(["--kind", "--suite", "--spec-version", "--format", "--input-format", "--stream", "--html"]);
   const args: Args = {
     command,
     paths: [],
@@ -90,6 +93,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     verbose: 0,
     quiet: false,
     specVersion: null,
+    html: null,
   };
   const formats: readonly string[] = OUTPUT_FORMATS[command];
   let onlyPaths = false;
@@ -146,6 +150,7 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
     } else if (name === "--strict") args.strict = true;
     else if (name === "--allow-unknown") args.allowUnknown = true;
     else if (name === "--force") args.force = true;
+    else if (name === "--html") args.html = value!;
   }
   if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
   return args;
@@ -338,6 +343,10 @@ function runSummarize(args: Args): number {
   const refused: Entry[] = [];
   const invalid = new Map<string, number>();
   let status: number = EXIT_OK;
+  // --html: the target is checked before any work; the case lists are gathered in the one reading
+  const lists = new Map<string, CaseLists>();
+  const html = args.html;
+  if (html !== null && !htmlWritable(() => checkOutput(html, visible))) return EXIT_UNREADABLE;
   /** Whether to summarize a result set of this report (a refused one is recorded whether or not --force). */
   const admit = (label: string, path: string, line: number | undefined, report: Report): boolean => {
     if (report.valid) return true;
@@ -370,15 +379,16 @@ function runSummarize(args: Args): number {
         for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") define(fields, key, value);
         // attempt statistics only for a JSON file read by path, as the Python command gives them
         results.push({ label, fields, summary: summary.summary(), tally: null });
+        if (html !== null) lists.set(label, caseLists(loaded.document));
       }
       continue;
     }
     const label = displayPath(path);
     // the file is read once: checked, and its summary and attempt statistics built from the same rows
-    let watched: { summary: SummaryStage; tally: AttemptTally } | null = null;
+    let watched: { summary: SummaryStage; tally: AttemptTally; cases: CaseLists } | null = null;
     const observe = (): Stage[] => {
-      watched = { summary: new SummaryStage(false), tally: new AttemptTally() };
-      return [watched.summary, watched.tally];
+      watched = { summary: new SummaryStage(false), tally: new AttemptTally(), cases: new CaseLists() };
+      return html !== null ? [watched.summary, watched.tally, watched.cases] : [watched.summary, watched.tally];
     };
     const checked = checkObserved(path, { kind: "resultset", streamRows: STREAM_CHOICES[args.stream] }, observe);
     // a file that cannot be read, or holds no JSON object, has nothing to summarize at all (exit 2)
@@ -389,9 +399,12 @@ function runSummarize(args: Args): number {
       continue;
     }
     if (!admit(label, path, undefined, checked.report)) continue;
-    const { summary, tally } = watched as { summary: SummaryStage; tally: AttemptTally };
+    const { summary, tally, cases } = watched as { summary: SummaryStage; tally: AttemptTally; cases: CaseLists };
     results.push({ label, fields: checked.observed.fields, summary: summary.summary(), tally });
+    if (html !== null) lists.set(label, cases);
   }
+  // nothing to show (every result set refused): the target is left as it was
+  if (html !== null && (results.length || !refused.length) && !htmlWritable(() => writeOutput(html, renderSummaryHtml(results, invalid, lists), visible))) return EXIT_UNREADABLE;
   // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
   const attempts = new Map<string, AttemptStats>();
   for (const r of results) if (r.tally !== null && r.summary.attempts !== undefined && r.summary.attempts !== null) attempts.set(r.label, r.tally.statistics());
@@ -415,6 +428,18 @@ function runSummarize(args: Args): number {
   }
   write(text + summaryText(results, paint, invalid) + attemptText(attempts));
   return status;
+}
+
+/** Run a check or write of the --html target; false (the reason printed, as Python's output gate says it) if refused. */
+function htmlWritable(act: () => void): boolean {
+  try {
+    act();
+    return true;
+  } catch (error) {
+    if (!(error instanceof OutputRefused)) throw error;
+    process.stderr.write(`${PROG}: ${error.message}; nothing was changed\n`);
+    return false;
+  }
 }
 
 interface Summarized {

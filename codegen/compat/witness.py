@@ -58,13 +58,30 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
     """The schema node at ``pointer`` in ``file``, or at the closest ancestor that is a schema; None without the file."""
     if file not in folder.files:
         return None
+    key = (file, pointer)
+    if key not in folder.nodes:
+        folder.nodes[key] = _node_at(folder, file, pointer)
+    return folder.nodes[key]
+
+
+def _unversioned_keys(folder: Folder, node: dict[str, Any]) -> dict[str, list[str]]:
+    """``node``'s keys by their :func:`unversioned` spelling (computed once per object)."""
+    keys = folder.unversioned.get(id(node))
+    if keys is None:
+        keys = folder.unversioned[id(node)] = {}
+        for key in node:
+            keys.setdefault(unversioned(key), []).append(key)
+    return keys
+
+
+def _node_at(folder: Folder, file: str, pointer: str) -> Any:
     tokens = _tokens(pointer)
     while True:
         node: Any = folder.files[file]
         for token in tokens:
             if isinstance(node, dict) and token in node:
                 node = node[token]
-            elif isinstance(node, dict) and len(same := [k for k in node if unversioned(k) == unversioned(token)]) == 1:
+            elif isinstance(node, dict) and len(same := _unversioned_keys(folder, node).get(unversioned(token), [])) == 1:
                 node = node[same[0]]  # a key that names another version ($id-keyed bundles: .../2.6.0/info.json)
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
@@ -231,6 +248,7 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
     see: conditionals, dynamic references): one per location where the second version rejects them."""
     deadline = time.process_time() + budget
     found: dict[str, Witness] = {}
+    confirmed: set[tuple[str, frozenset[Any]]] = set()  # where jsonschema-rs rejected each confirmed witness
     for root in accepts.files:
         if root not in rejects.files:
             continue
@@ -254,7 +272,15 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
             for tried, document in enumerate(gen.documents(path, leaves)):
                 if tried >= len(leaves) or time.process_time() > deadline:
                     break
+                places = None
+                if accepts.probably_accepts(root, document) is not False and rejects.probably_accepts(root, document) is False:
+                    rejections = rejects.quick_rejections(root, document)
+                    places = (root, rejections) if rejections is not None else None
+                    if places is not None and places in confirmed:
+                        break  # rejected where a confirmed witness was, for the same reasons: nothing new here
                 if is_witness(accepts, rejects, root, document):
+                    if places is not None:
+                        confirmed.add(places)
                     for where in rejected_at(rejects, root, document):
                         if where not in found:
                             # shrunk while it is still rejected by that keyword

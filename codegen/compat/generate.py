@@ -460,8 +460,9 @@ class Generator:
         for node, resolver, step in path[:-1]:
             kind = step[0]
             if kind == "same":
-                if self._plan_of(node, resolver) != ([], []):  # else completing an object there adds nothing
-                    steps.append((kind, node, resolver, None))
+                required, dependent = self._plan_of(node, resolver)
+                if required or dependent:  # else completing an object there adds nothing
+                    steps.append((kind, node, resolver, required))
             elif kind == "item":
                 steps.append((kind, None, None, None))
             elif kind == "prefix":
@@ -474,19 +475,25 @@ class Generator:
                 keys = [step[1]] if kind == "prop" else [UNKNOWN_KEY] if kind == "extra" else pattern_strings(step[1])[:1]
                 if not keys:
                     return  # no name the pattern accepts: no document reaches the path's end
-                steps.append((kind, node, resolver, (base, keys[0])))
+                required, dependent = self._plan_of(node, resolver)
+                # the base object is complete: only a property that requires others can need completing
+                fill = bool(dependent) or not all(name in base or name == keys[0] for name in required)
+                steps.append((kind, node, resolver, (base, keys[0], fill)))
         steps.reverse()
         for value in leaves:
             for kind, node, resolver, data in steps:
                 if kind == "same":
-                    value = self.complete(node, resolver, value, 0) if isinstance(value, dict) else value
+                    if isinstance(value, dict) and not all(name in value for name in data):
+                        value = self.complete(node, resolver, value, 0)
+                    elif isinstance(value, dict) and self._plans[id(node)][1]:
+                        value = self.complete(node, resolver, value, 0)  # a present property may require others
                 elif kind == "item":
                     value = [value]
                 elif kind == "prefix":
                     value = [*data, value]
                 else:
-                    base, key = data
+                    base, key, fill = data
                     value = {**base, key: value}
-                    if kind == "prop":
+                    if kind == "prop" and fill:
                         value = self.complete(node, resolver, value, 0)
             yield value

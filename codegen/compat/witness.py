@@ -199,6 +199,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             continue
         for root in _roots(accepts, rejects, file):
             gen = generator(accepts, root, deadline)
+            before, after = accepts.quick(root), rejects.quick(root)
+            elsewhere: set[frozenset[Any]] = set()  # how jsonschema-rs rejects the witnesses placed elsewhere
             path = gen.path_to(target)
             if path is None:
                 continue
@@ -219,8 +221,16 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
+                old_valid, new_valid = _quick_valid(before, document), _quick_valid(after, document)
+                if old_valid is False or new_valid is True:
+                    continue  # jsonschema-rs rules it out (as is_witness would)
+                rejections = rejects.quick_rejections(root, document) if new_valid is False else None
+                if rejections is not None and rejections in elsewhere:
+                    continue  # rejected as a document was that python-jsonschema found rejected elsewhere only
                 if is_witness(accepts, rejects, root, document, under, schema_at):
                     return Witness(root, shrink(accepts, rejects, root, document, under, schema_at))
+                if rejections is not None and accepts.accepts(root, document) and not rejects.accepts(root, document):
+                    elsewhere.add(rejections)  # a witness, but not of this finding (a version pin beside it)
     return None
 
 
@@ -243,6 +253,16 @@ def rejected_at(folder: Folder, file: str, document: Any) -> list[str]:
     return sorted({f"{folder.location(error.schema) or f'{file}#'}/{_keyword(error)}" for error in errors if error is not None})
 
 
+def _quick_valid(quick: Any, document: Any) -> bool | None:
+    """:meth:`Folder.probably_accepts` with the file's jsonschema-rs checker at hand (called for every candidate)."""
+    if quick is None:
+        return None
+    try:
+        return bool(quick.is_valid(document))
+    except Exception:  # no answer from it
+        return None
+
+
 def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
     """Witnesses found by walking every file's schema graph from its root (what the field-level comparison cannot
     see: conditionals, dynamic references): one per location where the second version rejects them."""
@@ -253,6 +273,7 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
         if root not in rejects.files:
             continue
         gen = generator(accepts, root, deadline)
+        before, after = accepts.quick(root), rejects.quick(root)
         for path in gen.reachable(limit=2000):
             if time.process_time() > deadline:
                 break
@@ -273,7 +294,10 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
                 if tried >= len(leaves) or time.process_time() > deadline:
                     break
                 places = None
-                if accepts.probably_accepts(root, document) is not False and rejects.probably_accepts(root, document) is False:
+                old_valid, new_valid = _quick_valid(before, document), _quick_valid(after, document)
+                if old_valid is False or new_valid is True:
+                    continue  # jsonschema-rs rules it out (as is_witness would)
+                if new_valid is False:
                     rejections = rejects.quick_rejections(root, document)
                     places = (root, rejections) if rejections is not None else None
                     if places is not None and places in confirmed:

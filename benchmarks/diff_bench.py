@@ -112,8 +112,8 @@ def main() -> int:
             totals[1].append(run[1][0])
     print(f"corpus: {len(pairs)} consecutive pairs, runs: {args.runs} (CPU seconds, medians)")
     width = max(len(name) for name in per_pair)
-    for name, (b, f) in per_pair.items():
-        mb, mf = statistics.median(b), statistics.median(f)
+    for name, (before, after) in per_pair.items():
+        mb, mf = statistics.median(before), statistics.median(after)
         print(f"  {name:<{width}}  before witnesses {mb:7.3f}  full {mf:7.3f}  ratio {mf / mb:5.2f}x")
     mb, mf = statistics.median(totals[0]), statistics.median(totals[1])
     print(f"corpus before witnesses: median {mb:.2f} s")

@@ -12,7 +12,9 @@ the boundaries where two versions differ.
 
 from __future__ import annotations
 
+import functools
 import math
+import random
 import re
 import time
 from collections import deque
@@ -22,6 +24,7 @@ from typing import Any
 import referencing
 import referencing.exceptions
 from referencing.jsonschema import lookup_recursive_ref
+from rstr.xeger import Xeger  # type: ignore[import-untyped,unused-ignore]
 
 from .folder import Folder
 
@@ -52,6 +55,7 @@ FORMAT_SAMPLES = {
     "regex": "a",
 }
 _PATTERN_PROBES = ("a", "A", "0", "1", "a1", "a-a", "a_a", "a.a", "a:a", "a/a", "x-a", "1.0.0", "1.0", "https://example.org/a", "a@a.a")
+_PATTERN_DRAWS = 4
 MAX_DEPTH = 8
 PER_NODE = 40
 
@@ -82,19 +86,42 @@ def generator(folder: Folder, name: str, deadline: float) -> Generator:
     return made
 
 
+class _ShortRepeats(random.Random):
+    """A seeded generator for rstr whose repetitions (``*``, ``+``, ``{2,}``: drawn with ``randint``) stay at
+    most two past their minimum, so that samples are short enough to read in a witness."""
+
+    def randint(self, a: int, b: int) -> int:
+        return super().randint(a, min(b, a + 2))
+
+
 def pattern_strings(pattern: str) -> list[str]:
-    """A few strings that ``pattern`` accepts (Python ``re`` reading of the ECMA-262 expression; may be none)."""
+    """A few strings that ``pattern`` accepts, in the Python ``re`` reading of the ECMA-262 expression (none when
+    it does not compile): the expression's literal prefix and a few common words (short, readable witnesses),
+    then strings drawn from the expression itself by rstr's ``Xeger`` (deterministic: fixed seeds), so that an
+    expression none of the words match still has its samples. Each is kept only if the expression matches it
+    (rstr does not honour lookarounds or backreferences); every witness built from them is checked anyway."""
+    return list(_pattern_strings(pattern))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern_strings(pattern: str) -> tuple[str, ...]:
     try:
         compiled = re.compile(pattern)
     except (re.error, RecursionError, OverflowError):
-        return []
+        return ()
+    drawn = []
+    for seed in range(_PATTERN_DRAWS):
+        try:
+            drawn.append(Xeger(_ShortRepeats(seed)).xeger(compiled))
+        except Exception:  # an expression rstr cannot expand (a construct it does not know): the words below
+            break
     literal = re.match(r"\^?((?:\\.|[^\\.^$*+?()\[\]{}|])*)", pattern)
     prefix = re.sub(r"\\(.)", r"\1", literal.group(1)) if literal else ""
-    out = []
-    for probe in (prefix, prefix + "a", prefix + "0", prefix + "a0", *_PATTERN_PROBES):
-        if probe not in out and compiled.search(probe):
-            out.append(probe)
-    return out[:3]
+    out: list[str] = []
+    for sample in (prefix, prefix + "a", prefix + "0", prefix + "a0", *_PATTERN_PROBES, *drawn):
+        if sample not in out and compiled.search(sample):
+            out.append(sample)
+    return tuple(out[:3])
 
 
 class Generator:

@@ -49,6 +49,14 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool, Any]] = [
         {"a": "a"},
     ),
     (
+        # no common word matches these expressions: the witness comes from a string drawn from the old one (rstr)
+        "pattern-tightened",
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{2,}$"}}},
+        True,
+        {"a": "SZY-4"},
+    ),
+    (
         "enum-to-minLength",
         {"$schema": D, "type": "object", "properties": {"a": {"enum": ["x", "y"]}}},
         {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "minLength": 1}}},
@@ -175,6 +183,7 @@ FINDINGS = {
     "all-types-to-none": [("TYPE_WIDENED", "info")],
     "uri-to-uri-reference": [("CONSTRAINT_LOOSENED", "info")],
     "uri-reference-to-uri": [("CONSTRAINT_TIGHTENED", "breaking")],
+    "pattern-tightened": [("CONSTRAINT_TIGHTENED", "breaking")],
     "unused-defs-removed": [("TYPE_DEFINITION_REMOVED", "info")],
     "unused-definitions-removed": [],
     "evalport-conditional-required": [("RULE_ADDED", "breaking")],

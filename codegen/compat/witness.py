@@ -134,7 +134,7 @@ def is_witness(
     (jsonschema-rs, when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
     if file not in rejects.files:
         return False
-    if accepts.probably_accepts(file, document) is False or rejects.probably_accepts(file, document) is True:
+    if rejects.probably_accepts(file, document) is True or accepts.probably_accepts(file, document) is False:
         return False
     if not accepts.accepts(file, document) or rejects.accepts(file, document):
         return False
@@ -221,8 +221,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
-                old_valid, new_valid = _quick_valid(before, document), _quick_valid(after, document)
-                if old_valid is False or new_valid is True:
+                new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
+                if new_valid is True or _quick_valid(before, document) is False:
                     continue  # jsonschema-rs rules it out (as is_witness would)
                 rejections = rejects.quick_rejections(root, document) if new_valid is False else None
                 if rejections is not None and rejections in elsewhere:
@@ -294,8 +294,8 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
                 if tried >= len(leaves) or time.process_time() > deadline:
                     break
                 places = None
-                old_valid, new_valid = _quick_valid(before, document), _quick_valid(after, document)
-                if old_valid is False or new_valid is True:
+                new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
+                if new_valid is True or _quick_valid(before, document) is False:
                     continue  # jsonschema-rs rules it out (as is_witness would)
                 if new_valid is False:
                     rejections = rejects.quick_rejections(root, document)

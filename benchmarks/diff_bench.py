@@ -3,7 +3,7 @@
 Usage: python benchmarks/diff_bench.py [--runs N] [--profile FILE]
 
 The corpus is the one ``tests/codegen/test_diff_histories.py`` checks (origins in
-``tests/codegen/histories/README.md``): CycloneDX 1.4→1.5, AsyncAPI 2.5.0→2.6.0 in both bundles, Biome
+``tests/codegen/histories/README.md``): CycloneDX 1.4→1.5, AsyncAPI 2.5.0→2.6.0 in both bundles and 2.0.0→2.1.0, Biome
 2.0.6→2.1.0, the JSON Schema meta-schemas draft-04→…→2020-12 (from ``jsonschema-specifications``), and this
 repository's releases 1.0.0→1.1.0→1.2.0.
 
@@ -59,6 +59,7 @@ def corpus(into: Path) -> list[tuple[str, Path, Path]]:
         ("cyclonedx 1.4->1.5", HISTORIES / "cyclonedx_1_4", HISTORIES / "cyclonedx_1_5"),
         ("asyncapi 2.5.0->2.6.0", HISTORIES / "asyncapi_2.5.0", HISTORIES / "asyncapi_2.6.0"),
         ("asyncapi 2.5.0->2.6.0 without $id", HISTORIES / "asyncapi_2.5.0_without_id", HISTORIES / "asyncapi_2.6.0_without_id"),
+        ("asyncapi 2.0.0->2.1.0 without $id", HISTORIES / "asyncapi_2.0.0_without_id", HISTORIES / "asyncapi_2.1.0_without_id"),
         ("biome 2.0.6->2.1.0", HISTORIES / "biome_2.0.6", HISTORIES / "biome_2.1.0"),
     ]
     meta = {draft: _meta_folder(into, draft) for draft in META_DRAFTS}

@@ -217,6 +217,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             if prop is not None:
                 base = gen.complete(node, resolver, {}, 0)
                 leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
+            if prop is None and tokens and tokens[-1] in ("if", "then"):
+                leaves = [*leaves, *_triggered(rejects, file, tokens[:-1], deadline)]
             for document in gen.documents(path, leaves):
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
@@ -232,6 +234,21 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 if rejections is not None and accepts.accepts(root, document) and not rejects.accepts(root, document):
                     elsewhere.add(rejections)  # a witness, but not of this finding (a version pin beside it)
     return None
+
+
+def _triggered(rejects: Folder, file: str, holder_at: list[str], deadline: float) -> list[Any]:
+    """Objects that satisfy the other version's ``if`` with a property its ``then`` names set to each plain value:
+    a condition that now matches more documents (or a ``then`` that now says more) rejects those the ``then``
+    refuses, which no candidate of either side alone holds (AsyncAPI 2.1.0's new schemaFormat values: the
+    payload must then be a schema)."""
+    holder = node_at(rejects, file, "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in holder_at))
+    if not isinstance(holder, dict) or not isinstance(holder.get("if"), dict) or not isinstance(holder.get("then"), dict):
+        return []
+    other = generator(rejects, file, deadline)
+    resolver = other.enter(rejects.resolver(file), holder)
+    triggers = [v for v in other.fresh(holder["if"], other.enter(resolver, holder["if"])) if isinstance(v, dict)][:4]
+    names = list(holder["then"].get("properties") or {})[:4] if isinstance(holder["then"].get("properties"), dict) else []
+    return [{**trigger, name: value} for trigger in triggers for name in names for value in ANY_VALUES]
 
 
 def used(folder: Folder, location: str) -> bool:

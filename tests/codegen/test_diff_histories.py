@@ -128,6 +128,28 @@ def test_asyncapi_2_5_0_to_2_6_0_in_either_bundle(bundle: str) -> None:
     assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED"]
 
 
+def test_asyncapi_2_0_0_to_2_1_0_draft_07() -> None:
+    """A draft-07 history (the issue's refused class): the version pin and three breaks shipped in a minor, each
+    checked by hand against both files — trait and message examples must now hold payload or headers, and the
+    new schemaFormat values of 2.1.0 make the payload a schema (null was any payload before: the condition did
+    not match). The Sasl security schemes (new oneOf branches whose types no old branch took) and ibmmq (a
+    property of an open object) break nothing."""
+    old, new = HISTORIES / "asyncapi_2.0.0_without_id", HISTORIES / "asyncapi_2.1.0_without_id"
+    report = diff(old, new, TODAY)
+    _check_witnesses(report, old, new)
+    base = {"asyncapi": "2.0.0", "info": {"version": "a", "title": "a"}, "channels": {}}
+    payload = {"schemaFormat": "application/vnd.aai.asyncapi;version=2.1.0", "payload": None}
+    assert [(f.rule, f.witness.document) for f in report.breaking if f.witness] == [
+        ("VERSION_PIN_CHANGED", base),
+        ("TYPE_NARROWED", {**base, "components": {"messageTraits": {"x-witness": {"examples": [{}]}}}}),
+        ("RULE_CHANGED", {**base, "components": {"messages": {"x-witness": payload}}}),
+        ("RULE_ADDED", {**base, "components": {"messages": {"x-witness": {"examples": [{}]}}}}),
+    ]
+    assert (len(report.findings), sum(f.level == "warning" for f in report.findings)) == (9, 0)
+    expected = diff(old, new, TODAY, expect_version_pins=True)
+    assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED", "RULE_CHANGED", "RULE_ADDED"]
+
+
 def test_biome_2_0_6_to_2_1_0() -> None:
     """Renamed rule configurations (313 breaking findings in the issue) compare their content: noAccessKey's new
     type accepts more; the breaks left are proven (options that were null or open, a rule's fix on a plain rule)."""

@@ -147,6 +147,12 @@ def bench_codegen(session: nox.Session) -> None:
 
 
 @nox.session
+def bench_diff(session: nox.Session) -> None:
+    """Benchmark: codegen diff over the corpus of real schema histories vs the diff before witnesses (CPU ratio, one run)."""
+    session.run(PYTHON, "benchmarks/diff_bench.py", *session.posargs)
+
+
+@nox.session
 def models_official_tests(session: nox.Session) -> None:
     """The generated models against the official JSON-Schema-Test-Suite (draft 2020-12, the keywords of issue 41):
     agreement by keyword of the Python models and of the TypeScript type guards, then what validating a model costs

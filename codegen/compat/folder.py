@@ -129,6 +129,8 @@ class Folder:
     _checkers: dict[str, Any] = field(default_factory=dict)
     _quick: dict[str, Any] = field(default_factory=dict)
     generators: dict[str, Any] = field(default_factory=dict)  # file -> its candidate generator (generate.generator)
+    nodes: dict[tuple[str, str], Any] = field(default_factory=dict)  # (file, pointer) -> witness.node_at's answer
+    unversioned: dict[int, dict[str, list[str]]] = field(default_factory=dict)  # id(object) -> its keys by witness.unversioned
 
     def specification(self, name: str) -> Any:
         return _SPECS[self.dialects[name]]
@@ -175,6 +177,18 @@ class Folder:
         except Exception:  # no answer from it: python-jsonschema decides
             return None
 
+    def quick_rejections(self, name: str, instance: Any) -> frozenset[Any] | None:
+        """Where and why jsonschema-rs rejects the document, or None when it has no answer: each error's instance
+        and schema paths, its kind, the JSON type of the value it is about, and the same of the errors of each
+        branch of a failed ``anyOf``/``oneOf`` (what python-jsonschema's ``best_match`` chooses among)."""
+        quick = self.quick(name)
+        if quick is None:
+            return None
+        try:
+            return _signature(quick.iter_errors(instance))
+        except Exception:  # no answer from it
+            return None
+
     def accepts(self, name: str, instance: Any) -> bool:
         try:
             return bool(self.checker(name).is_valid(instance))
@@ -187,6 +201,17 @@ class Folder:
     def location(self, node: Any) -> str | None:
         found = self.where.get(id(node))
         return f"{found[0]}#{found[1]}" if found else None
+
+
+def _signature(errors: Any) -> frozenset[Any]:
+    out = []
+    for error in errors:
+        context = getattr(error.kind, "context", None)
+        branches = tuple(_signature(branch) for branch in context) if isinstance(context, list) else ()
+        value = error.instance
+        kind = "integer" if isinstance(value, int) and not isinstance(value, bool) else type(value).__name__
+        out.append((tuple(error.instance_path), tuple(error.schema_path), type(error.kind).__name__, kind, branches))
+    return frozenset(out)
 
 
 def read(folder: Path | str) -> Folder:

@@ -12,7 +12,9 @@ the boundaries where two versions differ.
 
 from __future__ import annotations
 
+import functools
 import math
+import random
 import re
 import time
 from collections import deque
@@ -22,6 +24,7 @@ from typing import Any
 import referencing
 import referencing.exceptions
 from referencing.jsonschema import lookup_recursive_ref
+from rstr.xeger import Xeger  # type: ignore[import-untyped,unused-ignore]
 
 from .folder import Folder
 
@@ -52,6 +55,7 @@ FORMAT_SAMPLES = {
     "regex": "a",
 }
 _PATTERN_PROBES = ("a", "A", "0", "1", "a1", "a-a", "a_a", "a.a", "a:a", "a/a", "x-a", "1.0.0", "1.0", "https://example.org/a", "a@a.a")
+_PATTERN_DRAWS = 4
 MAX_DEPTH = 8
 PER_NODE = 40
 
@@ -82,19 +86,42 @@ def generator(folder: Folder, name: str, deadline: float) -> Generator:
     return made
 
 
+class _ShortRepeats(random.Random):
+    """A seeded generator for rstr whose repetitions (``*``, ``+``, ``{2,}``: drawn with ``randint``) stay at
+    most two past their minimum, so that samples are short enough to read in a witness."""
+
+    def randint(self, a: int, b: int) -> int:
+        return super().randint(a, min(b, a + 2))
+
+
 def pattern_strings(pattern: str) -> list[str]:
-    """A few strings that ``pattern`` accepts (Python ``re`` reading of the ECMA-262 expression; may be none)."""
+    """A few strings that ``pattern`` accepts, in the Python ``re`` reading of the ECMA-262 expression (none when
+    it does not compile): the expression's literal prefix and a few common words (short, readable witnesses),
+    then strings drawn from the expression itself by rstr's ``Xeger`` (deterministic: fixed seeds), so that an
+    expression none of the words match still has its samples. Each is kept only if the expression matches it
+    (rstr does not honour lookarounds or backreferences); every witness built from them is checked anyway."""
+    return list(_pattern_strings(pattern))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern_strings(pattern: str) -> tuple[str, ...]:
     try:
         compiled = re.compile(pattern)
     except (re.error, RecursionError, OverflowError):
-        return []
+        return ()
+    drawn = []
+    for seed in range(_PATTERN_DRAWS):
+        try:
+            drawn.append(Xeger(_ShortRepeats(seed)).xeger(compiled))
+        except Exception:  # an expression rstr cannot expand (a construct it does not know): the words below
+            break
     literal = re.match(r"\^?((?:\\.|[^\\.^$*+?()\[\]{}|])*)", pattern)
     prefix = re.sub(r"\\(.)", r"\1", literal.group(1)) if literal else ""
-    out = []
-    for probe in (prefix, prefix + "a", prefix + "0", prefix + "a0", *_PATTERN_PROBES):
-        if probe not in out and compiled.search(probe):
-            out.append(probe)
-    return out[:3]
+    out: list[str] = []
+    for sample in (prefix, prefix + "a", prefix + "0", prefix + "a0", *_PATTERN_PROBES, *drawn):
+        if sample not in out and compiled.search(sample):
+            out.append(sample)
+    return tuple(out[:3])
 
 
 class Generator:
@@ -107,8 +134,10 @@ class Generator:
         self._minimal: dict[int, Any] = {}
         self._busy: set[int] = set()
         self._parts: dict[int, tuple[dict[str, tuple[Any, Any]], list[str]]] = {}
+        self._plans: dict[int, tuple[list[str], list[tuple[str, list[str]]]]] = {}
         self._tainted: set[int] = set()
         self._paths: dict[int, list[tuple[Any, Any, Step]]] | None = None
+        self._walk: tuple[deque[Any], set[int], list[tuple[list[tuple[Any, Any, Step]], int]]] | None = None
         self._cut = False  # a value was cut short by recursion while building: not the node's own candidates
 
     # ------------------------------------------------------------------------------------- the schema graph
@@ -177,20 +206,31 @@ class Generator:
         return self.folder.files[self.name], self.folder.resolver(self.name)
 
     def reachable(self, limit: int = 5000) -> Iterator[list[tuple[Any, Any, Step]]]:
-        """Every schema node reachable from the file's root, breadth first, each with the path that reaches it."""
-        contents, resolver = self.root()
-        start: list[tuple[Any, Any, Step]] = [(contents, resolver, ("same",))]
-        queue = deque([start])
-        seen = {id(contents)}
-        while queue and len(seen) <= limit:
-            path = queue.popleft()
+        """Every schema node reachable from the file's root, breadth first, each with the path that reaches it,
+        while at most ``limit`` nodes are known. The walk is kept: every later call (:meth:`path_to`, the
+        exploration of :func:`codegen.compat.witness.explore`) reads it and walks on only past its end."""
+        if self._walk is None:
+            contents, resolver = self.root()
+            self._walk = (deque([[(contents, resolver, ("same",))]]), {id(contents)}, [])
+        queue, seen, done = self._walk
+        i = 0
+        while True:
+            if i == len(done):
+                if not queue or len(seen) > limit:
+                    return
+                path = queue.popleft()
+                done.append((path, len(seen)))  # with the number of nodes known when it was reached
+                node, here, _ = path[-1]
+                for step, child, resolver_ in self.edges(node, here):
+                    if id(child) in seen or not isinstance(child, dict):
+                        continue
+                    seen.add(id(child))
+                    queue.append([*path[:-1], (node, here, step), (child, resolver_, ("same",))])
+            path, known = done[i]
+            if known > limit:
+                return
             yield path
-            node, here, _ = path[-1]
-            for step, child, resolver_ in self.edges(node, here):
-                if id(child) in seen or not isinstance(child, dict):
-                    continue
-                seen.add(id(child))
-                queue.append([*path[:-1], (node, here, step), (child, resolver_, ("same",))])
+            i += 1
 
     def path_to(self, target: Any) -> list[tuple[Any, Any, Step]] | None:
         """The shortest path from the file's root to ``target`` (the walk is done once per generator)."""
@@ -384,18 +424,37 @@ class Generator:
         self._parts[id(node)] = (props, required)
         return props, required
 
-    def complete(self, node: Any, resolver: Any, value: dict[str, Any], depth: int) -> dict[str, Any]:
-        """``value`` with each property that ``node`` requires and it lacks, at its minimal value."""
-        props, required = self.object_parts(node, resolver, depth)
-        missing = [name for name in required if name not in value]
-        for key in ("dependentRequired", "dependencies"):  # the names a present property requires
+    def _plan_of(self, node: Any, resolver: Any, depth: int = 0) -> tuple[list[str], list[tuple[str, list[str]]]]:
+        plan = self._plans.get(id(node))
+        if plan is None:
+            plan = self._plans[id(node)] = self._plan(node, resolver, depth)
+        return plan
+
+    def _plan(self, node: Any, resolver: Any, depth: int) -> tuple[list[str], list[tuple[str, list[str]]]]:
+        """What :meth:`complete` adds to an object of ``node``: the required names, and the names each present
+        property requires (``dependentRequired``, draft-04's array form of ``dependencies``)."""
+        _, required = self.object_parts(node, resolver, depth)
+        dependent: list[tuple[str, list[str]]] = []
+        for key in ("dependentRequired", "dependencies"):
             table = node.get(key) if isinstance(node, dict) else None
             if isinstance(table, dict):
                 for present, needed in table.items():
-                    if present in value and isinstance(needed, list):
-                        missing += [n for n in needed if isinstance(n, str) and n not in value and n not in missing]
+                    if isinstance(needed, list):
+                        dependent.append((present, [n for n in needed if isinstance(n, str)]))
+        return required, dependent
+
+    def complete(self, node: Any, resolver: Any, value: dict[str, Any], depth: int) -> dict[str, Any]:
+        """``value`` with each property that ``node`` requires and it lacks, at its minimal value."""
+        required, dependent = self._plan_of(node, resolver, depth)
+        if not required and not dependent:
+            return value
+        missing = [name for name in required if name not in value]
+        for present, needed in dependent:
+            if present in value:
+                missing += [n for n in needed if n not in value and n not in missing]
         if not missing:
             return value
+        props, _ = self.object_parts(node, resolver, depth)
         out = dict(value)
         for name in missing:
             member = props.get(name)
@@ -423,32 +482,45 @@ class Generator:
 
     def documents(self, path: list[tuple[Any, Any, Step]], leaves: list[Any]) -> Iterator[Any]:
         """Whole documents of the file: each leaf value placed where the path's last schema applies."""
-        yield from self._along(path, 0, leaves)
-
-    def _along(self, path: list[tuple[Any, Any, Step]], i: int, leaves: list[Any]) -> Iterator[Any]:
-        node, resolver, step = path[i]
-        if i == len(path) - 1:
-            yield from leaves
-            return
-        kind = step[0]
-        head: list[Any] = []
-        base: dict[str, Any] = {}
-        keys: list[str] = []
-        if kind == "prefix":
-            prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
-            head = [self.minimal(m, self.enter(resolver, m), 1) for m in prefix[: step[1]]] if isinstance(prefix, list) else []
-        elif kind in ("prop", "extra", "pattern"):
-            found = self.minimal(node, resolver, 0)
-            base = self.complete(node, resolver, dict(found) if isinstance(found, dict) else {}, 0)
-            keys = [step[1]] if kind == "prop" else [UNKNOWN_KEY] if kind == "extra" else pattern_strings(step[1])[:1]
-        for value in self._along(path, i + 1, leaves):
+        # what each step of the path does to the value below it, computed once (root first, as it is needed)
+        steps: list[tuple[str, Any, Any, Any]] = []
+        for node, resolver, step in path[:-1]:
+            kind = step[0]
             if kind == "same":
-                yield self.complete(node, resolver, value, 0) if isinstance(value, dict) else value
+                required, dependent = self._plan_of(node, resolver)
+                if required or dependent:  # else completing an object there adds nothing
+                    steps.append((kind, node, resolver, required))
             elif kind == "item":
-                yield [value]
+                steps.append((kind, None, None, None))
             elif kind == "prefix":
-                yield [*head, value]
-            else:
-                for key in keys:
-                    placed = {**base, key: value}
-                    yield self.complete(node, resolver, placed, 0) if kind == "prop" else placed
+                prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
+                head = [self.minimal(m, self.enter(resolver, m), 1) for m in prefix[: step[1]]] if isinstance(prefix, list) else []
+                steps.append((kind, None, None, head))
+            else:  # "prop", "extra", "pattern": the value under one key of the node's smallest complete object
+                found = self.minimal(node, resolver, 0)
+                base = self.complete(node, resolver, dict(found) if isinstance(found, dict) else {}, 0)
+                keys = [step[1]] if kind == "prop" else [UNKNOWN_KEY] if kind == "extra" else pattern_strings(step[1])[:1]
+                if not keys:
+                    return  # no name the pattern accepts: no document reaches the path's end
+                required, dependent = self._plan_of(node, resolver)
+                # the base object is complete: only a property that requires others can need completing
+                fill = bool(dependent) or not all(name in base or name == keys[0] for name in required)
+                steps.append((kind, node, resolver, (base, keys[0], fill)))
+        steps.reverse()
+        for value in leaves:
+            for kind, node, resolver, data in steps:
+                if kind == "same":
+                    if isinstance(value, dict) and not all(name in value for name in data):
+                        value = self.complete(node, resolver, value, 0)
+                    elif isinstance(value, dict) and self._plans[id(node)][1]:
+                        value = self.complete(node, resolver, value, 0)  # a present property may require others
+                elif kind == "item":
+                    value = [value]
+                elif kind == "prefix":
+                    value = [*data, value]
+                else:
+                    base, key, fill = data
+                    value = {**base, key: value}
+                    if kind == "prop" and fill:
+                        value = self.complete(node, resolver, value, 0)
+            yield value

@@ -58,13 +58,30 @@ def node_at(folder: Folder, file: str, pointer: str) -> Any:
     """The schema node at ``pointer`` in ``file``, or at the closest ancestor that is a schema; None without the file."""
     if file not in folder.files:
         return None
+    key = (file, pointer)
+    if key not in folder.nodes:
+        folder.nodes[key] = _node_at(folder, file, pointer)
+    return folder.nodes[key]
+
+
+def _unversioned_keys(folder: Folder, node: dict[str, Any]) -> dict[str, list[str]]:
+    """``node``'s keys by their :func:`unversioned` spelling (computed once per object)."""
+    keys = folder.unversioned.get(id(node))
+    if keys is None:
+        keys = folder.unversioned[id(node)] = {}
+        for key in node:
+            keys.setdefault(unversioned(key), []).append(key)
+    return keys
+
+
+def _node_at(folder: Folder, file: str, pointer: str) -> Any:
     tokens = _tokens(pointer)
     while True:
         node: Any = folder.files[file]
         for token in tokens:
             if isinstance(node, dict) and token in node:
                 node = node[token]
-            elif isinstance(node, dict) and len(same := [k for k in node if unversioned(k) == unversioned(token)]) == 1:
+            elif isinstance(node, dict) and len(same := _unversioned_keys(folder, node).get(unversioned(token), [])) == 1:
                 node = node[same[0]]  # a key that names another version ($id-keyed bundles: .../2.6.0/info.json)
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
@@ -117,7 +134,7 @@ def is_witness(
     (jsonschema-rs, when it has an answer, first rules out the documents that are no witness, ~100x faster)."""
     if file not in rejects.files:
         return False
-    if accepts.probably_accepts(file, document) is False or rejects.probably_accepts(file, document) is True:
+    if rejects.probably_accepts(file, document) is True or accepts.probably_accepts(file, document) is False:
         return False
     if not accepts.accepts(file, document) or rejects.accepts(file, document):
         return False
@@ -182,6 +199,8 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             continue
         for root in _roots(accepts, rejects, file):
             gen = generator(accepts, root, deadline)
+            before, after = accepts.quick(root), rejects.quick(root)
+            elsewhere: set[frozenset[Any]] = set()  # how jsonschema-rs rejects the witnesses placed elsewhere
             path = gen.path_to(target)
             if path is None:
                 continue
@@ -198,13 +217,38 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             if prop is not None:
                 base = gen.complete(node, resolver, {}, 0)
                 leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
+            if prop is None and tokens and tokens[-1] in ("if", "then"):
+                leaves = [*leaves, *_triggered(rejects, file, tokens[:-1], deadline)]
             for document in gen.documents(path, leaves):
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
+                new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
+                if new_valid is True or _quick_valid(before, document) is False:
+                    continue  # jsonschema-rs rules it out (as is_witness would)
+                rejections = rejects.quick_rejections(root, document) if new_valid is False else None
+                if rejections is not None and rejections in elsewhere:
+                    continue  # rejected as a document was that python-jsonschema found rejected elsewhere only
                 if is_witness(accepts, rejects, root, document, under, schema_at):
                     return Witness(root, shrink(accepts, rejects, root, document, under, schema_at))
+                if rejections is not None and accepts.accepts(root, document) and not rejects.accepts(root, document):
+                    elsewhere.add(rejections)  # a witness, but not of this finding (a version pin beside it)
     return None
+
+
+def _triggered(rejects: Folder, file: str, holder_at: list[str], deadline: float) -> list[Any]:
+    """Objects that satisfy the other version's ``if`` with a property its ``then`` names set to each plain value:
+    a condition that now matches more documents (or a ``then`` that now says more) rejects those the ``then``
+    refuses, which no candidate of either side alone holds (AsyncAPI 2.1.0's new schemaFormat values: the
+    payload must then be a schema)."""
+    holder = node_at(rejects, file, "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in holder_at))
+    if not isinstance(holder, dict) or not isinstance(holder.get("if"), dict) or not isinstance(holder.get("then"), dict):
+        return []
+    other = generator(rejects, file, deadline)
+    resolver = other.enter(rejects.resolver(file), holder)
+    triggers = [v for v in other.fresh(holder["if"], other.enter(resolver, holder["if"])) if isinstance(v, dict)][:4]
+    names = list(holder["then"].get("properties") or {})[:4] if isinstance(holder["then"].get("properties"), dict) else []
+    return [{**trigger, name: value} for trigger in triggers for name in names for value in ANY_VALUES]
 
 
 def used(folder: Folder, location: str) -> bool:
@@ -226,15 +270,27 @@ def rejected_at(folder: Folder, file: str, document: Any) -> list[str]:
     return sorted({f"{folder.location(error.schema) or f'{file}#'}/{_keyword(error)}" for error in errors if error is not None})
 
 
+def _quick_valid(quick: Any, document: Any) -> bool | None:
+    """:meth:`Folder.probably_accepts` with the file's jsonschema-rs checker at hand (called for every candidate)."""
+    if quick is None:
+        return None
+    try:
+        return bool(quick.is_valid(document))
+    except Exception:  # no answer from it
+        return None
+
+
 def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
     """Witnesses found by walking every file's schema graph from its root (what the field-level comparison cannot
     see: conditionals, dynamic references): one per location where the second version rejects them."""
     deadline = time.process_time() + budget
     found: dict[str, Witness] = {}
+    confirmed: set[tuple[str, frozenset[Any]]] = set()  # where jsonschema-rs rejected each confirmed witness
     for root in accepts.files:
         if root not in rejects.files:
             continue
         gen = generator(accepts, root, deadline)
+        before, after = accepts.quick(root), rejects.quick(root)
         for path in gen.reachable(limit=2000):
             if time.process_time() > deadline:
                 break
@@ -254,7 +310,18 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
             for tried, document in enumerate(gen.documents(path, leaves)):
                 if tried >= len(leaves) or time.process_time() > deadline:
                     break
+                places = None
+                new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
+                if new_valid is True or _quick_valid(before, document) is False:
+                    continue  # jsonschema-rs rules it out (as is_witness would)
+                if new_valid is False:
+                    rejections = rejects.quick_rejections(root, document)
+                    places = (root, rejections) if rejections is not None else None
+                    if places is not None and places in confirmed:
+                        break  # rejected where a confirmed witness was, for the same reasons: nothing new here
                 if is_witness(accepts, rejects, root, document):
+                    if places is not None:
+                        confirmed.add(places)
                     for where in rejected_at(rejects, root, document):
                         if where not in found:
                             # shrunk while it is still rejected by that keyword

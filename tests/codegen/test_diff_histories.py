@@ -83,7 +83,8 @@ def test_cyclonedx_1_4_to_1_5() -> None:
 
 # each step's breaks, as the (schema file, witness) a reader checks by hand against the two meta-schemas
 META_BREAKS = {
-    ("draft4", "draft6"): [("schema.json", {"exclusiveMaximum": False, "maximum": 0})],
+    # draft-06 requires $schema to be a URI (format uri, checked by rfc3986-validator); draft-04 took any string
+    ("draft4", "draft6"): [("schema.json", {"$schema": "a"})],
     ("draft6", "draft7"): [("schema.json", {"$comment": None})],
     ("draft7", "draft201909"): [("schema.json", {"$anchor": None})],
     ("draft201909", "draft202012"): [
@@ -125,6 +126,28 @@ def test_asyncapi_2_5_0_to_2_6_0_in_either_bundle(bundle: str) -> None:
     assert (len(report.findings), sum(f.level == "warning" for f in report.findings)) == (115, 2)
     expected = diff(old, new, TODAY, expect_version_pins=True)
     assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED"]
+
+
+def test_asyncapi_2_0_0_to_2_1_0_draft_07() -> None:
+    """A draft-07 history (the issue's refused class): the version pin and three breaks shipped in a minor, each
+    checked by hand against both files — trait and message examples must now hold payload or headers, and the
+    new schemaFormat values of 2.1.0 make the payload a schema (null was any payload before: the condition did
+    not match). The Sasl security schemes (new oneOf branches whose types no old branch took) and ibmmq (a
+    property of an open object) break nothing."""
+    old, new = HISTORIES / "asyncapi_2.0.0_without_id", HISTORIES / "asyncapi_2.1.0_without_id"
+    report = diff(old, new, TODAY)
+    _check_witnesses(report, old, new)
+    base = {"asyncapi": "2.0.0", "info": {"version": "a", "title": "a"}, "channels": {}}
+    payload = {"schemaFormat": "application/vnd.aai.asyncapi;version=2.1.0", "payload": None}
+    assert [(f.rule, f.witness.document) for f in report.breaking if f.witness] == [
+        ("VERSION_PIN_CHANGED", base),
+        ("TYPE_NARROWED", {**base, "components": {"messageTraits": {"x-witness": {"examples": [{}]}}}}),
+        ("RULE_CHANGED", {**base, "components": {"messages": {"x-witness": payload}}}),
+        ("RULE_ADDED", {**base, "components": {"messages": {"x-witness": {"examples": [{}]}}}}),
+    ]
+    assert (len(report.findings), sum(f.level == "warning" for f in report.findings)) == (9, 0)
+    expected = diff(old, new, TODAY, expect_version_pins=True)
+    assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED", "RULE_CHANGED", "RULE_ADDED"]
 
 
 def test_biome_2_0_6_to_2_1_0() -> None:

@@ -40,6 +40,23 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool, Any]] = [
         None,
     ),
     (
+        # a real tightening of a URI: python-jsonschema checks `uri` only with rfc3986-validator installed
+        # (a codegen dependency); without it the witness is not confirmed and the break stays a warning
+        "uri-reference-to-uri",
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "format": "uri-reference"}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "format": "uri"}}},
+        True,
+        {"a": "a"},
+    ),
+    (
+        # no common word matches these expressions: the witness comes from a string drawn from the old one (rstr)
+        "pattern-tightened",
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{2,}$"}}},
+        True,
+        {"a": "SZY-4"},
+    ),
+    (
         "enum-to-minLength",
         {"$schema": D, "type": "object", "properties": {"a": {"enum": ["x", "y"]}}},
         {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "minLength": 1}}},
@@ -165,6 +182,8 @@ FINDINGS = {
     # null is valid in both: no NULLABLE_REMOVED
     "all-types-to-none": [("TYPE_WIDENED", "info")],
     "uri-to-uri-reference": [("CONSTRAINT_LOOSENED", "info")],
+    "uri-reference-to-uri": [("CONSTRAINT_TIGHTENED", "breaking")],
+    "pattern-tightened": [("CONSTRAINT_TIGHTENED", "breaking")],
     "unused-defs-removed": [("TYPE_DEFINITION_REMOVED", "info")],
     "unused-definitions-removed": [],
     "evalport-conditional-required": [("RULE_ADDED", "breaking")],

@@ -1,6 +1,6 @@
 """The statistics of ``evalschema compare`` (SPEC.md §12.4), as closed forms and one seeded bootstrap.
 
-Every function here is mirrored, operation for operation, in ``js/src/compareStats.ts``: the two SDKs give the
+Every function here is mirrored, operation for operation, in ``js/src/compare/compareStats.ts``: the two SDKs give the
 same numbers (closed forms within 1e-12, the bootstrap's resamples identical). Nothing here uses a library
 beyond the standard one: the oracle fixtures (``spec/conformance/compare/``) check it against scipy and
 statsmodels, which are test dependencies only.
@@ -27,8 +27,9 @@ def z_value(alpha: float) -> float:
     if upper < 1.0:
         return NormalDist().inv_cdf(upper)
     # alpha below the double spacing at 1 (e.g. 1e-300): 1 - alpha/2 rounds to 1, whose quantile is infinite;
-    # the lower tail holds it exactly (the normal is symmetric)
-    return -NormalDist().inv_cdf(alpha / 2.0)
+    # the lower tail holds it exactly (the normal is symmetric). Half the smallest double (alpha 5e-324) rounds to
+    # 0, whose quantile is not defined either: the smallest double stands for it.
+    return -NormalDist().inv_cdf(max(alpha / 2.0, math.ulp(0.0)))
 
 
 def finite(value: float | None) -> float | None:

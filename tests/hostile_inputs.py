@@ -11,6 +11,8 @@ import contextlib
 import json
 import os
 import socket
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -536,16 +538,20 @@ def _get(document: Any, pointer: str) -> Any:
 def _edited(document: Any, case: dict[str, Any]) -> bytes:
     """``document`` with the row's edits: ``set`` [[pointer, value]], ``copy`` [[from, to]] (a deep copy; then
     ``set`` applies), ``nest`` [pointer, depth] (an array nested ``depth`` deep, spliced in as text: deeper than
-    any parser's recursion)."""
+    any parser's recursion), then ``raw`` [[old, new]] on the text (values JSON cannot hold: ``NaN``, ``1e400``)."""
     for source, target in case.get("copy", []):
         _put(document, target, json.loads(json.dumps(_get(document, source))))
     for pointer, value in case.get("set", []):
         _put(document, pointer, value)
-    if "nest" not in case:
-        return json.dumps(document).encode()
-    pointer, depth = case["nest"]
-    _put(document, pointer, "@NEST@")
-    return json.dumps(document).replace('"@NEST@"', "[" * depth + "]" * depth).encode()
+    text = json.dumps(document)
+    if "nest" in case:
+        pointer, depth = case["nest"]
+        _put(document, pointer, "@NEST@")
+        text = json.dumps(document).replace('"@NEST@"', "[" * depth + "]" * depth)
+    for old, new in case.get("raw", []):  # text no JSON value spells (NaN, 1e400, a 5,000-digit integer)
+        assert old in text, old
+        text = text.replace(old, new)
+    return text.encode()
 
 
 @builder
@@ -607,3 +613,174 @@ def foreign(folder: Path, case: dict[str, Any]) -> Built:
     else:
         _write(target, _edited(json.loads(source.read_bytes()), case))
     return {**out, "in": str(target), "list": [str(target)]}
+
+
+# --- damaged archives, edited examples, columnar exports (issue 39, round three) ---------------------------------
+
+
+def _zip_entries(data: bytes) -> list[tuple[str, int, int]]:
+    """(name, local header offset, central directory record offset) of every entry, from the central directory."""
+    import struct
+
+    end = data.rindex(b"PK\x05\x06")
+    count, _, start = struct.unpack("<HII", data[end + 10 : end + 20])
+    out, at = [], start
+    for _ in range(count):
+        name_length, extra_length, comment_length = struct.unpack("<HHH", data[at + 28 : at + 34])
+        (local,) = struct.unpack("<I", data[at + 42 : at + 46])
+        out.append((data[at + 46 : at + 46 + name_length].decode(), local, at))
+        at += 46 + name_length + extra_length + comment_length
+    return out
+
+
+@builder
+def eval_archive(folder: Path, case: dict[str, Any]) -> Built:
+    """The Inspect ``.eval`` fixture (rewritten by :func:`foreign`, with its edits), then damaged in its zip
+    structure as ``damage`` says, on the entry ``entry``: ``crc`` (a wrong CRC-32), ``method`` (compression method
+    99), ``encrypted`` (the encryption flag), ``size`` (``size``: the uncompressed size the central directory
+    claims), ``cut`` (the last ``bytes`` bytes removed), ``replace`` (the entry's content becomes ``data``),
+    ``add`` (a new entry ``entry`` holding ``data``)."""
+    import struct
+    import zipfile
+
+    names = foreign(folder, {**case, "fixture": "inspect_ai/valid.eval"})
+    path = Path(names["in"])
+    damage = case["damage"]
+    if damage in ("replace", "add"):
+        with zipfile.ZipFile(path) as original:
+            members = [(n, original.read(n)) for n in original.namelist()]
+        if damage == "add":
+            members.append((case["entry"], b""))
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, content in members:
+                archive.writestr(name, case["data"].encode() if name == case["entry"] else content)
+        return names
+    data = bytearray(path.read_bytes())
+    if damage == "cut":
+        _write(path, bytes(data[: -case["bytes"]]))
+        return names
+    (local, central) = next((lo, ce) for n, lo, ce in _zip_entries(bytes(data)) if n == case["entry"])
+    if damage == "crc":
+        for at in (local + 14, central + 16):
+            data[at : at + 4] = struct.pack("<I", struct.unpack("<I", data[at : at + 4])[0] ^ 0xFFFF)
+    elif damage == "method":
+        for at in (local + 8, central + 10):
+            data[at : at + 2] = struct.pack("<H", 99)
+    elif damage == "encrypted":
+        for at in (local + 6, central + 8):
+            data[at] |= 1
+    elif damage == "size":
+        for at in (local + 22, central + 24):
+            data[at : at + 4] = struct.pack("<I", case["size"])
+    else:
+        raise AssertionError(f"unknown damage {damage!r}")
+    _write(path, bytes(data))
+    return names
+
+
+@builder
+def example_edited(folder: Path, case: dict[str, Any]) -> Built:
+    """The example ``example`` with the edits of :func:`_edited` (``set``, ``copy``, ``nest``, ``raw``), written as
+    ``file_name``; ``{out}`` an output path beside it, ``{list}`` the file."""
+    path = _write(folder / case.get("file_name", case["example"]), _edited(example(case["example"]), case))
+    return {"in": str(path), "list": [str(path)], "out": str(folder / case.get("out_name", "out.json")), "dir": str(folder)}
+
+
+@builder
+def over_limit_folder(folder: Path, case: dict[str, Any]) -> Built:
+    """A folder of valid and invalid files beside one input over the input size limit, built by the builder
+    ``inner`` (with the row's parameters): ``{in}`` the folder, ``{list}`` its files."""
+    inner = folder / "inner"
+    inner.mkdir()
+    names = BUILDERS[case["inner"]](inner, case)
+    big = Path(names["in"])
+    big = big.rename(folder / big.name)
+    inner.rmdir()
+    resultset = example("resultset-multi-attempt.json")
+    files = [big]
+    for index in range(2):
+        files.append(_write(folder / f"ok{index}.json", json.dumps({**resultset, "run_id": f"run-{index}"})))
+    files.append(_write(folder / "bad.json", json.dumps({**resultset, "run_id": 7})))
+    return {"in": str(folder), "list": sorted(str(f) for f in files)}
+
+
+@builder
+def columnar(folder: Path, case: dict[str, Any]) -> Built:
+    """The example result set exported to ``to`` (parquet or arrow) in ``cols/``, then table ``table`` changed as
+    ``change`` says: ``column`` (column ``column`` set to ``values``, of Arrow type ``type``), ``drop`` (the column
+    removed), ``empty`` (the file emptied), ``cut`` (its last ``bytes`` bytes removed), ``metadata`` (its schema
+    metadata key ``key`` set to ``value``), ``json`` (the ``_json`` column set to the text ``value`` on every row).
+    ``{in}`` the folder, ``{out}`` the result set to import into."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    to = case.get("to", "parquet")
+    cols = folder / "cols"
+    source = _write(folder / "in.json", (EXAMPLES / case.get("example", "resultset-multi-attempt.json")).read_bytes())
+    # a process of its own: rows are built from several threads, and the command line prints
+    done = subprocess.run(
+        [sys.executable, "-m", "evalschema", "export", "--to", to, "-o", str(cols), str(source)], capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    path = cols / f"{case.get('table', 'results')}.{to}"
+    change = case["change"]
+    if change == "empty":
+        _write(path, b"")
+    elif change == "cut":
+        _write(path, path.read_bytes()[: -case["bytes"]])
+    else:
+        if to == "parquet":
+            table = pq.read_table(path)
+        else:
+            with ipc.open_file(path) as reader:
+                table = reader.read_all()
+        if change in ("column", "json"):
+            name = "_json" if change == "json" else case["column"]
+            values = [case["value"]] * table.num_rows if change == "json" else case["values"]
+            at = table.schema.get_field_index(name)
+            array = pa.array(values, pa.type_for_alias(case.get("type", "string")))
+            table = table.set_column(at, pa.field(name, array.type), array)
+        elif change == "drop":
+            table = table.drop_columns([case["column"]])
+        elif change == "metadata":
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}), case["key"].encode(): case["value"].encode()})
+        else:
+            raise AssertionError(f"unknown change {change!r}")
+        if to == "parquet":
+            pq.write_table(table, path)
+        else:
+            with ipc.new_file(path, table.schema) as writer:
+                writer.write_table(table)
+    return {"in": str(cols), "out": str(folder / "back.jsonl")}
+
+
+@builder
+def patterned(folder: Path, case: dict[str, Any]) -> Built:
+    """A result set (the multi-attempt example, ``rows`` copies of its first row with distinct attempts) whose row
+    ``at`` (``-1``: the envelope) gets the member ``key``: ``"<key>": <prefix><unit × count><suffix>``, spliced in as
+    text (strings of escapes, brackets inside strings, keys over the limit). ``key_count`` repeats the key's text
+    instead (a key over the limit); ``cut`` removes that many bytes from the end; ``jsonl`` writes one result set per
+    line (``jsonl_lines`` of them, the patterned one at line ``at_line``)."""
+    document = example("resultset-multi-attempt.json")
+    document.pop("summary", None)
+    row = document.pop("results")[0]
+    rows = [dict(row, attempt=n + 1) for n in range(case.get("rows", 3))]
+    marker = {"__PATTERN__": 0}
+    at = case.get("at", 1)
+    if at < 0:
+        document.update(marker)
+    else:
+        rows[at].update(marker)
+    key = case.get("key", "zz") * case.get("key_count", 1)
+    value = case.get("prefix", "") + case.get("unit", "") * case.get("count", 0) + case.get("suffix", "")
+    text = json.dumps({**document, "results": rows}).replace('"__PATTERN__": 0', json.dumps(key) + ": " + value)
+    if "cut" in case:
+        text = text[: -case["cut"]]
+    if case.get("jsonl"):
+        plain = json.dumps({**example("resultset-multi-attempt.json"), "run_id": "plain"})
+        lines = [plain] * case["jsonl_lines"]
+        lines[case["at_line"] - 1] = text
+        text = "\n".join(lines) + "\n"
+    path = _write(folder / ("patterned.jsonl" if case.get("jsonl") else "patterned.json"), text)
+    return {"in": str(path), "list": [str(path)]}

@@ -190,3 +190,30 @@ def test_a_sound_export_still_reads_back(tmp_path: Path) -> None:
     done, out = _import(tmp_path, folder)
     assert done.returncode == 0, done.stderr
     assert out.read_text("utf-8") == json.dumps(json.loads(EXAMPLE.read_text("utf-8")), ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "text"), [("runs", '{"version": "1.1.0"}'), ("results", '{"attempt": "x"}'), ("runs", '{"version": "\\ud800"}')]
+)
+def test_a_json_column_that_makes_an_invalid_result_set_is_refused(tmp_path: Path, table: str, text: str) -> None:
+    """``_json`` holds what the typed columns could not: a producer can make it say anything JSON says. What the
+    import would write is validated first, as every importer's output is (it was written with exit 0)."""
+    folder = _export(tmp_path)
+    _rewrite(folder, table, lambda t: _set_column(t, "_json", pa.array([text] * t.num_rows)))
+    error = _refused(*_import(tmp_path, folder), "IMPORT_INVALID_OUTPUT")
+    assert "the converted result set on line 1 of back.jsonl would not be valid" in error["message"], error
+    assert "REQUIRED_FIELD" in error["message"], error
+
+
+def test_several_result_sets_are_each_validated_in_their_own_bytes(tmp_path: Path) -> None:
+    """Two result sets, the second made invalid: refused, naming its line; the sound pair still reads back."""
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**json.loads(EXAMPLE.read_text("utf-8")), "run_id": "second"}), "utf-8")
+    folder = _export(tmp_path, "parquet", EXAMPLE, other)
+    done, out = _import(tmp_path, folder)
+    assert done.returncode == 0, done.stderr
+    assert len(out.read_text("utf-8").splitlines()) == 2
+    out.unlink()
+    _rewrite(folder, "runs", lambda t: _set_column(t, "_json", pa.array([None, '{"run_id": 7}'], pa.string())))
+    error = _refused(*_import(tmp_path, folder), "IMPORT_INVALID_OUTPUT")
+    assert "on line 2 of back.jsonl" in error["message"], error

@@ -27,8 +27,9 @@ def z_value(alpha: float) -> float:
     if upper < 1.0:
         return NormalDist().inv_cdf(upper)
     # alpha below the double spacing at 1 (e.g. 1e-300): 1 - alpha/2 rounds to 1, whose quantile is infinite;
-    # the lower tail holds it exactly (the normal is symmetric)
-    return -NormalDist().inv_cdf(alpha / 2.0)
+    # the lower tail holds it exactly (the normal is symmetric). Half the smallest double (alpha 5e-324) rounds to
+    # 0, whose quantile is not defined either: the smallest double stands for it.
+    return -NormalDist().inv_cdf(max(alpha / 2.0, math.ulp(0.0)))
 
 
 def finite(value: float | None) -> float | None:

@@ -48,9 +48,78 @@ export function normalQuantile(p: number): number {
   return q < 0 ? -x : x;
 }
 
-/** The two-sided standard normal quantile Φ⁻¹(1 − alpha / 2). */
+/** The two-sided standard normal quantile Φ⁻¹(1 − alpha / 2) (Python's `z_value`). */
 export function zValue(alpha: number): number {
-  return normalQuantile(1 - alpha / 2);
+  const upper = 1 - alpha / 2;
+  if (upper < 1) return normalQuantile(upper);
+  // alpha below the double spacing at 1 (e.g. 1e-300): 1 − alpha/2 rounds to 1, whose quantile is infinite; the
+  // lower tail holds it exactly (the normal is symmetric). Half the smallest double rounds to 0: the smallest is used.
+  return -normalQuantile(Math.max(alpha / 2, Number.MIN_VALUE));
+}
+
+/** The value, or null where it overflowed the double range (Python's `finite`: scores near ±1.8e308). */
+export function finite(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) ? value : null;
+}
+
+/** The interval, or null when a bound overflowed (Python's `finite_interval`). */
+export function finiteInterval(bounds: Interval | null): Interval | null {
+  return bounds !== null && Number.isFinite(bounds[0]) && Number.isFinite(bounds[1]) ? bounds : null;
+}
+
+/**
+ * The exactly rounded sum of doubles: CPython's `math.fsum` (Shewchuk's partials, then the round-half-even
+ * correction of the last partials), step for step, so the two SDKs round alike. Where Python's raises — an
+ * intermediate overflow, or +∞ and −∞ both — this gives NaN; an infinite value alone gives that infinity.
+ */
+export function fsum(values: Iterable<number>): number {
+  const partials: number[] = [];
+  let special = 0;
+  let infinities = 0;
+  for (const value of values) {
+    let x = value;
+    let kept = 0;
+    for (let j = 0; j < partials.length; j++) {
+      let y = partials[j]!;
+      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x];
+      const hi = x + y;
+      const lo = y - (hi - x);
+      if (lo !== 0) partials[kept++] = lo;
+      x = hi;
+    }
+    partials.length = kept;
+    if (x !== 0) {
+      if (!Number.isFinite(x)) {
+        if (Number.isFinite(value)) return NaN; // Python: OverflowError("intermediate overflow in fsum")
+        if (!Number.isNaN(value)) infinities += value;
+        special += value;
+        partials.length = 0;
+      } else partials.push(x);
+    }
+  }
+  if (special !== 0) return Number.isNaN(infinities) ? NaN : special; // Python: ValueError("-inf + inf in fsum")
+  let n = partials.length;
+  if (n === 0) return 0;
+  let hi = partials[--n]!;
+  let lo = 0;
+  while (n > 0) {
+    const x = hi;
+    const y = partials[--n]!;
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo !== 0) break;
+  }
+  if (n > 0 && ((lo < 0 && partials[n - 1]! < 0) || (lo > 0 && partials[n - 1]! > 0))) {
+    const y = lo * 2;
+    const x = hi + y;
+    if (y === x - hi) hi = x;
+  }
+  return hi;
+}
+
+/** Σ values / count, exactly rounded; null when there is no value or the mean is not a finite double (Python's `mean`). */
+export function mean(values: Iterable<number>, count: number): number | null {
+  return count ? finite(fsum(values) / count) : null;
 }
 
 /**
@@ -217,25 +286,26 @@ export function clusterBootstrap(metrics: readonly Metric[], nCases: number, res
   }
   return stats.map((values) => {
     if (values.length === 0) return null;
+    if (!values.every(Number.isFinite)) return null; // a resample's sum past the double range (see `finite`)
     values.sort((x, y) => x - y);
-    return [quantile(values, alpha / 2), quantile(values, 1 - alpha / 2)];
+    return finiteInterval([quantile(values, alpha / 2), quantile(values, 1 - alpha / 2)]);
   });
 }
 
-/** The cluster-robust normal interval of Σ sums / Σ counts (used beyond DRAW_BUDGET). */
+/** The cluster-robust normal interval of Σ sums / Σ counts (used beyond DRAW_BUDGET; Python's `cluster_normal`). */
 export function clusterNormal(sums: readonly number[], counts: readonly number[], z: number): Interval | null {
-  let total = 0;
   let pairs = 0;
   let clusters = 0;
-  for (let i = 0; i < sums.length; i++) {
-    total += sums[i]!;
-    pairs += counts[i]!;
-    if (counts[i]! > 0) clusters += 1;
+  for (const count of counts) {
+    pairs += count;
+    if (count > 0) clusters += 1;
   }
-  if (pairs === 0 || clusters < 2) return null;
-  const mean = total / pairs;
-  let squares = 0;
-  for (let i = 0; i < sums.length; i++) if (counts[i]! > 0) squares += (sums[i]! - mean * counts[i]!) ** 2;
-  const se = Math.sqrt((squares * clusters) / (clusters - 1)) / pairs;
-  return [mean - z * se, mean + z * se];
+  const centre = mean(sums, pairs);
+  if (centre === null || clusters < 2) return null;
+  const squares: number[] = [];
+  for (let i = 0; i < sums.length; i++) if (counts[i]! > 0) squares.push((sums[i]! - centre * counts[i]!) ** 2);
+  const total = fsum(squares);
+  if (!Number.isFinite(total)) return null; // a square past the double range
+  const se = Math.sqrt((total * clusters) / (clusters - 1)) / pairs;
+  return finiteInterval([centre - z * se, centre + z * se]);
 }

@@ -27,17 +27,10 @@ import { VERSION } from "../generated/version.js";
 import { EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, INPUT_FORMS, OUTPUT_FORMATS, STREAM_CHOICES } from "../generated/constants.js";
 import type { Summary } from "../summary/summary.js";
 
-const PROG = "evalschema-js";
+import { invalidChoice, PROG, quietStreams, UsageError, write } from "./common.js";
+import { COMPARE_USAGE, parseCompare, runCompare, type CompareArgs } from "./compareCmd.js";
 
-/** A usage error; `usage`: argparse's kind (printed after the usage text), else the command's own. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly usage = true,
-  ) {
-    super(message);
-  }
-}
+export { quietStreams };
 
 interface Args {
   command: "validate" | "summarize";
@@ -59,18 +52,15 @@ interface Args {
 const STREAMS = Object.keys(STREAM_CHOICES) as readonly (keyof typeof STREAM_CHOICES)[];
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--spec-version VERSION] [--format {${OUTPUT_FORMATS.validate.join(",")}}] [-v | -q] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] PATH [PATH ...]
        ${PROG} summarize [--force] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
+       ${COMPARE_USAGE}
        ${PROG} --version`;
 
-/** argparse's refusal of a value that is not one of an option's `choices` (the value shown escaped, as its repr). */
-function invalidChoice(option: string, value: string | undefined, choices: readonly string[]): UsageError {
-  return new UsageError(`argument ${option}: invalid choice: '${visible(value ?? "")}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
-}
-
-function parseArgs(argv: string[]): Args | "version" | "help" {
+function parseArgs(argv: string[]): Args | CompareArgs | "version" | "help" {
   const [command, ...rest] = argv;
   if (command === "-h" || command === "--help") return "help";
   if (command === "--version") return "version";
-  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${visible(command)}' (choose from 'validate', 'summarize')`);
+  if (command === "compare") return parseCompare(rest);
+  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${visible(command)}' (choose from 'validate', 'summarize', 'compare')`);
   const options =
     command === "validate"
       ? ["--kind", "--suite", "--strict", "--allow-unknown", "--spec-version", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
@@ -149,29 +139,6 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   }
   if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
   return args;
-}
-
-let readerGone = false;
-
-function write(text: string): void {
-  if (readerGone) return;
-  try {
-    process.stdout.write(text);
-  } catch {
-    readerGone = true; // stdout is closed or not writable: keep the exit status
-  }
-}
-
-/**
- * The reader of stdout may go away (`| head -1`): the write then fails later, as an "error" event (EPIPE), which
- * would otherwise end the process with a stack trace. Stop writing and keep the exit status.
- */
-export function quietStreams(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", () => {
-      readerGone ||= stream === process.stdout;
-    });
-  }
 }
 
 /** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
@@ -449,11 +416,12 @@ function run(args: ReturnType<typeof parseArgs>): number {
   }
   if (args === "help") {
     write(
-      `${USAGE}\n\nValidate and summarize evalschema documents.\n\n` +
+      `${USAGE}\n\nValidate, summarize and compare evalschema documents.\n\n` +
         `--stream: read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of ${Math.floor(STREAM_THRESHOLD / 2 ** 20)} MiB or more; the report is the same)\n`,
     );
     return EXIT_OK;
   }
+  if (args.command === "compare") return runCompare(args);
   return args.command === "validate" ? runValidate(args) : runSummarize(args);
 }
 

@@ -11,6 +11,7 @@ import { visible } from "../core/display.js";
 import { capped, displayPath, entry, findingJson, type Entry } from "../report/entry.js";
 import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } from "../report/render.js";
 import { attemptText, summaryText } from "../report/summaryText.js";
+import { summaryMarkdown } from "../report/summaryMarkdown.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
@@ -40,7 +41,7 @@ interface Args {
   strict: boolean;
   allowUnknown: boolean;
   force: boolean;
-  format: (typeof OUTPUT_FORMATS.validate)[number];
+  format: (typeof OUTPUT_FORMATS.validate)[number] | (typeof OUTPUT_FORMATS.summarize)[number];
   stream: keyof typeof STREAM_CHOICES;
   inputFormat: Form | null;
   verbose: number;
@@ -303,6 +304,7 @@ function runValidate(args: Args): number {
 function runSummarize(args: Args): number {
   const results: Summarized[] = [];
   const refused: Entry[] = [];
+  const omitted = new Map<Entry, number>();
   const invalid = new Map<string, number>();
   let status: number = EXIT_OK;
   /** Whether to summarize a result set of this report (a refused one is recorded whether or not --force). */
@@ -311,7 +313,9 @@ function runSummarize(args: Args): number {
     status = Math.max(status, EXIT_INVALID);
     const e = entry(path, report, false, line);
     const shown = capped(e);
-    refused.push({ ...e, errors: shown.errors, warnings: shown.warnings });
+    const kept: Entry = { ...e, errors: shown.errors, warnings: shown.warnings };
+    refused.push(kept);
+    omitted.set(kept, shown.omitted);
     invalid.set(label, shown.errors.length);
     return args.force;
   };
@@ -362,6 +366,10 @@ function runSummarize(args: Args): number {
   // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
   const attempts = new Map<string, AttemptStats>();
   for (const r of results) if (r.tally !== null && r.summary.attempts !== undefined && r.summary.attempts !== null) attempts.set(r.label, r.tally.statistics());
+  if (args.format === "markdown") {
+    write(summaryMarkdown(results, attempts, refused, omitted, invalid, args.force));
+    return status;
+  }
   if (args.format === "json") {
     const payload: Record<string, unknown>[] = results.map((r) => ({
       path: r.label,

@@ -8,7 +8,7 @@ import { fixed, visible } from "../core/display.js";
 import type { Comparison, GraderDelta, Interval } from "../generated/comparison.js";
 import { fewestSignificant, powerOf } from "../compare/compare.js";
 import { mcnemar } from "../compare/compareStats.js";
-import { general, plusFixed } from "./pyFormat.js";
+import { general, plusFixed, pythonDumpsSorted } from "./pyFormat.js";
 
 /** The text lists this many flipped cases; JSON lists them all. */
 export const TEXT_FLIPS = 50;
@@ -158,7 +158,7 @@ const MD_ENTITIES: Readonly<Record<string, string>> = { "<": "&lt;", ">": "&gt;"
 /** A value as inert Markdown text on one line (Python's `md`). */
 export function md(value: unknown): string {
   if (value === null || value === undefined) return "\u2014";
-  const text = typeof value === "string" ? value : typeof value === "number" ? String(value) : JSON.stringify(value);
+  const text = typeof value === "string" ? value : pythonDumpsSorted(value);
   return visible(text).replace(MD_SPECIAL, (ch) => MD_ENTITIES[ch] ?? "\\" + ch);
 }
 

@@ -107,3 +107,17 @@ export function pythonJson(value: unknown, schema: Schema): string {
   };
   return write(value, schema, "");
 }
+
+/** `json.dumps(value, ensure_ascii=False, sort_keys=True)`: one line, `", "` and `": "` between members. */
+export function pythonDumpsSorted(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") return !Number.isFinite(value) ? (value !== value ? "NaN" : value > 0 ? "Infinity" : "-Infinity") : Number.isInteger(value) ? String(value) : floatRepr(value);
+  if (Array.isArray(value)) return "[" + value.map(pythonDumpsSorted).join(", ") + "]";
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return "{" + keys.map((k) => `${JSON.stringify(k)}: ${pythonDumpsSorted(value[k])}`).join(", ") + "}";
+  }
+  return "null";
+}

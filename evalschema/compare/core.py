@@ -188,16 +188,14 @@ def fewest_significant(pairs: int, alpha: float) -> int | None:
     return None
 
 
-POWER_SEARCH = 1 << 20  # ``pairs_needed`` looks this far
-
-
-def power(pairs: int, alpha: float) -> dict[str, Any]:
-    """The comparison document's ``power`` (SPEC §12.7): what ``pairs`` comparable pairs can show at ``alpha``."""
+def power(pairs: int, alpha: float, search: int = 1 << 20) -> dict[str, Any]:
+    """The comparison document's ``power`` (SPEC §12.7): what ``pairs`` comparable pairs can show at ``alpha``
+    (``pairs_needed`` is looked for up to ``search`` pairs)."""
     fewest = fewest_significant(pairs, alpha)
     return {
         "fewest_flips": fewest,
         "smallest_change": fewest / pairs if fewest is not None else None,
-        "pairs_needed": fewest_significant(POWER_SEARCH, alpha),
+        "pairs_needed": fewest_significant(search, alpha),
     }
 
 

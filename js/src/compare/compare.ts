@@ -489,13 +489,11 @@ export function fewestSignificant(pairs: number, alpha: number): number | null {
   return null;
 }
 
-/** How far `pairsNeeded` looks (Python's `POWER_SEARCH`). */
-export const POWER_SEARCH = 1 << 20;
-
-/** The comparison document's `power` (SPEC §12.7): what `pairs` comparable pairs can show at `alpha`. */
-export function powerOf(pairs: number, alpha: number): Power {
+/** The comparison document's `power` (SPEC §12.7): what `pairs` comparable pairs can show at `alpha` (`pairs_needed`
+ * is looked for up to `search` pairs, as Python's `power`). */
+export function powerOf(pairs: number, alpha: number, search = 1 << 20): Power {
   const fewest = fewestSignificant(pairs, alpha);
-  return { fewest_flips: fewest, smallest_change: fewest === null ? null : fewest / pairs, pairs_needed: fewestSignificant(POWER_SEARCH, alpha) };
+  return { fewest_flips: fewest, smallest_change: fewest === null ? null : fewest / pairs, pairs_needed: fewestSignificant(search, alpha) };
 }
 
 /** RFC 8785 (JCS) text of a JSON value: keys sorted by UTF-16 code units, no whitespace, ECMAScript numbers. */

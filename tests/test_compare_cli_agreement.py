@@ -2,7 +2,8 @@
 the same text, JSON and Markdown on standard output and the same exit status, over the same inputs — a
 regression the gate catches, three pairs that cannot show one (the power line), no pairs at all, result sets
 that are not valid (refused, or compared under ``--force``), runs that are not comparable (``--strict``), a
-suite digest, flips of every kind, attempts, a hostile test case id, YAML, and a file that cannot be read."""
+suite digest, a newer major version (refused even under ``--force``), flips of every kind, attempts, a hostile
+test case id, YAML, and a file that cannot be read."""
 
 from __future__ import annotations
 
@@ -82,6 +83,7 @@ def _inputs(folder: Path) -> None:
     bad = _run("x", [_row("case-0", "passed"), _row("case-1", "failed")])
     bad["results"][0]["passed"] = "yes"
     put("bad.json", bad)
+    put("future.json", {**_run("f", [_row("case-0", "passed")]), "version": "2.0.0"})  # decided before its rows
     (folder / "reg-new.yaml").write_text(json.dumps(json.loads((folder / "reg-new.json").read_text())), encoding="utf-8")
     put("suite.json", {"version": "1.2.0", "id": "qa", "graders": [], "test_cases": []})
     (folder / "broken.json").write_text('{"version": "1.2.0", "results": [', encoding="utf-8")
@@ -109,6 +111,7 @@ CASES = [
     ["bad.json", "reg-new.json"],
     ["bad.json", "reg-new.json", "--force"],
     ["reg-base.json", "bad.json", "--force", "--fail-on-regression"],
+    ["future.json", "reg-new.json", "--force"],
     ["reg-base.json", "reg-new.yaml"],
     ["reg-base.json", "missing.json"],
     ["broken.json", "reg-new.json"],

@@ -18,6 +18,7 @@ import { loadSources } from "../io/loader.js";
 import { SUFFIXES, suffix } from "../io/expand.js";
 import { placed } from "../io/positions.js";
 import { checkObserved, validate } from "../pipeline.js";
+import { identified } from "../engine/stage.js";
 import { current } from "../schemas/schemas.js";
 import { compare, suiteDigest } from "../compare/compare.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "../compare/compareStats.js";
@@ -170,6 +171,12 @@ class Rows implements Stage {
   }
 }
 
+/** The document, or null when its report is decided before its rows are judged (a newer major version, say): as
+ * Python's reading hands on no rows then, there is nothing to compare, even under --force. */
+function rowsRead(document: JsonObject): JsonObject | null {
+  return identified(document, "resultset", false).decided === null ? document : null;
+}
+
 /** One result set validated and read in the same pass (JSON through the pipeline, large files in pieces; other
  * forms whole, their first document): its report and its document (members and rows). */
 function readChecked(path: string): { report: Report; document: JsonObject | null } {
@@ -178,7 +185,7 @@ function readChecked(path: string): { report: Report; document: JsonObject | nul
     const checked = checkObserved(path, { kind: "resultset" }, () => [(rows = new Rows())]);
     const problem = checked.unreadable ? checked.report.errors[0] : unreadableOf(checked.report);
     if (problem !== undefined || checked.observed === null) throw new Unreadable(path, problem ?? notObject());
-    return { report: checked.report, document: { ...checked.observed.fields, results: rows.all } };
+    return { report: checked.report, document: rowsRead({ ...checked.observed.fields, results: rows.all }) };
   }
   const [loaded] = loadSources(path);
   if (loaded === undefined || loaded.problem !== undefined) throw new Unreadable(path, loaded?.problem ?? notObject());
@@ -186,7 +193,7 @@ function readChecked(path: string): { report: Report; document: JsonObject | nul
   if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
   const problem = unreadableOf(report);
   if (problem !== undefined) throw new Unreadable(path, problem);
-  return { report, document: isObject(loaded.document) ? loaded.document : null };
+  return { report, document: isObject(loaded.document) ? rowsRead(loaded.document) : null };
 }
 
 /** The findings of the result sets that are not valid, as `validate` reports them (text, or its JSON report when

@@ -124,6 +124,35 @@ def test_both_sdks_write_the_same_compare_page(tmp_path: Path) -> None:
     assert (tmp_path / "py.html").read_bytes() == (tmp_path / "js.html").read_bytes()
 
 
+def test_both_commands_write_the_same_compare_page(tmp_path: Path) -> None:
+    """``evalschema-js compare --html`` writes Python's page, byte for byte, and prints the same report."""
+    _node()
+    base, new = _compare_inputs(tmp_path)
+    argv = ["compare", str(base), str(new), "--resamples", "0"]
+    py = _run([str(PY), *argv, "--html", "py.html"], tmp_path)
+    js = _run(["node", str(JS), *argv, "--html", "js.html"], tmp_path)
+    assert py.returncode == js.returncode == 0, py.stderr + js.stderr
+    assert py.stdout == js.stdout
+    assert (tmp_path / "py.html").read_bytes() == (tmp_path / "js.html").read_bytes()
+
+
+@pytest.mark.parametrize("how", ["itself", "hardlink"])
+def test_compare_html_never_replaces_an_input(how: str, tmp_path: Path) -> None:
+    _node()
+    base, new = _compare_inputs(tmp_path)
+    target = new
+    if how == "hardlink":
+        target = tmp_path / "link.json"
+        os.link(new, target)
+    before = new.read_bytes()
+    for command in ([str(PY)], ["node", str(JS)]):
+        proc = _run([*command, "compare", str(base), str(new), "--html", str(target)], tmp_path)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert f"{target}: is an input; the output would replace it; nothing was changed" in proc.stderr
+        assert new.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["base.json", "new.json", *(["link.json"] if how == "hardlink" else [])])
+
+
 def test_the_typescript_command_refuses_an_html_target_as_python_does(tmp_path: Path) -> None:
     _node()
     example = str(EXAMPLES / "resultset-aobench-rbac.json")

@@ -493,6 +493,7 @@ def typescript_phrases(source: str) -> list[str]:
 CHOICES = {
     "OUTPUT_FORMATS['validate']": CONSTANTS["OUTPUT_FORMATS"]["validate"],
     "OUTPUT_FORMATS['summarize']": CONSTANTS["OUTPUT_FORMATS"]["summarize"],
+    "OUTPUT_FORMATS['compare']": CONSTANTS["OUTPUT_FORMATS"]["compare"],
     "INPUT_FORMS": CONSTANTS["INPUT_FORMS"],
     "STREAM_CHOICES": list(CONSTANTS["STREAM_CHOICES"]),
     "KINDS": CONSTANTS["KINDS"],
@@ -565,7 +566,7 @@ def test_the_phrase_and_choice_scans_find_the_old_literals() -> None:
         "2: INPUT_FORMS",
     ]
     old_typescript = (
-        'const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json"];\n'
+        'const formats = command === "validate" ? ["text", "json", "github"] : ["text", "json", "markdown"];\n'
         "const USAGE = `[--input-format {json,jsonl,yaml}] [--stream {auto,always,never}]`;\n"
         "throw new UsageError(`argument --stream: invalid choice: '${value}' (choose from 'auto', 'always', 'never')`);\n"
     )

@@ -3,7 +3,8 @@ lines), its versions (taken from the working schemas' ``$id``), every ``console`
 compared with what the README shows), the CI snippets (equal to what ``evalschema init`` writes) and the Ajv
 recipe (run with node against the real Ajv). Its install lines and its pre-commit snippet are run by
 ``tests/test_install.py``; its other recipes by ``tests/test_other_validators.py``, ``tests/test_sql.py``,
-``tests/codegen/test_go.py`` and ``js/test/readme.test.ts``."""
+``tests/codegen/test_go.py`` and ``js/test/readme.test.ts``. js/README.md (building and using the npm package from
+a checkout) is held to the same: its versions, and every command it shows, run in a checkout of its own."""
 
 from __future__ import annotations
 
@@ -157,3 +158,59 @@ def test_the_ajv_recipe_prints_each_files_own_errors(tmp_path: Path) -> None:
 @pytest.mark.parametrize("marker", ["./noxw -s generate"])
 def test_the_quick_start_block_is_the_first_sh_block(marker: str) -> None:
     assert blocks("sh")[0].splitlines()[0].startswith(marker)
+
+
+# --- js/README.md: building and using the npm package from a checkout -------------------------------------------
+
+JS_README = (REPO / "js" / "README.md").read_text(encoding="utf-8")
+
+
+def js_blocks(language: str) -> list[str]:
+    return [str(b) for b in re.findall(rf"^```{language}\n(.*?)^```", JS_README, re.S | re.M)]
+
+
+def test_the_js_readme_names_the_schemas_version() -> None:
+    """Every version js/README.md names (the package, the tarball, `--version`) is the working schemas'."""
+    assert set(re.findall(r"\b(\d+\.\d+\.\d+)\b", JS_README)) == {VERSION}
+    assert "nothing is on npm yet" in JS_README
+
+
+def test_every_js_readme_command_prints_what_it_shows(tmp_path: Path) -> None:
+    """Each `console` block of js/README.md runs as a shell script, in order, in a checkout of its own (the
+    js/ folder's tracked files as they are on disk, beside the repository's `generated/`, `schemas/` and
+    `spec/`): `npm ci`, `npm run build`, `npm pack`, the command, the tarball installed into a project, the
+    library example; each prints exactly the block's other lines. Packages come from npm's cache when it has
+    them (`prefer-offline`), as `tests/test_npm_pack.py` installs them."""
+    for tool in ("node", "npm", "npx"):
+        assert shutil.which(tool) is not None, f"{tool} is needed"
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    for name in ("generated", "schemas", "spec"):
+        (checkout / name).symlink_to(REPO / name)
+    tracked = subprocess.run(["git", "ls-files", "-z", "js"], cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        if (REPO / name).is_file():
+            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / name, checkout / name)
+    (checkout / "js" / "README.md").write_text(JS_README, encoding="utf-8")
+    (library,) = js_blocks("js")
+    (checkout / "my-app").mkdir()
+    (checkout / "my-app" / "check.mjs").write_text(library, encoding="utf-8")
+    env = {
+        **os.environ,
+        "NO_COLOR": "1",
+        "npm_config_prefer_offline": "true",
+        "npm_config_update_notifier": "false",
+        "npm_config_loglevel": "warn",
+    }
+    consoles = js_blocks("console")
+    assert len(consoles) >= 3
+    for block in consoles:
+        lines = block.splitlines()
+        script = "set -e\nexec 2>&1\n" + "".join(line[2:] + "\n" for line in lines if line.startswith("$ "))
+        expected = [line for line in lines if not line.startswith("$ ")]
+        out = subprocess.run(["bash", "-c", script], cwd=checkout, env=env, capture_output=True, text=True, check=False, timeout=900)
+        assert _matches(expected, out.stdout.splitlines()), (
+            f"{script}\n--- js/README.md shows:\n{chr(10).join(expected)}\n--- it prints:\n{out.stdout}"
+        )
+    assert (checkout / "my-app" / "node_modules" / "evalschema" / "dist" / "cli.js").is_file()

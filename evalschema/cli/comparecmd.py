@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalschema_models import constants
+
 from ..core.display import terminal_line
 from .common import EXIT_INVALID  # a result set that is not valid: nothing is compared
 
@@ -173,8 +175,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--format",
-        choices=("text", "json", "markdown"),
-        default="text",
+        choices=constants.OUTPUT_FORMATS["compare"],
+        default=constants.OUTPUT_FORMATS["compare"][0],
         help="markdown: for $GITHUB_STEP_SUMMARY or a pull request comment",
     )
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained HTML comparison report")

@@ -178,6 +178,27 @@ def attempt_stats(counts: dict[tuple[int, int], int]) -> dict[str, Any]:
     return {"test_cases": cases, "multi_attempt_cases": multi, "flip_rate": flipped / multi if multi else None, "by_k": by_k}
 
 
+def fewest_significant(pairs: int, alpha: float) -> int | None:
+    """The fewest discordant pairs, all flipped the same way, whose McNemar p (SPEC §12.4, the test ``compare``
+    uses) is below ``alpha``; ``None`` when even all ``pairs`` flipping one way would not be. In the exact range
+    p = 2 · 0.5^k, so k = ⌊log₂(2/α)⌋ + 1: 6 at α = 0.05, 8 at α = 0.01."""
+    for k in range(1, pairs + 1):
+        if stats.mcnemar(k, 0)[0] < alpha:
+            return k
+    return None
+
+
+def power(pairs: int, alpha: float, search: int = 1 << 20) -> dict[str, Any]:
+    """The comparison document's ``power`` (SPEC §12.7): what ``pairs`` comparable pairs can show at ``alpha``
+    (``pairs_needed`` is looked for up to ``search`` pairs)."""
+    fewest = fewest_significant(pairs, alpha)
+    return {
+        "fewest_flips": fewest,
+        "smallest_change": fewest / pairs if fewest is not None else None,
+        "pairs_needed": fewest_significant(search, alpha),
+    }
+
+
 PROVENANCE = ("run_id", "suite_id", "suite_version", "suite_digest", "started_at", "runner", "provider", "graders")
 
 

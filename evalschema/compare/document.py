@@ -11,7 +11,7 @@ from ..core.findings import pointer
 from ..core.messages import render
 from ..schemas.registry import spec_version
 from . import stats
-from .core import FLIP_ORDER, PROVENANCE, Comparer, Options
+from .core import FLIP_ORDER, PROVENANCE, Comparer, Options, power
 
 GRADER_FIELDS = COMPARED_GRADER_FIELDS
 
@@ -189,6 +189,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
             "statistic": statistic,
             "p_value": p_value,
         },
+        "power": power(n, options.alpha),
         "graders": graders,
         "attempts": {"base": comparer.attempt_statistics(0), "new": comparer.attempt_statistics(1)},
         "verdict": {"outcome": outcome, "significant": significant, "gate_failed": bool(reasons), "gate_reasons": reasons},

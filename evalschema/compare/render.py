@@ -8,6 +8,8 @@ import re
 from typing import Any
 
 from ..core.display import terminal_line, visible
+from .core import fewest_significant as fewest_significant  # re-exported: the power line's arithmetic
+from .core import power
 from .stats import mcnemar
 
 TEXT_FLIPS = 50  # the text lists this many flipped cases; JSON and HTML list all
@@ -64,24 +66,15 @@ def grader_line(grader: dict[str, Any], document: dict[str, Any]) -> str:
     )
 
 
-def fewest_significant(pairs: int, alpha: float) -> int | None:
-    """The fewest discordant pairs, all flipped the same way, whose McNemar p (SPEC §12.4, the test ``compare``
-    uses) is below ``alpha``; ``None`` when even all ``pairs`` flipping one way would not be. In the exact range
-    p = 2 · 0.5^k, so k = ⌊log₂(2/α)⌋ + 1: 6 at α = 0.05, 8 at α = 0.01."""
-    for k in range(1, pairs + 1):
-        if mcnemar(k, 0)[0] < alpha:
-            return k
-    return None
-
-
 def power_line(document: dict[str, Any]) -> str:
     """What the comparison could show at all: the smallest pass-rate drop (or rise) that could be significant
     with this many pairs at ``--alpha``, or that none could."""
     pairs, alpha = document["pairs"]["comparable"], document["options"]["alpha"]
-    needed = fewest_significant(pairs, alpha)
+    found = document.get("power") or power(pairs, alpha)  # a document written before 1.3.0 has none
+    needed = found["fewest_flips"]
     if needed is None:
         best = mcnemar(pairs, 0)[0] if pairs else 1.0
-        fewest = fewest_significant(1 << 20, alpha)
+        fewest = found["pairs_needed"]
         return (
             f"power: no change can be significant at alpha {alpha:g} with {pairs} pair(s): even all of them flipping "
             f"one way gives McNemar p = {_p(best)}" + (f"; it takes at least {fewest} pairs" if fewest is not None else "")

@@ -31,6 +31,8 @@ type Comparison struct {
 
 	Mcnemar McNemar `json:"mcnemar"`
 
+	Power *Power `json:"power,omitempty"`
+
 	// Per grader, the paired mean score difference, in grader id order.
 	Graders []GraderDelta `json:"graders"`
 
@@ -46,7 +48,7 @@ type Comparison struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var comparisonDeclared = map[string]bool{"version": true, "base": true, "new": true, "options": true, "comparable": true, "findings": true, "pairs": true, "changes": true, "pass_rate": true, "mcnemar": true, "graders": true, "attempts": true, "verdict": true, "flips": true}
+var comparisonDeclared = map[string]bool{"version": true, "base": true, "new": true, "options": true, "comparable": true, "findings": true, "pairs": true, "changes": true, "pass_rate": true, "mcnemar": true, "power": true, "graders": true, "attempts": true, "verdict": true, "flips": true}
 
 // UnmarshalJSON decodes a Comparison, keeping undeclared members in AdditionalProperties.
 func (o *Comparison) UnmarshalJSON(data []byte) error {
@@ -470,6 +472,40 @@ func (o *McNemar) UnmarshalJSON(data []byte) error {
 // MarshalJSON encodes a McNemar with its AdditionalProperties.
 func (o McNemar) MarshalJSON() ([]byte, error) {
 	type plain McNemar
+	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// What the comparison could show at all (SPEC §12.7): McNemar's test of the same pairs at the same alpha, were every discordant pair flipped one way. Absent from documents written before 1.3.0.
+type Power struct {
+	// The fewest discordant pairs, all flipped the same way, whose McNemar p is below alpha; null when even all the comparable pairs flipping one way would not be.
+	FewestFlips *int64 `json:"fewest_flips"`
+
+	// fewest_flips / the comparable pairs: the smallest pass-rate change (a fraction) that can be significant; null with fewest_flips.
+	SmallestChange *float64 `json:"smallest_change"`
+
+	// The fewest comparable pairs with which any change can be significant at alpha (⌊log₂(2/α)⌋ + 1 in the exact range); null past 2^20 pairs.
+	PairsNeeded *int64 `json:"pairs_needed"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var powerDeclared = map[string]bool{"fewest_flips": true, "smallest_change": true, "pairs_needed": true}
+
+// UnmarshalJSON decodes a Power, keeping undeclared members in AdditionalProperties.
+func (o *Power) UnmarshalJSON(data []byte) error {
+	type plain Power
+	extra, err := decodeObject(data, (*plain)(o), powerDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Power with its AdditionalProperties.
+func (o Power) MarshalJSON() ([]byte, error) {
+	type plain Power
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 

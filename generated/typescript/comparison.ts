@@ -23,6 +23,7 @@ export interface Comparison {
   changes: Changes;
   pass_rate: PassRate;
   mcnemar: McNemar;
+  power?: Power;
   /** Per grader, the paired mean score difference, in grader id order. */
   graders: GraderDelta[];
   /** Attempt statistics of each run over all its rows (paired or not). */
@@ -418,6 +419,36 @@ export function isMcNemar(value: unknown): value is McNemar {
 /** What the schema of `McNemar` (comparison.json#/$defs/McNemar) finds wrong with `value`: none when it is one. */
 export function validateMcNemar(value: unknown): _validate.Finding[] {
   return _validate.findings("comparison.json", "/$defs/McNemar", value);
+}
+
+/** What the comparison could show at all (SPEC §12.7): McNemar's test of the same pairs at the same alpha, were every discordant pair flipped one way. Absent from documents written before 1.3.0. */
+export interface Power {
+  /**
+   * The fewest discordant pairs, all flipped the same way, whose McNemar p is below alpha; null when even all the comparable pairs flipping one way would not be.
+   * @minimum 1
+   */
+  fewest_flips: Integer | null;
+  /**
+   * fewest_flips / the comparable pairs: the smallest pass-rate change (a fraction) that can be significant; null with fewest_flips.
+   * @minimum 0
+   * @maximum 1
+   */
+  smallest_change: number | null;
+  /**
+   * The fewest comparable pairs with which any change can be significant at alpha (⌊log₂(2/α)⌋ + 1 in the exact range); null past 2^20 pairs.
+   * @minimum 1
+   */
+  pairs_needed: Integer | null;
+}
+
+/** Whether `value` is a `Power`: its schema (comparison.json#/$defs/Power) accepts it. */
+export function isPower(value: unknown): value is Power {
+  return _validate.accepts("comparison.json", "/$defs/Power", value);
+}
+
+/** What the schema of `Power` (comparison.json#/$defs/Power) finds wrong with `value`: none when it is one. */
+export function validatePower(value: unknown): _validate.Finding[] {
+  return _validate.findings("comparison.json", "/$defs/Power", value);
 }
 
 /** One grader's paired score difference over the pairs where neither side errored and both scored it. */

@@ -87,8 +87,8 @@ export const EXIT_OK = 0 as const;
 export const EXIT_INVALID = 1 as const;
 /** The exit status of `validate` and `summarize` (both CLIs) on a usage error, or when at least one input is unreadable or unparseable (the rest are still checked and reported). */
 export const EXIT_UNREADABLE = 2 as const;
-/** The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json), GitHub workflow commands. */
-export const OUTPUT_FORMATS = {"validate": ["text", "json", "github"], "summarize": ["text", "json"]} as const;
+/** The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json) or document, GitHub workflow commands, Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment. */
+export const OUTPUT_FORMATS = {"validate": ["text", "json", "github"], "summarize": ["text", "json", "markdown"], "compare": ["text", "json", "markdown"]} as const;
 /** The `--input-format` choices: how to read every input, whatever its name (without it: by INPUT_SUFFIXES, and stdin as JSON or JSON Lines). */
 export const INPUT_FORMS = ["json", "jsonl", "yaml"] as const;
 /** The command line's `--stream` choices and what each asks of the reader: `true` read result sets in pieces, `false` never, `null` from STREAM_THRESHOLD bytes on. */

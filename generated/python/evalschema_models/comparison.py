@@ -265,6 +265,40 @@ class McNemar(_base.Model):
     ]
 
 
+class Power(_base.Model):
+    """
+    What the comparison could show at all (SPEC §12.7): McNemar's test of the same pairs at the same alpha, were every discordant pair flipped one way. Absent from documents written before 1.3.0.
+    """
+
+    __schema__ = ("comparison.json", "/$defs/Power")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    fewest_flips: Annotated[
+        int | None,
+        Field(
+            description="The fewest discordant pairs, all flipped the same way, whose McNemar p is below alpha; null when even all the comparable pairs flipping one way would not be.",
+            ge=1,
+        ),
+    ]
+    smallest_change: Annotated[
+        float | None,
+        Field(
+            description="fewest_flips / the comparable pairs: the smallest pass-rate change (a fraction) that can be significant; null with fewest_flips.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ]
+    pairs_needed: Annotated[
+        int | None,
+        Field(
+            description="The fewest comparable pairs with which any change can be significant at alpha (⌊log₂(2/α)⌋ + 1 in the exact range); null past 2^20 pairs.",
+            ge=1,
+        ),
+    ]
+
+
 class GraderDelta(_base.Model):
     """
     One grader's paired score difference over the pairs where neither side errored and both scored it.
@@ -571,6 +605,7 @@ class Comparison(_base.Model):
         extra="forbid",
         validate_by_name=True,
     )
+    __not_null__ = frozenset({"power"})
     version: Annotated[
         str,
         Field(
@@ -595,6 +630,7 @@ class Comparison(_base.Model):
     changes: Changes
     pass_rate: PassRate
     mcnemar: McNemar
+    power: Power | None = None
     graders: Annotated[
         list[GraderDelta],
         Field(

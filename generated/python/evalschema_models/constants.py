@@ -91,8 +91,8 @@ EXIT_INVALID: Final = 1
 """The exit status of `validate` and `summarize` (both CLIs) when at least one document is invalid."""
 EXIT_UNREADABLE: Final = 2
 """The exit status of `validate` and `summarize` (both CLIs) on a usage error, or when at least one input is unreadable or unparseable (the rest are still checked and reported)."""
-OUTPUT_FORMATS: Final = {"validate": ("text", "json", "github"), "summarize": ("text", "json")}
-"""The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json), GitHub workflow commands."""
+OUTPUT_FORMATS: Final = {"validate": ("text", "json", "github"), "summarize": ("text", "json", "markdown"), "compare": ("text", "json", "markdown")}
+"""The `--format` choices of each command both CLIs have, the default first: text for people, the JSON report (spec/report.schema.json) or document, GitHub workflow commands, Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment."""
 INPUT_FORMS: Final = ("json", "jsonl", "yaml")
 """The `--input-format` choices: how to read every input, whatever its name (without it: by INPUT_SUFFIXES, and stdin as JSON or JSON Lines)."""
 STREAM_CHOICES: Final = {"auto": None, "always": True, "never": False}

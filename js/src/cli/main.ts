@@ -12,7 +12,8 @@ import { capped, displayPath, entry, findingJson, type Entry } from "../report/e
 import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } from "../report/render.js";
 import { attemptText, summaryText } from "../report/summaryText.js";
 import { CaseLists, caseLists, renderSummaryHtml } from "../report/summaryHtml.js";
-import { checkOutput, OutputRefused, writeOutput } from "../report/htmlFile.js";
+import { checkOutput, writeOutput } from "../report/htmlFile.js";
+import { summaryMarkdown } from "../report/summaryMarkdown.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
@@ -29,17 +30,10 @@ import { VERSION } from "../generated/version.js";
 import { EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, INPUT_FORMS, OUTPUT_FORMATS, STREAM_CHOICES } from "../generated/constants.js";
 import type { Summary } from "../summary/summary.js";
 
-const PROG = "evalschema-js";
+import { htmlWritable, invalidChoice, PROG, quietStreams, UsageError, write } from "./common.js";
+import { COMPARE_USAGE, parseCompare, runCompare, type CompareArgs } from "./compareCmd.js";
 
-/** A usage error; `usage`: argparse's kind (printed after the usage text), else the command's own. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly usage = true,
-  ) {
-    super(message);
-  }
-}
+export { quietStreams };
 
 interface Args {
   command: "validate" | "summarize";
@@ -49,7 +43,7 @@ interface Args {
   strict: boolean;
   allowUnknown: boolean;
   force: boolean;
-  format: (typeof OUTPUT_FORMATS.validate)[number];
+  format: (typeof OUTPUT_FORMATS.validate)[number] | (typeof OUTPUT_FORMATS.summarize)[number];
   stream: keyof typeof STREAM_CHOICES;
   inputFormat: Form | null;
   verbose: number;
@@ -62,18 +56,15 @@ interface Args {
 const STREAMS = Object.keys(STREAM_CHOICES) as readonly (keyof typeof STREAM_CHOICES)[];
 const USAGE = `usage: ${PROG} validate [--kind {${KINDS.join(",")}}] [--suite SUITE] [--strict] [--allow-unknown] [--spec-version VERSION] [--format {${OUTPUT_FORMATS.validate.join(",")}}] [-v | -q] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] PATH [PATH ...]
        ${PROG} summarize [--force] [--html FILE] [--format {${OUTPUT_FORMATS.summarize.join(",")}}] [--input-format {${INPUT_FORMS.join(",")}}] [--stream {${STREAMS.join(",")}}] RESULTSET [RESULTSET ...]
+       ${COMPARE_USAGE}
        ${PROG} --version`;
 
-/** argparse's refusal of a value that is not one of an option's `choices` (the value shown escaped, as its repr). */
-function invalidChoice(option: string, value: string | undefined, choices: readonly string[]): UsageError {
-  return new UsageError(`argument ${option}: invalid choice: '${visible(value ?? "")}' (choose from ${choices.map((c) => `'${c}'`).join(", ")})`);
-}
-
-function parseArgs(argv: string[]): Args | "version" | "help" {
+function parseArgs(argv: string[]): Args | CompareArgs | "version" | "help" {
   const [command, ...rest] = argv;
   if (command === "-h" || command === "--help") return "help";
   if (command === "--version") return "version";
-  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${visible(command)}' (choose from 'validate', 'summarize')`);
+  if (command === "compare") return parseCompare(rest);
+  if (command !== "validate" && command !== "summarize") throw new UsageError(command === undefined ? "the following arguments are required: command" : `invalid choice: '${visible(command)}' (choose from 'validate', 'summarize', 'compare')`);
   const options =
     command === "validate"
       ? ["--kind", "--suite", "--strict", "--allow-unknown", "--spec-version", "--format", "--input-format", "--stream", "--verbose", "--quiet", "--help"]
@@ -154,29 +145,6 @@ function parseArgs(argv: string[]): Args | "version" | "help" {
   }
   if (args.paths.length === 0) throw new UsageError(`the following arguments are required: ${command === "validate" ? "PATH" : "RESULTSET"}`);
   return args;
-}
-
-let readerGone = false;
-
-function write(text: string): void {
-  if (readerGone) return;
-  try {
-    process.stdout.write(text);
-  } catch {
-    readerGone = true; // stdout is closed or not writable: keep the exit status
-  }
-}
-
-/**
- * The reader of stdout may go away (`| head -1`): the write then fails later, as an "error" event (EPIPE), which
- * would otherwise end the process with a stack trace. Stop writing and keep the exit status.
- */
-export function quietStreams(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", () => {
-      readerGone ||= stream === process.stdout;
-    });
-  }
 }
 
 /** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
@@ -341,6 +309,7 @@ function runValidate(args: Args): number {
 function runSummarize(args: Args): number {
   const results: Summarized[] = [];
   const refused: Entry[] = [];
+  const omitted = new Map<Entry, number>();
   const invalid = new Map<string, number>();
   let status: number = EXIT_OK;
   // --html: the target is checked before any work; the case lists are gathered in the one reading
@@ -353,7 +322,9 @@ function runSummarize(args: Args): number {
     status = Math.max(status, EXIT_INVALID);
     const e = entry(path, report, false, line);
     const shown = capped(e);
-    refused.push({ ...e, errors: shown.errors, warnings: shown.warnings });
+    const kept: Entry = { ...e, errors: shown.errors, warnings: shown.warnings };
+    refused.push(kept);
+    omitted.set(kept, shown.omitted);
     invalid.set(label, shown.errors.length);
     return args.force;
   };
@@ -408,6 +379,10 @@ function runSummarize(args: Args): number {
   // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
   const attempts = new Map<string, AttemptStats>();
   for (const r of results) if (r.tally !== null && r.summary.attempts !== undefined && r.summary.attempts !== null) attempts.set(r.label, r.tally.statistics());
+  if (args.format === "markdown") {
+    write(summaryMarkdown(results, attempts, refused, omitted, invalid, args.force));
+    return status;
+  }
   if (args.format === "json") {
     const payload: Record<string, unknown>[] = results.map((r) => ({
       path: r.label,
@@ -431,16 +406,6 @@ function runSummarize(args: Args): number {
 }
 
 /** Run a check or write of the --html target; false (the reason printed, as Python's output gate says it) if refused. */
-function htmlWritable(act: () => void): boolean {
-  try {
-    act();
-    return true;
-  } catch (error) {
-    if (!(error instanceof OutputRefused)) throw error;
-    process.stderr.write(`${PROG}: ${error.message}; nothing was changed\n`);
-    return false;
-  }
-}
 
 interface Summarized {
   label: string;
@@ -474,11 +439,12 @@ function run(args: ReturnType<typeof parseArgs>): number {
   }
   if (args === "help") {
     write(
-      `${USAGE}\n\nValidate and summarize evalschema documents.\n\n` +
+      `${USAGE}\n\nValidate, summarize and compare evalschema documents.\n\n` +
         `--stream: read result sets in pieces, memory bounded by a batch of rows (auto: JSON files of ${Math.floor(STREAM_THRESHOLD / 2 ** 20)} MiB or more; the report is the same)\n`,
     );
     return EXIT_OK;
   }
+  if (args.command === "compare") return runCompare(args);
   return args.command === "validate" ? runValidate(args) : runSummarize(args);
 }
 

@@ -16,6 +16,7 @@ import type {
   GraderProvenance,
   IntervalMethod,
   PassAtK,
+  Power,
   Run,
   RowOutcome,
   RunRate,
@@ -26,6 +27,7 @@ import { compareCodePoints } from "../core/findings.js";
 import { define, get, isObject, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import * as stats from "./compareStats.js";
+import { createHash } from "node:crypto";
 
 export interface CompareOptions {
   alpha?: number;
@@ -425,12 +427,14 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
   }
 
   const run = (envelope: JsonObject, side: 0 | 1): Run => {
-    const out: Run = { graders: asRecord(provenance[side]) };
+    // Python's key order (provenance, then graders): the command's JSON is written byte for byte as Python's
+    const out: Record<string, unknown> = {};
     for (const name of PROVENANCE) {
       const value = get(envelope, name);
-      if (value !== undefined) (out as unknown as Record<string, unknown>)[name] = value;
+      if (value !== undefined) out[name] = value;
     }
-    return out;
+    out["graders"] = asRecord(provenance[side]);
+    return out as unknown as Run;
   };
   const rate = (x: number): RunRate => {
     const interval = stats.wilson(x, n, z);
@@ -468,11 +472,44 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
       clustered_method: method,
     },
     mcnemar: { both_passed: a, base_only: b, new_only: c, neither: d, discordant: b + c, method: test.method, statistic: test.statistic, p_value: test.p },
+    power: powerOf(n, alpha),
     graders,
     attempts: { base: attemptStats(attempts[0]), new: attemptStats(attempts[1]) },
     verdict: { outcome, significant, gate_failed: reasons.length > 0, gate_reasons: reasons },
     flips,
   };
+}
+
+/**
+ * The fewest discordant pairs, all flipped the same way, whose McNemar p is below `alpha`; null when even all
+ * `pairs` flipping one way would not be (Python's `fewest_significant`; ⌊log₂(2/α)⌋ + 1 in the exact range).
+ */
+export function fewestSignificant(pairs: number, alpha: number): number | null {
+  for (let k = 1; k <= pairs; k++) if (stats.mcnemar(k, 0).p < alpha) return k;
+  return null;
+}
+
+/** The comparison document's `power` (SPEC §12.7): what `pairs` comparable pairs can show at `alpha` (`pairs_needed`
+ * is looked for up to `search` pairs, as Python's `power`). */
+export function powerOf(pairs: number, alpha: number, search = 1 << 20): Power {
+  const fewest = fewestSignificant(pairs, alpha);
+  return { fewest_flips: fewest, smallest_change: fewest === null ? null : fewest / pairs, pairs_needed: fewestSignificant(search, alpha) };
+}
+
+/** RFC 8785 (JCS) text of a JSON value: keys sorted by UTF-16 code units, no whitespace, ECMAScript numbers. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return "{" + keys.map((k) => JSON.stringify(k) + ":" + canonical(value[k])).join(",") + "}";
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The suite digest (SPEC §12.6): `sha256:` and the hex SHA-256 of the suite document's RFC 8785 text (Python's
+ * `suite_digest`). */
+export function suiteDigest(suite: unknown): string {
+  return "sha256:" + createHash("sha256").update(canonical(suite), "utf8").digest("hex");
 }
 
 /**

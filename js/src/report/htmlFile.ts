@@ -22,8 +22,9 @@ function kind(mode: number): string {
   return "not a regular file";
 }
 
-/** Check where `target` would be written; throws OutputRefused naming `target` or its folder. */
-export function checkOutput(target: string, shown: (path: string) => string): void {
+/** Check where `target` would be written; throws OutputRefused naming `target` or its folder. `inputs`: the files
+ * the command reads, which the output must not replace (the same file under another name or a hard link too). */
+export function checkOutput(target: string, shown: (path: string) => string, inputs: readonly string[] = []): void {
   const folder = dirname(target);
   let parent;
   try {
@@ -41,11 +42,20 @@ export function checkOutput(target: string, shown: (path: string) => string): vo
   }
   if (stat.isSymbolicLink()) throw new OutputRefused(`${shown(target)}: is a symbolic link; name the file itself`);
   if (!stat.isFile()) throw new OutputRefused(`${shown(target)}: not a regular file (${kind(stat.mode)}); an output goes to a regular file or a new path`);
+  for (const input of inputs) {
+    let read;
+    try {
+      read = statSync(input);
+    } catch {
+      continue; // an input that cannot be read is reported by its reading
+    }
+    if (read.dev === stat.dev && read.ino === stat.ino) throw new OutputRefused(`${shown(target)}: is an input; the output would replace it`);
+  }
 }
 
 /** Write `text` to `target` (checked first, see `checkOutput`). */
-export function writeOutput(target: string, text: string, shown: (path: string) => string): void {
-  checkOutput(target, shown);
+export function writeOutput(target: string, text: string, shown: (path: string) => string, inputs: readonly string[] = []): void {
+  checkOutput(target, shown, inputs);
   let mode: number | null = null;
   try {
     mode = statSync(target).mode & 0o7777;

@@ -7,7 +7,8 @@ working schemas into a new, never overwritten, release folder with a manifest). 
 ``codegen/policy.py``.
 
 Defaults come from the ``[tool.codegen]`` table of ``./pyproject.toml`` when there is one (``schemas``,
-``out``, ``catalogs``, and ``layout``: a target's folder inside ``out``, e.g. ``python = "python/mypkg"`` to
+``out``, ``catalogs``, ``retrieval`` (URL -> file of the schema folder; also ``--retrieve URL=FILE``, see
+``codegen/load.py``), and ``layout``: a target's folder inside ``out``, e.g. ``python = "python/mypkg"`` to
 make the Python output an importable package), else ``schemas/`` and ``generated/``. Exit status: 0 ok, 1 generated files are stale
 (check), 2 bad input or usage.
 """
@@ -127,6 +128,13 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--out", type=Path, help="output folder (default: generated/)")
         p.add_argument("--config", type=Path, default=Path("pyproject.toml"), help="pyproject.toml with a [tool.codegen] table")
         p.add_argument("--go-package", help="Go package name (default: [tool.codegen.options.go] package, else the schema folder's name)")
+        p.add_argument(
+            "--retrieve",
+            action="append",
+            default=[],
+            metavar="URL=FILE",
+            help="this URL is that file of the schema folder (URL/=PREFIX/: a URL prefix for a file-name prefix); beside [tool.codegen.retrieval]",
+        )
     add_release_parsers(sub)
     try:
         args = parser.parse_args(argv)
@@ -142,7 +150,14 @@ def main(argv: list[str] | None = None) -> int:
         # catalogs belong to the project's own layout: only with its schema folder
         own_layout = args.schemas.resolve() == (base / config.get("schemas", "schemas")).resolve()
         catalogs = tuple(load_catalog(spec, base) for spec in config.get("catalogs", ())) if own_layout else ()
-        schemas = load(args.schemas)
+        retrieval = dict(config.get("retrieval", {})) if own_layout else {}
+        for entry in args.retrieve:
+            url, equals, target = entry.partition("=")
+            if not equals:
+                print(f"error: --retrieve {entry!r}: expected URL=FILE", file=sys.stderr)
+                return 2
+            retrieval[url] = target
+        schemas = load(args.schemas, retrieval)
         layout = config.get("layout", {}) if own_layout else {}
         options = config.get("options", {}) if own_layout else {}
         if args.go_package:

@@ -7,6 +7,12 @@ against codegen's annotation meta-schema (``metaschema/annotations.json``), then
 front — by ``$id``, by anchor, by JSON Pointer, or by a path relative to the referring file inside the folder —
 and every ``$dynamicRef`` is resolved statically or refused. Nothing is ever fetched: an unknown URI raises
 :class:`SchemaError`.
+
+A retrieval map (``load(folder, retrieval)``; ``[tool.codegen.retrieval]`` or ``--retrieve URL=FILE``) says which
+file of the folder a URI stands for, so that a set whose ``$id``s are wrong (a typo) or remote resolves offline:
+``"https://example.com/a.json" = "a.json"`` (this URL is that file), or with both ending in ``/``
+``"https://example.com/schemas/" = "sub/"`` (every file whose name starts with the folder prefix, ``""`` for the
+whole folder, under the URL prefix). A file is then known by its own URI and by each URI the map gives it.
 """
 
 from __future__ import annotations
@@ -204,7 +210,8 @@ def _unresolvable_message(ref: str, absolute: str, exc: Exception) -> str:
         if isinstance(cause, RemoteFetchRefused):
             return (
                 f"$ref {ref!r} points outside the schema folder ({absolute}); codegen never fetches, "
-                "so every referenced schema must be a file of the folder with a matching $id"
+                "so every referenced schema must be a file of the folder with a matching $id, or one a retrieval map "
+                "names for that URL ([tool.codegen.retrieval], --retrieve URL=FILE)"
             )
         cause = cause.__cause__ or cause.__context__
     return f"dangling $ref {ref!r}: cannot resolve {absolute}"
@@ -474,8 +481,25 @@ def _reachable_files(schema_set: SchemaSet, start: str) -> set[str]:
     return seen
 
 
-def load(folder: Path | str) -> SchemaSet:
-    """Read every ``*.json`` directly in ``folder``; raise :class:`SchemaError` on any problem."""
+def _mapped(files: list[SchemaFile], retrieval: dict[str, str]) -> list[tuple[str, SchemaFile]]:
+    """The URIs the retrieval map gives files of the folder; an entry that names no file is refused."""
+    out: list[tuple[str, SchemaFile]] = []
+    for url, target in sorted(retrieval.items()):
+        if not isinstance(url, str) or not isinstance(target, str) or urldefrag(url)[1]:
+            raise SchemaError("retrieval", "", f"retrieval map entry {url!r} = {target!r}: a URL without fragment and a file name")
+        prefix = url.endswith("/") and (target == "" or target.endswith("/"))
+        found = [(url + f.name[len(target) :], f) for f in files if f.name.startswith(target)] if prefix else []
+        if not prefix:
+            found = [(url, f) for f in files if f.name == target]
+        if not found:
+            raise SchemaError("retrieval", "", f"retrieval map entry {url!r} = {target!r} names no schema file of the folder")
+        out.extend(found)
+    return out
+
+
+def load(folder: Path | str, retrieval: dict[str, str] | None = None) -> SchemaSet:
+    """Read every ``*.json`` directly in ``folder``; raise :class:`SchemaError` on any problem. ``retrieval`` maps a
+    URI (or, ending in ``/``, a URI prefix) to a file of the folder (a file-name prefix), as the module doc says."""
     root = Path(folder)
     if not root.is_dir():
         raise SchemaError(str(root), "", "schema folder does not exist")
@@ -524,6 +548,11 @@ def load(folder: Path | str) -> SchemaSet:
         files.append(SchemaFile(name=path.name, uri=uri, contents=contents, text=text, dialect=dialect))
 
     resources = [(f.uri, referencing.Resource.from_contents(f.contents, default_specification=DRAFT202012)) for f in files]
+    known = {f.uri for f in files}
+    for uri, f in _mapped(files, retrieval or {}):
+        if uri not in known:  # a file's own URI stays its own
+            known.add(uri)
+            resources.append((uri, referencing.Resource.from_contents(f.contents, default_specification=DRAFT202012)))
     empty: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg,unused-ignore]
     registry = empty.with_resources(resources).crawl()
     schema_set = SchemaSet(root=root, files=tuple(files), registry=registry)

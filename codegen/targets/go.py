@@ -23,6 +23,12 @@ Mapping (see ``codegen/README.md``):
 - descriptions → doc comments; deprecations → ``// Deprecated: <canonical message>``; a header saying the file
   is generated (``// Code generated ... DO NOT EDIT.``, the form Go tools recognize).
 
+Every named type has ``Validate() error`` (an alias, which cannot have methods: ``Validate<Name>(v) error``): the
+value encoded as JSON, checked against its own schema (the bundled schema files of ``schemas.gen.go`` and the
+type's JSON Pointer) by ``validate.gen.go``, a walk over the schema in the standard library. Decoding refuses what
+a typed value would turn into its zero value silently: null for a struct or a defined scalar, an absent required
+member, null for a member whose Go type cannot hold it.
+
 A property name that an ``encoding/json`` struct tag cannot spell (empty, or with a comma, quote or backslash) gets
 no struct field: its member stays in ``AdditionalProperties`` (raw JSON, round-tripped), said in the type's doc
 comment, and the other targets still write; only where additional properties are typed (``map[string]T``, which
@@ -56,12 +62,13 @@ from ..ir import (
 )
 from ..load import SchemaError, SchemaSet
 from ..render import environment
+from .bundle import bundle
 
 GO_VERSION = "1.19"  # generics, and Debian 12's golang-go
 _PRIMITIVES = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
 _RAW = "json.RawMessage"
 # predeclared identifiers and the names the support file declares
-_TAKEN = frozenset({"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune"})
+_TAKEN = frozenset({"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune", "ValidationError"})
 _GO_KEYWORDS = frozenset(
     {
         "break",
@@ -288,7 +295,30 @@ class _Renderer:
         return "Raw"
 
     def named(self, t: NamedType, module: Module) -> list[str]:
+        """The declaration of ``t``, then what checks a value of it against its schema: a ``Validate`` method, or
+        for an alias (which cannot have methods) a ``Validate<Name>`` function."""
         name = self.type_names[t.ref]
+        lines = self._declare(t, name)
+        at = f"{go_string(t.location.file)}, {go_string(t.location.pointer)}"
+        where = json.dumps(f"{t.location.file}#{t.location.pointer}", ensure_ascii=False)[1:-1]  # one comment line
+        if any(line.startswith(f"type {name} = ") for line in lines):
+            function = self.names.claim("Validate" + name)
+            check = [
+                f"// {function} reports the first way v breaks its schema ({where}), or nil.",
+                f"func {function}(v {name}) error {{",
+                f"\treturn validateValue(v, {at})",
+                "}",
+            ]
+        else:
+            check = [
+                f"// Validate reports the first way o breaks its schema ({where}), or nil.",
+                f"func (o {name}) Validate() error {{",
+                f"\treturn validateValue(o, {at})",
+                "}",
+            ]
+        return [*lines, "", *check]
+
+    def _declare(self, t: NamedType, name: str) -> list[str]:
         doc = comment(t.description) or [f"// {name} is generated from {t.location}."]
         dep = ["//", f"// Deprecated: {t.deprecation.message}"] if t.deprecation else []
         if t.kind == "object":
@@ -313,7 +343,22 @@ class _Renderer:
             gt = f"Nullable[{gt}]"
         if gt == _RAW or gt.startswith("Nullable["):
             return doc + dep + [f"type {name} = {gt}"]  # an alias keeps the JSON methods
-        return doc + dep + [f"type {name} {gt}"]
+        return doc + dep + [f"type {name} {gt}", *self._not_null(name, gt)]
+
+    @staticmethod
+    def _not_null(name: str, gt: str) -> list[str]:
+        """An ``UnmarshalJSON`` refusing null for a defined scalar type: encoding/json would leave its zero value
+        (a slice or a map holds null as nil, and Validate sees it)."""
+        if gt not in ("string", "int64", "float64", "bool"):
+            return []
+        return [
+            "",
+            f"// UnmarshalJSON decodes a {name}, refusing null (encoding/json would leave the zero value).",
+            f"func (o *{name}) UnmarshalJSON(data []byte) error {{",
+            f"\ttype plain {name}",
+            "\treturn decodeNotNull(data, (*plain)(o))",
+            "}",
+        ]
 
     def _enum(self, t: NamedType, name: str, doc: list[str]) -> list[str]:
         base = self._literal_base(t.values)
@@ -341,7 +386,7 @@ class _Renderer:
         lines += [f"\t{c.ljust(width)} {name} = {literal}" for c, literal in entries]  # aligned as gofmt does
         self.names.used |= consts.used
         lines.append(")")
-        return lines
+        return [*lines, *self._not_null(name, base)]
 
     def _fields(self, t: NamedType) -> list[Field]:
         out: dict[str, Field] = {}
@@ -367,7 +412,8 @@ class _Renderer:
                     for f in untaggable
                 ),
             ]
-        members = _Names(used={"AdditionalProperties"})
+        members = _Names(used={"AdditionalProperties", "Validate"})
+        flags: dict[str, str] = {}
         lines = [*doc, f"type {name} struct {{"]
         for i, f in enumerate(fields):
             if not _TAG_OK.match(f.name):
@@ -384,6 +430,7 @@ class _Renderer:
             if f.deprecation:
                 lines += (["\t//"] if f.description else []) + [f"\t// Deprecated: {f.deprecation.message}"]
             gt, omit = self._member_type(f, name)
+            flags[f.name] = self._flags(f, gt)
             lines.append(f"\t{member} {gt} `json:{go_string(f.name + omit)}`")
         # a closed object keeps undeclared members too: encoding/json ignores them on decoding, and a document
         # of a newer minor version (which may add members) must not lose them when re-encoded
@@ -398,8 +445,8 @@ class _Renderer:
         lines += [f'\tAdditionalProperties map[string]{extra} `json:"-"`', "}"]
         var = name[0].lower() + name[1:] + "Declared"
         var = self.names.claim(var)
-        declared = ", ".join(f"{go_string(f.name)}: true" for f in fields)
-        lines += ["", f"var {var} = map[string]bool{{{declared}}}", ""]
+        declared = ", ".join(f"{go_string(f.name)}: {flags[f.name]}" for f in fields)
+        lines += ["", f"var {var} = map[string]int{{{declared}}}", ""]
         lines += [
             f"// UnmarshalJSON decodes a {name}, keeping undeclared members in AdditionalProperties.",
             f"func (o *{name}) UnmarshalJSON(data []byte) error {{",
@@ -431,6 +478,16 @@ class _Renderer:
                 "}",
             ]
         return lines
+
+    def _flags(self, f: Field, gt: str) -> str:
+        """What decoding asks of a member (``decodeObject``): present if required; not null where its Go type
+        ``gt`` cannot hold null (a raw or nullable one keeps it, for Validate to see)."""
+        nullable = f.nullable or (isinstance(f.type, Named) and self.ir.get(f.type.ref).nullable)
+        holds_null = gt == _RAW or gt in self.raw_backed or gt.startswith("Nullable[") or nullable
+        if isinstance(f.type, Named) and self.shapes[f.type.ref] in ("raw", "nullable"):
+            holds_null = True
+        flags = (["memberRequired"] if f.required else []) + ([] if holds_null else ["memberNotNull"])
+        return " | ".join(flags) or "0"
 
     def _member_type(self, f: Field, owner: str) -> tuple[str, str]:
         """The Go type and the tag option of a property: optional and nullable kept apart (see the module doc)."""
@@ -472,6 +529,20 @@ def file_name(stem: str) -> str:
     return ("schema" + stem if stem.startswith("_") else stem) + ".gen.go"
 
 
+def _bundles(schemas: SchemaSet, package: str, files: str) -> str:
+    """Every schema file bundled (each file it reaches embedded, every ``$ref`` local): what ``Validate`` reads."""
+    # entries apart by a blank line: gofmt aligns the values of consecutive lines only
+    entries = "\n".join(
+        f"\t{go_string(f.name)}: {go_string(json.dumps(bundle(schemas, f.name), ensure_ascii=False, separators=(',', ':')))},\n"
+        for f in sorted(schemas.files, key=lambda f: f.name)
+    )
+    return (
+        f"// Code generated by codegen from {files}; DO NOT EDIT.\n\npackage {package}\n\n"
+        f"// bundles holds every schema file as JSON text, bundled: what Validate checks values against.\n"
+        f"var bundles = map[string]string{{\n{entries}}}\n"
+    )
+
+
 def render(ir: IR, schemas: SchemaSet, options: dict[str, Any] | None = None) -> dict[str, bytes]:
     package = package_name(str((options or {}).get("package") or schemas.root.resolve().name))
     r = _Renderer(ir, package)
@@ -481,6 +552,8 @@ def render(ir: IR, schemas: SchemaSet, options: dict[str, Any] | None = None) ->
     env = environment("go", {"go_string": go_string})
     files = ", ".join(m.file for m in ir.modules)
     out["support.gen.go"] = env.get_template("support.go.j2").render(package=package, files=files).encode("utf-8")
+    out["validate.gen.go"] = env.get_template("validate.go.j2").render(package=package, files=files).encode("utf-8")
+    out["schemas.gen.go"] = _bundles(schemas, package, files).encode("utf-8")
     roots = [(m.file, r.type_names[TypeRef(m.file, m.root)]) for m in ir.modules if m.root is not None]
     out["roundtrip_test.go"] = env.get_template("roundtrip_test.go.j2").render(package=package, files=files, roots=roots).encode("utf-8")
     out["go.mod"] = f"// Code generated by codegen from {files}; DO NOT EDIT.\n\nmodule {package}\n\ngo {GO_VERSION}\n".encode()

@@ -7,14 +7,58 @@ import "encoding/json"
 // The URI of the schema this document claims to conform to. Any document may carry it; tools use it to detect the document kind and version.
 type SchemaUri string
 
+// UnmarshalJSON decodes a SchemaUri, refusing null (encoding/json would leave the zero value).
+func (o *SchemaUri) UnmarshalJSON(data []byte) error {
+	type plain SchemaUri
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/SchemaUri), or nil.
+func (o SchemaUri) Validate() error {
+	return validateValue(o, "common.json", "/$defs/SchemaUri")
+}
+
 // A SemVer 2.0.0 version of this specification (MAJOR.MINOR.PATCH, optional pre-release and build).
 type SpecVersion string
+
+// UnmarshalJSON decodes a SpecVersion, refusing null (encoding/json would leave the zero value).
+func (o *SpecVersion) UnmarshalJSON(data []byte) error {
+	type plain SpecVersion
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/SpecVersion), or nil.
+func (o SpecVersion) Validate() error {
+	return validateValue(o, "common.json", "/$defs/SpecVersion")
+}
 
 // A non-empty identifier.
 type Identifier string
 
+// UnmarshalJSON decodes a Identifier, refusing null (encoding/json would leave the zero value).
+func (o *Identifier) UnmarshalJSON(data []byte) error {
+	type plain Identifier
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/Identifier), or nil.
+func (o Identifier) Validate() error {
+	return validateValue(o, "common.json", "/$defs/Identifier")
+}
+
 // An RFC 3339 date-time with a time zone offset, e.g. 2026-11-30T09:15:00Z.
 type DateTime string
+
+// UnmarshalJSON decodes a DateTime, refusing null (encoding/json would leave the zero value).
+func (o *DateTime) UnmarshalJSON(data []byte) error {
+	type plain DateTime
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/DateTime), or nil.
+func (o DateTime) Validate() error {
+	return validateValue(o, "common.json", "/$defs/DateTime")
+}
 
 // Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix).
 type Metadata struct {
@@ -28,7 +72,7 @@ type Metadata struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var metadataDeclared = map[string]bool{"evalschema.skip_reason": true, "evalschema.partial": true}
+var metadataDeclared = map[string]int{"evalschema.skip_reason": memberNotNull, "evalschema.partial": memberNotNull}
 
 // UnmarshalJSON decodes a Metadata, keeping undeclared members in AdditionalProperties.
 func (o *Metadata) UnmarshalJSON(data []byte) error {
@@ -45,6 +89,11 @@ func (o *Metadata) UnmarshalJSON(data []byte) error {
 func (o Metadata) MarshalJSON() ([]byte, error) {
 	type plain Metadata
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/Metadata), or nil.
+func (o Metadata) Validate() error {
+	return validateValue(o, "common.json", "/$defs/Metadata")
 }
 
 // The model provider configuration a test case, suite or run used.
@@ -71,7 +120,7 @@ type Provider struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var providerDeclared = map[string]bool{"model": true, "api_base": true, "api_key_env": true, "temperature": true, "max_tokens": true, "extra": true}
+var providerDeclared = map[string]int{"model": memberNotNull, "api_base": memberNotNull, "api_key_env": memberNotNull, "temperature": memberNotNull, "max_tokens": memberNotNull, "extra": memberNotNull}
 
 // UnmarshalJSON decodes a Provider, keeping undeclared members in AdditionalProperties.
 func (o *Provider) UnmarshalJSON(data []byte) error {
@@ -88,4 +137,9 @@ func (o *Provider) UnmarshalJSON(data []byte) error {
 func (o Provider) MarshalJSON() ([]byte, error) {
 	type plain Provider
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/Provider), or nil.
+func (o Provider) Validate() error {
+	return validateValue(o, "common.json", "/$defs/Provider")
 }

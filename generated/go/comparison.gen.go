@@ -48,7 +48,7 @@ type Comparison struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var comparisonDeclared = map[string]bool{"version": true, "base": true, "new": true, "options": true, "comparable": true, "findings": true, "pairs": true, "changes": true, "pass_rate": true, "mcnemar": true, "power": true, "graders": true, "attempts": true, "verdict": true, "flips": true}
+var comparisonDeclared = map[string]int{"version": memberRequired | memberNotNull, "base": memberRequired | memberNotNull, "new": memberRequired | memberNotNull, "options": memberRequired | memberNotNull, "comparable": memberRequired | memberNotNull, "findings": memberRequired | memberNotNull, "pairs": memberRequired | memberNotNull, "changes": memberRequired | memberNotNull, "pass_rate": memberRequired | memberNotNull, "mcnemar": memberRequired | memberNotNull, "power": memberNotNull, "graders": memberRequired | memberNotNull, "attempts": memberRequired | memberNotNull, "verdict": memberRequired | memberNotNull, "flips": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a Comparison, keeping undeclared members in AdditionalProperties.
 func (o *Comparison) UnmarshalJSON(data []byte) error {
@@ -67,8 +67,18 @@ func (o Comparison) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (comparison.json#), or nil.
+func (o Comparison) Validate() error {
+	return validateValue(o, "comparison.json", "")
+}
+
 // [lower, upper] at confidence 1 − alpha; null when there is nothing to estimate from.
 type Interval = Nullable[[]float64]
+
+// ValidateInterval reports the first way v breaks its schema (comparison.json#/$defs/Interval), or nil.
+func ValidateInterval(v Interval) error {
+	return validateValue(v, "comparison.json", "/$defs/Interval")
+}
 
 // A run's provenance, copied from its result set.
 type Run struct {
@@ -103,7 +113,7 @@ type Run struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var runDeclared = map[string]bool{"path": true, "run_id": true, "suite_id": true, "suite_version": true, "suite_digest": true, "started_at": true, "runner": true, "provider": true, "graders": true}
+var runDeclared = map[string]int{"path": memberNotNull, "run_id": memberNotNull, "suite_id": memberNotNull, "suite_version": memberNotNull, "suite_digest": memberNotNull, "started_at": memberNotNull, "runner": memberNotNull, "provider": memberNotNull, "graders": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a Run, keeping undeclared members in AdditionalProperties.
 func (o *Run) UnmarshalJSON(data []byte) error {
@@ -122,6 +132,11 @@ func (o Run) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Run), or nil.
+func (o Run) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Run")
+}
+
 // What identifies a grader's behaviour.
 type GraderProvenance struct {
 	// The grader type.
@@ -137,7 +152,7 @@ type GraderProvenance struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderProvenanceDeclared = map[string]bool{"type": true, "version": true, "judge_model": true}
+var graderProvenanceDeclared = map[string]int{"type": memberNotNull, "version": memberNotNull, "judge_model": memberNotNull}
 
 // UnmarshalJSON decodes a GraderProvenance, keeping undeclared members in AdditionalProperties.
 func (o *GraderProvenance) UnmarshalJSON(data []byte) error {
@@ -154,6 +169,11 @@ func (o *GraderProvenance) UnmarshalJSON(data []byte) error {
 func (o GraderProvenance) MarshalJSON() ([]byte, error) {
 	type plain GraderProvenance
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/GraderProvenance), or nil.
+func (o GraderProvenance) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/GraderProvenance")
 }
 
 // What the comparison was asked.
@@ -177,7 +197,7 @@ type Options struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var optionsDeclared = map[string]bool{"alpha": true, "seed": true, "resamples": true, "grader": true, "max_drop": true}
+var optionsDeclared = map[string]int{"alpha": memberRequired | memberNotNull, "seed": memberRequired | memberNotNull, "resamples": memberRequired | memberNotNull, "grader": memberRequired, "max_drop": memberRequired}
 
 // UnmarshalJSON decodes a Options, keeping undeclared members in AdditionalProperties.
 func (o *Options) UnmarshalJSON(data []byte) error {
@@ -194,6 +214,11 @@ func (o *Options) UnmarshalJSON(data []byte) error {
 func (o Options) MarshalJSON() ([]byte, error) {
 	type plain Options
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Options), or nil.
+func (o Options) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Options")
 }
 
 // One comparability finding.
@@ -214,7 +239,7 @@ type Finding struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var findingDeclared = map[string]bool{"code": true, "severity": true, "pointer": true, "message": true}
+var findingDeclared = map[string]int{"code": memberRequired | memberNotNull, "severity": memberRequired | memberNotNull, "pointer": memberRequired | memberNotNull, "message": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a Finding, keeping undeclared members in AdditionalProperties.
 func (o *Finding) UnmarshalJSON(data []byte) error {
@@ -231,6 +256,11 @@ func (o *Finding) UnmarshalJSON(data []byte) error {
 func (o Finding) MarshalJSON() ([]byte, error) {
 	type plain Finding
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Finding), or nil.
+func (o Finding) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Finding")
 }
 
 // How the rows paired up (SPEC §12.1).
@@ -272,7 +302,7 @@ type Pairs struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var pairsDeclared = map[string]bool{"base_rows": true, "new_rows": true, "paired": true, "only_in_base": true, "only_in_new": true, "duplicates": true, "ignored_rows": true, "comparable": true, "excluded_errored": true, "excluded_unscored": true, "test_cases": true}
+var pairsDeclared = map[string]int{"base_rows": memberRequired | memberNotNull, "new_rows": memberRequired | memberNotNull, "paired": memberRequired | memberNotNull, "only_in_base": memberRequired | memberNotNull, "only_in_new": memberRequired | memberNotNull, "duplicates": memberRequired | memberNotNull, "ignored_rows": memberRequired | memberNotNull, "comparable": memberRequired | memberNotNull, "excluded_errored": memberRequired | memberNotNull, "excluded_unscored": memberRequired | memberNotNull, "test_cases": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a Pairs, keeping undeclared members in AdditionalProperties.
 func (o *Pairs) UnmarshalJSON(data []byte) error {
@@ -289,6 +319,11 @@ func (o *Pairs) UnmarshalJSON(data []byte) error {
 func (o Pairs) MarshalJSON() ([]byte, error) {
 	type plain Pairs
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Pairs), or nil.
+func (o Pairs) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Pairs")
 }
 
 // Pairs per outcome change (SPEC §12.2).
@@ -318,7 +353,7 @@ type Changes struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var changesDeclared = map[string]bool{"regression": true, "newly_invalidated": true, "newly_errored": true, "improvement": true, "no_longer_errored": true, "unchanged": true, "excluded": true}
+var changesDeclared = map[string]int{"regression": memberRequired | memberNotNull, "newly_invalidated": memberRequired | memberNotNull, "newly_errored": memberRequired | memberNotNull, "improvement": memberRequired | memberNotNull, "no_longer_errored": memberRequired | memberNotNull, "unchanged": memberRequired | memberNotNull, "excluded": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a Changes, keeping undeclared members in AdditionalProperties.
 func (o *Changes) UnmarshalJSON(data []byte) error {
@@ -335,6 +370,11 @@ func (o *Changes) UnmarshalJSON(data []byte) error {
 func (o Changes) MarshalJSON() ([]byte, error) {
 	type plain Changes
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Changes), or nil.
+func (o Changes) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Changes")
 }
 
 // One run's pass rate over the comparable pairs, with its Wilson score interval.
@@ -355,7 +395,7 @@ type RunRate struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var runRateDeclared = map[string]bool{"passed": true, "scored": true, "rate": true, "interval": true}
+var runRateDeclared = map[string]int{"passed": memberRequired | memberNotNull, "scored": memberRequired | memberNotNull, "rate": memberRequired, "interval": memberRequired}
 
 // UnmarshalJSON decodes a RunRate, keeping undeclared members in AdditionalProperties.
 func (o *RunRate) UnmarshalJSON(data []byte) error {
@@ -372,6 +412,11 @@ func (o *RunRate) UnmarshalJSON(data []byte) error {
 func (o RunRate) MarshalJSON() ([]byte, error) {
 	type plain RunRate
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/RunRate), or nil.
+func (o RunRate) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/RunRate")
 }
 
 // The pass rates and their paired difference (new − base).
@@ -398,7 +443,7 @@ type PassRate struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var passRateDeclared = map[string]bool{"base": true, "new": true, "difference": true, "interval": true, "interval_method": true, "clustered_interval": true, "clustered_method": true}
+var passRateDeclared = map[string]int{"base": memberRequired | memberNotNull, "new": memberRequired | memberNotNull, "difference": memberRequired, "interval": memberRequired, "interval_method": memberRequired | memberNotNull, "clustered_interval": memberRequired, "clustered_method": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a PassRate, keeping undeclared members in AdditionalProperties.
 func (o *PassRate) UnmarshalJSON(data []byte) error {
@@ -417,6 +462,11 @@ func (o PassRate) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/PassRate), or nil.
+func (o PassRate) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/PassRate")
+}
+
 // `paired_bootstrap`: seeded percentile bootstrap resampling test cases; `cluster_normal`: the cluster-robust normal interval, used when resamples is 0 or test cases × resamples exceeds 10,000,000.
 type IntervalMethod string
 
@@ -425,6 +475,17 @@ const (
 	IntervalMethodPairedBootstrap IntervalMethod = "paired_bootstrap"
 	IntervalMethodClusterNormal   IntervalMethod = "cluster_normal"
 )
+
+// UnmarshalJSON decodes a IntervalMethod, refusing null (encoding/json would leave the zero value).
+func (o *IntervalMethod) UnmarshalJSON(data []byte) error {
+	type plain IntervalMethod
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/IntervalMethod), or nil.
+func (o IntervalMethod) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/IntervalMethod")
+}
 
 // McNemar's test of the paired pass/fail table.
 type McNemar struct {
@@ -456,7 +517,7 @@ type McNemar struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var mcNemarDeclared = map[string]bool{"both_passed": true, "base_only": true, "new_only": true, "neither": true, "discordant": true, "method": true, "statistic": true, "p_value": true}
+var mcNemarDeclared = map[string]int{"both_passed": memberRequired | memberNotNull, "base_only": memberRequired | memberNotNull, "new_only": memberRequired | memberNotNull, "neither": memberRequired | memberNotNull, "discordant": memberRequired | memberNotNull, "method": memberRequired | memberNotNull, "statistic": memberRequired, "p_value": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a McNemar, keeping undeclared members in AdditionalProperties.
 func (o *McNemar) UnmarshalJSON(data []byte) error {
@@ -475,6 +536,11 @@ func (o McNemar) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/McNemar), or nil.
+func (o McNemar) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/McNemar")
+}
+
 // What the comparison could show at all (SPEC §12.7): McNemar's test of the same pairs at the same alpha, were every discordant pair flipped one way. Absent from documents written before 1.3.0.
 type Power struct {
 	// The fewest discordant pairs, all flipped the same way, whose McNemar p is below alpha; null when even all the comparable pairs flipping one way would not be.
@@ -490,7 +556,7 @@ type Power struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var powerDeclared = map[string]bool{"fewest_flips": true, "smallest_change": true, "pairs_needed": true}
+var powerDeclared = map[string]int{"fewest_flips": memberRequired, "smallest_change": memberRequired, "pairs_needed": memberRequired}
 
 // UnmarshalJSON decodes a Power, keeping undeclared members in AdditionalProperties.
 func (o *Power) UnmarshalJSON(data []byte) error {
@@ -507,6 +573,11 @@ func (o *Power) UnmarshalJSON(data []byte) error {
 func (o Power) MarshalJSON() ([]byte, error) {
 	type plain Power
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Power), or nil.
+func (o Power) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Power")
 }
 
 // One grader's paired score difference over the pairs where neither side errored and both scored it.
@@ -538,7 +609,7 @@ type GraderDelta struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderDeltaDeclared = map[string]bool{"grader_id": true, "pairs": true, "test_cases": true, "base_mean": true, "new_mean": true, "difference": true, "interval": true, "method": true}
+var graderDeltaDeclared = map[string]int{"grader_id": memberRequired | memberNotNull, "pairs": memberRequired | memberNotNull, "test_cases": memberRequired | memberNotNull, "base_mean": memberRequired, "new_mean": memberRequired, "difference": memberRequired, "interval": memberRequired, "method": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a GraderDelta, keeping undeclared members in AdditionalProperties.
 func (o *GraderDelta) UnmarshalJSON(data []byte) error {
@@ -555,6 +626,11 @@ func (o *GraderDelta) UnmarshalJSON(data []byte) error {
 func (o GraderDelta) MarshalJSON() ([]byte, error) {
 	type plain GraderDelta
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/GraderDelta), or nil.
+func (o GraderDelta) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/GraderDelta")
 }
 
 // Per test case over its scored attempts (SPEC §12.5).
@@ -575,7 +651,7 @@ type AttemptStats struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var attemptStatsDeclared = map[string]bool{"test_cases": true, "multi_attempt_cases": true, "flip_rate": true, "by_k": true}
+var attemptStatsDeclared = map[string]int{"test_cases": memberRequired | memberNotNull, "multi_attempt_cases": memberRequired | memberNotNull, "flip_rate": memberRequired, "by_k": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a AttemptStats, keeping undeclared members in AdditionalProperties.
 func (o *AttemptStats) UnmarshalJSON(data []byte) error {
@@ -592,6 +668,11 @@ func (o *AttemptStats) UnmarshalJSON(data []byte) error {
 func (o AttemptStats) MarshalJSON() ([]byte, error) {
 	type plain AttemptStats
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/AttemptStats), or nil.
+func (o AttemptStats) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/AttemptStats")
 }
 
 // pass@k and pass^k over the test cases with at least k scored attempts.
@@ -612,7 +693,7 @@ type PassAtK struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var passAtKDeclared = map[string]bool{"k": true, "test_cases": true, "pass_at_k": true, "pass_hat_k": true}
+var passAtKDeclared = map[string]int{"k": memberRequired | memberNotNull, "test_cases": memberRequired | memberNotNull, "pass_at_k": memberRequired, "pass_hat_k": memberRequired}
 
 // UnmarshalJSON decodes a PassAtK, keeping undeclared members in AdditionalProperties.
 func (o *PassAtK) UnmarshalJSON(data []byte) error {
@@ -629,6 +710,11 @@ func (o *PassAtK) UnmarshalJSON(data []byte) error {
 func (o PassAtK) MarshalJSON() ([]byte, error) {
 	type plain PassAtK
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/PassAtK), or nil.
+func (o PassAtK) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/PassAtK")
 }
 
 // The answer, and what `--fail-on-regression` does with it.
@@ -648,7 +734,7 @@ type Verdict struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var verdictDeclared = map[string]bool{"outcome": true, "significant": true, "gate_failed": true, "gate_reasons": true}
+var verdictDeclared = map[string]int{"outcome": memberRequired | memberNotNull, "significant": memberRequired | memberNotNull, "gate_failed": memberRequired | memberNotNull, "gate_reasons": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a Verdict, keeping undeclared members in AdditionalProperties.
 func (o *Verdict) UnmarshalJSON(data []byte) error {
@@ -665,6 +751,11 @@ func (o *Verdict) UnmarshalJSON(data []byte) error {
 func (o Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Verdict), or nil.
+func (o Verdict) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Verdict")
 }
 
 // A pair whose outcome changed.
@@ -694,7 +785,7 @@ type Flip struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var flipDeclared = map[string]bool{"test_case_id": true, "attempt": true, "change": true, "base": true, "new": true, "graders_changed": true, "constraint_ids": true, "error_type": true}
+var flipDeclared = map[string]int{"test_case_id": memberRequired | memberNotNull, "attempt": memberRequired | memberNotNull, "change": memberRequired | memberNotNull, "base": memberRequired | memberNotNull, "new": memberRequired | memberNotNull, "graders_changed": memberRequired | memberNotNull, "constraint_ids": memberNotNull, "error_type": 0}
 
 // UnmarshalJSON decodes a Flip, keeping undeclared members in AdditionalProperties.
 func (o *Flip) UnmarshalJSON(data []byte) error {
@@ -713,6 +804,11 @@ func (o Flip) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/Flip), or nil.
+func (o Flip) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/Flip")
+}
+
 // A row's class under the outcome model (SPEC §4.2).
 type RowOutcome string
 
@@ -725,6 +821,17 @@ const (
 	RowOutcomeUnscored    RowOutcome = "unscored"
 )
 
+// UnmarshalJSON decodes a RowOutcome, refusing null (encoding/json would leave the zero value).
+func (o *RowOutcome) UnmarshalJSON(data []byte) error {
+	type plain RowOutcome
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/RowOutcome), or nil.
+func (o RowOutcome) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/RowOutcome")
+}
+
 // regression / improvement: McNemar p < alpha, in the sign of the difference.
 type VerdictOutcome string
 
@@ -735,6 +842,17 @@ const (
 	VerdictOutcomeNoSignificantChange VerdictOutcome = "no_significant_change"
 	VerdictOutcomeNoData              VerdictOutcome = "no_data"
 )
+
+// UnmarshalJSON decodes a VerdictOutcome, refusing null (encoding/json would leave the zero value).
+func (o *VerdictOutcome) UnmarshalJSON(data []byte) error {
+	type plain VerdictOutcome
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/VerdictOutcome), or nil.
+func (o VerdictOutcome) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/VerdictOutcome")
+}
 
 // What changed.
 type FlipChange string
@@ -748,6 +866,17 @@ const (
 	FlipChangeNoLongerErrored  FlipChange = "no_longer_errored"
 )
 
+// UnmarshalJSON decodes a FlipChange, refusing null (encoding/json would leave the zero value).
+func (o *FlipChange) UnmarshalJSON(data []byte) error {
+	type plain FlipChange
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/FlipChange), or nil.
+func (o FlipChange) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/FlipChange")
+}
+
 // Attempt statistics of each run over all its rows (paired or not).
 type ComparisonAttempts struct {
 	Base AttemptStats `json:"base"`
@@ -758,7 +887,7 @@ type ComparisonAttempts struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var comparisonAttemptsDeclared = map[string]bool{"base": true, "new": true}
+var comparisonAttemptsDeclared = map[string]int{"base": memberRequired | memberNotNull, "new": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a ComparisonAttempts, keeping undeclared members in AdditionalProperties.
 func (o *ComparisonAttempts) UnmarshalJSON(data []byte) error {
@@ -775,4 +904,9 @@ func (o *ComparisonAttempts) UnmarshalJSON(data []byte) error {
 func (o ComparisonAttempts) MarshalJSON() ([]byte, error) {
 	type plain ComparisonAttempts
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/properties/attempts), or nil.
+func (o ComparisonAttempts) Validate() error {
+	return validateValue(o, "comparison.json", "/properties/attempts")
 }

@@ -30,7 +30,7 @@ type Grader struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderDeclared = map[string]bool{"$schema": true, "id": true, "type": true, "version": true, "params": true, "weight": true, "description": true}
+var graderDeclared = map[string]int{"$schema": memberNotNull, "id": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "version": memberNotNull, "params": memberNotNull, "weight": memberNotNull, "description": memberNotNull}
 
 // UnmarshalJSON decodes a Grader, keeping undeclared members in AdditionalProperties.
 func (o *Grader) UnmarshalJSON(data []byte) error {
@@ -47,4 +47,9 @@ func (o *Grader) UnmarshalJSON(data []byte) error {
 func (o Grader) MarshalJSON() ([]byte, error) {
 	type plain Grader
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (grader.json#), or nil.
+func (o Grader) Validate() error {
+	return validateValue(o, "grader.json", "")
 }

@@ -61,7 +61,7 @@ type Pack struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var packDeclared = map[string]bool{"$schema": true, "id": true, "name": true, "version": true, "description": true, "template_engine": true, "prompts": true, "fragments": true, "tools": true, "evals": true, "metadata": true, "compilation": true, "workflow": true, "agents": true, "skills": true, "compositions": true, "requires": true, "extensions": true}
+var packDeclared = map[string]int{"$schema": memberNotNull, "id": memberRequired | memberNotNull, "name": memberRequired | memberNotNull, "version": memberRequired | memberNotNull, "description": memberNotNull, "template_engine": memberRequired | memberNotNull, "prompts": memberRequired | memberNotNull, "fragments": memberNotNull, "tools": memberNotNull, "evals": memberNotNull, "metadata": memberNotNull, "compilation": memberNotNull, "workflow": memberNotNull, "agents": memberNotNull, "skills": memberNotNull, "compositions": memberNotNull, "requires": memberNotNull, "extensions": memberNotNull}
 
 // UnmarshalJSON decodes a Pack, keeping undeclared members in AdditionalProperties.
 func (o *Pack) UnmarshalJSON(data []byte) error {
@@ -80,13 +80,18 @@ func (o Pack) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#), or nil.
+func (o Pack) Validate() error {
+	return validateValue(o, "pack.json", "")
+}
+
 // A section this version accepts without checking its contents, so that real packs validate. A later version may model it.
 type Opaque struct {
 	// AdditionalProperties holds the members not declared above.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var opaqueDeclared = map[string]bool{}
+var opaqueDeclared = map[string]int{}
 
 // UnmarshalJSON decodes a Opaque, keeping undeclared members in AdditionalProperties.
 func (o *Opaque) UnmarshalJSON(data []byte) error {
@@ -105,8 +110,24 @@ func (o Opaque) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Opaque), or nil.
+func (o Opaque) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Opaque")
+}
+
 // A SemVer 2.0.0 version, optionally prefixed with `v`.
 type PackVersion string
+
+// UnmarshalJSON decodes a PackVersion, refusing null (encoding/json would leave the zero value).
+func (o *PackVersion) UnmarshalJSON(data []byte) error {
+	type plain PackVersion
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/PackVersion), or nil.
+func (o PackVersion) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/PackVersion")
+}
 
 // The template engine the prompts are written for.
 type TemplateEngine struct {
@@ -123,7 +144,7 @@ type TemplateEngine struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var templateEngineDeclared = map[string]bool{"version": true, "syntax": true, "features": true}
+var templateEngineDeclared = map[string]int{"version": memberRequired | memberNotNull, "syntax": memberRequired | memberNotNull, "features": memberNotNull}
 
 // UnmarshalJSON decodes a TemplateEngine, keeping undeclared members in AdditionalProperties.
 func (o *TemplateEngine) UnmarshalJSON(data []byte) error {
@@ -140,6 +161,11 @@ func (o *TemplateEngine) UnmarshalJSON(data []byte) error {
 func (o TemplateEngine) MarshalJSON() ([]byte, error) {
 	type plain TemplateEngine
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/TemplateEngine), or nil.
+func (o TemplateEngine) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/TemplateEngine")
 }
 
 // One prompt: its template, variables, tools, guardrails and evals.
@@ -190,7 +216,7 @@ type Prompt struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var promptDeclared = map[string]bool{"id": true, "name": true, "description": true, "version": true, "system_template": true, "variables": true, "tools": true, "tool_policy": true, "pipeline": true, "parameters": true, "validators": true, "evals": true, "tested_models": true, "model_overrides": true, "media": true}
+var promptDeclared = map[string]int{"id": memberRequired | memberNotNull, "name": memberRequired | memberNotNull, "description": memberNotNull, "version": memberRequired | memberNotNull, "system_template": memberRequired | memberNotNull, "variables": memberNotNull, "tools": memberNotNull, "tool_policy": memberNotNull, "pipeline": memberNotNull, "parameters": memberNotNull, "validators": memberNotNull, "evals": memberNotNull, "tested_models": memberNotNull, "model_overrides": memberNotNull, "media": memberNotNull}
 
 // UnmarshalJSON decodes a Prompt, keeping undeclared members in AdditionalProperties.
 func (o *Prompt) UnmarshalJSON(data []byte) error {
@@ -207,6 +233,11 @@ func (o *Prompt) UnmarshalJSON(data []byte) error {
 func (o Prompt) MarshalJSON() ([]byte, error) {
 	type plain Prompt
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Prompt), or nil.
+func (o Prompt) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Prompt")
 }
 
 // A template variable.
@@ -239,7 +270,7 @@ type Variable struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var variableDeclared = map[string]bool{"name": true, "type": true, "required": true, "default": true, "description": true, "example": true, "validation": true, "binding": true}
+var variableDeclared = map[string]int{"name": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "required": memberRequired | memberNotNull, "default": 0, "description": memberNotNull, "example": 0, "validation": memberNotNull, "binding": memberNotNull}
 
 // UnmarshalJSON decodes a Variable, keeping undeclared members in AdditionalProperties.
 func (o *Variable) UnmarshalJSON(data []byte) error {
@@ -258,6 +289,11 @@ func (o Variable) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Variable), or nil.
+func (o Variable) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Variable")
+}
+
 // A tool the model may call.
 type Tool struct {
 	// Tool name.
@@ -273,7 +309,7 @@ type Tool struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var toolDeclared = map[string]bool{"name": true, "description": true, "parameters": true}
+var toolDeclared = map[string]int{"name": memberRequired | memberNotNull, "description": memberRequired | memberNotNull, "parameters": memberNotNull}
 
 // UnmarshalJSON decodes a Tool, keeping undeclared members in AdditionalProperties.
 func (o *Tool) UnmarshalJSON(data []byte) error {
@@ -290,6 +326,11 @@ func (o *Tool) UnmarshalJSON(data []byte) error {
 func (o Tool) MarshalJSON() ([]byte, error) {
 	type plain Tool
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Tool), or nil.
+func (o Tool) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Tool")
 }
 
 // How the model may use tools.
@@ -309,7 +350,7 @@ type ToolPolicy struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var toolPolicyDeclared = map[string]bool{"tool_choice": true, "max_rounds": true, "max_tool_calls_per_turn": true, "blocklist": true}
+var toolPolicyDeclared = map[string]int{"tool_choice": memberNotNull, "max_rounds": memberNotNull, "max_tool_calls_per_turn": memberNotNull, "blocklist": memberNotNull}
 
 // UnmarshalJSON decodes a ToolPolicy, keeping undeclared members in AdditionalProperties.
 func (o *ToolPolicy) UnmarshalJSON(data []byte) error {
@@ -328,6 +369,11 @@ func (o ToolPolicy) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/ToolPolicy), or nil.
+func (o ToolPolicy) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/ToolPolicy")
+}
+
 // Processing pipeline of the prompt.
 type PipelineConfig struct {
 	// Stage names, in order.
@@ -340,7 +386,7 @@ type PipelineConfig struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var pipelineConfigDeclared = map[string]bool{"stages": true, "middleware": true}
+var pipelineConfigDeclared = map[string]int{"stages": memberRequired | memberNotNull, "middleware": memberNotNull}
 
 // UnmarshalJSON decodes a PipelineConfig, keeping undeclared members in AdditionalProperties.
 func (o *PipelineConfig) UnmarshalJSON(data []byte) error {
@@ -359,6 +405,11 @@ func (o PipelineConfig) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/PipelineConfig), or nil.
+func (o PipelineConfig) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/PipelineConfig")
+}
+
 // One middleware of the pipeline.
 type MiddlewareConfig struct {
 	// Middleware type.
@@ -371,7 +422,7 @@ type MiddlewareConfig struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var middlewareConfigDeclared = map[string]bool{"type": true, "config": true}
+var middlewareConfigDeclared = map[string]int{"type": memberRequired | memberNotNull, "config": memberNotNull}
 
 // UnmarshalJSON decodes a MiddlewareConfig, keeping undeclared members in AdditionalProperties.
 func (o *MiddlewareConfig) UnmarshalJSON(data []byte) error {
@@ -388,6 +439,11 @@ func (o *MiddlewareConfig) UnmarshalJSON(data []byte) error {
 func (o MiddlewareConfig) MarshalJSON() ([]byte, error) {
 	type plain MiddlewareConfig
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/MiddlewareConfig), or nil.
+func (o MiddlewareConfig) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/MiddlewareConfig")
 }
 
 // Model sampling parameters.
@@ -414,7 +470,7 @@ type Parameters struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var parametersDeclared = map[string]bool{"temperature": true, "max_tokens": true, "top_p": true, "top_k": true, "frequency_penalty": true, "presence_penalty": true}
+var parametersDeclared = map[string]int{"temperature": memberNotNull, "max_tokens": memberNotNull, "top_p": memberNotNull, "top_k": 0, "frequency_penalty": memberNotNull, "presence_penalty": memberNotNull}
 
 // UnmarshalJSON decodes a Parameters, keeping undeclared members in AdditionalProperties.
 func (o *Parameters) UnmarshalJSON(data []byte) error {
@@ -431,6 +487,11 @@ func (o *Parameters) UnmarshalJSON(data []byte) error {
 func (o Parameters) MarshalJSON() ([]byte, error) {
 	type plain Parameters
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Parameters), or nil.
+func (o Parameters) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Parameters")
 }
 
 // A guardrail. Declaring one means it enforces: a triggered validator rewrites or blocks the response. `enabled: false` is the only way to turn one off; observation without enforcement is an eval.
@@ -462,7 +523,7 @@ type Validator struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var validatorDeclared = map[string]bool{"id": true, "type": true, "enabled": true, "message": true, "fail_on_violation": true, "params": true, "extensions": true}
+var validatorDeclared = map[string]int{"id": memberNotNull, "type": memberRequired | memberNotNull, "enabled": memberNotNull, "message": memberNotNull, "fail_on_violation": memberNotNull, "params": memberNotNull, "extensions": memberNotNull}
 
 // UnmarshalJSON decodes a Validator, keeping undeclared members in AdditionalProperties.
 func (o *Validator) UnmarshalJSON(data []byte) error {
@@ -479,6 +540,11 @@ func (o *Validator) UnmarshalJSON(data []byte) error {
 func (o Validator) MarshalJSON() ([]byte, error) {
 	type plain Validator
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Validator), or nil.
+func (o Validator) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Validator")
 }
 
 // A measurement: records a score on the responses it is triggered on. Never blocks anything.
@@ -524,7 +590,7 @@ type Eval struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var evalDeclared = map[string]bool{"id": true, "description": true, "type": true, "trigger": true, "sample_percentage": true, "enabled": true, "params": true, "metric": true, "threshold": true, "message": true, "when": true, "groups": true, "extensions": true}
+var evalDeclared = map[string]int{"id": memberRequired | memberNotNull, "description": memberNotNull, "type": memberRequired | memberNotNull, "trigger": memberRequired | memberNotNull, "sample_percentage": memberNotNull, "enabled": memberNotNull, "params": memberNotNull, "metric": memberNotNull, "threshold": memberNotNull, "message": memberNotNull, "when": memberNotNull, "groups": memberNotNull, "extensions": memberNotNull}
 
 // UnmarshalJSON decodes a Eval, keeping undeclared members in AdditionalProperties.
 func (o *Eval) UnmarshalJSON(data []byte) error {
@@ -543,6 +609,11 @@ func (o Eval) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Eval), or nil.
+func (o Eval) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Eval")
+}
+
 // The metric an eval records. Open object: metric back-ends add their own keys (`help`, `labels`, `buckets`).
 type MetricDef struct {
 	// Metric name (Prometheus naming).
@@ -557,7 +628,7 @@ type MetricDef struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var metricDefDeclared = map[string]bool{"name": true, "type": true, "range": true}
+var metricDefDeclared = map[string]int{"name": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "range": memberNotNull}
 
 // UnmarshalJSON decodes a MetricDef, keeping undeclared members in AdditionalProperties.
 func (o *MetricDef) UnmarshalJSON(data []byte) error {
@@ -576,6 +647,11 @@ func (o MetricDef) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/MetricDef), or nil.
+func (o MetricDef) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/MetricDef")
+}
+
 // The pass condition on the eval's score: `score <operator> value`.
 type Threshold struct {
 	// Comparison operator. Open.
@@ -588,7 +664,7 @@ type Threshold struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var thresholdDeclared = map[string]bool{"operator": true, "value": true}
+var thresholdDeclared = map[string]int{"operator": memberNotNull, "value": memberNotNull}
 
 // UnmarshalJSON decodes a Threshold, keeping undeclared members in AdditionalProperties.
 func (o *Threshold) UnmarshalJSON(data []byte) error {
@@ -605,6 +681,11 @@ func (o *Threshold) UnmarshalJSON(data []byte) error {
 func (o Threshold) MarshalJSON() ([]byte, error) {
 	type plain Threshold
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/Threshold), or nil.
+func (o Threshold) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/Threshold")
 }
 
 // A model this prompt was tested with, and how it did.
@@ -637,7 +718,7 @@ type TestedModel struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var testedModelDeclared = map[string]bool{"provider": true, "model": true, "date": true, "success_rate": true, "avg_tokens": true, "avg_cost": true, "avg_latency_ms": true, "notes": true}
+var testedModelDeclared = map[string]int{"provider": memberRequired | memberNotNull, "model": memberRequired | memberNotNull, "date": memberRequired | memberNotNull, "success_rate": memberNotNull, "avg_tokens": memberNotNull, "avg_cost": memberNotNull, "avg_latency_ms": memberNotNull, "notes": memberNotNull}
 
 // UnmarshalJSON decodes a TestedModel, keeping undeclared members in AdditionalProperties.
 func (o *TestedModel) UnmarshalJSON(data []byte) error {
@@ -654,6 +735,11 @@ func (o *TestedModel) UnmarshalJSON(data []byte) error {
 func (o TestedModel) MarshalJSON() ([]byte, error) {
 	type plain TestedModel
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/TestedModel), or nil.
+func (o TestedModel) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/TestedModel")
 }
 
 // Template and parameter overrides for one model.
@@ -673,7 +759,7 @@ type ModelOverride struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var modelOverrideDeclared = map[string]bool{"system_template_prefix": true, "system_template_suffix": true, "system_template": true, "parameters": true}
+var modelOverrideDeclared = map[string]int{"system_template_prefix": memberNotNull, "system_template_suffix": memberNotNull, "system_template": memberNotNull, "parameters": memberNotNull}
 
 // UnmarshalJSON decodes a ModelOverride, keeping undeclared members in AdditionalProperties.
 func (o *ModelOverride) UnmarshalJSON(data []byte) error {
@@ -692,6 +778,11 @@ func (o ModelOverride) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (pack.json#/$defs/ModelOverride), or nil.
+func (o ModelOverride) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/ModelOverride")
+}
+
 // Metric kind.
 type MetricType string
 
@@ -703,6 +794,17 @@ const (
 	MetricTypeBoolean   MetricType = "boolean"
 )
 
+// UnmarshalJSON decodes a MetricType, refusing null (encoding/json would leave the zero value).
+func (o *MetricType) UnmarshalJSON(data []byte) error {
+	type plain MetricType
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/MetricType), or nil.
+func (o MetricType) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/MetricType")
+}
+
 // Whether the model may (`auto`), must (`required`) or must not (`none`) call tools.
 type ToolChoice string
 
@@ -712,6 +814,17 @@ const (
 	ToolChoiceRequired ToolChoice = "required"
 	ToolChoiceNone     ToolChoice = "none"
 )
+
+// UnmarshalJSON decodes a ToolChoice, refusing null (encoding/json would leave the zero value).
+func (o *ToolChoice) UnmarshalJSON(data []byte) error {
+	type plain ToolChoice
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/ToolChoice), or nil.
+func (o ToolChoice) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/ToolChoice")
+}
 
 // Expected value range.
 type MetricDefRange struct {
@@ -725,7 +838,7 @@ type MetricDefRange struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var metricDefRangeDeclared = map[string]bool{"min": true, "max": true}
+var metricDefRangeDeclared = map[string]int{"min": memberNotNull, "max": memberNotNull}
 
 // UnmarshalJSON decodes a MetricDefRange, keeping undeclared members in AdditionalProperties.
 func (o *MetricDefRange) UnmarshalJSON(data []byte) error {
@@ -742,4 +855,9 @@ func (o *MetricDefRange) UnmarshalJSON(data []byte) error {
 func (o MetricDefRange) MarshalJSON() ([]byte, error) {
 	type plain MetricDefRange
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (pack.json#/$defs/MetricDef/properties/range), or nil.
+func (o MetricDefRange) Validate() error {
+	return validateValue(o, "pack.json", "/$defs/MetricDef/properties/range")
 }

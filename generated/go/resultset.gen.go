@@ -52,7 +52,7 @@ type ResultSet struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var resultSetDeclared = map[string]bool{"$schema": true, "version": true, "suite_id": true, "suite_version": true, "suite_digest": true, "run_id": true, "started_at": true, "completed_at": true, "provider": true, "runner": true, "graders": true, "isolation": true, "group": true, "results": true, "summary": true, "metadata": true}
+var resultSetDeclared = map[string]int{"$schema": memberNotNull, "version": memberRequired | memberNotNull, "suite_id": memberRequired | memberNotNull, "suite_version": memberNotNull, "suite_digest": memberNotNull, "run_id": memberRequired | memberNotNull, "started_at": memberRequired | memberNotNull, "completed_at": memberNotNull, "provider": memberNotNull, "runner": memberNotNull, "graders": memberNotNull, "isolation": memberNotNull, "group": memberNotNull, "results": memberRequired | memberNotNull, "summary": memberNotNull, "metadata": memberNotNull}
 
 // UnmarshalJSON decodes a ResultSet, keeping undeclared members in AdditionalProperties.
 func (o *ResultSet) UnmarshalJSON(data []byte) error {
@@ -71,6 +71,11 @@ func (o ResultSet) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (resultset.json#), or nil.
+func (o ResultSet) Validate() error {
+	return validateValue(o, "resultset.json", "")
+}
+
 // The tool that produced the result set.
 type Runner struct {
 	// Name of the runner.
@@ -83,7 +88,7 @@ type Runner struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var runnerDeclared = map[string]bool{"name": true, "version": true}
+var runnerDeclared = map[string]int{"name": memberNotNull, "version": memberNotNull}
 
 // UnmarshalJSON decodes a Runner, keeping undeclared members in AdditionalProperties.
 func (o *Runner) UnmarshalJSON(data []byte) error {
@@ -102,6 +107,11 @@ func (o Runner) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/Runner), or nil.
+func (o Runner) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/Runner")
+}
+
 // What identifies a grader's behaviour in a run.
 type ResultsetGraderProvenance struct {
 	// The grader's `type`.
@@ -117,7 +127,7 @@ type ResultsetGraderProvenance struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var resultsetGraderProvenanceDeclared = map[string]bool{"type": true, "version": true, "judge_model": true}
+var resultsetGraderProvenanceDeclared = map[string]int{"type": memberNotNull, "version": memberNotNull, "judge_model": memberNotNull}
 
 // UnmarshalJSON decodes a ResultsetGraderProvenance, keeping undeclared members in AdditionalProperties.
 func (o *ResultsetGraderProvenance) UnmarshalJSON(data []byte) error {
@@ -134,6 +144,11 @@ func (o *ResultsetGraderProvenance) UnmarshalJSON(data []byte) error {
 func (o ResultsetGraderProvenance) MarshalJSON() ([]byte, error) {
 	type plain ResultsetGraderProvenance
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/GraderProvenance), or nil.
+func (o ResultsetGraderProvenance) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/GraderProvenance")
 }
 
 // Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
@@ -157,7 +172,7 @@ type Group struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var groupDeclared = map[string]bool{"group_id": true, "parent_group_id": true, "role": true, "label": true, "sequence": true}
+var groupDeclared = map[string]int{"group_id": memberRequired | memberNotNull, "parent_group_id": memberNotNull, "role": memberNotNull, "label": memberNotNull, "sequence": memberNotNull}
 
 // UnmarshalJSON decodes a Group, keeping undeclared members in AdditionalProperties.
 func (o *Group) UnmarshalJSON(data []byte) error {
@@ -174,6 +189,11 @@ func (o *Group) UnmarshalJSON(data []byte) error {
 func (o Group) MarshalJSON() ([]byte, error) {
 	type plain Group
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/Group), or nil.
+func (o Group) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/Group")
 }
 
 // The outcome of one attempt at one test case.
@@ -210,7 +230,7 @@ type Result struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var resultDeclared = map[string]bool{"test_case_id": true, "attempt": true, "actual_output": true, "grader_results": true, "constraint_violations": true, "passed": true, "duration_ms": true, "completed_at": true, "error": true, "metadata": true}
+var resultDeclared = map[string]int{"test_case_id": memberRequired | memberNotNull, "attempt": memberNotNull, "actual_output": memberNotNull, "grader_results": memberRequired | memberNotNull, "constraint_violations": memberNotNull, "passed": memberRequired | memberNotNull, "duration_ms": memberNotNull, "completed_at": memberNotNull, "error": memberNotNull, "metadata": memberNotNull}
 
 // UnmarshalJSON decodes a Result, keeping undeclared members in AdditionalProperties.
 func (o *Result) UnmarshalJSON(data []byte) error {
@@ -227,6 +247,11 @@ func (o *Result) UnmarshalJSON(data []byte) error {
 func (o Result) MarshalJSON() ([]byte, error) {
 	type plain Result
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/Result), or nil.
+func (o Result) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/Result")
 }
 
 // One grader's verdict on one result.
@@ -252,7 +277,7 @@ type GraderResult struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderResultDeclared = map[string]bool{"grader_id": true, "type": true, "score": true, "passed": true, "reason": true, "metadata": true}
+var graderResultDeclared = map[string]int{"grader_id": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "score": memberRequired, "passed": memberRequired | memberNotNull, "reason": memberNotNull, "metadata": memberNotNull}
 
 // UnmarshalJSON decodes a GraderResult, keeping undeclared members in AdditionalProperties.
 func (o *GraderResult) UnmarshalJSON(data []byte) error {
@@ -269,6 +294,11 @@ func (o *GraderResult) UnmarshalJSON(data []byte) error {
 func (o GraderResult) MarshalJSON() ([]byte, error) {
 	type plain GraderResult
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/GraderResult), or nil.
+func (o GraderResult) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/GraderResult")
 }
 
 // A hard constraint the result broke: categorically different from a grader result (it does not average) and from an error (a usable result was produced and scored).
@@ -292,7 +322,7 @@ type ConstraintViolation struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var constraintViolationDeclared = map[string]bool{"id": true, "type": true, "detail": true, "grader_id": true, "invalidates_result": true}
+var constraintViolationDeclared = map[string]int{"id": memberRequired | memberNotNull, "type": memberNotNull, "detail": memberNotNull, "grader_id": memberNotNull, "invalidates_result": memberRequired | memberNotNull}
 
 // UnmarshalJSON decodes a ConstraintViolation, keeping undeclared members in AdditionalProperties.
 func (o *ConstraintViolation) UnmarshalJSON(data []byte) error {
@@ -309,6 +339,11 @@ func (o *ConstraintViolation) UnmarshalJSON(data []byte) error {
 func (o ConstraintViolation) MarshalJSON() ([]byte, error) {
 	type plain ConstraintViolation
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/ConstraintViolation), or nil.
+func (o ConstraintViolation) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/ConstraintViolation")
 }
 
 // The test case produced no usable result. An errored row is excluded from pass-rate and score denominators; an error wins over an invalidating constraint violation.
@@ -328,7 +363,7 @@ type ExecutionError struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var executionErrorDeclared = map[string]bool{"type": true, "message": true, "code": true, "retryable": true}
+var executionErrorDeclared = map[string]int{"type": memberNotNull, "message": memberNotNull, "code": memberNotNull, "retryable": memberNotNull}
 
 // UnmarshalJSON decodes a ExecutionError, keeping undeclared members in AdditionalProperties.
 func (o *ExecutionError) UnmarshalJSON(data []byte) error {
@@ -345,6 +380,11 @@ func (o *ExecutionError) UnmarshalJSON(data []byte) error {
 func (o ExecutionError) MarshalJSON() ([]byte, error) {
 	type plain ExecutionError
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/ExecutionError), or nil.
+func (o ExecutionError) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/ExecutionError")
 }
 
 // ExecutionErrorCode is one of several JSON types (a union).
@@ -422,7 +462,7 @@ type Summary struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var summaryDeclared = map[string]bool{"total": true, "passed": true, "failed": true, "skipped": true, "errored": true, "invalidated": true, "unscored": true, "pass_rate": true, "avg_score": true, "duration_ms": true, "by_grader": true, "attempts": true}
+var summaryDeclared = map[string]int{"total": memberNotNull, "passed": memberNotNull, "failed": memberNotNull, "skipped": memberNotNull, "errored": memberNotNull, "invalidated": memberNotNull, "unscored": memberNotNull, "pass_rate": 0, "avg_score": 0, "duration_ms": memberNotNull, "by_grader": memberNotNull, "attempts": memberNotNull}
 
 // UnmarshalJSON decodes a Summary, keeping undeclared members in AdditionalProperties.
 func (o *Summary) UnmarshalJSON(data []byte) error {
@@ -439,6 +479,11 @@ func (o *Summary) UnmarshalJSON(data []byte) error {
 func (o Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/Summary), or nil.
+func (o Summary) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/Summary")
 }
 
 // Totals for one grader.
@@ -459,7 +504,7 @@ type GraderSummary struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderSummaryDeclared = map[string]bool{"passed": true, "failed": true, "unscored": true, "avg_score": true}
+var graderSummaryDeclared = map[string]int{"passed": memberNotNull, "failed": memberNotNull, "unscored": memberNotNull, "avg_score": 0}
 
 // UnmarshalJSON decodes a GraderSummary, keeping undeclared members in AdditionalProperties.
 func (o *GraderSummary) UnmarshalJSON(data []byte) error {
@@ -476,6 +521,11 @@ func (o *GraderSummary) UnmarshalJSON(data []byte) error {
 func (o GraderSummary) MarshalJSON() ([]byte, error) {
 	type plain GraderSummary
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/GraderSummary), or nil.
+func (o GraderSummary) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/GraderSummary")
 }
 
 // Per-test-case rollups over attempts, when results carry `attempt`. Only scored rows count; test cases with no scored row are left out.
@@ -496,7 +546,7 @@ type AttemptSummary struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var attemptSummaryDeclared = map[string]bool{"test_cases": true, "first_attempt_pass_rate": true, "any_pass_rate": true, "all_pass_rate": true}
+var attemptSummaryDeclared = map[string]int{"test_cases": memberNotNull, "first_attempt_pass_rate": 0, "any_pass_rate": 0, "all_pass_rate": 0}
 
 // UnmarshalJSON decodes a AttemptSummary, keeping undeclared members in AdditionalProperties.
 func (o *AttemptSummary) UnmarshalJSON(data []byte) error {
@@ -515,6 +565,11 @@ func (o AttemptSummary) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/AttemptSummary), or nil.
+func (o AttemptSummary) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/AttemptSummary")
+}
+
 // What failed: the time limit (`timeout`), the model provider (`provider_error`), or the runner itself (`runner_error`).
 type ErrorType string
 
@@ -524,3 +579,14 @@ const (
 	ErrorTypeProviderError ErrorType = "provider_error"
 	ErrorTypeRunnerError   ErrorType = "runner_error"
 )
+
+// UnmarshalJSON decodes a ErrorType, refusing null (encoding/json would leave the zero value).
+func (o *ErrorType) UnmarshalJSON(data []byte) error {
+	type plain ErrorType
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/ErrorType), or nil.
+func (o ErrorType) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/ErrorType")
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -24,7 +25,9 @@ var roots = []struct {
 }
 
 // TestRoundTrip decodes every $CODEGEN_ROUNDTRIP_DIR/evalschema/<schema file>/*.json document into the
-// root type of that schema file, encodes it again and compares the two JSON values (member order aside).
+// root type of that schema file, encodes it again and compares the two JSON values (member order aside). A
+// document whose name starts with "valid-" must also pass Validate; one whose name starts with "invalid-" must be
+// refused by decoding or Validate (and is not encoded again).
 func TestRoundTrip(t *testing.T) {
 	dir := os.Getenv("CODEGEN_ROUNDTRIP_DIR")
 	if dir == "" {
@@ -43,8 +46,23 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			value := root.new()
-			if err := json.Unmarshal(data, value); err != nil {
-				t.Errorf("%s: decode: %v", path, err)
+			decodeErr := json.Unmarshal(data, value)
+			var validateErr error
+			if checked, ok := value.(interface{ Validate() error }); ok && decodeErr == nil {
+				validateErr = checked.Validate()
+			}
+			if strings.HasPrefix(filepath.Base(path), "invalid-") {
+				if decodeErr == nil && validateErr == nil {
+					t.Errorf("%s: an invalid document was decoded and validated", path)
+				}
+				continue
+			}
+			if decodeErr != nil {
+				t.Errorf("%s: decode: %v", path, decodeErr)
+				continue
+			}
+			if validateErr != nil && strings.HasPrefix(filepath.Base(path), "valid-") {
+				t.Errorf("%s: Validate: %v", path, validateErr)
 				continue
 			}
 			encoded, err := json.Marshal(value)

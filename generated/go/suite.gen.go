@@ -40,7 +40,7 @@ type Suite struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var suiteDeclared = map[string]bool{"$schema": true, "version": true, "id": true, "name": true, "description": true, "graders": true, "test_cases": true, "test_cases_file": true, "config": true, "metadata": true, "tags": true}
+var suiteDeclared = map[string]int{"$schema": memberNotNull, "version": memberRequired | memberNotNull, "id": memberRequired | memberNotNull, "name": memberNotNull, "description": memberNotNull, "graders": memberNotNull, "test_cases": memberNotNull, "test_cases_file": memberNotNull, "config": memberNotNull, "metadata": memberNotNull, "tags": memberNotNull}
 
 // UnmarshalJSON decodes a Suite, keeping undeclared members in AdditionalProperties.
 func (o *Suite) UnmarshalJSON(data []byte) error {
@@ -57,6 +57,11 @@ func (o *Suite) UnmarshalJSON(data []byte) error {
 func (o Suite) MarshalJSON() ([]byte, error) {
 	type plain Suite
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (suite.json#), or nil.
+func (o Suite) Validate() error {
+	return validateValue(o, "suite.json", "")
 }
 
 // How a runner executes the suite.
@@ -76,7 +81,7 @@ type SuiteConfig struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var suiteConfigDeclared = map[string]bool{"provider": true, "defaults": true, "parallel": true, "retry": true}
+var suiteConfigDeclared = map[string]int{"provider": memberNotNull, "defaults": memberNotNull, "parallel": memberNotNull, "retry": memberNotNull}
 
 // UnmarshalJSON decodes a SuiteConfig, keeping undeclared members in AdditionalProperties.
 func (o *SuiteConfig) UnmarshalJSON(data []byte) error {
@@ -95,6 +100,11 @@ func (o SuiteConfig) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (suite.json#/$defs/SuiteConfig), or nil.
+func (o SuiteConfig) Validate() error {
+	return validateValue(o, "suite.json", "/$defs/SuiteConfig")
+}
+
 // Defaults applied to every test case that does not set its own.
 type SuiteConfigDefaults struct {
 	// Default time limit per test case, in milliseconds.
@@ -107,7 +117,7 @@ type SuiteConfigDefaults struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var suiteConfigDefaultsDeclared = map[string]bool{"timeout_ms": true, "weight": true}
+var suiteConfigDefaultsDeclared = map[string]int{"timeout_ms": memberNotNull, "weight": memberNotNull}
 
 // UnmarshalJSON decodes a SuiteConfigDefaults, keeping undeclared members in AdditionalProperties.
 func (o *SuiteConfigDefaults) UnmarshalJSON(data []byte) error {
@@ -126,6 +136,11 @@ func (o SuiteConfigDefaults) MarshalJSON() ([]byte, error) {
 	return encodeObject(plain(o), o.AdditionalProperties)
 }
 
+// Validate reports the first way o breaks its schema (suite.json#/$defs/SuiteConfig/properties/defaults), or nil.
+func (o SuiteConfigDefaults) Validate() error {
+	return validateValue(o, "suite.json", "/$defs/SuiteConfig/properties/defaults")
+}
+
 // Retry policy for provider failures.
 type SuiteConfigRetry struct {
 	// Attempts per test case, the first included.
@@ -138,7 +153,7 @@ type SuiteConfigRetry struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var suiteConfigRetryDeclared = map[string]bool{"max_attempts": true, "backoff_ms": true}
+var suiteConfigRetryDeclared = map[string]int{"max_attempts": memberNotNull, "backoff_ms": memberNotNull}
 
 // UnmarshalJSON decodes a SuiteConfigRetry, keeping undeclared members in AdditionalProperties.
 func (o *SuiteConfigRetry) UnmarshalJSON(data []byte) error {
@@ -155,4 +170,9 @@ func (o *SuiteConfigRetry) UnmarshalJSON(data []byte) error {
 func (o SuiteConfigRetry) MarshalJSON() ([]byte, error) {
 	type plain SuiteConfigRetry
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (suite.json#/$defs/SuiteConfig/properties/retry), or nil.
+func (o SuiteConfigRetry) Validate() error {
+	return validateValue(o, "suite.json", "/$defs/SuiteConfig/properties/retry")
 }

@@ -13,6 +13,7 @@ package evalschema
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 )
 
 // Nullable is an optional member that may also be null: nil when absent (omitted on encoding), Null()
@@ -62,9 +63,45 @@ func (n *Nullable[T]) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decodeObject decodes data into plain (a struct without custom methods) and returns the members whose
-// names are not in declared, or nil when there are none.
-func decodeObject(data []byte, plain any, declared map[string]bool) (map[string]json.RawMessage, error) {
+// member flags: what decoding asks of a declared member besides its Go type (encoding/json would fill in a
+// zero value for a required member that is absent, or for a null where the Go type cannot hold null).
+const (
+	memberRequired = 1 << iota // the member must be present
+	memberNotNull              // the member, when present, must not be null
+)
+
+// DecodeError is a document that the Go types refuse on decoding: a required member absent, or null where the
+// schema does not allow it (the rest is Validate's).
+type DecodeError struct {
+	Member  string
+	Message string
+}
+
+func (e *DecodeError) Error() string {
+	if e.Member == "" {
+		return e.Message
+	}
+	return strconv.Quote(e.Member) + ": " + e.Message
+}
+
+func isNull(data []byte) bool {
+	return bytes.Equal(bytes.TrimSpace(data), []byte("null"))
+}
+
+// decodeNotNull decodes data into v, refusing null (encoding/json would leave the zero value).
+func decodeNotNull[T any](data []byte, v *T) error {
+	if isNull(data) {
+		return &DecodeError{Message: "null is not allowed here"}
+	}
+	return json.Unmarshal(data, v)
+}
+
+// decodeObject decodes data into plain (a struct without custom methods), checks the members' flags and
+// returns the members whose names are not in declared, or nil when there are none.
+func decodeObject(data []byte, plain any, declared map[string]int) (map[string]json.RawMessage, error) {
+	if isNull(data) {
+		return nil, &DecodeError{Message: "null is not an object"}
+	}
 	if err := json.Unmarshal(data, plain); err != nil {
 		return nil, err
 	}
@@ -72,9 +109,18 @@ func decodeObject(data []byte, plain any, declared map[string]bool) (map[string]
 	if err := json.Unmarshal(data, &all); err != nil {
 		return nil, err
 	}
+	for name, flags := range declared {
+		value, present := all[name]
+		if !present && flags&memberRequired != 0 {
+			return nil, &DecodeError{Member: name, Message: "the required member is missing"}
+		}
+		if present && flags&memberNotNull != 0 && isNull(value) {
+			return nil, &DecodeError{Member: name, Message: "null is not allowed here"}
+		}
+	}
 	var extra map[string]json.RawMessage
 	for name, value := range all {
-		if !declared[name] {
+		if _, ok := declared[name]; !ok {
 			if extra == nil {
 				extra = map[string]json.RawMessage{}
 			}

@@ -52,7 +52,7 @@ type TestCase struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var testCaseDeclared = map[string]bool{"$schema": true, "id": true, "input": true, "expected_output": true, "context": true, "retrieval_context": true, "tools_called": true, "expected_tools": true, "graders": true, "metadata": true, "tags": true, "provider": true, "params": true, "timeout_ms": true, "weight": true}
+var testCaseDeclared = map[string]int{"$schema": memberNotNull, "id": memberRequired | memberNotNull, "input": memberRequired, "expected_output": memberNotNull, "context": memberNotNull, "retrieval_context": memberNotNull, "tools_called": memberNotNull, "expected_tools": memberNotNull, "graders": memberRequired | memberNotNull, "metadata": memberNotNull, "tags": memberNotNull, "provider": memberNotNull, "params": memberNotNull, "timeout_ms": memberNotNull, "weight": memberNotNull}
 
 // UnmarshalJSON decodes a TestCase, keeping undeclared members in AdditionalProperties.
 func (o *TestCase) UnmarshalJSON(data []byte) error {
@@ -69,6 +69,11 @@ func (o *TestCase) UnmarshalJSON(data []byte) error {
 func (o TestCase) MarshalJSON() ([]byte, error) {
 	type plain TestCase
 	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (testcase.json#), or nil.
+func (o TestCase) Validate() error {
+	return validateValue(o, "testcase.json", "")
 }
 
 // TestCaseInput is one of several JSON types (a union).

@@ -12,6 +12,9 @@ The TypeScript target is run the same way (``run_all_ts``): every group's genera
 compiled by one ``tsc --strict`` run (the ``typescript`` of ``js/node_modules``, which also gives Ajv), then every
 instance goes through the root type's guard ``isX`` and, so that both agree, ``validateX`` (one ``node`` run).
 
+The Go target is run the same way (``run_all_go``): every group's package in one module, one ``go build``, every
+instance decoded into the root type by ``encoding/json`` (a refusal is a reject) then checked by its ``Validate()``.
+
 ``python tests/codegen/official_tests.py`` prints the agreement by keyword (the ``models_official_tests`` nox session).
 """
 
@@ -297,6 +300,128 @@ def run_all_ts(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12"
     return outcomes
 
 
+_GO_MAIN_HEAD = """package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+%s)
+
+// verdict runs one test: "accept", "reject" (the decoding or Validate refused it) or "crash: ..." (a panic).
+func verdict(check func([]byte) error, data []byte) (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = fmt.Sprintf("crash: %%v", r)
+		}
+	}()
+	if check(data) != nil {
+		return "reject"
+	}
+	return "accept"
+}
+
+func main() {
+	raw, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	var groups [][]json.RawMessage
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		panic(err)
+	}
+	checks := []func([]byte) error{
+"""
+_GO_MAIN_TAIL = """	}
+	verdicts := make([][]string, len(groups))
+	for i, tests := range groups {
+		for _, data := range tests {
+			verdicts[i] = append(verdicts[i], verdict(checks[i], data))
+		}
+	}
+	out, _ := json.Marshal(verdicts)
+	os.Stdout.Write(out)
+}
+"""
+
+
+def run_all_go(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12") -> dict[str, Outcome]:
+    """Every keyword of ``keywords`` that ``draft`` has, through the generated Go types: each test decoded into the
+    root type with ``encoding/json`` (a refusal is a reject), then its ``Validate()`` (``Validate<Name>`` for an
+    alias). Every group is one package of one module, built and run once, offline."""
+    import re
+
+    from codegen.ir import build
+    from codegen.load import SchemaError, load
+    from codegen.targets import go
+
+    outcomes: dict[str, Outcome] = {}
+    with tempfile.TemporaryDirectory(prefix="codegen-suite-go-") as tmp:
+        work = Path(tmp)
+        (work / "go.mod").write_text(f"module suite\n\ngo {go.GO_VERSION}\n", encoding="utf-8")
+        compiled: list[tuple[list[Case], str, list[Any]]] = []
+        for keyword in keywords:
+            if not keyword_file(keyword, draft).is_file():
+                continue
+            outcome = outcomes[keyword] = Outcome()
+            for index, group in enumerate(groups(keyword, draft)):
+                cases = [Case(keyword, group["description"], t["description"], bool(t["valid"])) for t in group["tests"]]
+                package = f"g_{keyword.lower()}_{index}"
+                folder = work / "schemas" / package
+                folder.mkdir(parents=True)
+                (folder / "schema.json").write_text(json.dumps(group["schema"]), encoding="utf-8")
+                try:
+                    schemas = load(folder)
+                    files = go.render(build(schemas), schemas, {"package": package})
+                except SchemaError as exc:
+                    outcome.no_model.extend((case, str(exc)) for case in cases)
+                    continue
+                found = re.search(r"return new\((\w+)\)", files["roundtrip_test.go"].decode())
+                if found is None:
+                    outcome.no_model.extend((case, "no root type") for case in cases)
+                    continue
+                root = found.group(1)
+                out = work / package
+                out.mkdir()
+                for name, content in files.items():
+                    if name.endswith(".gen.go"):
+                        (out / name).write_bytes(content)
+                alias = any(f"func Validate{root}(v {root}) error".encode() in c for c in files.values())
+                check = f"{package}.Validate{root}(v)" if alias else "v.Validate()"
+                compiled.append(
+                    (
+                        cases,
+                        f"\t\tfunc(data []byte) error {{\n\t\t\tvar v {package}.{root}\n"
+                        f"\t\t\tif err := json.Unmarshal(data, &v); err != nil {{\n\t\t\t\treturn err\n\t\t\t}}\n"
+                        f"\t\t\treturn {check}\n\t\t}},\n",
+                        [t["data"] for t in group["tests"]],
+                    )
+                )
+        imports = "".join(f'\t"suite/{p}"\n' for p in sorted({c[1].split("var v ")[1].split(".")[0] for c in compiled}))
+        main = _GO_MAIN_HEAD % imports + "".join(c[1] for c in compiled) + _GO_MAIN_TAIL
+        (work / "main.go").write_text(main, encoding="utf-8")
+        (work / "cases.json").write_text(json.dumps([c[2] for c in compiled]), encoding="utf-8")
+        env = {**os.environ, "GOWORK": "off", "GOPROXY": "off", "GOFLAGS": "", "GOTOOLCHAIN": "local"}
+        built = subprocess.run(["go", "build", "-o", "suite", "."], cwd=work, env=env, capture_output=True, text=True, check=False)
+        if built.returncode != 0:
+            raise RuntimeError(f"the generated Go does not compile:\n{built.stdout}{built.stderr[-6000:]}")
+        ran = subprocess.run([str(work / "suite"), str(work / "cases.json")], capture_output=True, text=True, check=False)
+        if ran.returncode != 0:
+            raise RuntimeError(f"the Go runner failed:\n{ran.stderr[-4000:]}")
+        for (cases, _, _), verdicts in zip(compiled, json.loads(ran.stdout), strict=True):
+            for case, verdict in zip(cases, verdicts, strict=True):
+                outcome = outcomes[case.keyword]
+                if verdict.startswith("crash"):
+                    outcome.crash.append((case, verdict))
+                elif (verdict == "accept") == case.valid:
+                    outcome.agree.append(case)
+                elif verdict == "accept":
+                    outcome.false_accept.append(case)
+                else:
+                    outcome.false_reject.append(case)
+    return outcomes
+
+
 def table(outcomes: dict[str, Outcome]) -> str:
     rows: list[tuple[str, ...]] = [("keyword", "tests", "agree", "false accept", "false reject", "no model", "crash")]
     for keyword, o in outcomes.items():
@@ -313,6 +438,14 @@ def main(argv: list[str]) -> int:
     for draft in DRAFTS:
         outcomes = run_all(tuple(argv) or KEYWORDS, draft)
         print(f"JSON-Schema-Test-Suite {draft}, Python models (model_validate) against the suite's verdicts:")
+        print(table(outcomes))
+        for outcome in outcomes.values():
+            for kind, case in outcome.disagreements():
+                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+        print()
+    for draft in DRAFTS:
+        outcomes = run_all_go(tuple(argv) or KEYWORDS, draft)
+        print(f"JSON-Schema-Test-Suite {draft}, Go types (encoding/json, then Validate) against the suite's verdicts:")
         print(table(outcomes))
         for outcome in outcomes.values():
             for kind, case in outcome.disagreements():

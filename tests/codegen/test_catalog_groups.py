@@ -55,3 +55,27 @@ def test_a_group_value_that_is_no_string_is_refused_with_its_location(tmp_path: 
 def test_groups_must_name_fields(tmp_path: Path) -> None:
     proc = run_codegen("generate", "--config", str(_project(tmp_path, [{"id": "A_RULE"}], '["not a field"]')))
     assert proc.returncode == 2 and "groups must be a list of field names" in proc.stderr, proc.stderr
+
+
+def test_the_records_page_is_one_section_per_record_after_a_narrow_index() -> None:
+    """A catalog's docs page: an index table of the key and the short fields, then one section per record with
+    its doc field and every other field — not one table as wide as the longest message (issue 41)."""
+    import tomllib
+
+    from codegen_helpers import REPO
+
+    catalogs = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["codegen"]["catalogs"]
+    columns = next(c for c in catalogs if c["name"] == "rules")["columns"]
+    ledger = json.loads((REPO / "spec" / "ledger.json").read_text(encoding="utf-8"))["rules"]
+    page = (REPO / "generated" / "docs" / "rules.md").read_text(encoding="utf-8")
+    index = [line for line in page.splitlines() if line.startswith("| [")]
+    assert [line.split("]", 1)[0][3:] for line in index] == [rule["id"] for rule in ledger]
+    assert max(len(line) for line in index) <= 160  # one table of every field had lines of 1,015 characters
+    sections = page.split("\n## ")[1:]
+    assert [section.split("\n", 1)[0] for section in sections] == [rule["id"] for rule in ledger]
+    for rule, section in zip(ledger, sections, strict=True):
+        assert " ".join(rule["statement"].split()) in section
+        for field in columns:
+            value = rule.get(field)
+            if field not in ("id", "statement") and value not in (None, "", []):
+                assert f"- **{field}**:" in section, (rule["id"], field)

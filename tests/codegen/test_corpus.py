@@ -172,7 +172,7 @@ def test_go_vet_build_and_round_trip(corpus_out: dict[str, Path], tmp_path: Path
         target = data / name / root_file(name)
         target.mkdir(parents=True)
         for file, instance in instances(name):
-            (target / file).write_text(json.dumps(instance, ensure_ascii=False), encoding="utf-8")
+            (target / ("valid-" + file)).write_text(json.dumps(instance, ensure_ascii=False), encoding="utf-8")  # Validate too
     (tmp_path / "go.work").write_text("go 1.19\n\nuse (\n" + "".join(f"\t{m}\n" for m in modules) + ")\n", encoding="utf-8")
     # offline: the generated packages import the standard library only
     env = {**os.environ, "GOWORK": str(tmp_path / "go.work"), "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOFLAGS": ""}

@@ -1,4 +1,4 @@
-"""The generated Python models against the official JSON-Schema-Test-Suite (draft 2020-12; ``official_tests.py``).
+"""The generated Python models, TypeScript guards and Go types against the official JSON-Schema-Test-Suite (draft 2020-12; ``official_tests.py``).
 
 Every test of the keywords of issue 41 must agree, except the gaps listed in ``KNOWN_GAPS`` — by keyword, test
 group and kind of disagreement. The comparison is by equality both ways: a new disagreement fails, and so does a
@@ -6,10 +6,12 @@ listed gap that now agrees (remove it from the list). ``./noxw -s models_officia
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 
 import pytest
-from official_tests import KEYWORDS, Outcome, run_all, run_all_ts
+from official_tests import KEYWORDS, Outcome, run_all, run_all_go, run_all_ts
+from tools import missing_tool
 
 # (kind, keyword, test group) -> number of its tests that disagree that way; each with why, for the next to fix
 KNOWN_GAPS: dict[tuple[str, str, str], int] = {
@@ -86,3 +88,39 @@ def test_the_typescript_guards_agree_with_the_suite_but_where_there_is_no_model(
     assert sum(o.total for o in ts_outcomes.values()) == 623
     found = Counter((kind, case.keyword, case.group) for o in ts_outcomes.values() for kind, case in o.disagreements())
     assert dict(found) == KNOWN_TS_GAPS
+
+
+# the Go types (decoded with encoding/json, then Validate()): the Python gaps where the Go type has the same shape,
+# and the JSON number model, which a typed Go value cannot hold: 1.0 does not decode into an int64 (integer enums
+# and consts too). Validate itself agrees on each of these documents; only the typing refuses them.
+KNOWN_GO_GAPS: dict[tuple[str, str, str], int] = {
+    **{key: n for key, n in KNOWN_GAPS.items() if key[1] != "allOf" and key[2] != "items does not look in applicators, valid case"},
+    ("false reject", "type", "integer type matches integers"): 1,
+    ("false reject", "enum", "heterogeneous enum-with-null validation"): 1,
+    ("false reject", "enum", "enum with 0 does not match false"): 1,
+    ("false reject", "enum", "enum with 1 does not match true"): 1,
+    ("false reject", "const", "const with 0 does not match other zero-like types"): 1,
+    ("false reject", "const", "const with 1 does not match true"): 1,
+    ("false reject", "const", "float and integers are equal up to 64-bit representation limits"): 1,
+    # a schema with no "type" typed as an object: the Go struct refuses the number the schema allows
+    ("false reject", "ref", "$id must be resolved against nearest parent, not just immediate parent"): 1,
+    ("false reject", "ref", "empty tokens in $ref json-pointer"): 1,
+    # unevaluatedProperties is not enforced by Validate
+    ("false accept", "ref", "ref creates new scope when adjacent to keywords"): 1,
+}
+
+
+@pytest.fixture(scope="module")
+def go_outcomes() -> dict[str, Outcome]:
+    if shutil.which("go") is None:
+        missing_tool("go not installed (.ci/run installs golang-go)")
+    return run_all_go()
+
+
+def test_the_go_types_agree_with_the_suite_but_for_the_known_gaps(go_outcomes: dict[str, Outcome]) -> None:
+    total = sum(o.total for o in go_outcomes.values())
+    agree = sum(len(o.agree) for o in go_outcomes.values())
+    assert total == 623
+    assert agree >= 0.95 * total  # the issue's bar for Go
+    found = Counter((kind, case.keyword, case.group) for o in go_outcomes.values() for kind, case in o.disagreements())
+    assert dict(found) == KNOWN_GO_GAPS

@@ -257,3 +257,44 @@ def test_r10_boolean_files_type_check_in_typescript(tmp_path: Path) -> None:
     proc = tsc(out / "typescript")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "export type Anything = unknown;" in (out / "typescript" / "anything.ts").read_text(encoding="utf-8")
+
+
+def test_typing_pauses_the_cycle_collector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pydantic types a document that passed its schema with the cyclic collector paused (``_base._Typing``: each
+    collection its allocations trigger walks the whole heap), in every entry, and leaves it as it found it."""
+    import gc
+
+    from pydantic import BaseModel, RootModel
+
+    schema = {
+        "type": "object",
+        "properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer"}}}}},
+    }
+    model = model_of(tmp_path, schema, "paused")
+    seen: list[bool] = []
+    validate, init = BaseModel.model_validate.__func__, BaseModel.__init__  # type: ignore[attr-defined]
+
+    def recording_validate(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return validate(cls, *args, **kwargs)
+
+    def recording_init(self: Any, **data: Any) -> None:
+        seen.append(gc.isenabled())
+        init(self, **data)
+
+    monkeypatch.setattr(BaseModel, "model_validate", classmethod(recording_validate))
+    monkeypatch.setattr(BaseModel, "__init__", recording_init)
+    monkeypatch.setattr(RootModel, "model_validate", classmethod(recording_validate))
+    document = {"rows": [{"n": 1}, {"n": 2}]}
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            seen.clear()
+            model.model_validate(document)
+            model.model_validate_json(json.dumps(document))
+            model(**document)
+            assert seen == [False, False, False]
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -19,6 +19,7 @@ validate, as in pydantic. A model dumps by alias and leaves out the fields a doc
 from __future__ import annotations
 
 import enum
+import gc
 import json
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
@@ -129,6 +130,25 @@ def _not_null(cls: type[Model], data: Any) -> None:
                     raise ValidationError.from_exception_data(cls.__name__, [detail])
 
 
+class _Typing:
+    """Pydantic's typing of a document that passed its schema, with the cyclic garbage collector paused: it builds
+    one object per JSON object and array, none of which can form a cycle (a JSON value is a tree), and each
+    collection the allocations trigger walks the whole heap, large documents included — measured on a 10k-row
+    document (``benchmarks/models_bench.py``) three times the typing itself (msgpack-python gives the same advice
+    for unpacking large data). The collector is turned back on only if it was on; a thread that turns it off while
+    a model is typed sees it back on afterwards."""
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            gc.enable()
+
+
 class Model(BaseModel):
     """Checked where a document or values enter: ``Model(...)``, ``model_validate``, ``model_validate_json``. A
     model nested in another is checked by the outer one's schema (pydantic builds it without these entries)."""
@@ -140,7 +160,8 @@ class Model(BaseModel):
     def __init__(self, /, **data: Any) -> None:
         _not_null(type(self), data)
         _check(type(self), data)
-        super().__init__(**data)
+        with _Typing():
+            super().__init__(**data)
 
     # pydantic builds nested models through a custom __init__; marked as the base's, it builds them directly, so
     # that only the outermost construction checks (its schema covers the models inside)
@@ -154,7 +175,8 @@ class Model(BaseModel):
             return built
         _not_null(cls, obj)
         _check(cls, obj)
-        return super().model_validate(obj, *args, **kwargs)
+        with _Typing():
+            return super().model_validate(obj, *args, **kwargs)
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
@@ -191,7 +213,8 @@ class RootModel(_PydanticRootModel[_Root], Generic[_Root]):
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
         _check(cls, obj)
-        return super().model_validate(obj, *args, **kwargs)
+        with _Typing():
+            return super().model_validate(obj, *args, **kwargs)
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:

@@ -20,6 +20,9 @@ OURS = {
     ("cli/distributed.py", "fs.open(remote, 'rb')"),  # object storage, copied to a local file the gate then reads
     ("cli/distributed.py", "target.open('wb')"),  # that local copy, a temporary file of ours
     ("cli/schemacmd.py", "(folder / name).read_text(encoding='utf-8')"),  # a packaged schema
+    ("cli/summarizecmd.py", "(schema_dir() / name).read_text(encoding='utf-8')"),  # a packaged schema
+    ("cli/columnarcmd.py", "written.open('rb')"),  # the import's own output, read back before the gate keeps it
+    ("report/page.py", "source.read_text(encoding='utf-8')"),  # the packaged report template
     ("columnar.py", "(arrow_dir() / 'resultset.arrow.json').read_text('utf-8')"),  # the packaged Arrow schema
     ("compare/core.py", "(schema_dir() / 'comparison.json').read_text(encoding='utf-8')"),  # a packaged schema
     ("interop/inspect_ai.py", "archive.open(name)"),  # a member of a zip the gate opened (counted as it inflates)

@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from evalschema.io import progress
+from evalschema_models.constants import PROGRESS_DELAY_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -33,7 +34,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _under_a_terminal(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
     """Run the CLI with stderr on a pseudo-terminal (stdout a pipe); its exit status, stdout and terminal bytes."""
     leader, follower = pty.openpty()
-    env = {**os.environ, "EVALSCHEMA_PROGRESS_DELAY": "0", "TERM": "xterm"}
+    env = {**os.environ, PROGRESS_DELAY_VARIABLE: "0", "TERM": "xterm"}
     process = subprocess.Popen([sys.executable, "-m", "evalschema", *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=follower, env=env)
     os.close(follower)
     seen = bytearray()
@@ -72,7 +73,7 @@ def test_quiet_or_not_a_terminal_draws_nothing(big: Path) -> None:
     piped = subprocess.run(
         [sys.executable, "-m", "evalschema", "validate", str(big)],
         capture_output=True,
-        env={**os.environ, "EVALSCHEMA_PROGRESS_DELAY": "0"},
+        env={**os.environ, PROGRESS_DELAY_VARIABLE: "0"},
         check=False,
     )
     assert piped.returncode == 0 and b"reading" not in piped.stderr and b"\x1b" not in piped.stderr, piped.stderr

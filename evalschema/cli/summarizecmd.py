@@ -103,7 +103,7 @@ def _summarize(args: argparse.Namespace, outputs: Any) -> int:
 # Generic over the summary's JSON: every member it holds is shown (a scalar as a row, an object of scalars as rows
 # under its name, an object of objects or a list of objects as a table of its own), so that a field the summary
 # gains appears without a change here. Numbers are written by the schema's type (``integer`` or ``number``; a
-# ``…rate`` as a percentage), as the TypeScript command writes them (``report/summaryMarkdown.ts``).
+# ``…rate`` as a percentage), as the TypeScript command writes them (``js/src/report/summaryMarkdown.ts``).
 
 
 def _schema_defs(name: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 redrawn at most a few times a second and cleared when the file is closed.
 
 Nothing is drawn unless the CLI called :func:`enable` (it does so only when stderr is a terminal and ``-q`` was not
-given), nor for a read that ends within ``DELAY`` seconds, nor in another process than the one that enabled it (the
+given), nor for a read that ends within ``PROGRESS_DELAY_SECONDS``, nor in another process than the one that enabled it (the
 ``-j`` workers are forked: their reads are not the terminal's). Reads are counted where they happen, in the raw file
 under the input gate's buffer (:func:`evalschema.io.loader.open_regular`), so every reading style is seen.
 """
@@ -14,9 +14,19 @@ import os
 import time
 from typing import TextIO
 
+from evalschema_models.constants import PROGRESS_DELAY_SECONDS, PROGRESS_DELAY_VARIABLE
+
 from ..core.display import visible
 
-DELAY = float(os.environ.get("EVALSCHEMA_PROGRESS_DELAY", "1.0"))  # seconds before the first line: short reads show nothing
+
+def _delay() -> float:
+    """Seconds before the first line (short reads show nothing): PROGRESS_DELAY_SECONDS, or the variable's number."""
+    try:
+        return float(os.environ.get(PROGRESS_DELAY_VARIABLE, PROGRESS_DELAY_SECONDS))
+    except ValueError:
+        return float(PROGRESS_DELAY_SECONDS)
+
+
 INTERVAL = 0.2  # seconds between redraws
 _CLEAR = "\r\x1b[K"
 
@@ -68,7 +78,7 @@ class WatchedFile(io.FileIO):
         self._shown_name, self._total = name, total
         self._done = 0
         self._started = time.monotonic()
-        self._next = self._started + DELAY
+        self._next = self._started + _delay()
         self._drawn = False
 
     def readinto(self, buffer: bytearray | memoryview) -> int | None:  # type: ignore[override]

@@ -41,6 +41,10 @@ export const MAX_INPUT_BYTES_CEILING = 1073741824 as const;
 export const INPUT_BYTES_VARIABLE = "EVALSCHEMA_MAX_INPUT_BYTES" as const;
 /** Findings listed per document (errors and warnings together); the rest are counted. */
 export const MAX_FINDINGS = 1000 as const;
+/** The environment variable that sets how many seconds a read runs before its progress line appears on a terminal (a number; default PROGRESS_DELAY_SECONDS). */
+export const PROGRESS_DELAY_VARIABLE = "EVALSCHEMA_PROGRESS_DELAY" as const;
+/** Seconds a read runs before its progress line (bytes read of the total, rate, time left) appears on a terminal's stderr: short reads show nothing. */
+export const PROGRESS_DELAY_SECONDS = 1 as const;
 /** The environment variable that fixes the time an HTML report says it was made (seconds since 1970, UTC; reproducible-builds.org): set, both SDKs write byte-equal pages. */
 export const REPORT_DATE_VARIABLE = "SOURCE_DATE_EPOCH" as const;
 /** Rows listed per case table (failed, invalidated, errored) of a result set in the HTML summary; the rest are counted. */

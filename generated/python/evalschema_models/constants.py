@@ -45,6 +45,10 @@ INPUT_BYTES_VARIABLE: Final = "EVALSCHEMA_MAX_INPUT_BYTES"
 """The environment variable that sets the input size limit (a positive whole number of bytes; anything else is ignored)."""
 MAX_FINDINGS: Final = 1000
 """Findings listed per document (errors and warnings together); the rest are counted."""
+PROGRESS_DELAY_VARIABLE: Final = "EVALSCHEMA_PROGRESS_DELAY"
+"""The environment variable that sets how many seconds a read runs before its progress line appears on a terminal (a number; default PROGRESS_DELAY_SECONDS)."""
+PROGRESS_DELAY_SECONDS: Final = 1
+"""Seconds a read runs before its progress line (bytes read of the total, rate, time left) appears on a terminal's stderr: short reads show nothing."""
 REPORT_DATE_VARIABLE: Final = "SOURCE_DATE_EPOCH"
 """The environment variable that fixes the time an HTML report says it was made (seconds since 1970, UTC; reproducible-builds.org): set, both SDKs write byte-equal pages."""
 REPORT_CASE_ROWS: Final = 200

@@ -104,7 +104,8 @@ class _Renderer:
         self.objects: dict[Location, NamedType] = {}
         for m in ir.modules:
             for t in m.types:
-                if t.kind == "object" and isinstance(_node_at(schemas, t.location), dict):
+                node = _node_at(schemas, t.location)
+                if t.kind == "object" and isinstance(node, dict) and not _needs_its_keys(t, node):
                     self.objects[t.location] = t
         self.residual: list[_Residual] = []
         self.deprecated: list[tuple[str, str]] = []
@@ -407,9 +408,9 @@ class _Renderer:
         return self._meta(f"list[{item}]", args)
 
     def _map(self, node: dict[str, Any], loc: Location, claimed: set[str]) -> str:
-        claimed.add("additionalProperties")
         if "properties" in node or "required" in node or "patternProperties" in node or "propertyNames" in node:
-            return "dict[str, _Any]"  # an object the IR did not name: its keywords stay unclaimed
+            return "dict[str, _Any]"  # an object kept whole (``_needs_its_keys``): its keywords stay unclaimed
+        claimed.add("additionalProperties")
         extra = node.get("additionalProperties", node.get("unevaluatedProperties", True))
         if "unevaluatedProperties" in node:
             claimed.add("unevaluatedProperties")
@@ -534,6 +535,19 @@ class _Renderer:
             candidate, n = f"{text}_{n}", n + 1
         used.add(candidate)
         return candidate
+
+
+# keywords about an object's keys: its type must keep every key for a caller to check them
+_KEY_KEYWORDS = frozenset({"propertyNames", "patternProperties", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas"})
+
+
+def _needs_its_keys(t: NamedType, node: dict[str, Any]) -> bool:
+    """An open object that has a rule no type says: a Struct would drop its other members, which the rule may be
+    about, so it is a ``dict`` (and its properties are listed as residual too)."""
+    extra = node.get("additionalProperties", node.get("unevaluatedProperties"))
+    if extra is False and "patternProperties" not in node:
+        return False  # closed: every member is a declared field
+    return bool(t.rules) or bool(_KEY_KEYWORDS & set(node)) or (isinstance(extra, dict) and bool(extra))
 
 
 def _top_level_parts(text: str) -> list[str]:

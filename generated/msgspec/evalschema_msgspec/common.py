@@ -10,14 +10,6 @@ from typing import Literal as _Literal  # noqa: F401
 import msgspec as _msgspec  # noqa: F401
 
 
-class Metadata(_msgspec.Struct, kw_only=True, omit_defaults=True):
-    "Extension point: free-form key/value data. Keys starting with `evalschema.` are reserved for this specification, which defines two, `evalschema.skip_reason` and `evalschema.partial`; other keys SHOULD be namespaced (reverse-DNS or a tool prefix)."
-    evalschema_skip_reason: _Annotated[str, _msgspec.Meta(min_length=1)] | _msgspec.UnsetType = _msgspec.field(default=_msgspec.UNSET, name="evalschema.skip_reason")
-    "Why a runner did not run a grader (no handler for its type, say): the grader result has a `null` score."
-    evalschema_partial: bool | _msgspec.UnsetType = _msgspec.field(default=_msgspec.UNSET, name="evalschema.partial")
-    "On a result set: `true` declares a partial run, so test cases of its suite without a result are not reported (SPEC §3.3)."
-
-
 class Provider(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     "The model provider configuration a test case, suite or run used."
     model: str | _msgspec.UnsetType = _msgspec.UNSET

@@ -9,8 +9,6 @@ from typing import Literal as _Literal  # noqa: F401
 
 import msgspec as _msgspec  # noqa: F401
 
-from . import common as _m_common  # noqa: F401
-
 
 class Pack(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     "A prompt pack (wire-compatible with the PromptPack core): prompts with their variables, tools, guardrails (validators) and evals. Sections this specification does not model yet are accepted as opaque objects."
@@ -32,7 +30,7 @@ class Pack(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fie
     "Tool definitions, keyed by name."
     evals: list[Eval] | _msgspec.UnsetType = _msgspec.UNSET
     "Pack-level evals; a prompt-level eval with the same id overrides one of these."
-    metadata: _m_common.Metadata | _msgspec.UnsetType = _msgspec.UNSET
+    metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     compilation: Opaque | _msgspec.UnsetType = _msgspec.UNSET
     "Opaque: information written by the pack compiler."
     workflow: Opaque | _msgspec.UnsetType = _msgspec.UNSET
@@ -201,7 +199,7 @@ class Eval(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fie
     "false disables the eval."
     params: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     "Extension point: type-specific parameters."
-    metric: MetricDef | _msgspec.UnsetType = _msgspec.UNSET
+    metric: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     threshold: Threshold | _msgspec.UnsetType = _msgspec.UNSET
     message: str | _msgspec.UnsetType = _msgspec.UNSET
     "Message reported when the threshold is not met."
@@ -211,15 +209,6 @@ class Eval(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fie
     "Group names for selecting evals."
     extensions: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     "Extension point: vendor data, namespaced keys."
-
-
-class MetricDef(_msgspec.Struct, kw_only=True, omit_defaults=True):
-    "The metric an eval records. Open object: metric back-ends add their own keys (`help`, `labels`, `buckets`)."
-    name: _Annotated[str, _msgspec.Meta(pattern='^[a-zA-Z_:]')]
-    "Metric name (Prometheus naming)."
-    type: _Literal["gauge", "counter", "histogram", "boolean"]
-    range: MetricDefRange | _msgspec.UnsetType = _msgspec.UNSET
-    "Expected value range."
 
 
 class Threshold(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):

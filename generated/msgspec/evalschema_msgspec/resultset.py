@@ -39,7 +39,7 @@ class ResultSet(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknow
     "How attempts were isolated from each other. Open: `fresh` and `shared` are conventional."
     group: Group | _msgspec.UnsetType = _msgspec.UNSET
     summary: Summary | _msgspec.UnsetType = _msgspec.UNSET
-    metadata: _m_common.Metadata | _msgspec.UnsetType = _msgspec.UNSET
+    metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
 
 
 class Runner(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
@@ -93,7 +93,7 @@ class Result(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_f
     completed_at: str | _msgspec.UnsetType = _msgspec.UNSET
     "When this result was produced; later wins when partial runs are merged."
     error: ExecutionError | _msgspec.UnsetType = _msgspec.UNSET
-    metadata: _m_common.Metadata | _msgspec.UnsetType = _msgspec.UNSET
+    metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
 
 
 class GraderResult(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
@@ -108,7 +108,7 @@ class GraderResult(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unk
     "Whether this grader's threshold was met."
     reason: str | _msgspec.UnsetType = _msgspec.UNSET
     "Why the grader decided as it did."
-    metadata: _m_common.Metadata | _msgspec.UnsetType = _msgspec.UNSET
+    metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
 
 
 class ConstraintViolation(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):

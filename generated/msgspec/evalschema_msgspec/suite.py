@@ -34,7 +34,7 @@ class Suite(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fi
     test_cases_file: _Annotated[str, _msgspec.Meta(min_length=1)] | _msgspec.UnsetType = _msgspec.UNSET
     "Path of a JSON Lines file holding the test cases, relative to this suite file."
     config: SuiteConfig | _msgspec.UnsetType = _msgspec.UNSET
-    metadata: _m_common.Metadata | _msgspec.UnsetType = _msgspec.UNSET
+    metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     tags: list[str] | _msgspec.UnsetType = _msgspec.UNSET
     "Free-form labels for filtering."
 

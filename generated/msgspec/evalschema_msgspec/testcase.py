@@ -33,7 +33,7 @@ class TestCase(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown
     "Names of the tools the system called."
     expected_tools: list[str] | _msgspec.UnsetType = _msgspec.UNSET
     "Names of the tools the system is expected to call."
-    metadata: _m_common.Metadata | _msgspec.UnsetType = _msgspec.UNSET
+    metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     tags: list[str] | _msgspec.UnsetType = _msgspec.UNSET
     "Free-form labels for filtering."
     provider: _m_common.Provider | _msgspec.UnsetType = _msgspec.UNSET

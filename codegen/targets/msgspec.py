@@ -19,7 +19,8 @@ Mapping (read from the schema itself, with the IR's names for its object types):
 
 What a type cannot say is never dropped: every keyword of a schema node that its type does not claim (``format``,
 conditionals, ``uniqueItems``, ``patternProperties``, unions msgspec cannot hold, a ``$ref`` with siblings, ...)
-is a row of ``RESIDUAL`` — (type, keyword, location, why) — and the type accepts any value there. So a value the
+is a row of ``RESIDUAL`` — (type, property, keyword, location, why): the Struct, the property whose value holds
+it (``""``: the object itself) and the keyword's location — and the type accepts any value there. So a value the
 types reject may still be valid (a ``1.0`` for an integer, a shorter ``prefixItems`` array), but a value the types
 accept is valid for every keyword not listed: a caller checks the listed ones on the decoded values, or gives the
 document to a full validator. ``DEPRECATED`` lists (type, property) of every deprecated property.
@@ -85,6 +86,7 @@ def _node_at(schemas: SchemaSet, loc: Location) -> Any:
 @dataclass
 class _Residual:
     type: str
+    field: str  # the property of ``type`` whose value holds it ("": the object itself)
     keyword: str
     location: str
     why: str
@@ -111,6 +113,7 @@ class _Renderer:
         self.deprecated: list[tuple[str, str]] = []
         self.tags: dict[TypeRef, tuple[str, Any]] = {}  # a Struct that is a branch of a tagged union: its tag
         self.owner = ""
+        self.field = ""
         self.module = _Module("")
         self.inlining: list[Location] = []
         self._plan_tags()
@@ -177,16 +180,16 @@ class _Renderer:
     # --- residual
 
     def leave(self, loc: Location, keyword_: str, why: str) -> None:
-        self.residual.append(_Residual(self.owner, keyword_, str(loc), why))
+        self.residual.append(_Residual(self.owner, self.field, keyword_, str(loc), why))
 
-    def tables(self) -> tuple[list[tuple[str, str, str, str]], list[tuple[str, str]]]:
-        """``RESIDUAL`` (one row per type, keyword and location) and ``DEPRECATED``, in a stable order."""
-        rows: dict[tuple[str, str, str], str] = {}
+    def tables(self) -> tuple[list[tuple[str, str, str, str, str]], list[tuple[str, str]]]:
+        """``RESIDUAL`` (one row per type, property, keyword and location) and ``DEPRECATED``, in a stable order."""
+        rows: dict[tuple[str, str, str, str], str] = {}
         for x in self.residual:
-            key = (x.location, x.keyword, x.type)
+            key = (x.location, x.keyword, x.type, x.field)
             rows[key] = min(rows.get(key, x.why), x.why)
         ordered = sorted(rows.items())
-        return [(t, k, loc, why) for (loc, k, t), why in ordered], sorted(set(self.deprecated))
+        return [(t, f, k, loc, why) for (loc, k, t, f), why in ordered], sorted(set(self.deprecated))
 
     # --- type expressions, from the schema node
 
@@ -428,7 +431,7 @@ class _Renderer:
     module_file = ""
 
     def struct(self, t: NamedType) -> str:
-        self.owner = t.name
+        self.owner, self.field = t.name, ""
         node = _node_at(self.schemas, t.location)
         tag = self.tags.get(t.ref)
         # keys matching patternProperties are allowed beside a closed object's properties: left open (and listed)
@@ -436,7 +439,7 @@ class _Renderer:
         claimed = {"type", "properties", "required", "additionalProperties", "unevaluatedProperties", "allOf"}
         if t.rules:
             for rule in t.rules:
-                self.residual.append(_Residual(t.name, rule.keyword, str(rule.location), "a rule no type says"))
+                self.residual.append(_Residual(t.name, "", rule.keyword, str(rule.location), "a rule no type says"))
         extra = node.get("additionalProperties", node.get("unevaluatedProperties"))
         if (isinstance(extra, dict) and extra) or "patternProperties" in node:
             self.leave(
@@ -462,18 +465,24 @@ class _Renderer:
                 continue
             written.add(f.name)
             if names_seen[f.name] > 1:
+                self.field = f.name
                 self.leave(f.location, "allOf", "a property declared twice (base and derived)")
+                self.field = ""
             if f.deprecation is not None:
                 self.deprecated.append((t.name, f.name))
             if tag is not None and f.name == tag[0]:
                 continue  # the union's tag field: msgspec checks it
             if _UNNAMEABLE.search(f.name):
+                self.field = f.name
                 self.leave(f.location, "properties", "a name msgspec cannot give a field: its value is not read")
                 if f.required:
                     self.leave(f.location, "required", "a name msgspec cannot give a field")
+                self.field = ""
                 continue
             fnode = _node_at(self.schemas, f.location)
+            self.field = f.name
             annotation = self.expr(fnode, f.location)
+            self.field = ""
             required = f.required or (tag is not None and f.name == tag[0])
             pyname = self._field_name(f.name, used)
             rename = f" = _msgspec.field(name={json.dumps(f.name)})" if pyname != f.name else ""

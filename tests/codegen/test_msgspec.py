@@ -150,7 +150,7 @@ CLOSED = {
 def test_what_a_closed_object_claims(work: Path, value: Any, accepted: bool) -> None:
     module = _one(work, CLOSED, "msgspec_closed")
     assert _accepts(module, value) is accepted
-    assert [(row[1], row[2]) for row in module.RESIDUAL] == [("format", "schema.json#/properties/when/format")]
+    assert [row[:4] for row in module.RESIDUAL] == [("Schema", "when", "format", "schema.json#/properties/when/format")]
 
 
 def test_a_tagged_union(work: Path) -> None:
@@ -185,7 +185,7 @@ def test_what_no_type_says_is_listed(work: Path) -> None:
         "then": {"required": ["either"]},
     }
     module = _one(work, schema, "msgspec_residual")
-    assert sorted((row[1], row[2]) for row in module.RESIDUAL) == [
+    assert sorted((row[2], row[3]) for row in module.RESIDUAL) == [
         ("if", "schema.json#/if"),
         ("oneOf", "schema.json#/properties/either/oneOf"),
         ("pattern", "schema.json#/properties/digits/pattern"),
@@ -198,7 +198,7 @@ def test_an_open_object_with_a_rule_keeps_its_keys(work: Path) -> None:
     schema = {"type": "object", "properties": {"id": {"type": "string"}}, "propertyNames": {"maxLength": 3}}
     module = _one(work, schema, "msgspec_open_rule")
     assert module.ROOTS["schema.json"] == dict[str, Any]
-    assert sorted((row[1], row[2]) for row in module.RESIDUAL) == [
+    assert sorted((row[2], row[3]) for row in module.RESIDUAL) == [
         ("properties", "schema.json#/properties"),
         ("propertyNames", "schema.json#/propertyNames"),
     ]

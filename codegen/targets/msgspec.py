@@ -24,6 +24,11 @@ it (``""``: the object itself) and the keyword's location — and the type accep
 types reject may still be valid (a ``1.0`` for an integer, a shorter ``prefixItems`` array), but a value the types
 accept is valid for every keyword not listed: a caller checks the listed ones on the decoded values, or gives the
 document to a full validator. ``DEPRECATED`` lists (type, property) of every deprecated property.
+
+An open object with such a rule about its members (``propertyNames``, ``patternProperties``, ``if``, ...) is a
+``dict[str, Any]``, its properties listed too: a Struct would drop the members it does not declare, which the
+rule may be about. msgspec's reading is strict JSON (no ``NaN``, no lone surrogate, UTF-8 only), but of a key
+written twice in one object it keeps the last: a caller that must refuse repeated keys checks for them itself.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ is a row of ``RESIDUAL`` — (type, property, keyword, location, why): the Struc
 it (``""``: the object itself) and the keyword's location — and the type accepts any value there. So a value the
 types reject may still be valid (a ``1.0`` for an integer, a shorter ``prefixItems`` array), but a value the types
 accept is valid for every keyword not listed: a caller checks the listed ones on the decoded values, or gives the
-document to a full validator. ``DEPRECATED`` lists (type, property) of every deprecated property.
+document to a complete JSON Schema implementation. ``DEPRECATED`` lists (type, property) of every deprecated property.
 
 An open object with such a rule about its members (``propertyNames``, ``patternProperties``, ``if``, ...) is a
 ``dict[str, Any]``, its properties listed too: a Struct would drop the members it does not declare, which the

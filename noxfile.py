@@ -124,9 +124,10 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def bench_limit(session: nox.Session) -> None:
-    """Benchmark (issue 22): whole ``evalschema validate`` / ``evalschema-js`` processes against the practical limit
-    (read + ``orjson.loads``, collector off), a small document to 100k results, medians of >= 5 alternating runs and
-    peaks per side. ``./noxw -s bench_limit -- --large-mb 1024`` adds the 1 GiB result set."""
+    """Benchmark (issues 22, 44): whole ``evalschema validate`` / ``evalschema-js`` processes against both limits
+    (read + ``orjson.loads``; read + decoding into the generated msgspec types; collector off), a small document to
+    100k results and four row shapes (also against check-jsonschema and jsonschema-rs alone), medians of >= 5
+    alternating runs and peaks per side. ``./noxw -s bench_limit -- --large-mb 1024`` adds the 1 GiB result set."""
     _node_modules(session)
     session.run("npm", "run", "build", "--prefix", "js", external=True)
     session.run(PYTHON, "benchmarks/limit_bench.py", *session.posargs)

@@ -21,6 +21,14 @@ machine moves less):
   process that reads the file and ``JSON.parse``\\ s it, with both peaks. ``JSON.parse`` cannot take a 1 GiB string,
   so at that size the TypeScript row reports the streamed time and peak alone.
 
+Issue 44 adds a second limit, a process that decodes the file into the generated msgspec types
+(``evalschema_msgspec``, collector off: types, enums, bounds, required and closed objects checked while parsing),
+to every row (``x typed limit``), and four row shapes (``--shape-rows``, 100k unless told; ``SHAPES``: one grader
+per row; seven graders with reasons and constraint violations; long outputs; ten attempts per test case), where
+``evalschema validate``, check-jsonschema (``--no-check-jsonschema`` leaves it out: at 100k a run of it takes
+minutes) and the jsonschema-rs engine alone (read, ``orjson.loads``, ``is_valid`` against the bundled schema) are
+each timed against both limits, ``--shape-repeats`` alternating rounds (5 unless told).
+
 Every process must exit 0 (every generated document is valid): any other status stops the benchmark with the
 command and its stderr, so a broken side can never pass for a fast one.
 """
@@ -30,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -38,6 +47,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 import synthetic
@@ -49,6 +59,25 @@ NODE = shutil.which("node")
 TS_CLI = ROOT / "js" / json.loads((ROOT / "js" / "package.json").read_text())["bin"]["evalschema-js"]
 
 LIMIT = [PYTHON, "-c", "import gc, sys, orjson; gc.disable(); orjson.loads(open(sys.argv[1], 'rb').read())"]
+# The other limit (issue 44): decoding the file into the generated msgspec types (evalschema_msgspec), which check
+# types, enums, bounds, required and closed objects while they parse, collector off
+TYPED_LIMIT = [
+    PYTHON,
+    "-c",
+    "import gc, sys, msgspec; gc.disable(); from evalschema_msgspec import ROOTS; "
+    "msgspec.json.decode(open(sys.argv[1], 'rb').read(), type=ROOTS['resultset.json'])",
+]
+# the result set's schema as one file (codegen's bundle), for the validators that take a schema file
+BUNDLED = ROOT / "generated" / "schemas" / "resultset.json"
+CHECK_JSONSCHEMA = [str(Path(sys.executable).with_name("check-jsonschema")), "--schemafile", str(BUNDLED)]
+# the jsonschema-rs engine alone: read, orjson.loads (collector off), is_valid against the bundled schema
+ENGINE_ALONE = [
+    PYTHON,
+    "-c",
+    "import gc, json, sys, orjson, jsonschema_rs; gc.disable(); "
+    f"v = jsonschema_rs.validator_for(json.load(open({str(BUNDLED)!r})), validate_formats=True); "
+    "sys.exit(0 if v.is_valid(orjson.loads(open(sys.argv[1], 'rb').read())) else 1)",
+]
 JSON_LOADS = [PYTHON, "-c", "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"]
 PASS = [PYTHON, "-c", "pass"]
 NODE_PARSE = ["-e", "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))"]
@@ -166,17 +195,18 @@ def measure(sides: list[Side], repeats: int) -> None:
 def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[str, object]]:
     file = str(path)
     limit, loads = Side("limit", [*LIMIT, file]), Side("json.loads", [*JSON_LOADS, file])
+    typed = Side("msgspec typed limit", [*TYPED_LIMIT, file])
     default = Side("validate", [CLI, "validate", "--format", "json", file])
     never = Side("validate --stream never", [CLI, "validate", "--format", "json", "--stream", "never", file])
     always = Side("validate --stream always", [CLI, "validate", "--format", "json", "--stream", "always", file])
     helped = Side("validate -j 2", [CLI, "validate", "--format", "json", "-j", "2", file])
-    sides = [limit, loads, default, always, helped] if large else [limit, loads, default, never, always]
+    sides = [limit, loads, typed, default, always, helped] if large else [limit, loads, typed, default, never, always]
     if label == "100k":
         sides.append(helped)
     start_up = Side("python -c pass", PASS) if label == "small" else None
     measure([*sides, *([start_up] if start_up else [])], repeats)
     rows = []
-    for side in sides[2:]:
+    for side in sides[3:]:
         row: dict[str, object] = {
             "work": f"{label}: {side.name}",
             "s": round(side.median, 3),
@@ -188,6 +218,11 @@ def python_rows(label: str, path: Path, repeats: int, large: bool) -> list[dict[
             "x json.loads": round(side.median / loads.median, 2),
             "cpu s": round(side.cpu_median, 3),
             "cpu x limit": round(side.cpu_median / limit.cpu_median, 2),
+            "typed limit s": round(typed.median, 3),
+            "typed limit peak MiB": round(typed.peak),
+            "x typed limit": round(side.median / typed.median, 2),
+            "x typed, paired": round(side.paired(typed), 2),
+            "cpu x typed": round(side.cpu_median / typed.cpu_median, 2),
         }
         if max(side.held) > 0:
             row["held at once MiB"] = round(max(side.held))
@@ -233,6 +268,98 @@ def typescript_rows(label: str, path: Path, repeats: int, large: bool) -> list[d
     ]
 
 
+def shape_rows(label: str, path: Path, repeats: int, with_check_jsonschema: bool) -> list[dict[str, object]]:
+    """One row shape: ``evalschema validate`` (as users run it), check-jsonschema and the jsonschema-rs engine alone,
+    each against both limits — the typed msgspec decode and ``orjson.loads`` — alternating whole processes."""
+    file = str(path)
+    typed, limit = Side("msgspec typed limit", [*TYPED_LIMIT, file]), Side("orjson limit", [*LIMIT, file])
+    default = Side("validate", [CLI, "validate", "--format", "json", file])
+    engine = Side("jsonschema-rs alone", [*ENGINE_ALONE, file])
+    sides = [typed, limit, default, engine]
+    if with_check_jsonschema:
+        sides.append(Side("check-jsonschema", [*CHECK_JSONSCHEMA, file]))
+    measure(sides, repeats)
+    rows = []
+    for side in sides[2:]:
+        rows.append(
+            {
+                "work": f"{label}: {side.name}",
+                "s": round(side.median, 3),
+                "peak MiB": round(side.peak),
+                "typed limit s": round(typed.median, 3),
+                "x typed limit": round(side.median / typed.median, 2),
+                "x typed, paired": round(side.paired(typed), 2),
+                "limit s": round(limit.median, 3),
+                "x limit": round(side.median / limit.median, 2),
+                "x limit, paired": round(side.paired(limit), 2),
+                "cpu s": round(side.cpu_median, 3),
+                "cpu x typed": round(side.cpu_median / typed.cpu_median, 2),
+                "cpu x limit": round(side.cpu_median / limit.cpu_median, 2),
+            }
+        )
+    rows.append(
+        {
+            "work": f"{label}: (msgspec typed limit ÷ orjson limit)",
+            "s": round(typed.median, 3),
+            "peak MiB": round(typed.peak),
+            "limit s": round(limit.median, 3),
+            "x limit": round(typed.median / limit.median, 2),
+            "x limit, paired": round(typed.paired(limit), 2),
+            "cpu s": round(typed.cpu_median, 3),
+            "cpu x limit": round(typed.cpu_median / limit.cpu_median, 2),
+        }
+    )
+    return rows
+
+
+def _shape(rng: random.Random, index: int, shape: str) -> dict[str, Any]:
+    """A valid row of ``shape``, from the synthetic row of that index (its errored rows kept as they are)."""
+    attempts = 10 if shape == "many attempts" else 1
+    row = synthetic.result(rng, index, attempts)
+    if row.get("error") is not None:
+        return row
+    if shape == "one grader":
+        row["grader_results"] = row["grader_results"][:1]
+        row.pop("constraint_violations", None)
+    elif shape == "seven graders":
+        row["grader_results"] = [
+            {"grader_id": grader_id, "type": kind, "score": 0.75, "passed": True, "reason": f"{kind}: the answer cites the logs"}
+            for grader_id, kind in synthetic.GRADERS
+        ]
+        invalidates = index % 2 == 0
+        row["constraint_violations"] = [
+            {
+                "id": "rbac_scope",
+                "type": "authorization",
+                "detail": "read outside the granted scope",
+                "grader_id": "exact",
+                "invalidates_result": invalidates,
+            },
+            {"id": "pii_leak", "type": "privacy", "detail": "an e-mail address in the output", "invalidates_result": False},
+        ]
+        row["passed"] = not invalidates
+        return row
+    elif shape == "long outputs":
+        row["actual_output"] = " ".join(rng.choice(synthetic.WORDS) for _ in range(300))
+    if row.get("constraint_violations"):
+        row["passed"] = row["passed"] and not any(v["invalidates_result"] for v in row["constraint_violations"])
+    else:
+        row["passed"] = all(g["passed"] for g in row["grader_results"] if g["score"] is not None) and any(
+            g["score"] is not None for g in row["grader_results"]
+        )
+    return row
+
+
+SHAPES = ("one grader", "seven graders", "long outputs", "many attempts")
+
+
+def write_shape(path: Path, shape: str, count: int) -> Path:
+    rng = random.Random(20261207)
+    document = {**synthetic.header(f"shape-{count}"), "results": [_shape(rng, i, shape) for i in range(count)]}
+    path.write_bytes(json.dumps(document, separators=(",", ":")).encode())
+    return path
+
+
 COLUMNS = [
     "work",
     "s",
@@ -246,12 +373,31 @@ COLUMNS = [
     "cpu s",
     "cpu x limit",
     "x python -c pass",
+    "typed limit s",
+    "typed limit peak MiB",
+    "x typed limit",
+    "x typed, paired",
+    "cpu x typed",
+]
+SHAPE_COLUMNS = [
+    "work",
+    "s",
+    "peak MiB",
+    "typed limit s",
+    "x typed limit",
+    "x typed, paired",
+    "limit s",
+    "x limit",
+    "x limit, paired",
+    "cpu s",
+    "cpu x typed",
+    "cpu x limit",
 ]
 
 
-def table(rows: list[dict[str, object]]) -> str:
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(str(row.get(column, "")) for column in COLUMNS) + " |" for row in rows]
+def table(rows: list[dict[str, object]], columns: list[str] = COLUMNS) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(row.get(column, "")) for column in columns) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -262,6 +408,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9, help="runs a side (at least 5)")
     parser.add_argument("--large-repeats", type=int, default=5, help="runs a side at the large size (at least 5)")
     parser.add_argument("--no-typescript", action="store_true")
+    parser.add_argument("--shape-rows", type=int, default=100_000, help="results per result set of each row shape (0: none)")
+    parser.add_argument("--shape-repeats", type=int, default=5, help="runs a side for the row shapes (at least 3)")
+    parser.add_argument("--no-check-jsonschema", action="store_true", help="leave check-jsonschema out of the row shapes")
+    parser.add_argument("--only-shapes", action="store_true", help="only the row shapes")
     args = parser.parse_args()
     repeats, large_repeats = max(args.repeats, 5), max(args.large_repeats, 5)
     rows: list[dict[str, object]] = []
@@ -280,16 +430,33 @@ def main() -> None:
             cases.append((f"{args.large_mb} MiB", one_large, True))
         runs = f"{repeats}" + (f" ({large_repeats} at {args.large_mb} MiB)" if args.large_mb else "")
         in_process = f"; TypeScript in process: {max(repeats, IN_PROCESS_REPEATS)}" if not args.no_typescript else ""
+        if args.shape_rows:
+            runs += f"; row shapes: {max(args.shape_repeats, 3)}"
         print(
             f"# medians of {runs} alternating runs per side{in_process}; measured in this run ({time.strftime('%Y-%m-%d %H:%M')})",
             flush=True,
         )
-        for label, path, large in cases:
+        shaped: list[dict[str, object]] = []
+        if args.shape_rows:
+            label_rows = f"{args.shape_rows // 1000}k" if args.shape_rows % 1000 == 0 else str(args.shape_rows)
+            for shape in SHAPES:
+                path = write_shape(folder / f"shape-{shape.replace(' ', '-')}.json", shape, args.shape_rows)
+                size = path.stat().st_size / 1e6
+                shaped += shape_rows(
+                    f"{label_rows} {shape} ({size:.0f} MB)", path, max(args.shape_repeats, 3), not args.no_check_jsonschema
+                )
+                path.unlink()
+                print(json.dumps(shaped[-2]), file=sys.stderr, flush=True)
+        for label, path, large in [] if args.only_shapes else cases:
             rows += python_rows(label, path, large_repeats if large else repeats, large)
             if not args.no_typescript:
                 rows += typescript_rows(label, path, large_repeats if large else repeats, large)
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    print(table(rows))
+    if shaped:
+        print(table(shaped, SHAPE_COLUMNS))
+        print()
+    if rows:
+        print(table(rows))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ class Target:
 
 
 def targets() -> tuple[Target, ...]:
-    from . import arrow, bundle, docs, go, model, python, typescript
+    from . import arrow, bundle, docs, go, model, msgspec, python, typescript
 
     return (
         Target("python", python.render),
@@ -36,5 +36,6 @@ def targets() -> tuple[Target, ...]:
         Target("schemas", bundle.render, takes_options=True),
         Target("go", go.render, takes_options=True),
         Target("arrow", arrow.render, takes_options=True),
+        Target("msgspec", msgspec.render),
         Target("ir", model.render, folder=""),  # ir.json at the top of the output dir
     )

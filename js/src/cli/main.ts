@@ -390,7 +390,7 @@ function runSummarize(args: Args): number {
     }
     if (!admit(label, path, undefined, checked.report)) continue;
     const { summary, tally } = watched as { summary: SummaryStage; tally: AttemptTally };
-    results.push({ label, fields: checked.observed.fields, summary: summary.summary(), tally });
+    results.push({ label, fields: checked.observed.fields, summary: summary.summary(get(checked.observed.fields, "graders")), tally });
   }
   // pass@k, pass^k and the flip rate of each result set whose rows carry `attempt` (SPEC §12.5)
   const attempts = new Map<string, AttemptStats>();

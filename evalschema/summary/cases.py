@@ -25,17 +25,33 @@ _BEYOND = 2**1024 - 2**970  # a sum this large (in doubles' terms) has no double
 
 
 def exact_mean(values: Iterable[float]) -> float | None:
-    """The mean of finite doubles: their exact sum divided by their count, rounded once; ``None`` for none."""
+    """The mean of doubles: their exact sum divided by their count, rounded once; ``None`` for none. Infinite values
+    (a median of huge scores, in a document that is not valid) count in the denominator and make the mean infinite
+    (NaN with both signs), as a sum of doubles would (the TypeScript ``Mean``)."""
     total = count = 0
+    up = down = False
     for value in values:
-        numerator, denominator = value.as_integer_ratio()
-        total += numerator << (_UNITS - (denominator.bit_length() - 1))
         count += 1
+        if value == math.inf:
+            up = True
+        elif value == -math.inf:
+            down = True
+        elif value != value:  # NaN
+            up = down = True
+        else:
+            numerator, denominator = value.as_integer_ratio()
+            total += numerator << (_UNITS - (denominator.bit_length() - 1))
     if not count:
         return None
     if abs(total) >= _BEYOND << _UNITS:
-        return math.inf if total > 0 else -math.inf
-    return total / (count << _UNITS)
+        mean = math.inf if total > 0 else -math.inf
+    else:
+        mean = total / (count << _UNITS)
+    if up:
+        mean += math.inf
+    if down:
+        mean -= math.inf
+    return mean
 
 
 class Reducer:
@@ -126,15 +142,18 @@ def grader_view(per_case: Iterable[list[Value]], reducer: Reducer) -> dict[str, 
 
 def standard_error(values: Sequence[float], mean: float | None) -> float | None:
     """sqrt(S / (n - 1)) / sqrt(n), where S is the exact sum of the squared deviations (each rounded) from ``mean``
-    and S / (n - 1) is rounded once; ``None`` for fewer than two values (or a mean that is not finite)."""
+    and S / (n - 1) is rounded once; ``None`` for fewer than two values, or when a mean or a square is not finite."""
     n = len(values)
     if n < 2 or mean is None or not math.isfinite(mean):
         return None
-    squares = [(value - mean) ** 2 for value in values]
     total = 0
-    for square in squares:
+    for value in values:
+        deviation = value - mean
+        square = deviation * deviation  # (not ** 2, which raises on overflow)
+        if not math.isfinite(square):
+            return None  # beyond doubles (huge scores, in a document that is not valid): no standard error
         numerator, denominator = square.as_integer_ratio()
         total += numerator << (_UNITS - (denominator.bit_length() - 1))
     if total >= _BEYOND << _UNITS:
-        return math.inf
+        return None
     return math.sqrt(total / ((n - 1) << _UNITS)) / math.sqrt(n)

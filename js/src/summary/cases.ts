@@ -125,8 +125,15 @@ function standardError(values: readonly number[], mean: number | null, exact: ()
   const n = values.length;
   if (n < 2 || mean === null || !Number.isFinite(mean)) return null;
   const m = exact();
-  for (const v of values) m.add((v - mean) ** 2);
-  return Math.sqrt(m.sumOver(n - 1)) / Math.sqrt(n);
+  for (const v of values) {
+    const deviation = v - mean;
+    const square = deviation * deviation;
+    // beyond doubles (huge scores, in a document that is not valid): no standard error, as in Python
+    if (!Number.isFinite(square)) return null;
+    m.add(square);
+  }
+  const variance = m.sumOver(n - 1);
+  return Number.isFinite(variance) ? Math.sqrt(variance) / Math.sqrt(n) : null;
 }
 
 /** The per-test-case metrics of one grader, from its values grouped by test case. */

@@ -77,18 +77,22 @@ def _values(sample: Any) -> Iterator[tuple[str, Any]]:
 
 
 class Scales:
-    """The scale of each grader whose numbers leave [0, 1] (a 1-10 rating): declared by the scorer's metadata
-    (``scale: {min, max}`` or ``[min, max]``), else the smallest and largest values the log holds — Inspect does not
-    declare a scorer's scale (reported as approximated)."""
+    """The scale of each grader whose values are all numbers and leave [0, 1] (a 1-10 rating): declared by the
+    scorer's metadata (``scale: {min, max}`` or ``[min, max]``), else the smallest and largest values the log holds
+    — Inspect does not declare a scorer's scale (reported as approximated)."""
 
     def __init__(self) -> None:
         self.low: dict[str, float] = {}
         self.high: dict[str, float] = {}
         self.declared: dict[str, dict[str, float]] = {}
+        self.mixed: set[str] = set()  # graders with a value that is not a number (a letter, a bool): no scale
 
     def see(self, grader_id: str, value: Any) -> None:
+        if isinstance(value, float) and math.isnan(value):
+            return  # Inspect's unscored value
         number = finite_number(value)
         if number is None or isinstance(value, bool):
+            self.mixed.add(grader_id)
             return
         self.low[grader_id] = min(number, self.low.get(grader_id, number))
         self.high[grader_id] = max(number, self.high.get(grader_id, number))
@@ -110,8 +114,8 @@ class Scales:
         if grader_id in self.declared or scorer in self.declared:
             return self.declared.get(grader_id) or self.declared[scorer]
         low, high = self.low.get(grader_id), self.high.get(grader_id)
-        if low is None or high is None or (low >= 0.0 and high <= 1.0):
-            return None
+        if low is None or high is None or (low >= 0.0 and high <= 1.0) or grader_id in self.mixed:
+            return None  # scores as they are (A.0): a stray number among letters stays out of range, unscored
         return {"min": low, "max": high if high > low else low + 1}
 
 

@@ -72,7 +72,8 @@ def graded():  # type: ignore[no-untyped-def]
     """Model-graded style: C, P (partial credit) or I, varying by sample and epoch."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return Score(value=[CORRECT, PARTIAL, INCORRECT][_seen(state) % 3], explanation="graded")
+        # four values over three epochs: a sample's median and mean differ when its epochs are C, C, P say
+        return Score(value=[CORRECT, CORRECT, INCORRECT, PARTIAL][_seen(state) % 4], explanation="graded")
 
     return score
 

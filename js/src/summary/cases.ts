@@ -8,8 +8,16 @@
  * so both SDKs give the same doubles.
  */
 
-import { isReducerMethod, type ReducerMethod } from "../generated/common.js";
+import type { ReducerMethod } from "../generated/common.js";
 import { get, isObject } from "../core/json.js";
+
+/** The reducer methods, keyed by the generated type: the compiler refuses a missing or an extra one. (Not the
+ * generated `isReducerMethod`: its module loads Ajv's compiler, which a valid document's run never needs.) */
+const METHODS: Readonly<Record<ReducerMethod, true>> = { mean: true, median: true, mode: true, max: true, min: true, at_least: true, pass_at: true };
+
+function isReducerMethod(value: unknown): value is ReducerMethod {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(METHODS, value);
+}
 
 /** One value of a grader at one attempt, in reading order. */
 export interface CaseValue {

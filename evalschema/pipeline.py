@@ -534,6 +534,7 @@ def _summary_of(source: Iterable[Any], each_row: Callable[[Any], None] | None) -
     if isinstance(fed, Finding):
         return fed
     # "results" present but not an array: no rows were fed, and the summary is the one of no rows
+    reference.builder.provenance = fed.members.get("graders")  # the reducers of the per-test-case view (SPEC 4.7)
     return {k: v for k, v in fed.members.items() if k != ARRAY}, reference.build()
 
 

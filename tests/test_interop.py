@@ -226,8 +226,27 @@ def test_inspect_mapping_numbers(tmp_path: Path) -> None:
             "pass_rate": 0.0,
             "avg_score": pytest.approx((1 / 3 + 0.25) / 2),
             "by_grader": {
-                "brevity": {"passed": 0, "failed": 6, "unscored": 0, "avg_score": 0.25},
-                "match": {"passed": 2, "failed": 4, "unscored": 0, "avg_score": pytest.approx(1 / 3)},
+                # per test case (SPEC 4.7, issue 40): Inspect's own figures for this log, accuracy 1/3 (stderr 1/3)
+                # and mean 0.25, over the 3 samples that did not error, their 2 epochs reduced by mean
+                "brevity": {
+                    "passed": 0,
+                    "failed": 6,
+                    "unscored": 0,
+                    "avg_score": 0.25,
+                    "per_test_case": {"reducer": "mean", "test_cases": 3, "avg_score": 0.25, "stderr": 0.0},
+                },
+                "match": {
+                    "passed": 2,
+                    "failed": 4,
+                    "unscored": 0,
+                    "avg_score": pytest.approx(1 / 3),
+                    "per_test_case": {
+                        "reducer": "mean",
+                        "test_cases": 3,
+                        "avg_score": pytest.approx(1 / 3),
+                        "stderr": pytest.approx(1 / 3),
+                    },
+                },
             },
             "attempts": {"test_cases": 3, "first_attempt_pass_rate": 0.0, "any_pass_rate": 0.0, "all_pass_rate": 0.0},
         }

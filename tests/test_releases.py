@@ -42,6 +42,7 @@ PUBLISHED = {
     "1.0.0": "7613e35edaa5b15e9ffe149b874bd8b0011a1098ed76fc32a9581d5a3478c627",
     "1.1.0": "1b4d232c3f4a1bfe8be599668f09e7f60da0c00664582eaf93fbf85c538b8e6f",
     "1.2.0": "f518b88bc0ab1c63b8f07181352c88315a78ae90441a15b050f788ff10e4f689",
+    "1.3.0": "dd0d9f5f67bb06b513fce9d801aad22128975a664713b631c34bcef0f236cbcd",
 }
 
 
@@ -78,6 +79,7 @@ def test_release_dates() -> None:
         ("1.0.0", "2026-10-15"),
         ("1.1.0", "2026-11-30"),
         ("1.2.0", "2026-11-30"),
+        ("1.3.0", "2026-12-07"),
     ]
 
 
@@ -142,16 +144,16 @@ def test_release_command_refuses_to_overwrite(tmp_path: Path) -> None:
 def test_release_command_cuts_a_new_release(tmp_path: Path) -> None:
     rel = tmp_path / "releases"
     shutil.copytree(RELEASES, rel)
-    work = _working(tmp_path / "work", "1.3.0", add_optional=True)
+    work = _working(tmp_path / "work", "1.4.0", add_optional=True)
     run = _codegen("release", "--schemas", str(work), "--releases", str(rel), "--date", "2027-01-15")
     assert run.returncode == 0, run.stdout + run.stderr
     new = policy.releases(rel)[-1]
-    assert (new.version, new.date) == ("1.3.0", "2027-01-15")
+    assert (new.version, new.date) == ("1.4.0", "2027-01-15")
     assert policy.verify_release(new) == []
     # a working set that the policy refuses is not released
-    bad = _working(tmp_path / "bad", "1.2.1", remove_deprecated=True)
+    bad = _working(tmp_path / "bad", "1.3.1", remove_deprecated=True)
     run = _codegen("release", "--schemas", str(bad), "--releases", str(rel), "--date", "2027-02-01")
-    assert run.returncode == 1 and not (rel / "1.2.1").exists()
+    assert run.returncode == 1 and not (rel / "1.3.1").exists()
 
 
 # ------------------------------------------------------------------------------------------ diff rules
@@ -489,25 +491,25 @@ def test_rehearsal_removal_in_2_0_0_waits_for_the_window(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("today", ["2027-06-01", "2027-12-01", "2031-01-01"])
 def test_rehearsal_removal_in_a_minor_is_refused_at_any_date(tmp_path: Path, today: str) -> None:
-    work = _working(tmp_path / "w", "1.3.0", remove_deprecated=True)
+    work = _working(tmp_path / "w", "1.4.0", remove_deprecated=True)
     codes = _codes(tmp_path, work, today)
     assert "VERSION_MISMATCH" in codes and "REMOVAL_NOT_IN_MAJOR" in codes
 
 
 def test_rehearsal_additions_need_a_minor(tmp_path: Path) -> None:
-    assert _codes(tmp_path, _working(tmp_path / "minor", "1.3.0", add_optional=True), "2026-12-15") == []
-    assert _codes(tmp_path, _working(tmp_path / "patch", "1.2.1", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
+    assert _codes(tmp_path, _working(tmp_path / "minor", "1.4.0", add_optional=True), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "patch", "1.3.1", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
     assert _codes(tmp_path, _working(tmp_path / "major", "2.0.0", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
 
 
 def test_rehearsal_text_edits_need_a_patch_and_any_change_needs_a_bump(tmp_path: Path) -> None:
-    assert _codes(tmp_path, _working(tmp_path / "p", "1.2.1", edit_text=True), "2026-12-15") == []
-    assert _codes(tmp_path, _working(tmp_path / "same", "1.2.0", edit_text=True), "2026-12-15") == ["VERSION_NOT_BUMPED"]
-    assert _codes(tmp_path, _working(tmp_path / "idonly", "1.2.1"), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "p", "1.3.1", edit_text=True), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "same", "1.3.0", edit_text=True), "2026-12-15") == ["VERSION_NOT_BUMPED"]
+    assert _codes(tmp_path, _working(tmp_path / "idonly", "1.3.1"), "2026-12-15") == []
 
 
 def test_policy_requires_complete_deprecations(tmp_path: Path) -> None:
-    work = _working(tmp_path / "w", "1.3.0", add_optional=True)
+    work = _working(tmp_path / "w", "1.4.0", add_optional=True)
     doc = json.loads((work / "resultset.json").read_text())
     doc["$defs"]["Runner"]["properties"]["name"]["deprecated"] = True
     (work / "resultset.json").write_text(json.dumps(doc, indent=2))
@@ -658,3 +660,25 @@ def test_finding_is_frozen() -> None:
     f = Finding("X", "info", "none", "a#", "m", "patch")
     with pytest.raises(AttributeError):
         f.rule = "Y"  # type: ignore[misc]
+
+
+def test_1_3_0_is_a_minor_of_1_2_0() -> None:
+    """Issue 40: raw values, scales, reducers and the per-test-case view are compatible additions, and
+    ``evalschema diff`` says so for the bundled releases by version (RFC 0004)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "evalschema", "diff", "1.2.0", "1.3.0", "--format", "json"], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert (report["bump"], report["breaking"]) == ("minor", 0)
+    added = {finding["location"] for finding in report["findings"] if finding["rule"] == "PROPERTY_ADDED_OPTIONAL"}
+    assert added == {
+        "grader.json#/properties/scale",
+        "grader.json#/properties/reducer",
+        "resultset.json#/$defs/GraderProvenance/properties/scale",
+        "resultset.json#/$defs/GraderProvenance/properties/reducer",
+        "resultset.json#/$defs/GraderResult/properties/raw_score",
+        "resultset.json#/$defs/GraderSummary/properties/avg_raw_score",
+        "resultset.json#/$defs/GraderSummary/properties/per_test_case",
+    }
+    assert {finding["bump"] for finding in report["findings"]} == {"minor"}

@@ -14,9 +14,11 @@ import pytest
 from evalschema import columnar, sql
 from evalschema.pipeline import validate
 from evalschema.summary import summarize
+from evalschema_models.common import ReducerMethod
 
 ROOT = Path(__file__).resolve().parents[1]
-AVERAGES = {"avg_score", "first_attempt_pass_rate", "any_pass_rate", "all_pass_rate", "pass_rate"}
+METHODS = [method.value for method in ReducerMethod]
+AVERAGES = {"avg_score", "first_attempt_pass_rate", "any_pass_rate", "all_pass_rate", "pass_rate", "stderr", "avg_raw_score", "raw_stderr"}
 
 
 def _generated(seed: int) -> dict[str, Any]:
@@ -28,7 +30,10 @@ def _generated(seed: int) -> dict[str, Any]:
             row["attempt"] = rng.randint(1, 3)
         for grader in rng.sample(["a", "b", "c"], rng.randint(0, 3)):
             score = None if rng.random() < 0.2 else rng.choice([0.0, 1.0, 0.1, 0.3, rng.random()])
-            row["grader_results"].append({"grader_id": grader, "type": "custom", "score": score, "passed": bool(score and score >= 0.5)})
+            result = {"grader_id": grader, "type": "custom", "score": score, "passed": bool(score and score >= 0.5)}
+            if grader == "c" and score is not None:  # a 1-10 rating: its raw value beside the score (SPEC 4.7)
+                result["raw_score"] = 1 + 9 * score
+            row["grader_results"].append(result)
         row["passed"] = rng.random() < 0.6
         if rng.random() < 0.1:
             row["error"] = {"type": "timeout", "message": "late"}
@@ -38,7 +43,22 @@ def _generated(seed: int) -> dict[str, Any]:
                 row["passed"] = False
         results.append(row)
         del index
-    return {"version": "1.1.0", "suite_id": "s", "run_id": f"r{seed}", "started_at": "2026-11-30T09:00:00Z", "results": results}
+    document: dict[str, Any] = {
+        "version": "1.3.0",
+        "suite_id": "s",
+        "run_id": f"r{seed}",
+        "started_at": "2026-11-30T09:00:00Z",
+        "results": results,
+    }
+    if seed % 4:  # reducers declared for some graders: the per-test-case view follows them (SPEC 4.7)
+        document["graders"] = {
+            grader: {
+                "type": "custom",
+                "reducer": {"method": rng.choice(METHODS), "k": rng.randint(1, 3), "threshold": rng.choice([0.3, 1.0, 4.0])},
+            }
+            for grader in rng.sample(["a", "b", "c"], rng.randint(1, 3))
+        }
+    return document
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:

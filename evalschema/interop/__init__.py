@@ -23,6 +23,7 @@ from .common import ERROR_CODES, ConversionError, LossReport
 
 IMPORTERS: dict[str, str] = {
     "inspect_ai": "inspect_ai",
+    "inspect": "inspect_ai",  # an alias: the name people type (issue 40)
     "promptfoo": "promptfoo",
     "lm_eval": "lm_eval",
     "openai_evals": "openai_evals",

@@ -226,6 +226,7 @@ class ResultSetWriter:
     def __init__(self, stream: IO[bytes], header: dict[str, Any]) -> None:
         self.stream = stream
         self.builder = SummaryBuilder(compact=True)
+        self.builder.provenance = header.get("graders")  # the reducers of the per-test-case view (SPEC 4.7)
         self.rows = 0
         head = {"$schema": schema_uri("resultset"), "version": spec_version(), **header}
         body = json_bytes(head)

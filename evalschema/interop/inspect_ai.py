@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import zipfile
 import zlib
@@ -19,7 +20,7 @@ from typing import Any
 from ..core.extras import require
 from ..core.findings import Finding
 from ..io.loader import open_regular, read_limited
-from .base import Sink, map_score, prefixed, text_or_default
+from .base import PASS_THRESHOLD, Sink, finite_number, map_score, prefixed, text_or_default
 from .common import ConversionError, LossReport, pointer, read_input
 
 FORMAT = "inspect_ai"
@@ -35,6 +36,109 @@ _SAMPLE_DROPPED = {
     "events_data": "event payloads belong to the dropped transcript",
     "timelines": "timelines belong to the dropped transcript",
 }
+
+
+# Inspect's epoch reducers by name (``Epochs(n, "...")``, the log's ``eval.config.epochs_reducer``), as the
+# specification's reducers (SPEC 4.7); ``at_least_K`` and ``pass_at_K`` carry their k. Inspect's ``value`` threshold
+# is 1.0 unless the task passes another, which the log does not record.
+_REDUCERS = {"mean": "mean", "median": "median", "mode": "mode", "max": "max"}
+_REDUCER_WITH_K = re.compile(r"(?P<method>at_least|pass_at)_(?P<k>[1-9][0-9]*)")
+
+
+def _reducer(config: dict[str, Any], loss: LossReport, source: str) -> dict[str, Any] | None:
+    """The reducer of the log's epochs, as the specification's ``Reducer``; ``None`` for one epoch and no reducer."""
+    names = config.get("epochs_reducer") or []
+    epochs = config.get("epochs")
+    if not names:
+        return {"method": "mean"} if isinstance(epochs, int) and epochs > 1 else None  # Inspect's default
+    name = names[0] if isinstance(names[0], str) else ""
+    if len(names) > 1:
+        loss.dropped(source, "/eval/config/epochs_reducer", f"several epoch reducers: only the first ({name}) is recorded")
+    if name in _REDUCERS:
+        return {"method": _REDUCERS[name]}
+    match = _REDUCER_WITH_K.fullmatch(name)
+    if match is not None:
+        return {"method": match["method"], "k": int(match["k"]), "threshold": 1}
+    loss.dropped(source, "/eval/config/epochs_reducer", f"epoch reducer {name!r} has no counterpart: attempts reduce by mean")
+    return None
+
+
+def _values(sample: Any) -> Iterator[tuple[str, Any]]:
+    """(grader id, value) of every score of a sample (a model or its JSON dump): a dict-valued score gives one
+    grader per key, ``scorer/key``."""
+    scores = sample.get("scores") if isinstance(sample, dict) else getattr(sample, "scores", None)
+    for name, score in (scores or {}).items():
+        value = score.get("value") if isinstance(score, dict) else getattr(score, "value", None)
+        if isinstance(value, dict):
+            for key, part in value.items():
+                yield f"{name}/{key}", part
+        else:
+            yield name, value
+
+
+class Scales:
+    """The scale of each grader whose values are all numbers and leave [0, 1] (a 1-10 rating): declared by the
+    scorer's metadata (``scale: {min, max}`` or ``[min, max]``), else the smallest and largest values the log holds
+    — Inspect does not declare a scorer's scale (reported as approximated)."""
+
+    def __init__(self) -> None:
+        self.low: dict[str, float] = {}
+        self.high: dict[str, float] = {}
+        self.declared: dict[str, dict[str, float]] = {}
+        self.mixed: set[str] = set()  # graders with a value that is not a number (a letter, a bool): no scale
+
+    def see(self, grader_id: str, value: Any) -> None:
+        if isinstance(value, float) and math.isnan(value):
+            return  # Inspect's unscored value
+        number = finite_number(value)
+        if number is None or isinstance(value, bool):
+            self.mixed.add(grader_id)
+            return
+        self.low[grader_id] = min(number, self.low.get(grader_id, number))
+        self.high[grader_id] = max(number, self.high.get(grader_id, number))
+
+    def declare(self, scorer: dict[str, Any]) -> None:
+        declared = (scorer.get("metadata") or {}).get("scale")
+        if isinstance(declared, dict):
+            low, high = finite_number(declared.get("min")), finite_number(declared.get("max"))
+        elif isinstance(declared, list) and len(declared) == 2:
+            low, high = finite_number(declared[0]), finite_number(declared[1])
+        else:
+            return
+        if low is not None and high is not None and high > low:
+            self.declared[str(scorer.get("name"))] = {"min": low, "max": high}
+
+    def of(self, grader_id: str) -> dict[str, float] | None:
+        """The grader's scale, or ``None`` when its values all lie in [0, 1] (scores as they are)."""
+        scorer = grader_id.split("/", 1)[0]
+        if grader_id in self.declared or scorer in self.declared:
+            return self.declared.get(grader_id) or self.declared[scorer]
+        low, high = self.low.get(grader_id), self.high.get(grader_id)
+        if low is None or high is None or (low >= 0.0 and high <= 1.0) or grader_id in self.mixed:
+            return None  # scores as they are (A.0): a stray number among letters stays out of range, unscored
+        return {"min": low, "max": high if high > low else low + 1}
+
+
+def _scan(path: Path, header: Any, scales: Scales) -> None:
+    """Every score value of the log, for the scales, before any row is written (a row's score is normalised by its
+    grader's scale, and the result set's ``graders`` come first): a ``.json`` log's samples are in memory; a
+    ``.eval`` archive's sample summaries (``summaries.json``, or the journal's ``_journal/summaries/*.json``) hold
+    every sample's scores without its transcript."""
+    if path.suffix != ".eval":
+        for sample in header.samples or []:
+            for grader_id, value in _values(sample):
+                scales.see(grader_id, value)
+        return
+    with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
+        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        entries = ["summaries.json"] if "summaries.json" in names else sorted(n for n in names if n.startswith("_journal/summaries/"))
+        for entry in entries:
+            summaries = json.loads(_member(archive, entry, path))
+            for sample in summaries if isinstance(summaries, list) else []:
+                for grader_id, value in _values(sample):
+                    scales.see(grader_id, value)
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -97,7 +201,7 @@ def _gate(path: Path) -> None:
                 raise ConversionError("IMPORT_UNREADABLE", f"{data.code}: {data.message}", str(path))
             return
         with contextlib.suppress(ImportError):  # Inspect's zstd entries (zipfile-zstd: an inspect-ai dependency before Python 3.14)
-            import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+            import zipfile_zstd  # noqa: F401
         try:
             with zipfile.ZipFile(handle) as archive:
                 names = set(archive.namelist())
@@ -264,21 +368,32 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         raise ConversionError(
             "IMPORT_VERSION_UNSUPPORTED", f"log format version {head.get('version')!r} (reads {SUPPORTED_VERSIONS})", str(path), "/version"
         )
-    _start(head, sink, loss, source)
+    scales = Scales()
+    for scorer in (head.get("eval") or {}).get("scorers") or []:
+        if isinstance(scorer, dict):
+            scales.declare(scorer)
+    try:
+        _scan(path, header, scales)
+    except ConversionError:
+        raise
+    except Exception as exc:
+        raise _read_error(path, exc) from None
+    reducer = _reducer((head.get("eval") or {}).get("config") or {}, loss, source)
+    _start(head, sink, loss, source, scales, reducer)
     count = 0
     try:
         for sample in _samples(path, header, loss):
-            _sample(_dump(sample), count, sink, loss, source)
+            _sample(_dump(sample), count, sink, loss, source, scales, reducer)
             count += 1
     except ConversionError:
         raise
     except Exception as exc:
         raise _read_error(path, exc) from None
     if count and head.get("reductions"):
-        loss.dropped(source, "/reductions", "epoch reductions are recomputable from the attempt rows")
+        loss.dropped(source, "/reductions", "epoch reductions are recomputable from the attempt rows (the graders' reducer)")
 
 
-def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str) -> None:
+def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str, scales: Scales, reducer: dict[str, Any] | None) -> None:
     spec = head.get("eval", {})
     stats = head.get("stats", {})
     task = spec.get("task") or "inspect-task"
@@ -326,6 +441,13 @@ def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str) -> N
     if provider:
         resultset["provider"] = provider
     resultset["runner"] = runner
+    # each grader's provenance: its scale where its values leave [0, 1], and the epochs' reducer (SPEC 4.7)
+    grader_ids = [str(s["name"]) for s in spec.get("scorers") or [] if isinstance(s, dict) and s.get("name")]
+    grader_ids += [g for g in sorted(set(scales.low) | set(scales.declared)) if g not in grader_ids]
+    provenance = {g: _provenance(g, scales, reducer) for g in grader_ids}
+    provenance = {g: p for g, p in provenance.items() if len(p) > 1}
+    if provenance:
+        resultset["graders"] = provenance
     resultset["metadata"] = metadata
     suite: dict[str, Any] = {"id": str(task), "name": spec.get("task_display_name") or str(task)}
     if spec.get("tags") or head.get("tags"):
@@ -335,19 +457,39 @@ def _start(head: dict[str, Any], sink: Sink, loss: LossReport, source: str) -> N
     suite["metadata"] = prefixed(FORMAT, {"task_file": spec.get("task_file"), "dataset": spec.get("dataset"), "solver": spec.get("solver")})
     sink.start(resultset, suite)
     for scorer in spec.get("scorers") or []:
-        sink.grader(_grader(scorer["name"], scorer))
+        sink.grader(_grader(scorer["name"], scorer, scales, reducer))
     if not spec.get("scorers"):
         for score in (head.get("results") or {}).get("scores") or []:
-            sink.grader(_grader(score.get("scorer") or score["name"], {}))
+            sink.grader(_grader(score.get("scorer") or score["name"], {}, scales, reducer))
+    for grader_id in provenance:
+        if scales.of(grader_id) is not None and scales.of(grader_id) != scales.declared.get(grader_id.split("/", 1)[0]):
+            loss.approximated(
+                source,
+                "/eval/scorers",
+                f"{grader_id}: values outside [0, 1] and no declared scale: the scale is the smallest and largest values in the log, "
+                "raw values kept as raw_score",
+            )
 
 
-def _grader(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+def _provenance(grader_id: str, scales: Scales, reducer: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "custom"}
+    scale = scales.of(grader_id)
+    if scale is not None:
+        out["scale"] = scale
+    if reducer is not None:
+        out["reducer"] = reducer
+    return out
+
+
+def _grader(name: str, spec: dict[str, Any], scales: Scales, reducer: dict[str, Any] | None) -> dict[str, Any]:
     params: dict[str, Any] = {"handler": f"inspect_ai:{name}"}
     if spec.get("options"):
         params["options"] = spec["options"]
     if spec.get("metrics"):
         params["metrics"] = spec["metrics"]
-    return {"id": name, "type": "custom", "params": params}
+    grader = {"id": name, "type": "custom", "params": params}
+    grader.update({k: v for k, v in _provenance(name, scales, reducer).items() if k != "type"})
+    return grader
 
 
 def _input(value: Any, loss: LossReport, source: str, where: str) -> str | list[str]:
@@ -365,7 +507,28 @@ def _input(value: Any, loss: LossReport, source: str, where: str) -> str | list[
     return texts
 
 
-def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str) -> None:
+def _score(
+    part: Any, scale: dict[str, float] | None, loss: LossReport, source: str, where: str
+) -> tuple[float | None, bool, dict[str, Any], float | None]:
+    """One score value as (score, passed, metadata to keep, raw value): a value on its grader's scale keeps its raw
+    value beside the normalised score (SPEC 4.7); NaN, Inspect's unscored value, is a null score."""
+    if isinstance(part, float) and math.isnan(part):
+        loss.approximated(source, where, "NaN (Inspect's unscored value): a null score")
+        return None, False, {}, None
+    number = finite_number(part)
+    if scale is not None and number is not None and not isinstance(part, bool):
+        low, high = scale["min"], scale["max"]
+        score = min(1.0, max(0.0, (number - low) / (high - low)))
+        if not low <= number <= high:
+            loss.approximated(source, where, "a raw value outside its scale: the normalised score is clipped to [0, 1]")
+        return score, score >= PASS_THRESHOLD, {}, number
+    mapped, passed, kept = map_score(part, loss, source, where, letters=True)
+    return mapped, passed, kept, None
+
+
+def _sample(
+    sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str, scales: Scales, reducer: dict[str, Any] | None
+) -> None:
     sid = sample.get("id")
     epoch = sample.get("epoch", 1)
     base = f"/samples/{index}"  # the position in a .json log; in a .eval archive, the reading order (ids × epochs)
@@ -409,12 +572,12 @@ def _sample(sample: dict[str, Any], index: int, sink: Sink, loss: LossReport, so
         parts = value.items() if isinstance(value, dict) else [(None, value)]
         for key, part in parts:
             grader_id = name if key is None else f"{name}/{key}"
-            if key is not None:
-                sink.grader(_grader(grader_id, {}))
-            else:
-                sink.grader(_grader(name, {}))
-            mapped, passed, kept = map_score(part, loss, source, where if key is None else f"{where}/{key}", letters=True)
-            result: dict[str, Any] = {"grader_id": grader_id, "type": "custom", "score": mapped, "passed": passed}
+            sink.grader(_grader(grader_id, {}, scales, reducer))
+            mapped, passed, kept, raw = _score(part, scales.of(grader_id), loss, source, where if key is None else f"{where}/{key}")
+            result: dict[str, Any] = {"grader_id": grader_id, "type": "custom", "score": mapped}
+            if raw is not None:
+                result["raw_score"] = raw
+            result["passed"] = passed
             if isinstance(score.get("explanation"), str):
                 result["reason"] = score["explanation"]
             meta = prefixed(

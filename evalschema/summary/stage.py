@@ -36,6 +36,7 @@ class ReferenceSummary:
         self.each_row = each_row
 
     def envelope(self, members: dict[str, Any]) -> Iterable[Finding]:
+        self.builder.provenance = members.get("graders")  # the reducers of the per-test-case view (SPEC 4.7)
         return ()
 
     def rows(self, batch: Batch) -> Iterable[Finding]:
@@ -92,8 +93,9 @@ class SummaryStage:
         claimed = self.members.get("summary")
         if not isinstance(claimed, dict):  # the reference summary costs a pass over the rows: only when compared
             return ()
+        provenance = self.members.get("graders")  # the reducers of the per-test-case view (SPEC 4.7)
         if self.built is not None:
-            return summary_mismatches(claimed, self.built.build())
+            return summary_mismatches(claimed, self.built.build().for_graders(provenance))
         if not self.streamed:
             return summary_mismatches(claimed, summarize(self.members))
         if self.reference is not None:
@@ -103,7 +105,7 @@ class SummaryStage:
             reference = self.again()
         if isinstance(reference, Finding):
             raise SourceFailed(reference)
-        return summary_mismatches(claimed, reference)
+        return summary_mismatches(claimed, reference.for_graders(provenance))
 
 
 def _differs(claimed: Any, computed: Any) -> bool:
@@ -131,7 +133,18 @@ def summary_mismatches(claimed: Any, reference_summary: Summary) -> Iterator[Fin
                 if not isinstance(totals, dict):
                     continue
                 for name, number in totals.items():
-                    if name in expected and _differs(number, expected[name]):
+                    if name == "per_test_case" and isinstance(number, dict):
+                        # the per-test-case view (SPEC 4.7): its numbers, one by one, where the reference has them
+                        view = expected.get(name) or {}
+                        for key, claimed_value in number.items():
+                            if key in view and key != "reducer" and _differs(claimed_value, view[key]):
+                                yield Finding(
+                                    pointer("summary", "by_grader", grader_id, name, key),
+                                    codes.SUMMARY_MISMATCH,
+                                    "warning",
+                                    messages.render(codes.SUMMARY_MISMATCH, value=claimed_value, expected=view[key]),
+                                )
+                    elif name in expected and _differs(number, expected[name]):
                         want = expected[name]
                         yield Finding(
                             pointer("summary", "by_grader", grader_id, name),

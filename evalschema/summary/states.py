@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, Literal
 
 from ..io.compact import KeyTable
+from .cases import Reducer, Value, exact_mean, grader_view, reducers
 
 Outcome = Literal["passed", "failed", "invalidated", "errored", "unscored"]
 
@@ -160,6 +161,16 @@ class Summary:
     avg_score: float | None
     by_grader: dict[str, dict[str, Any]]
     attempts: AttemptRollup | None
+    # each grader's scored values by test case (SPEC 4.7), kept so the per-test-case view can be computed again
+    # for the reducers a result set declares (``for_graders``) when the rows were summarized before they were known
+    case_values: dict[str, dict[str, list[Value]]] = field(default_factory=dict, repr=False, compare=False)
+
+    def for_graders(self, provenance: Any) -> Summary:
+        """This summary with the per-test-case view reduced by the reducers ``provenance`` (a result set's
+        ``graders``) declares."""
+        by_grader = {grader_id: dict(totals) for grader_id, totals in self.by_grader.items()}
+        _views(by_grader, self.case_values, provenance, self.attempts is not None)
+        return replace(self, by_grader=by_grader)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -254,6 +265,8 @@ class SummaryBuilder:
         self.case_records: dict[str, _CaseAttempts] = {}
         self.cases = KeyTable()  # compact: test case id -> its packed _CaseAttempts
         self.wide_cases: dict[bytes, _CaseAttempts] = {}  # compact: the cases whose attempts do not pack
+        self.case_values: dict[str, dict[str, list[Value]]] = {}  # grader id -> test case id -> its scored values
+        self.provenance: Any = None  # the result set's ``graders``, when known: the reducers it declares (SPEC 4.7)
 
     def add(self, result: dict[str, Any]) -> Outcome:
         """Count one row and return its outcome (``classify``'s, in one pass over its grader results: this runs
@@ -264,6 +277,11 @@ class SummaryBuilder:
         if "error" in result:
             counts["errored"] += 1
             return "errored"
+        case = result.get("test_case_id")
+        attempt = result.get("attempt", 1)
+        if type(attempt) is not int:
+            attempt = attempt_number(result)
+        by_case = self.case_values
         total = scored = 0  # the exact sum of the row's scores (in units of 2**-scale), and their number
         grader_results = result.get("grader_results")
         if isinstance(grader_results, list):
@@ -293,6 +311,16 @@ class SummaryBuilder:
                 if value is None:
                     totals.unscored += 1
                 else:
+                    if isinstance(case, str):
+                        raw = grader_result.get("raw_score")
+                        if type(raw) is not float:
+                            raw = float(raw) if isinstance(raw, int) and not isinstance(raw, bool) else None
+                        if raw is not None and not math.isfinite(raw):
+                            raw = None
+                        values = by_case.get(grader_id)
+                        if values is None:
+                            values = by_case[grader_id] = {}
+                        values.setdefault(case, []).append((attempt, value, raw))
                     totals.score_sum += exact
                     if grader_result.get("passed") is True:
                         totals.passed += 1
@@ -319,12 +347,8 @@ class SummaryBuilder:
                     mean_units = self._units_of(score)  # before the sum is read: it may move it to a finer scale
                     self.score_sum += mean_units
         self.scored_rows += 1
-        case = result.get("test_case_id")
         if isinstance(case, str):
             passed = outcome == "passed"
-            attempt = result.get("attempt", 1)
-            if type(attempt) is not int:
-                attempt = attempt_number(result)
             if self.compact:
                 self._add_packed(case.encode("utf-8", "surrogatepass"), attempt, passed)
             else:
@@ -402,6 +426,12 @@ class SummaryBuilder:
         for grader_id, theirs in later.graders.items():
             self.graders.setdefault(grader_id, GraderTotals()).absorb(theirs, shift)
         self.has_attempts = self.has_attempts or later.has_attempts
+        if self.provenance is None:
+            self.provenance = later.provenance
+        for grader_id, theirs_by_case in later.case_values.items():
+            mine_by_case = self.case_values.setdefault(grader_id, {})
+            for case, values in theirs_by_case.items():
+                mine_by_case.setdefault(case, []).extend(values)
         for case, record in later._case_rollups():
             record = _CaseAttempts(record.first_attempt, record.first_passed, record.any_passed, record.all_passed)
             if self.compact:
@@ -464,6 +494,8 @@ class SummaryBuilder:
                 any_pass_rate=_rate(any_passed, scored),
                 all_pass_rate=_rate(all_passed, scored),
             )
+        by_grader = {grader_id: self.graders[grader_id].to_dict(self.scale) for grader_id in sorted(self.graders)}
+        _views(by_grader, self.case_values, self.provenance, self.has_attempts)
         return Summary(
             total=sum(counts.values()),
             passed=counts["passed"],
@@ -474,8 +506,9 @@ class SummaryBuilder:
             unscored=counts["unscored"],
             pass_rate=_rate(counts["passed"], counts["passed"] + failed),
             avg_score=self._average(),
-            by_grader={grader_id: self.graders[grader_id].to_dict(self.scale) for grader_id in sorted(self.graders)},
+            by_grader=by_grader,
             attempts=attempts,
+            case_values=self.case_values,
         )
 
 
@@ -488,9 +521,26 @@ def merge(states: Iterable[SummaryBuilder], *, compact: bool = False) -> Summary
     return merged
 
 
+def _views(by_grader: dict[str, dict[str, Any]], case_values: dict[str, dict[str, list[Value]]], provenance: Any, attempts: bool) -> None:
+    """Add to each grader's totals the mean raw value (where its results carry raw values) and, when rows carry
+    attempts, its per-test-case view by the reducer ``provenance`` declares for it (SPEC 4.7)."""
+    declared = reducers(provenance)
+    for grader_id, totals in by_grader.items():
+        per_case = case_values.get(grader_id, {})
+        raws = [raw for values in per_case.values() for _, _, raw in values if raw is not None]
+        totals.pop("per_test_case", None)
+        totals.pop("avg_raw_score", None)
+        if raws:
+            totals["avg_raw_score"] = exact_mean(raws)
+        if attempts:
+            totals["per_test_case"] = grader_view(per_case.values(), declared.get(grader_id) or Reducer())
+
+
 def summarize(resultset: dict[str, Any]) -> Summary:
-    """Compute the reference summary of a result set (rows that are not objects are ignored)."""
+    """Compute the reference summary of a result set (rows that are not objects are ignored); the per-test-case
+    view follows the reducers its ``graders`` declare."""
     builder = SummaryBuilder()
+    builder.provenance = resultset.get("graders")
     for result in _objects(resultset.get("results")):
         builder.add(result)
     return builder.build()

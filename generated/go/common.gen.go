@@ -143,3 +143,102 @@ func (o Provider) MarshalJSON() ([]byte, error) {
 func (o Provider) Validate() error {
 	return validateValue(o, "common.json", "/$defs/Provider")
 }
+
+// The scale a grader's source reports its values on, e.g. a 1–10 rating: `min` is the worst value and `max` the best. A grader result's `raw_score` is on this scale; its `score` is the value normalised into [0, 1], `(raw_score - min) / (max - min)` (SPEC §4.7).
+type Scale struct {
+	// The lowest value of the scale (normalised to 0).
+	Min float64 `json:"min"`
+
+	// The highest value of the scale (normalised to 1); SHOULD be greater than `min`.
+	Max float64 `json:"max"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var scaleDeclared = map[string]int{"min": memberRequired | memberNotNull, "max": memberRequired | memberNotNull}
+
+// UnmarshalJSON decodes a Scale, keeping undeclared members in AdditionalProperties.
+func (o *Scale) UnmarshalJSON(data []byte) error {
+	type plain Scale
+	extra, err := decodeObject(data, (*plain)(o), scaleDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Scale with its AdditionalProperties.
+func (o Scale) MarshalJSON() ([]byte, error) {
+	type plain Scale
+	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/Scale), or nil.
+func (o Scale) Validate() error {
+	return validateValue(o, "common.json", "/$defs/Scale")
+}
+
+// How a grader's values over the attempts of one test case reduce to one value for that test case, before the per-test-case metrics average test cases (SPEC §4.7). Without one, attempts reduce by `mean`.
+type Reducer struct {
+	Method ReducerMethod `json:"method"`
+
+	// For `at_least` and `pass_at`: the number of attempts.
+	K *int64 `json:"k,omitempty"`
+
+	// For `at_least` and `pass_at`: the value an attempt must reach to count, compared with the grader result's `raw_score` where it has one, else with its `score`.
+	Threshold *float64 `json:"threshold,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var reducerDeclared = map[string]int{"method": memberRequired | memberNotNull, "k": memberNotNull, "threshold": memberNotNull}
+
+// UnmarshalJSON decodes a Reducer, keeping undeclared members in AdditionalProperties.
+func (o *Reducer) UnmarshalJSON(data []byte) error {
+	type plain Reducer
+	extra, err := decodeObject(data, (*plain)(o), reducerDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a Reducer with its AdditionalProperties.
+func (o Reducer) MarshalJSON() ([]byte, error) {
+	type plain Reducer
+	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/Reducer), or nil.
+func (o Reducer) Validate() error {
+	return validateValue(o, "common.json", "/$defs/Reducer")
+}
+
+// `mean`, `median`, `max`, `min` of the attempts' values; `mode`: the most frequent value (ties: the one of the earliest attempt); `at_least`: 1 when at least `k` attempts reach `threshold`, else 0; `pass_at`: the unbiased pass@k estimate `1 - C(n - c, k) / C(n, k)` of n attempts, c of which reach `threshold` (no value when n < k).
+type ReducerMethod string
+
+// Values of ReducerMethod.
+const (
+	ReducerMethodMean    ReducerMethod = "mean"
+	ReducerMethodMedian  ReducerMethod = "median"
+	ReducerMethodMode    ReducerMethod = "mode"
+	ReducerMethodMax     ReducerMethod = "max"
+	ReducerMethodMin     ReducerMethod = "min"
+	ReducerMethodAtLeast ReducerMethod = "at_least"
+	ReducerMethodPassAt  ReducerMethod = "pass_at"
+)
+
+// UnmarshalJSON decodes a ReducerMethod, refusing null (encoding/json would leave the zero value).
+func (o *ReducerMethod) UnmarshalJSON(data []byte) error {
+	type plain ReducerMethod
+	return decodeNotNull(data, (*plain)(o))
+}
+
+// Validate reports the first way o breaks its schema (common.json#/$defs/ReducerMethod), or nil.
+func (o ReducerMethod) Validate() error {
+	return validateValue(o, "common.json", "/$defs/ReducerMethod")
+}

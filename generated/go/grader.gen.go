@@ -23,6 +23,12 @@ type Grader struct {
 	// Relative weight of this grader in weighted aggregation.
 	Weight *float64 `json:"weight,omitempty"`
 
+	// The scale the grader's own values are on, when it scores on one (e.g. a 1–10 rating): runners write each value as `raw_score` and its normalisation as `score`, and copy the scale to the result set's `graders`.
+	Scale *Scale `json:"scale,omitempty"`
+
+	// How the grader's attempts at one test case reduce to one value (default `mean`); runners copy it to the result set's `graders`.
+	Reducer *Reducer `json:"reducer,omitempty"`
+
 	// Human-readable description.
 	Description *string `json:"description,omitempty"`
 
@@ -30,7 +36,7 @@ type Grader struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderDeclared = map[string]int{"$schema": memberNotNull, "id": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "version": memberNotNull, "params": memberNotNull, "weight": memberNotNull, "description": memberNotNull}
+var graderDeclared = map[string]int{"$schema": memberNotNull, "id": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "version": memberNotNull, "params": memberNotNull, "weight": memberNotNull, "scale": memberNotNull, "reducer": memberNotNull, "description": memberNotNull}
 
 // UnmarshalJSON decodes a Grader, keeping undeclared members in AdditionalProperties.
 func (o *Grader) UnmarshalJSON(data []byte) error {

@@ -123,11 +123,17 @@ type ResultsetGraderProvenance struct {
 	// For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version.
 	JudgeModel *string `json:"judge_model,omitempty"`
 
+	// The scale of the grader's `raw_score` values, when its source scores on a scale of its own.
+	Scale *Scale `json:"scale,omitempty"`
+
+	// How the grader's attempts reduce per test case (default `mean`).
+	Reducer *Reducer `json:"reducer,omitempty"`
+
 	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var resultsetGraderProvenanceDeclared = map[string]int{"type": memberNotNull, "version": memberNotNull, "judge_model": memberNotNull}
+var resultsetGraderProvenanceDeclared = map[string]int{"type": memberNotNull, "version": memberNotNull, "judge_model": memberNotNull, "scale": memberNotNull, "reducer": memberNotNull}
 
 // UnmarshalJSON decodes a ResultsetGraderProvenance, keeping undeclared members in AdditionalProperties.
 func (o *ResultsetGraderProvenance) UnmarshalJSON(data []byte) error {
@@ -265,6 +271,9 @@ type GraderResult struct {
 	// Score in [0, 1], or null when the grader could not score (skipped, unsupported, errored). A null score is unscored, not a failure.
 	Score *float64 `json:"score"`
 
+	// The value the source reported, on the grader's declared `scale` (the result set's `graders`), when it is not already a score in [0, 1]: e.g. 7 on a 1–10 rating. `score` stays the normalised value that every formula uses; summaries also report the mean raw value. Absent when `score` is null.
+	RawScore *float64 `json:"raw_score,omitempty"`
+
 	// Whether this grader's threshold was met.
 	Passed bool `json:"passed"`
 
@@ -277,7 +286,7 @@ type GraderResult struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderResultDeclared = map[string]int{"grader_id": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "score": memberRequired, "passed": memberRequired | memberNotNull, "reason": memberNotNull, "metadata": memberNotNull}
+var graderResultDeclared = map[string]int{"grader_id": memberRequired | memberNotNull, "type": memberRequired | memberNotNull, "score": memberRequired, "raw_score": memberNotNull, "passed": memberRequired | memberNotNull, "reason": memberNotNull, "metadata": memberNotNull}
 
 // UnmarshalJSON decodes a GraderResult, keeping undeclared members in AdditionalProperties.
 func (o *GraderResult) UnmarshalJSON(data []byte) error {
@@ -500,11 +509,16 @@ type GraderSummary struct {
 	// Mean of the non-null scores; null when there are none.
 	AvgScore Nullable[float64] `json:"avg_score,omitempty"`
 
+	// Mean of the `raw_score`s of the scored grader results that carry one, on the grader's scale; present when any does.
+	AvgRawScore Nullable[float64] `json:"avg_raw_score,omitempty"`
+
+	PerTestCase *TestCaseSummary `json:"per_test_case,omitempty"`
+
 	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderSummaryDeclared = map[string]int{"passed": memberNotNull, "failed": memberNotNull, "unscored": memberNotNull, "avg_score": 0}
+var graderSummaryDeclared = map[string]int{"passed": memberNotNull, "failed": memberNotNull, "unscored": memberNotNull, "avg_score": 0, "avg_raw_score": 0, "per_test_case": memberNotNull}
 
 // UnmarshalJSON decodes a GraderSummary, keeping undeclared members in AdditionalProperties.
 func (o *GraderSummary) UnmarshalJSON(data []byte) error {
@@ -589,4 +603,52 @@ func (o *ErrorType) UnmarshalJSON(data []byte) error {
 // Validate reports the first way o breaks its schema (resultset.json#/$defs/ErrorType), or nil.
 func (o ErrorType) Validate() error {
 	return validateValue(o, "resultset.json", "/$defs/ErrorType")
+}
+
+// The grader's per-test-case metrics, when results carry `attempt`: each test case's scored values (errored rows left out) reduce by the grader's reducer to one value, and test cases are averaged (SPEC §4.7).
+type TestCaseSummary struct {
+	// The reducer's `method` that was applied (`mean` when the grader declares none).
+	Reducer *string `json:"reducer,omitempty"`
+
+	// Test cases with at least one scored value for this grader.
+	TestCases *int64 `json:"test_cases,omitempty"`
+
+	// Mean over test cases of the reduced score; null when there are none.
+	AvgScore Nullable[float64] `json:"avg_score,omitempty"`
+
+	// Standard error of that mean: the sample standard deviation of the reduced scores (n - 1 in the denominator) over the square root of n; null for fewer than two test cases.
+	Stderr Nullable[float64] `json:"stderr,omitempty"`
+
+	// Mean over test cases of the reduced `raw_score`, on the grader's scale; present when the grader's results carry raw values and the reducer keeps the scale (not `at_least` or `pass_at`).
+	AvgRawScore Nullable[float64] `json:"avg_raw_score,omitempty"`
+
+	// Standard error of `avg_raw_score`, as `stderr`; present with it.
+	RawStderr Nullable[float64] `json:"raw_stderr,omitempty"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var testCaseSummaryDeclared = map[string]int{"reducer": memberNotNull, "test_cases": memberNotNull, "avg_score": 0, "stderr": 0, "avg_raw_score": 0, "raw_stderr": 0}
+
+// UnmarshalJSON decodes a TestCaseSummary, keeping undeclared members in AdditionalProperties.
+func (o *TestCaseSummary) UnmarshalJSON(data []byte) error {
+	type plain TestCaseSummary
+	extra, err := decodeObject(data, (*plain)(o), testCaseSummaryDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a TestCaseSummary with its AdditionalProperties.
+func (o TestCaseSummary) MarshalJSON() ([]byte, error) {
+	type plain TestCaseSummary
+	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (resultset.json#/$defs/TestCaseSummary), or nil.
+func (o TestCaseSummary) Validate() error {
+	return validateValue(o, "resultset.json", "/$defs/TestCaseSummary")
 }

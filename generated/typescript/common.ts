@@ -125,3 +125,60 @@ export function isProvider(value: unknown): value is Provider {
 export function validateProvider(value: unknown): _validate.Finding[] {
   return _validate.findings("common.json", "/$defs/Provider", value);
 }
+
+/** The scale a grader's source reports its values on, e.g. a 1–10 rating: `min` is the worst value and `max` the best. A grader result's `raw_score` is on this scale; its `score` is the value normalised into [0, 1], `(raw_score - min) / (max - min)` (SPEC §4.7). */
+export interface Scale {
+  /** The lowest value of the scale (normalised to 0). */
+  min: number;
+  /** The highest value of the scale (normalised to 1); SHOULD be greater than `min`. */
+  max: number;
+}
+
+/** Whether `value` is a `Scale`: its schema (common.json#/$defs/Scale) accepts it. */
+export function isScale(value: unknown): value is Scale {
+  return _validate.accepts("common.json", "/$defs/Scale", value);
+}
+
+/** What the schema of `Scale` (common.json#/$defs/Scale) finds wrong with `value`: none when it is one. */
+export function validateScale(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/Scale", value);
+}
+
+/** How a grader's values over the attempts of one test case reduce to one value for that test case, before the per-test-case metrics average test cases (SPEC §4.7). Without one, attempts reduce by `mean`. */
+export interface Reducer {
+  method: ReducerMethod;
+  /**
+   * For `at_least` and `pass_at`: the number of attempts.
+   * @minimum 1
+   * @default 1
+   */
+  k?: Integer;
+  /**
+   * For `at_least` and `pass_at`: the value an attempt must reach to count, compared with the grader result's `raw_score` where it has one, else with its `score`.
+   * @default 1
+   */
+  threshold?: number;
+}
+
+/** Whether `value` is a `Reducer`: its schema (common.json#/$defs/Reducer) accepts it. */
+export function isReducer(value: unknown): value is Reducer {
+  return _validate.accepts("common.json", "/$defs/Reducer", value);
+}
+
+/** What the schema of `Reducer` (common.json#/$defs/Reducer) finds wrong with `value`: none when it is one. */
+export function validateReducer(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/Reducer", value);
+}
+
+/** `mean`, `median`, `max`, `min` of the attempts' values; `mode`: the most frequent value (ties: the one of the earliest attempt); `at_least`: 1 when at least `k` attempts reach `threshold`, else 0; `pass_at`: the unbiased pass@k estimate `1 - C(n - c, k) / C(n, k)` of n attempts, c of which reach `threshold` (no value when n < k). */
+export type ReducerMethod = "mean" | "median" | "mode" | "max" | "min" | "at_least" | "pass_at";
+
+/** Whether `value` is a `ReducerMethod`: its schema (common.json#/$defs/ReducerMethod) accepts it. */
+export function isReducerMethod(value: unknown): value is ReducerMethod {
+  return _validate.accepts("common.json", "/$defs/ReducerMethod", value);
+}
+
+/** What the schema of `ReducerMethod` (common.json#/$defs/ReducerMethod) finds wrong with `value`: none when it is one. */
+export function validateReducerMethod(value: unknown): _validate.Finding[] {
+  return _validate.findings("common.json", "/$defs/ReducerMethod", value);
+}

@@ -35,6 +35,10 @@ export interface Grader {
    * @default 1.0
    */
   weight?: number;
+  /** The scale the grader's own values are on, when it scores on one (e.g. a 1–10 rating): runners write each value as `raw_score` and its normalisation as `score`, and copy the scale to the result set's `graders`. */
+  scale?: common.Scale;
+  /** How the grader's attempts at one test case reduce to one value (default `mean`); runners copy it to the result set's `graders`. */
+  reducer?: common.Reducer;
   /** Human-readable description. */
   description?: string;
 }

@@ -78,6 +78,10 @@ export interface GraderProvenance {
   version?: string;
   /** For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version. */
   judge_model?: string;
+  /** The scale of the grader's `raw_score` values, when its source scores on a scale of its own. */
+  scale?: common.Scale;
+  /** How the grader's attempts reduce per test case (default `mean`). */
+  reducer?: common.Reducer;
 }
 
 /** Whether `value` is a `GraderProvenance`: its schema (resultset.json#/$defs/GraderProvenance) accepts it. */
@@ -178,6 +182,8 @@ export interface GraderResult {
    * @maximum 1
    */
   score: number | null;
+  /** The value the source reported, on the grader's declared `scale` (the result set's `graders`), when it is not already a score in [0, 1]: e.g. 7 on a 1–10 rating. `score` stays the normalised value that every formula uses; summaries also report the mean raw value. Absent when `score` is null. */
+  raw_score?: number;
   /** Whether this grader's threshold was met. */
   passed: boolean;
   /** Why the grader decided as it did. */
@@ -332,6 +338,9 @@ export interface GraderSummary {
    * @maximum 1
    */
   avg_score?: number | null;
+  /** Mean of the `raw_score`s of the scored grader results that carry one, on the grader's scale; present when any does. */
+  avg_raw_score?: number | null;
+  per_test_case?: TestCaseSummary;
 }
 
 /** Whether `value` is a `GraderSummary`: its schema (resultset.json#/$defs/GraderSummary) accepts it. */
@@ -392,4 +401,43 @@ export function isErrorType(value: unknown): value is ErrorType {
 /** What the schema of `ErrorType` (resultset.json#/$defs/ErrorType) finds wrong with `value`: none when it is one. */
 export function validateErrorType(value: unknown): _validate.Finding[] {
   return _validate.findings("resultset.json", "/$defs/ErrorType", value);
+}
+
+/** The grader's per-test-case metrics, when results carry `attempt`: each test case's scored values (errored rows left out) reduce by the grader's reducer to one value, and test cases are averaged (SPEC §4.7). */
+export interface TestCaseSummary {
+  /** The reducer's `method` that was applied (`mean` when the grader declares none). */
+  reducer?: string;
+  /**
+   * Test cases with at least one scored value for this grader.
+   * @minimum 0
+   */
+  test_cases?: Integer;
+  /**
+   * Mean over test cases of the reduced score; null when there are none.
+   * @minimum 0
+   * @maximum 1
+   */
+  avg_score?: number | null;
+  /**
+   * Standard error of that mean: the sample standard deviation of the reduced scores (n - 1 in the denominator) over the square root of n; null for fewer than two test cases.
+   * @minimum 0
+   */
+  stderr?: number | null;
+  /** Mean over test cases of the reduced `raw_score`, on the grader's scale; present when the grader's results carry raw values and the reducer keeps the scale (not `at_least` or `pass_at`). */
+  avg_raw_score?: number | null;
+  /**
+   * Standard error of `avg_raw_score`, as `stderr`; present with it.
+   * @minimum 0
+   */
+  raw_stderr?: number | null;
+}
+
+/** Whether `value` is a `TestCaseSummary`: its schema (resultset.json#/$defs/TestCaseSummary) accepts it. */
+export function isTestCaseSummary(value: unknown): value is TestCaseSummary {
+  return _validate.accepts("resultset.json", "/$defs/TestCaseSummary", value);
+}
+
+/** What the schema of `TestCaseSummary` (resultset.json#/$defs/TestCaseSummary) finds wrong with `value`: none when it is one. */
+export function validateTestCaseSummary(value: unknown): _validate.Finding[] {
+  return _validate.findings("resultset.json", "/$defs/TestCaseSummary", value);
 }

@@ -362,7 +362,7 @@ function summaryOf(source: Source): Summarized | Finding | null {
   const fed = feed(source, [stage], []);
   if (fed === null) return null;
   if ("problem" in fed) return fed.problem;
-  return { fields: withoutRows(fed.members), summary: stage.summary() };
+  return { fields: withoutRows(fed.members), summary: stage.summary(get(fed.members, "graders")) };
 }
 
 /**

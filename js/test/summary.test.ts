@@ -58,7 +58,8 @@ test("the outcome model: precedence, denominators, attempts", () => {
     unscored: 1,
     pass_rate: 1 / 3,
     avg_score: 1 / 3,
-    by_grader: { g: { passed: 2, failed: 1, unscored: 1, avg_score: 0.5 } },
+    // per test case (SPEC §4.7): a's attempts reduce to 0.5, d's one value is 0.5 (invalidated rows keep their grader results)
+    by_grader: { g: { passed: 2, failed: 1, unscored: 1, avg_score: 0.5, per_test_case: { reducer: "mean", test_cases: 2, avg_score: 0.5, stderr: 0 } } },
     attempts: { test_cases: 2, first_attempt_pass_rate: 0.5, any_pass_rate: 0.5, all_pass_rate: 0 },
   });
 });

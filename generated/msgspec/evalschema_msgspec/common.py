@@ -24,3 +24,20 @@ class Provider(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown
     "Maximum number of tokens to generate."
     extra: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
     "Extension point: provider-specific settings."
+
+
+class Scale(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    "The scale a grader's source reports its values on, e.g. a 1–10 rating: `min` is the worst value and `max` the best. A grader result's `raw_score` is on this scale; its `score` is the value normalised into [0, 1], `(raw_score - min) / (max - min)` (SPEC §4.7)."
+    min: float
+    "The lowest value of the scale (normalised to 0)."
+    max: float
+    "The highest value of the scale (normalised to 1); SHOULD be greater than `min`."
+
+
+class Reducer(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    "How a grader's values over the attempts of one test case reduce to one value for that test case, before the per-test-case metrics average test cases (SPEC §4.7). Without one, attempts reduce by `mean`."
+    method: _Literal["mean", "median", "mode", "max", "min", "at_least", "pass_at"]
+    k: _Annotated[int, _msgspec.Meta(ge=1)] | _msgspec.UnsetType = _msgspec.UNSET
+    "For `at_least` and `pass_at`: the number of attempts."
+    threshold: float | _msgspec.UnsetType = _msgspec.UNSET
+    "For `at_least` and `pass_at`: the value an attempt must reach to count, compared with the grader result's `raw_score` where it has one, else with its `score`."

@@ -9,6 +9,8 @@ from typing import Literal as _Literal  # noqa: F401
 
 import msgspec as _msgspec  # noqa: F401
 
+from . import common as _m_common  # noqa: F401
+
 
 class Grader(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     "A grader scores one output of a test case. Its `type` is an open string: the well-known types have required parameters checked here; any other type is a custom grader and must name its `params.handler`."
@@ -23,5 +25,9 @@ class Grader(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_f
     "Extension point: type-specific parameters. The well-known types' required parameters are checked by this schema."
     weight: _Annotated[float, _msgspec.Meta(ge=0)] | _msgspec.UnsetType = _msgspec.UNSET
     "Relative weight of this grader in weighted aggregation."
+    scale: _m_common.Scale | _msgspec.UnsetType = _msgspec.UNSET
+    "The scale the grader's own values are on, when it scores on one (e.g. a 1–10 rating): runners write each value as `raw_score` and its normalisation as `score`, and copy the scale to the result set's `graders`."
+    reducer: _m_common.Reducer | _msgspec.UnsetType = _msgspec.UNSET
+    "How the grader's attempts at one test case reduce to one value (default `mean`); runners copy it to the result set's `graders`."
     description: str | _msgspec.UnsetType = _msgspec.UNSET
     "Human-readable description."

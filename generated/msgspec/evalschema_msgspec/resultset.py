@@ -58,6 +58,10 @@ class GraderProvenance(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid
     "The grader's `version` (or the version of the code that implements it)."
     judge_model: str | _msgspec.UnsetType = _msgspec.UNSET
     "For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version."
+    scale: _m_common.Scale | _msgspec.UnsetType = _msgspec.UNSET
+    "The scale of the grader's `raw_score` values, when its source scores on a scale of its own."
+    reducer: _m_common.Reducer | _msgspec.UnsetType = _msgspec.UNSET
+    "How the grader's attempts reduce per test case (default `mean`)."
 
 
 class Group(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
@@ -106,6 +110,8 @@ class GraderResult(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unk
     "Score in [0, 1], or null when the grader could not score (skipped, unsupported, errored). A null score is unscored, not a failure."
     passed: bool
     "Whether this grader's threshold was met."
+    raw_score: float | _msgspec.UnsetType = _msgspec.UNSET
+    "The value the source reported, on the grader's declared `scale` (the result set's `graders`), when it is not already a score in [0, 1]: e.g. 7 on a 1–10 rating. `score` stays the normalised value that every formula uses; summaries also report the mean raw value. Absent when `score` is null."
     reason: str | _msgspec.UnsetType = _msgspec.UNSET
     "Why the grader decided as it did."
     metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
@@ -173,6 +179,9 @@ class GraderSummary(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_un
     "Grader results with a null score."
     avg_score: _Annotated[float, _msgspec.Meta(ge=0, le=1)] | None | _msgspec.UnsetType = _msgspec.UNSET
     "Mean of the non-null scores; null when there are none."
+    avg_raw_score: float | None | _msgspec.UnsetType = _msgspec.UNSET
+    "Mean of the `raw_score`s of the scored grader results that carry one, on the grader's scale; present when any does."
+    per_test_case: TestCaseSummary | _msgspec.UnsetType = _msgspec.UNSET
 
 
 class AttemptSummary(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
@@ -185,3 +194,19 @@ class AttemptSummary(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_u
     "Share of those test cases with at least one passing attempt."
     all_pass_rate: _Annotated[float, _msgspec.Meta(ge=0, le=1)] | None | _msgspec.UnsetType = _msgspec.UNSET
     "Share of those test cases whose scored attempts all passed."
+
+
+class TestCaseSummary(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    "The grader's per-test-case metrics, when results carry `attempt`: each test case's scored values (errored rows left out) reduce by the grader's reducer to one value, and test cases are averaged (SPEC §4.7)."
+    reducer: str | _msgspec.UnsetType = _msgspec.UNSET
+    "The reducer's `method` that was applied (`mean` when the grader declares none)."
+    test_cases: _Annotated[int, _msgspec.Meta(ge=0)] | _msgspec.UnsetType = _msgspec.UNSET
+    "Test cases with at least one scored value for this grader."
+    avg_score: _Annotated[float, _msgspec.Meta(ge=0, le=1)] | None | _msgspec.UnsetType = _msgspec.UNSET
+    "Mean over test cases of the reduced score; null when there are none."
+    stderr: _Annotated[float, _msgspec.Meta(ge=0)] | None | _msgspec.UnsetType = _msgspec.UNSET
+    "Standard error of that mean: the sample standard deviation of the reduced scores (n - 1 in the denominator) over the square root of n; null for fewer than two test cases."
+    avg_raw_score: float | None | _msgspec.UnsetType = _msgspec.UNSET
+    "Mean over test cases of the reduced `raw_score`, on the grader's scale; present when the grader's results carry raw values and the reducer keeps the scale (not `at_least` or `pass_at`)."
+    raw_stderr: _Annotated[float, _msgspec.Meta(ge=0)] | None | _msgspec.UnsetType = _msgspec.UNSET
+    "Standard error of `avg_raw_score`, as `stderr`; present with it."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _base
+from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
@@ -74,3 +75,63 @@ class Provider(_base.Model):
         dict[str, Any] | None,
         Field(description="Extension point: provider-specific settings."),
     ] = None
+
+
+class Scale(_base.Model):
+    """
+    The scale a grader's source reports its values on, e.g. a 1–10 rating: `min` is the worst value and `max` the best. A grader result's `raw_score` is on this scale; its `score` is the value normalised into [0, 1], `(raw_score - min) / (max - min)` (SPEC §4.7).
+    """
+
+    __schema__ = ("common.json", "/$defs/Scale")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    min: Annotated[
+        float, Field(description="The lowest value of the scale (normalised to 0).")
+    ]
+    max: Annotated[
+        float,
+        Field(
+            description="The highest value of the scale (normalised to 1); SHOULD be greater than `min`."
+        ),
+    ]
+
+
+class ReducerMethod(StrEnum):
+    """
+    `mean`, `median`, `max`, `min` of the attempts' values; `mode`: the most frequent value (ties: the one of the earliest attempt); `at_least`: 1 when at least `k` attempts reach `threshold`, else 0; `pass_at`: the unbiased pass@k estimate `1 - C(n - c, k) / C(n, k)` of n attempts, c of which reach `threshold` (no value when n < k).
+    """
+
+    mean = "mean"
+    median = "median"
+    mode = "mode"
+    max = "max"
+    min = "min"
+    at_least = "at_least"
+    pass_at = "pass_at"
+
+
+class Reducer(_base.Model):
+    """
+    How a grader's values over the attempts of one test case reduce to one value for that test case, before the per-test-case metrics average test cases (SPEC §4.7). Without one, attempts reduce by `mean`.
+    """
+
+    __schema__ = ("common.json", "/$defs/Reducer")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    method: ReducerMethod
+    k: Annotated[
+        int,
+        Field(
+            description="For `at_least` and `pass_at`: the number of attempts.", ge=1
+        ),
+    ] = 1
+    threshold: Annotated[
+        float,
+        Field(
+            description="For `at_least` and `pass_at`: the value an attempt must reach to count, compared with the grader result's `raw_score` where it has one, else with its `score`."
+        ),
+    ] = 1

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
+from . import common
+
 
 class Grader(_base.Model):
     """
@@ -18,7 +20,7 @@ class Grader(_base.Model):
         extra="forbid",
         validate_by_name=True,
     )
-    __not_null__ = frozenset({"field_schema", "version", "params", "description"})
+    __not_null__ = frozenset({"field_schema", "version", "params", "scale", "reducer", "description"})
     field_schema: Annotated[
         str | None,
         Field(
@@ -62,6 +64,18 @@ class Grader(_base.Model):
             ge=0.0,
         ),
     ] = 1.0
+    scale: Annotated[
+        common.Scale | None,
+        Field(
+            description="The scale the grader's own values are on, when it scores on one (e.g. a 1–10 rating): runners write each value as `raw_score` and its normalisation as `score`, and copy the scale to the result set's `graders`."
+        ),
+    ] = None
+    reducer: Annotated[
+        common.Reducer | None,
+        Field(
+            description="How the grader's attempts at one test case reduce to one value (default `mean`); runners copy it to the result set's `graders`."
+        ),
+    ] = None
     description: Annotated[
         str | None, Field(description="Human-readable description.")
     ] = None

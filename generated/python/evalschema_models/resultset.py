@@ -28,34 +28,6 @@ class Runner(_base.Model):
     )
 
 
-class GraderProvenance(_base.Model):
-    """
-    What identifies a grader's behaviour in a run.
-    """
-
-    __schema__ = ("resultset.json", "/$defs/GraderProvenance")
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_by_name=True,
-    )
-    __not_null__ = frozenset({"type", "version", "judge_model"})
-    type: Annotated[
-        str | None, Field(description="The grader's `type`.", min_length=1)
-    ] = None
-    version: Annotated[
-        str | None,
-        Field(
-            description="The grader's `version` (or the version of the code that implements it)."
-        ),
-    ] = None
-    judge_model: Annotated[
-        str | None,
-        Field(
-            description="For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version."
-        ),
-    ] = None
-
-
 class Group(_base.Model):
     """
     Membership of this result set in a group of sibling runs (a sweep, a comparison, a mutation-testing campaign). The group rollup is computed by consumers, not stored.
@@ -109,7 +81,7 @@ class GraderResult(_base.Model):
         extra="forbid",
         validate_by_name=True,
     )
-    __not_null__ = frozenset({"reason", "metadata"})
+    __not_null__ = frozenset({"raw_score", "reason", "metadata"})
     grader_id: Annotated[
         str, Field(description="The `id` of the grader.", min_length=1)
     ]
@@ -125,6 +97,12 @@ class GraderResult(_base.Model):
             le=1.0,
         ),
     ]
+    raw_score: Annotated[
+        float | None,
+        Field(
+            description="The value the source reported, on the grader's declared `scale` (the result set's `graders`), when it is not already a score in [0, 1]: e.g. 7 on a 1–10 rating. `score` stays the normalised value that every formula uses; summaries also report the mean raw value. Absent when `score` is null."
+        ),
+    ] = None
     passed: Annotated[
         bool, Field(description="Whether this grader's threshold was met.")
     ]
@@ -175,37 +153,6 @@ class ConstraintViolation(_base.Model):
             description="true: the row MUST be treated as failed whatever its grader results, and MUST stay in every denominator. false: recorded for visibility only; it changes no number."
         ),
     ]
-
-
-class GraderSummary(_base.Model):
-    """
-    Totals for one grader.
-    """
-
-    __schema__ = ("resultset.json", "/$defs/GraderSummary")
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_by_name=True,
-    )
-    __not_null__ = frozenset({"passed", "failed", "unscored"})
-    passed: Annotated[
-        int | None, Field(description="Grader results that passed.", ge=0)
-    ] = None
-    failed: Annotated[
-        int | None,
-        Field(description="Scored grader results that did not pass.", ge=0),
-    ] = None
-    unscored: Annotated[
-        int | None, Field(description="Grader results with a null score.", ge=0)
-    ] = None
-    avg_score: Annotated[
-        float | None,
-        Field(
-            description="Mean of the non-null scores; null when there are none.",
-            ge=0.0,
-            le=1.0,
-        ),
-    ] = None
 
 
 class AttemptSummary(_base.Model):
@@ -259,6 +206,100 @@ class ErrorType(StrEnum):
     runner_error = "runner_error"
 
 
+class TestCaseSummary(_base.Model):
+    """
+    The grader's per-test-case metrics, when results carry `attempt`: each test case's scored values (errored rows left out) reduce by the grader's reducer to one value, and test cases are averaged (SPEC §4.7).
+    """
+
+    __schema__ = ("resultset.json", "/$defs/TestCaseSummary")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    __not_null__ = frozenset({"reducer", "test_cases"})
+    reducer: Annotated[
+        str | None,
+        Field(
+            description="The reducer's `method` that was applied (`mean` when the grader declares none)."
+        ),
+    ] = None
+    test_cases: Annotated[
+        int | None,
+        Field(
+            description="Test cases with at least one scored value for this grader.",
+            ge=0,
+        ),
+    ] = None
+    avg_score: Annotated[
+        float | None,
+        Field(
+            description="Mean over test cases of the reduced score; null when there are none.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    stderr: Annotated[
+        float | None,
+        Field(
+            description="Standard error of that mean: the sample standard deviation of the reduced scores (n - 1 in the denominator) over the square root of n; null for fewer than two test cases.",
+            ge=0.0,
+        ),
+    ] = None
+    avg_raw_score: Annotated[
+        float | None,
+        Field(
+            description="Mean over test cases of the reduced `raw_score`, on the grader's scale; present when the grader's results carry raw values and the reducer keeps the scale (not `at_least` or `pass_at`)."
+        ),
+    ] = None
+    raw_stderr: Annotated[
+        float | None,
+        Field(
+            description="Standard error of `avg_raw_score`, as `stderr`; present with it.",
+            ge=0.0,
+        ),
+    ] = None
+
+
+class GraderProvenance(_base.Model):
+    """
+    What identifies a grader's behaviour in a run.
+    """
+
+    __schema__ = ("resultset.json", "/$defs/GraderProvenance")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    __not_null__ = frozenset({"type", "version", "judge_model", "scale", "reducer"})
+    type: Annotated[
+        str | None, Field(description="The grader's `type`.", min_length=1)
+    ] = None
+    version: Annotated[
+        str | None,
+        Field(
+            description="The grader's `version` (or the version of the code that implements it)."
+        ),
+    ] = None
+    judge_model: Annotated[
+        str | None,
+        Field(
+            description="For an `llm_judge` (or `model graded`) grader: the judge model that scored, e.g. its `params.model` with the provider's exact model version."
+        ),
+    ] = None
+    scale: Annotated[
+        common.Scale | None,
+        Field(
+            description="The scale of the grader's `raw_score` values, when its source scores on a scale of its own."
+        ),
+    ] = None
+    reducer: Annotated[
+        common.Reducer | None,
+        Field(
+            description="How the grader's attempts reduce per test case (default `mean`)."
+        ),
+    ] = None
+
+
 class ExecutionError(_base.Model):
     """
     The test case produced no usable result. An errored row is excluded from pass-rate and score denominators; an error wins over an invalidating constraint violation.
@@ -281,6 +322,94 @@ class ExecutionError(_base.Model):
     retryable: Annotated[
         bool | None, Field(description="Whether retrying may succeed.")
     ] = None
+
+
+class GraderSummary(_base.Model):
+    """
+    Totals for one grader.
+    """
+
+    __schema__ = ("resultset.json", "/$defs/GraderSummary")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    __not_null__ = frozenset({"passed", "failed", "unscored", "per_test_case"})
+    passed: Annotated[
+        int | None, Field(description="Grader results that passed.", ge=0)
+    ] = None
+    failed: Annotated[
+        int | None,
+        Field(description="Scored grader results that did not pass.", ge=0),
+    ] = None
+    unscored: Annotated[
+        int | None, Field(description="Grader results with a null score.", ge=0)
+    ] = None
+    avg_score: Annotated[
+        float | None,
+        Field(
+            description="Mean of the non-null scores; null when there are none.",
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    avg_raw_score: Annotated[
+        float | None,
+        Field(
+            description="Mean of the `raw_score`s of the scored grader results that carry one, on the grader's scale; present when any does."
+        ),
+    ] = None
+    per_test_case: TestCaseSummary | None = None
+
+
+class Result(_base.Model):
+    """
+    The outcome of one attempt at one test case.
+    """
+
+    __schema__ = ("resultset.json", "/$defs/Result")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    __not_null__ = frozenset({"attempt", "actual_output", "constraint_violations", "duration_ms", "completed_at", "error", "metadata"})
+    test_case_id: Annotated[
+        str, Field(description="The `id` of the test case.", min_length=1)
+    ]
+    attempt: Annotated[
+        int | None,
+        Field(
+            description="1-based attempt number, ascending in observation order. Absent means a single attempt.",
+            ge=1,
+        ),
+    ] = None
+    actual_output: Annotated[
+        str | None, Field(description="The output that was graded.")
+    ] = None
+    grader_results: Annotated[
+        list[GraderResult],
+        Field(
+            description="Scored quality signals, one per grader that ran. Empty when the row errored before grading."
+        ),
+    ]
+    constraint_violations: Annotated[
+        list[ConstraintViolation] | None,
+        Field(
+            description="Hard constraints this result broke. Unlike grader results they do not average: one with `invalidates_result: true` fails the row, which stays in every denominator. Unlike `error`, the row did produce a usable, scored result."
+        ),
+    ] = None
+    passed: Annotated[bool, Field(description="Whether the result passed.")]
+    duration_ms: Annotated[
+        int | None, Field(description="Time taken, in milliseconds.", ge=0)
+    ] = None
+    completed_at: Annotated[
+        str | None,
+        Field(
+            description="When this result was produced; later wins when partial runs are merged."
+        ),
+    ] = None
+    error: ExecutionError | None = None
+    metadata: common.Metadata | None = None
 
 
 class Summary(_base.Model):
@@ -356,56 +485,6 @@ class Summary(_base.Model):
         Field(description="Per-grader totals, keyed by grader id."),
     ] = None
     attempts: AttemptSummary | None = None
-
-
-class Result(_base.Model):
-    """
-    The outcome of one attempt at one test case.
-    """
-
-    __schema__ = ("resultset.json", "/$defs/Result")
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_by_name=True,
-    )
-    __not_null__ = frozenset({"attempt", "actual_output", "constraint_violations", "duration_ms", "completed_at", "error", "metadata"})
-    test_case_id: Annotated[
-        str, Field(description="The `id` of the test case.", min_length=1)
-    ]
-    attempt: Annotated[
-        int | None,
-        Field(
-            description="1-based attempt number, ascending in observation order. Absent means a single attempt.",
-            ge=1,
-        ),
-    ] = None
-    actual_output: Annotated[
-        str | None, Field(description="The output that was graded.")
-    ] = None
-    grader_results: Annotated[
-        list[GraderResult],
-        Field(
-            description="Scored quality signals, one per grader that ran. Empty when the row errored before grading."
-        ),
-    ]
-    constraint_violations: Annotated[
-        list[ConstraintViolation] | None,
-        Field(
-            description="Hard constraints this result broke. Unlike grader results they do not average: one with `invalidates_result: true` fails the row, which stays in every denominator. Unlike `error`, the row did produce a usable, scored result."
-        ),
-    ] = None
-    passed: Annotated[bool, Field(description="Whether the result passed.")]
-    duration_ms: Annotated[
-        int | None, Field(description="Time taken, in milliseconds.", ge=0)
-    ] = None
-    completed_at: Annotated[
-        str | None,
-        Field(
-            description="When this result was produced; later wins when partial runs are merged."
-        ),
-    ] = None
-    error: ExecutionError | None = None
-    metadata: common.Metadata | None = None
 
 
 class ResultSet(_base.Model):

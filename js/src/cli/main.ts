@@ -349,7 +349,7 @@ function runSummarize(args: Args): number {
         const fields: JsonObject = {};
         for (const [key, value] of Object.entries(loaded.document)) if (key !== "results") define(fields, key, value);
         // attempt statistics only for a JSON file read by path, as the Python command gives them
-        results.push({ label, fields, summary: summary.summary(), tally: null });
+        results.push({ label, fields, summary: summary.summary(get(fields, "graders")), tally: null });
         if (html !== null) lists.set(label, caseLists(loaded.document));
       }
       continue;
@@ -371,7 +371,7 @@ function runSummarize(args: Args): number {
     }
     if (!admit(label, path, undefined, checked.report)) continue;
     const { summary, tally, cases } = watched as { summary: SummaryStage; tally: AttemptTally; cases: CaseLists };
-    results.push({ label, fields: checked.observed.fields, summary: summary.summary(), tally });
+    results.push({ label, fields: checked.observed.fields, summary: summary.summary(get(checked.observed.fields, "graders")), tally });
     if (html !== null) lists.set(label, cases);
   }
   // nothing to show (every result set refused): the target is left as it was

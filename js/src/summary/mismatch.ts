@@ -48,7 +48,15 @@ export function* summaryMismatchesAgainst(claimed: unknown, summary: Summary): G
         const expected = Object.prototype.hasOwnProperty.call(byGrader, graderId) ? byGrader[graderId]! : noResults;
         if (!isObject(totals)) continue;
         for (const [name, number] of Object.entries(totals)) {
-          if (Object.prototype.hasOwnProperty.call(expected, name) && differs(number, expected[name])) {
+          if (name === "per_test_case" && isObject(number)) {
+            // the per-test-case view (SPEC §4.7): its numbers, one by one, where the reference has them
+            const view = (isObject(expected[name]) ? expected[name] : {}) as Record<string, unknown>;
+            for (const [key, said] of Object.entries(number)) {
+              if (key !== "reducer" && Object.prototype.hasOwnProperty.call(view, key) && differs(said, view[key])) {
+                yield mismatch(["by_grader", graderId, name, key], said, view[key]);
+              }
+            }
+          } else if (Object.prototype.hasOwnProperty.call(expected, name) && differs(number, expected[name])) {
             yield mismatch(["by_grader", graderId, name], number, expected[name]);
           }
         }
@@ -74,6 +82,8 @@ export class SummaryStage implements Stage {
   private readonly builder = new SummaryBuilder();
   /** Whether the rows are wanted: unknown (null) until the members are. */
   private wanted: boolean | null;
+  /** The result set's `graders`, whose reducers the per-test-case view follows (SPEC §4.7). */
+  private provenance: unknown;
 
   /** `compare`: false to build the summary whatever the document claims (summarize, summarizeFile). */
   constructor(private readonly compare = true) {
@@ -82,6 +92,7 @@ export class SummaryStage implements Stage {
 
   envelope(members: Members): Finding[] {
     if (this.wanted === null) this.wanted = isObject(get(members, "summary"));
+    this.provenance = get(members, "graders");
     return [];
   }
 
@@ -93,12 +104,14 @@ export class SummaryStage implements Stage {
   }
 
   finish(members: Members): Iterable<Finding> {
-    return this.compare ? summaryMismatchesAgainst(get(members, "summary"), this.builder.build()) : [];
+    this.provenance = get(members, "graders");
+    return this.compare ? summaryMismatchesAgainst(get(members, "summary"), this.builder.build(this.provenance)) : [];
   }
 
-  /** The reference summary of the rows fed so far. */
-  summary(): Summary {
-    return this.builder.build();
+  /** The reference summary of the rows fed so far; `provenance`: the result set's `graders`, when this stage's
+   * envelope step did not see them (a stream whose members come after its rows). */
+  summary(provenance?: unknown): Summary {
+    return this.builder.build(provenance ?? this.provenance);
   }
 }
 

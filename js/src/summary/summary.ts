@@ -9,6 +9,7 @@
 
 import { compareCodePoints } from "../core/findings.js";
 import { define, get, has, isObject, type JsonObject } from "../core/json.js";
+import { graderView, meanOf, Reducer, reducers, type CaseValue, type TestCaseSummary } from "./cases.js";
 
 export type Outcome = "passed" | "failed" | "invalidated" | "errored" | "unscored";
 
@@ -17,6 +18,8 @@ export interface GraderSummary {
   failed: number;
   unscored: number;
   avg_score: number | null;
+  avg_raw_score?: number | null;
+  per_test_case?: TestCaseSummary;
 }
 
 export interface AttemptSummary {
@@ -247,21 +250,30 @@ export class Mean {
     }
   }
 
+  /** The exact sum divided by `count`, rounded once (0 for no values; `count` > 0). */
+  sumOver(count: number): number {
+    return this.up || this.down ? NaN : this.quotient(count);
+  }
+
   /** The exact sum's mean, rounded once. */
   private mean(): number {
+    return this.quotient(this.count);
+  }
+
+  private quotient(count: number): number {
     const partials = this.partials;
     if (this.mantissa === 0n) {
       if (partials.length === 0 || (partials.length === 1 && partials[0] === 0)) return 0;
       // the largest partial, and the others' sum (rounded once more: far below what fastQuotient can tell)
       let lo = 0;
       for (let i = 0; i < partials.length - 1; i++) lo += partials[i]!;
-      const fast = fastQuotient(partials[partials.length - 1]!, lo, this.count, partials.length <= 2);
+      const fast = fastQuotient(partials[partials.length - 1]!, lo, count, partials.length <= 2);
       if (fast !== null) return fast;
     }
     let mantissa = this.mantissa;
     let exponent = this.exponent;
     for (const part of partials) if (part !== 0) [mantissa, exponent] = addExact(mantissa, exponent, part);
-    return exactMean(mantissa, exponent, this.count);
+    return exactMean(mantissa, exponent, count);
   }
 
   value(): number | null {
@@ -387,6 +399,8 @@ export class SummaryBuilder {
   /** The attempt rollup exists only when some row has an `attempt`; the cases are folded from the first row on. */
   private hasAttempts = false;
   private readonly perCase = new Map<string, Folded>();
+  /** Each grader's scored values by test case (SPEC §4.7): grader id -> test case id -> values in reading order. */
+  private readonly caseValues = new Map<string, Map<string, CaseValue[]>>();
 
   /** Count one row (an object) and return its outcome. */
   add(result: JsonObject): Outcome {
@@ -401,6 +415,7 @@ export class SummaryBuilder {
       this.perCase.set(testCase, foldAttempt(this.perCase.get(testCase), attemptNumber(result), outcome === "passed"));
     }
     if (outcome === "errored") return outcome;
+    const attempt = attemptNumber(result);
     const graderResults = items(get(result, "grader_results"));
     for (let i = 0; i < graderResults.length; i++) {
       const graderResult = graderResults[i];
@@ -412,6 +427,14 @@ export class SummaryBuilder {
       const value = score(graderResult);
       if (value === null) totals.unscored += 1;
       else {
+        if (typeof testCase === "string") {
+          const raw = get(graderResult, "raw_score");
+          let byCase = this.caseValues.get(graderId);
+          if (!byCase) this.caseValues.set(graderId, (byCase = new Map()));
+          let values = byCase.get(testCase);
+          if (!values) byCase.set(testCase, (values = []));
+          values.push({ attempt, score: value, raw: typeof raw === "number" && Number.isFinite(raw) ? raw : null });
+        }
         totals.scores.add(value);
         if (get(graderResult, "passed") === true) totals.passed += 1;
         else totals.failed += 1;
@@ -420,15 +443,24 @@ export class SummaryBuilder {
     return outcome;
   }
 
-  build(): Summary {
+  /** The summary; `provenance`: the result set's `graders`, whose reducers the per-test-case view follows. */
+  build(provenance?: unknown): Summary {
     const counts = this.counts;
+    const declared = reducers(provenance);
     const skipped = counts.errored + counts.unscored;
     const failed = counts.failed + counts.invalidated;
     const byGrader: Record<string, GraderSummary> = {};
     for (const id of [...this.graders.keys()].sort(compareCodePoints)) {
       const t = this.graders.get(id)!;
       // defined, not assigned: a grader id such as "__proto__" is a key like any other
-      define(byGrader, id, { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() });
+      const totals: GraderSummary = { passed: t.passed, failed: t.failed, unscored: t.unscored, avg_score: t.scores.value() };
+      // the mean raw value, where the grader's results carry raw values, and the per-test-case view (SPEC §4.7)
+      const perCase = this.caseValues.get(id) ?? new Map<string, CaseValue[]>();
+      const raws: number[] = [];
+      for (const values of perCase.values()) for (const v of values) if (v.raw !== null) raws.push(v.raw);
+      if (raws.length > 0) totals.avg_raw_score = meanOf(raws, () => new Mean());
+      if (this.hasAttempts) totals.per_test_case = graderView(perCase.values(), declared.get(id) ?? new Reducer(), () => new Mean());
+      define(byGrader, id, totals);
     }
     const out: Summary = {
       total: this.total,
@@ -469,5 +501,5 @@ export function summarize(resultset: JsonObject | object): Summary {
     const result = rows[index];
     if (isObject(result)) builder.add(result);
   }
-  return builder.build();
+  return builder.build(get(resultset as JsonObject, "graders"));
 }

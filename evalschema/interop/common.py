@@ -125,8 +125,11 @@ class LossReport:
         self.format = format
         self.entries: dict[tuple[str, str, str, str], LossEntry] = {}
 
-    def add(self, category: Category, source: str, where: str, reason: str, count: int = 1) -> None:
+    def add(self, category: Category, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        """Count a loss at ``where`` (array indices and line numbers grouped as ``*``); ``example``: the concrete
+        place when ``where`` is a pattern already (a test case id, which no index rule can group)."""
         pattern = _INDEX.sub("*", where)
+        where = example or where
         key = (category, source, pattern, reason)
         entry = self.entries.get(key)
         if entry is None:
@@ -135,14 +138,14 @@ class LossReport:
         if len(entry.examples) < EXAMPLES and where not in entry.examples:
             entry.examples.append(where)
 
-    def dropped(self, source: str, where: str, reason: str, count: int = 1) -> None:
-        self.add("dropped", source, where, reason, count)
+    def dropped(self, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        self.add("dropped", source, where, reason, count, example)
 
-    def approximated(self, source: str, where: str, reason: str, count: int = 1) -> None:
-        self.add("approximated", source, where, reason, count)
+    def approximated(self, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        self.add("approximated", source, where, reason, count, example)
 
-    def defaulted(self, source: str, where: str, reason: str, count: int = 1) -> None:
-        self.add("defaulted", source, where, reason, count)
+    def defaulted(self, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        self.add("defaulted", source, where, reason, count, example)
 
     def of(self, category: Category) -> list[LossEntry]:
         return [e for e in self.entries.values() if e.category == category]
@@ -276,7 +279,11 @@ class SuiteWriter:
         self.spool.seek(0)
         for index, line in enumerate(self.spool):
             case = orjson.loads(line)
-            case.setdefault("graders", list(self.case_graders.get(case["id"], ())) or every)
+            reported = self.case_graders.get(case["id"], ())
+            if "graders" in case:  # listed by the importer: the graders its rows reported beyond them join the list
+                case["graders"] += [g for g in reported if g not in case["graders"]]
+            else:
+                case["graders"] = list(reported) or every
             stream.write((b"," if index else b"") + json_bytes(case))
         stream.write(b"]}")
         self.spool.close()

@@ -190,6 +190,12 @@ def promptfoo_fixtures() -> None:
             "empty-prompt": (row(0, lambda r: r["prompt"].__setitem__("raw", "")), "ok"),
         },
     )
+    # the JSON Lines output (-o results.jsonl): one result a line, no header
+    lines = (DATA / "promptfoo" / "shapes-results.jsonl").read_bytes()
+    w.put("lines.jsonl", lines, "ok")
+    w.put("lines-truncated.jsonl", lines[: len(lines) // 2], "IMPORT_UNREADABLE")
+    w.put("lines-not-object.jsonl", lines + b"7\n", "IMPORT_NOT_FORMAT")
+    w.put("lines-empty.jsonl", b"", "IMPORT_EMPTY")
     w.close()
 
 

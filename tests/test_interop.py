@@ -513,3 +513,21 @@ def test_suite_out_and_default_suite_path(tmp_path: Path, capsys: pytest.Capture
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.resultset.json", "a.suite.json", "b.json", "s.json"]
     assert orjson.loads((tmp_path / "b.json").read_bytes())["suite_id"] == orjson.loads((tmp_path / "s.json").read_bytes())["id"]
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(("alias", "name", "inputs"), [("lm-eval", "lm_eval", "valid"), ("openai-evals", "openai_evals", "valid.jsonl")])
+def test_alias_names_import_as_the_canonical_format(
+    alias: str, name: str, inputs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalschema.interop import ALIASES
+
+    assert ALIASES[alias] == name
+    outs = {}
+    for spelled in (alias, name):
+        out = tmp_path / f"{spelled}.resultset.json"
+        capsys.readouterr()
+        assert main(["import", "--from", spelled, *map(str, _inputs(name, inputs)), "-o", str(out), "--format", "json"]) == 0
+        reported = json.loads(capsys.readouterr().out)
+        assert reported["loss"]["format"] == name
+        outs[spelled] = orjson.loads(out.read_bytes())["results"]
+    assert outs[alias] == outs[name]

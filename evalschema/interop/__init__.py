@@ -29,8 +29,15 @@ IMPORTERS: dict[str, str] = {
     "deepeval": "deepeval",
 }
 EXPORTERS: dict[str, str] = {"eee": "eee", "otel": "otel", "csv": "csv_export"}
+# The names people type for an importer (the tools' own spellings) → its canonical name: the one alias table, read by
+# import_results and the command's --from choices
+ALIASES: dict[str, str] = {
+    "lm-eval": "lm_eval",
+    "openai-evals": "openai_evals",
+}
 
 __all__ = [
+    "ALIASES",
     "ERROR_CODES",
     "EXPORTERS",
     "IMPORTERS",
@@ -78,8 +85,9 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
     or one path for both outputs). Raises :class:`ConversionError` (a code from ``ERROR_CODES``) for an input that
     cannot be converted, and ``MissingExtra`` when the format needs an optional dependency that is not installed.
     """
+    format = ALIASES.get(format, format)
     if format not in IMPORTERS:
-        raise ValueError(f"unknown import format {format!r} (one of {', '.join(IMPORTERS)})")
+        raise ValueError(f"unknown import format {format!r} (one of {', '.join((*IMPORTERS, *ALIASES))})")
     module = importlib.import_module(f".{IMPORTERS[format]}", __name__)
     loss = LossReport("import", format)
     suite_out = suite_out or suite_path_for(out)

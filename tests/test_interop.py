@@ -420,9 +420,9 @@ MAPPINGS: list[tuple[str, str, str, int | None, list[tuple[str, float | None, bo
     (
         "lm_eval",
         "filter-and-int-target",
-        "math_perturbed_full/0#strict-match",
+        "math_perturbed_full/0",
         None,
-        [("math_perturbed_full/exact_match", 0.0, False, None)],
+        [("math_perturbed_full/exact_match,strict-match", 0.0, False, None)],
         False,
         None,
     ),

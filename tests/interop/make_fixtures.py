@@ -248,6 +248,42 @@ def lm_eval_fixtures() -> None:
     case("filter-and-int-target", "ok", line_edit=lambda ls: ls[0].update({"filter": "strict-match", "target": 2}))
     case("loglikelihood-resps", "ok", line_edit=lambda ls: ls[1].update({"filtered_resps": [["-2.3", "False"]]}))
     case("empty-prompt", "ok", line_edit=lambda ls: ls[2].__setitem__("arguments", {}))
+
+    # Several filters, as lm-eval 0.4 writes them (its evaluator: for each filter, for each document, one line with
+    # that filter's `filtered_resps` and metric values): gsm8k-like take-first / maj@2 / strict-match, the documents
+    # filter after filter (and, in the second variant, document after document). The results file's aggregates are
+    # lm-eval's `mean` of the lines' values, computed here from the lines written (lm-eval itself was not run).
+    verdicts = {"take-first": lambda i: i % 3 == 0, "maj@2": lambda i: i % 3 == 1, "strict-match": lambda i: False}
+    task = "math_perturbed_full"
+
+    def filtered(doc_major: bool) -> tuple[Callable[[Doc], Any], Callable[[list[Doc]], Any]]:
+        def lines_of(ls: list[Doc]) -> None:
+            out = []
+            for name, right in verdicts.items():
+                for line in ls:
+                    out.append(
+                        {
+                            **line,
+                            "filter": name,
+                            "filtered_resps": [line["filtered_resps"][0][:40]],
+                            "exact_match": float(right(line["doc_id"])),
+                        }
+                    )
+            if doc_major:
+                out.sort(key=lambda x: x["doc_id"])
+            ls[:] = out
+
+        def head_of(h: Doc) -> None:
+            per_filter = {name: [float(right(line["doc_id"])) for line in lines] for name, right in verdicts.items()}
+            h["results"][task] = {"alias": task}
+            for name, values in per_filter.items():
+                h["results"][task][f"exact_match,{name}"] = sum(values) / len(values)
+                h["results"][task][f"exact_match_stderr,{name}"] = "N/A"
+
+        return head_of, lines_of
+
+    case("filters", "ok", *filtered(doc_major=False))
+    case("filters-doc-major", "ok", *filtered(doc_major=True))
     w.close()
 
 

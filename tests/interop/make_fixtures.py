@@ -340,6 +340,22 @@ def openai_evals_fixtures() -> None:
     )
     case("sampling-only", "ok", lambda ls: ls.__delitem__(slice(3, None)))
     case("reversed", "ok", lambda ls: ls.reverse())
+
+    # FuzzyMatch (evals.elsuite.basic.fuzzy_match): a match event and a metrics event (accuracy, f1_score) per sample;
+    # its final report is the mean of each metric over the metrics events (`np.mean(recorder.get_scores(name))`),
+    # computed here from the events written (oaieval itself was not run)
+    def fuzzy(ls: list[Doc]) -> None:
+        matches = [e for e in ls if e.get("type") == "match"]
+        f1 = [0.5, 1.0, 0.25]
+        for i, match in enumerate(matches):
+            ls.append(event(match["sample_id"], "metrics", {"accuracy": float(match["data"]["correct"]), "f1_score": f1[i % len(f1)]}))
+        metrics = [e["data"] for e in ls if e.get("type") == "metrics"]
+        report = {name: sum(m[name] for m in metrics) / len(metrics) for name in ("accuracy", "f1_score")}
+        next(e for e in ls if "final_report" in e)["final_report"] = report
+
+    case("fuzzy-match", "ok", fuzzy)
+    # a dummy completion function records no sampling event: the answer is only the match event's `sampled`
+    case("no-sampling-events", "ok", lambda ls: ls.__setitem__(slice(None), [e for e in ls if e.get("type") != "sampling"]))
     w.close()
 
 

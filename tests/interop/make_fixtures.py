@@ -392,9 +392,55 @@ def deepeval_fixtures() -> None:
             "identifier": (lambda d: d.__setitem__("identifier", "nightly-7"), "ok"),
             "no-output": (tc(0, lambda c: c.pop("actualOutput")), "ok"),
             "tags": (tc(0, lambda c: c.__setitem__("tags", ["rag", "smoke"])), "ok"),
+            "conversational-only": (lambda d: _conversations(d, only=True), "ok"),
+            "conversational-and-single-turn": (lambda d: _conversations(d, only=False), "ok"),
         },
     )
     w.close()
+
+
+def _conversations(run: Doc, only: bool) -> None:
+    """Conversational test cases as DeepEval 4 saves them (``ConversationalApiTestCase``: name, success, metricsData,
+    runDuration, turns of role / content / order, order, scenario, expectedOutcome…), one named and ordered as the
+    run's first single-turn case; the run's own aggregates (``testPassed``, ``testFailed``, ``metricsScores``) are
+    recomputed over all its cases as DeepEval's test run does (DeepEval itself was not run for this fixture)."""
+
+    def metric(name: str, score: float, threshold: float = 0.5) -> Doc:
+        return {"name": name, "threshold": threshold, "success": score >= threshold, "score": score, "reason": "", "strictMode": False}
+
+    def conversation(name: str, order: int, scores: list[float]) -> Doc:
+        turns = [
+            {"role": "user", "content": "Book a table for two.", "order": 0},
+            {"role": "assistant", "content": "For which evening?", "order": 1},
+            {"role": "user", "content": "Friday.", "order": 2},
+            {"role": "assistant", "content": "Booked for Friday.", "order": 3},
+        ]
+        data = [metric("Knowledge Retention", scores[0]), metric("Conversation Completeness", scores[1])]
+        return {
+            "name": name,
+            "success": all(m["success"] for m in data),
+            "metricsData": data,
+            "runDuration": 0.01,
+            "turns": turns,
+            "order": order,
+            "scenario": "a booking",
+            "expectedOutcome": "a table is booked",
+        }
+
+    first = run["testCases"][0]
+    run["conversationalTestCases"] = [conversation(first["name"], first["order"], [1.0, 0.75]), conversation("test_case_1", 1, [0.25, 1.0])]
+    if only:
+        run["testCases"] = []
+    cases = run["testCases"] + run["conversationalTestCases"]
+    run["testPassed"] = sum(1 for c in cases if c["success"])
+    run["testFailed"] = len(cases) - run["testPassed"]
+    scores: dict[str, Doc] = {}
+    for case in cases:
+        for m in case.get("metricsData") or []:
+            entry = scores.setdefault(m["name"], {"metric": m["name"], "scores": [], "passes": 0, "fails": 0, "errors": 0})
+            entry["scores"].append(m["score"])
+            entry["passes" if m["success"] else "fails"] += 1
+    run["metricsScores"] = list(scores.values())
 
 
 if __name__ == "__main__":

@@ -531,3 +531,47 @@ def test_alias_names_import_as_the_canonical_format(
         assert reported["loss"]["format"] == name
         outs[spelled] = orjson.loads(out.read_bytes())["results"]
     assert outs[alias] == outs[name]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"),
+    [
+        ("promptfoo", "valid.json"),
+        ("lm_eval", "filters"),
+        ("openai_evals", "fuzzy-match.jsonl"),
+        ("deepeval", "valid.json"),
+        ("inspect_ai", "valid.json"),
+    ],
+)
+def test_imported_rows_need_no_json_copy_in_parquet(fmt: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Imported rows are written with their members in the schema's order, so a Parquet export keeps no `_json` copy."""
+    import pyarrow.parquet as pq  # the columnar extra: a dev dependency
+
+    out = tmp_path / "run.resultset.json"
+    import_results(fmt, _inputs(fmt, name), out)
+    assert main(["export", "--to", "parquet", str(out), "-o", str(tmp_path / "pq")]) == 0
+    for table in ("runs", "results"):
+        (file,) = (tmp_path / "pq").glob(f"{table}.*")
+        column = pq.read_table(file).column("_json")
+        assert column.null_count == len(column), f"{table}: {len(column) - column.null_count} rows keep a JSON copy"
+
+
+def test_large_import_writes_a_test_cases_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Test cases beyond CASES_FILE_BYTES go to a JSON Lines test_cases_file beside the suite, which validate --suite
+    follows; the three files appear together (here every import is "large": the bound set to 0)."""
+    from evalschema.interop import cases_path_for, common
+
+    monkeypatch.setattr(common, "CASES_FILE_BYTES", 0)
+    out = tmp_path / "run.resultset.json"
+    done = import_results("lm_eval", _inputs("lm_eval", "filters"), out)
+    suite = orjson.loads(done.suite_path.read_bytes())
+    assert done.cases_path == cases_path_for(done.suite_path) == tmp_path / "run.cases.jsonl"
+    assert suite["test_cases_file"] == "run.cases.jsonl" and "test_cases" not in suite
+    cases = [orjson.loads(line) for line in done.cases_path.read_bytes().splitlines()]
+    rows = orjson.loads(out.read_bytes())["results"]
+    assert sorted(c["id"] for c in cases) == sorted({r["test_case_id"] for r in rows})
+    capsys.readouterr()
+    assert main(["validate", "--strict", "--suite", str(done.suite_path), str(out)]) == 0, capsys.readouterr().out
+    with pytest.raises(ConversionError):
+        import_results("lm_eval", _inputs("lm_eval", "samples-empty"), tmp_path / "bad.resultset.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.cases.jsonl", "run.resultset.json", "run.suite.json"]

@@ -110,6 +110,7 @@ def run_import(args: argparse.Namespace) -> int:
         {
             "resultset": str(outcome.resultset_path),
             "suite": str(outcome.suite_path),
+            **({"test_cases_file": str(outcome.cases_path)} if outcome.cases_path is not None else {}),
             "summary": outcome.summary,
         },
     )

@@ -46,6 +46,7 @@ __all__ = [
     "ImportOutcome",
     "InvalidInput",
     "LossReport",
+    "cases_path_for",
     "export_results",
     "import_results",
     "suite_path_for",
@@ -58,6 +59,7 @@ class ImportOutcome:
     suite_path: Path
     loss: LossReport
     summary: dict[str, Any]
+    cases_path: Path | None = None  # the suite's test_cases_file, when the test cases were too many to hold inline
 
 
 @dataclass
@@ -77,8 +79,18 @@ def suite_path_for(out: Path) -> Path:
     return out.with_name(name + ".suite.json")
 
 
+def cases_path_for(suite: Path) -> Path:
+    """Where a large import's test cases go, beside its suite: ``run.suite.json`` → ``run.cases.jsonl``."""
+    name = suite.name
+    for ending in (".suite.json", ".json"):
+        if name.endswith(ending):
+            return suite.with_name(name[: -len(ending)] + ".cases.jsonl")
+    return suite.with_name(name + ".cases.jsonl")
+
+
 def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path | None = None) -> ImportOutcome:
-    """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out``.
+    """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out`` (a
+    large import's test cases in a ``test_cases_file`` beside it, :func:`cases_path_for`).
 
     Both files appear atomically, or neither does (the output gate, :class:`evalschema.io.gate.Outputs`, which
     also refuses, as :class:`evalschema.io.gate.Refused`, an output that is an input, a device, a FIFO or a folder,
@@ -93,7 +105,8 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
     suite_out = suite_out or suite_path_for(out)
     inputs = [Path(p) for p in inputs]
     names = ", ".join(p.name for p in inputs)
-    with Outputs([out, suite_out], inputs=inputs) as outputs:
+    cases_out = cases_path_for(suite_out)
+    with Outputs([out, suite_out, cases_out], inputs=inputs) as outputs:
         sink = Sink(outputs.stream(out), format, loss)
         try:
             module.read(inputs, sink, loss)
@@ -104,10 +117,11 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
             raise ConversionError("IMPORT_UNREADABLE", "nested too deeply to read", names) from None
         summary = sink.finish(names)
         assert sink.headers is not None
-        sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite))
+        cases = (outputs.stream(cases_out), cases_out.name) if sink.suite.large else None
+        sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite), cases)
         _refuse_invalid(outputs.written(suite_out), "suite", suite_out, names)
         _refuse_invalid(outputs.written(out), "resultset", out, names)
-    return ImportOutcome(out, suite_out, loss, summary)
+    return ImportOutcome(out, suite_out, loss, summary, cases_out if cases is not None else None)
 
 
 SHOWN_FINDINGS = 20  # findings quoted in an IMPORT_INVALID_OUTPUT error: enough to act on, a bounded message

@@ -135,19 +135,21 @@ def _metrics(task: str, results: dict[str, Any], config: dict[str, Any]) -> list
     return [str(n) for n in names]
 
 
-NO_FILTER = "none"  # lm-eval's name for the unfiltered responses
+def unfiltered() -> str:
+    """lm-eval's name for the unfiltered responses (its ``none`` filter)."""
+    return "none"
 
 
-def grader_id(task: str, metric: str, filter_name: str = NO_FILTER) -> str:
+def grader_id(task: str, metric: str, filter_name: str | None = None) -> str:
     """The grader of a (task, metric, filter): lm-eval's ``metric,filter`` key after the task, the filter ``none`` left out."""
-    return f"{task}/{metric}" if filter_name == NO_FILTER else f"{task}/{metric},{filter_name}"
+    return f"{task}/{metric}" if filter_name in (None, unfiltered()) else f"{task}/{metric},{filter_name}"
 
 
-def _grader(task: str, metric: str, output_type: Any, filter_name: str = NO_FILTER) -> dict[str, Any]:
+def _grader(task: str, metric: str, output_type: Any, filter_name: str | None = None) -> dict[str, Any]:
     params: dict[str, Any] = {"handler": f"lm_eval:{metric}", "task": task}
     if isinstance(output_type, str):
         params["output_type"] = output_type
-    if filter_name != NO_FILTER:
+    if filter_name not in (None, unfiltered()):
         params["filter"] = filter_name
     return {"id": grader_id(task, metric, filter_name), "type": "custom", "params": params}
 
@@ -186,7 +188,7 @@ def _lines(path: Path, source: str, wanted: str | None = None) -> Iterator[Line]
 
 
 def _filter_of(line: dict[str, Any]) -> str:
-    name = line.get("filter", NO_FILTER)
+    name = line.get("filter", unfiltered())
     return name if isinstance(name, str) else str(name)
 
 
@@ -230,7 +232,7 @@ def _row(
 ) -> None:
     """One document's row from its line under each filter: the document, target and prompt from the first line (the
     filter ``none`` when there is one), a grader result per metric of each filter's line."""
-    first = NO_FILTER if NO_FILTER in parts else next(iter(parts))
+    first = unfiltered() if unfiltered() in parts else next(iter(parts))
     number, line = parts[first]
     where = f":{number}"  # a JSON Lines source: the pointer is the line, then the field
     case_id = f"{task}/{line['doc_id']}"

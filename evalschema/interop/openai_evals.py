@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from evalschema_models import constants
+
 from ..core.rfc3339 import is_date_time
 from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines
@@ -121,7 +123,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     )
     suite: dict[str, Any] = {"id": eval_name, "name": str(spec.get("base_eval") or eval_name)}
     if report is None:
-        resultset["metadata"]["evalschema.partial"] = True  # the reserved key of a partial run (SPEC 3.3)
+        resultset["metadata"][constants.PARTIAL_KEY] = True  # the reserved key of a partial run (SPEC 3.3)
         loss.defaulted(source, "/final_report", "no final report (an interrupted run): a partial run, the summary computed from the events")
     sink.start(resultset, suite)
     for sample_id, events in samples.items():

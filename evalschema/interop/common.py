@@ -254,8 +254,9 @@ class ResultSetWriter:
         self.rows = 0
         head = in_order({"$schema": schema_uri("resultset"), "version": spec_version(), **header}, members(""))
         # the members the schema puts after the rows (metadata, after the summary) are written after them
-        after = members("")[members("").index("results") :]
-        self.tail = {k: head.pop(k) for k in list(head) if k in after}
+        after = members("")[members("").index("summary") + 1 :]
+        # written now (a value the writer cannot hold is found before any row), placed after the summary at the end
+        self.tail = json_bytes({k: head.pop(k) for k in list(head) if k in after})
         body = json_bytes(head)
         stream.write(body[:-1] + (b',"results":[' if len(head) else b'"results":['))
 
@@ -274,8 +275,7 @@ class ResultSetWriter:
 
     def finish(self) -> dict[str, Any]:
         summary = self.builder.build().to_dict()
-        tail = in_order({**self.tail, "summary": summary}, members(""))
-        self.stream.write(b"]," + json_bytes(tail)[1:])
+        self.stream.write(b'],"summary":' + json_bytes(summary) + (b"," + self.tail[1:] if len(self.tail) > 2 else b"}"))
         return summary
 
 

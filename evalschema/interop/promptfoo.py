@@ -20,11 +20,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import ijson
 import orjson
+
+from evalschema_models import constants
 
 from ..core.findings import Finding
 from ..io.loader import open_regular
@@ -37,6 +40,7 @@ VERDICT = "promptfoo:test"  # promptfoo's own verdict on a row: its gradingResul
 METRIC_PREFIX = "metric:"
 _ROWS = "results.results"  # where the rows are in a results JSON file (ijson prefix)
 _CHUNK = 1 << 16
+_OPEN, _CLOSE = frozenset({"start_map", "start_array"}), frozenset({"end_map", "end_array"})
 _ROW_MAPPED = {
     "testIdx",
     "promptIdx",
@@ -66,8 +70,8 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         rows: Iterator[tuple[str, Any]] = _jsonl_rows(path)
         lines = True
     else:
-        doc = _json_header(path)
-        rows = _json_rows(path)
+        doc, exact = _json_header(path)
+        rows = _json_rows(path, exact)
         lines = False
     if not isinstance(doc.get("results"), dict):
         raise ConversionError("IMPORT_NOT_FORMAT", "not a promptfoo results file: no 'results' object", source, "/results")
@@ -84,7 +88,7 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         )
     if not lines and not isinstance(body.get("results"), list):
         raise ConversionError("IMPORT_NOT_FORMAT", "results.results is not a list", source, "/results/results")
-    providers, prompts = _scan(_jsonl_rows(path) if lines else _json_rows(path), source)
+    providers, prompts = _scan(_jsonl_rows(path) if lines else _json_rows(path, exact), source)
     config = obj(doc.get("config"))
     meta = obj(doc.get("metadata"))
     stamped = "/results/timestamp" if body.get("timestamp") else "/metadata/timestamp"
@@ -162,33 +166,57 @@ def _opened(path: Path) -> Any:
     return handle
 
 
-def _json_header(path: Path) -> dict[str, Any]:
+def _json_header(path: Path) -> tuple[dict[str, Any], bool]:
     """Every member of a results JSON file but its rows (``results.results`` is an empty list here), read by
-    events, the rows skipped as they pass: memory holds the header, never the rows."""
-    builder = ijson.ObjectBuilder()
-    inside = _ROWS + ".item"
-    with _opened(path) as handle:
-        try:
-            for prefix, event, value in ijson.parse(handle, use_float=True, buf_size=_CHUNK):
-                if prefix.startswith(inside) and (len(prefix) == len(inside) or prefix[len(inside)] == "."):
-                    continue
-                builder.event(event, value)
-        except ijson.JSONError:
-            raise ConversionError("IMPORT_UNREADABLE", NOT_JSON, str(path)) from None
-        except OSError as exc:
-            raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
-    document = builder.value
-    if not isinstance(document, dict):
-        raise ConversionError("IMPORT_NOT_FORMAT", "not a promptfoo results file: no 'results' object", path.name, "/results")
-    return document
+    events, the rows skipped as they pass: memory holds the header, never the rows. Also whether the file needs
+    exact numbers (``True``: an integer beyond 64 bits, which the C parser's native numbers cannot hold; such a file
+    is read again with numbers as text, then made plain)."""
+    for exact in (False, True):
+        builder = ijson.ObjectBuilder()
+        inside = _ROWS + ".item"
+        with _opened(path) as handle:
+            try:
+                depth = 0
+                for prefix, event, value in ijson.parse(handle, use_float=not exact, buf_size=_CHUNK):
+                    if event in _OPEN:
+                        depth += 1
+                        if depth > constants.MAX_DEPTH:  # as every reader of this project refuses it (before any row is built)
+                            raise ConversionError("IMPORT_UNREADABLE", "nested too deeply to read", str(path))
+                    elif event in _CLOSE:
+                        depth -= 1
+                    if prefix.startswith(inside) and (len(prefix) == len(inside) or prefix[len(inside)] == "."):
+                        continue
+                    builder.event(event, value)
+            except ijson.JSONError:
+                if exact:
+                    raise ConversionError("IMPORT_UNREADABLE", NOT_JSON, str(path)) from None
+                continue
+            except OSError as exc:
+                raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+        document = _plain(builder.value) if exact else builder.value
+        if not isinstance(document, dict):
+            raise ConversionError("IMPORT_NOT_FORMAT", "not a promptfoo results file: no 'results' object", path.name, "/results")
+        return document, exact
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
+def _plain(value: Any) -> Any:
+    """A value read with exact numbers as plain JSON values: a decimal fraction as a float (integers stay integers)."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _json_rows(path: Path, exact: bool) -> Iterator[tuple[str, Any]]:
     """(pointer, row) for each row of a results JSON file, one at a time."""
     with _opened(path) as handle:
         try:
-            for index, row in enumerate(ijson.items(handle, _ROWS + ".item", use_float=True, buf_size=_CHUNK)):
-                yield f"/results/results/{index}", row
+            for index, row in enumerate(ijson.items(handle, _ROWS + ".item", use_float=not exact, buf_size=_CHUNK)):
+                yield f"/results/results/{index}", _plain(row) if exact else row
         except ijson.JSONError:
             raise ConversionError("IMPORT_UNREADABLE", NOT_JSON, str(path)) from None
         except OSError as exc:

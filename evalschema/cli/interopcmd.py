@@ -29,7 +29,7 @@ EXIT_OK, EXIT_LOSS, EXIT_UNCONVERTIBLE = 0, 1, 2
 
 
 def add_parsers(subparsers: Any) -> None:
-    from ..interop import EXPORTERS, IMPORTERS
+    from ..interop import ALIASES, EXPORTERS, IMPORTERS
     from .columnarcmd import FORMATS as COLUMNAR
 
     imp: argparse.ArgumentParser = subparsers.add_parser(
@@ -37,7 +37,13 @@ def add_parsers(subparsers: Any) -> None:
         help="convert another tool's results (Inspect AI, promptfoo, lm-eval, OpenAI Evals, DeepEval) to a suite and result set, "
         "or read result sets back from a folder of Parquet or Arrow tables",
     )
-    imp.add_argument("--from", dest="source_format", required=True, choices=(*IMPORTERS, *COLUMNAR), help="the input format")
+    imp.add_argument(
+        "--from",
+        dest="source_format",
+        required=True,
+        choices=(*IMPORTERS, *ALIASES, *COLUMNAR),
+        help="the input format (also: " + ", ".join(f"{alias} for {name}" for alias, name in ALIASES.items()) + ")",
+    )
     imp.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     imp.add_argument("-o", "--out", type=Path, required=True, metavar="OUT", help="the result set to write")
     imp.add_argument("--suite-out", type=Path, metavar="SUITE", help="the suite to write (default: beside OUT, NAME.suite.json)")
@@ -104,6 +110,7 @@ def run_import(args: argparse.Namespace) -> int:
         {
             "resultset": str(outcome.resultset_path),
             "suite": str(outcome.suite_path),
+            **({"test_cases_file": str(outcome.cases_path)} if outcome.cases_path is not None else {}),
             "summary": outcome.summary,
         },
     )

@@ -30,8 +30,15 @@ IMPORTERS: dict[str, str] = {
     "deepeval": "deepeval",
 }
 EXPORTERS: dict[str, str] = {"eee": "eee", "otel": "otel", "csv": "csv_export"}
+# The names people type for an importer (the tools' own spellings) → its canonical name: the one alias table, read by
+# import_results and the command's --from choices
+ALIASES: dict[str, str] = {
+    "lm-eval": "lm_eval",
+    "openai-evals": "openai_evals",
+}
 
 __all__ = [
+    "ALIASES",
     "ERROR_CODES",
     "EXPORTERS",
     "IMPORTERS",
@@ -40,6 +47,7 @@ __all__ = [
     "ImportOutcome",
     "InvalidInput",
     "LossReport",
+    "cases_path_for",
     "export_results",
     "import_results",
     "suite_path_for",
@@ -52,6 +60,7 @@ class ImportOutcome:
     suite_path: Path
     loss: LossReport
     summary: dict[str, Any]
+    cases_path: Path | None = None  # the suite's test_cases_file, when the test cases were too many to hold inline
 
 
 @dataclass
@@ -71,22 +80,34 @@ def suite_path_for(out: Path) -> Path:
     return out.with_name(name + ".suite.json")
 
 
+def cases_path_for(suite: Path) -> Path:
+    """Where a large import's test cases go, beside its suite: ``run.suite.json`` → ``run.cases.jsonl``."""
+    name = suite.name
+    for ending in (".suite.json", ".json"):
+        if name.endswith(ending):
+            return suite.with_name(name[: -len(ending)] + ".cases.jsonl")
+    return suite.with_name(name + ".cases.jsonl")
+
+
 def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path | None = None) -> ImportOutcome:
-    """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out``.
+    """Convert ``inputs`` (one tool's output files) to a result set at ``out`` and its suite at ``suite_out`` (a
+    large import's test cases in a ``test_cases_file`` beside it, :func:`cases_path_for`).
 
     Both files appear atomically, or neither does (the output gate, :class:`evalschema.io.gate.Outputs`, which
     also refuses, as :class:`evalschema.io.gate.Refused`, an output that is an input, a device, a FIFO or a folder,
     or one path for both outputs). Raises :class:`ConversionError` (a code from ``ERROR_CODES``) for an input that
     cannot be converted, and ``MissingExtra`` when the format needs an optional dependency that is not installed.
     """
+    format = ALIASES.get(format, format)
     if format not in IMPORTERS:
-        raise ValueError(f"unknown import format {format!r} (one of {', '.join(IMPORTERS)})")
+        raise ValueError(f"unknown import format {format!r} (one of {', '.join((*IMPORTERS, *ALIASES))})")
     module = importlib.import_module(f".{IMPORTERS[format]}", __name__)
     loss = LossReport("import", format)
     suite_out = suite_out or suite_path_for(out)
     inputs = [Path(p) for p in inputs]
     names = ", ".join(p.name for p in inputs)
-    with Outputs([out, suite_out], inputs=inputs) as outputs:
+    cases_out = cases_path_for(suite_out)
+    with Outputs([out, suite_out, cases_out], inputs=inputs) as outputs:
         sink = Sink(outputs.stream(out), format, loss)
         try:
             module.read(inputs, sink, loss)
@@ -97,10 +118,11 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
             raise ConversionError("IMPORT_UNREADABLE", "nested too deeply to read", names) from None
         summary = sink.finish(names)
         assert sink.headers is not None
-        sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite))
+        cases = (outputs.stream(cases_out), cases_out.name) if sink.suite.large else None
+        sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite), cases)
         _refuse_invalid(outputs.written(suite_out), "suite", suite_out, names)
         _refuse_invalid(outputs.written(out), "resultset", out, names)
-    return ImportOutcome(out, suite_out, loss, summary)
+    return ImportOutcome(out, suite_out, loss, summary, cases_out if cases is not None else None)
 
 
 SHOWN_FINDINGS = 20  # findings quoted in an IMPORT_INVALID_OUTPUT error: enough to act on, a bounded message

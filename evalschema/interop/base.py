@@ -97,8 +97,10 @@ class Sink:
     def _intern(self, ids: tuple[str, ...]) -> tuple[str, ...]:
         return self.interned.setdefault(ids, ids)
 
-    def result(self, row: dict[str, Any]) -> None:
-        """Write a row: ``passed`` decided by the outcome model; a non-errored row gets an unscored result for each
+    def result(self, row: dict[str, Any], verdict: bool | None = None) -> None:
+        """Write a row: ``passed`` decided by the outcome model, or the source's own ``verdict`` where the source
+        has one (promptfoo's threshold and weights) — never true where the outcome model forbids it (an error, an
+        invalidating violation, no scored result); a non-errored row gets an unscored result for each
         grader its test case lists but the source did not score (so the cross-document rules hold), and a
         placeholder grader ``<format>:none`` when the source scored nothing at all."""
         assert self.writer is not None, "start() first"
@@ -109,7 +111,9 @@ class Sink:
             for grader_id in self.declared.get(case, ()):
                 if grader_id not in have:
                     results.append({"grader_id": grader_id, "type": self.suite.graders[grader_id]["type"], "score": None, "passed": False})
-                    self.loss.defaulted("", f"(test case {case})", "a grader of the test case has no result on a row: unscored")
+                    self.loss.defaulted(
+                        "", "(test case *)", "a grader of the test case has no result on a row: unscored", example=f"(test case {case})"
+                    )
             if not results:
                 placeholder = f"{self.format}:none"
                 self.grader({"id": placeholder, "type": "custom", "params": {"handler": placeholder}})
@@ -121,7 +125,7 @@ class Sink:
         ids = tuple(g["grader_id"] for g in results)
         if not set(ids) <= set(seen):
             self.suite.case_graders[case] = self._intern(tuple(sorted(set(seen) | set(ids))))
-        row["passed"] = decide_passed(row)
+        row["passed"] = decide_passed(row) if verdict is None else verdict and decide_passed(row, verdict=True)
         with _writable("", f"(a row of test case {case})"):
             self.writer.add(row)
 
@@ -149,15 +153,17 @@ class _writable:
             raise ConversionError("IMPORT_NOT_FORMAT", f"a value cannot be written as JSON: {reason}", self.source, self.where) from None
 
 
-def decide_passed(row: dict[str, Any]) -> bool:
+def decide_passed(row: dict[str, Any], *, verdict: bool = False) -> bool:
     """The outcome model's conventional policy (SPEC 4.1): a row passes when it has no error, no invalidating
-    violation, at least one scored grader result, and every scored grader result passed."""
+    violation, at least one scored grader result, and every scored grader result passed. With ``verdict`` (the
+    source decided), only what the outcome model requires of any passed row: no error, no invalidating
+    violation, a scored grader result."""
     if "error" in row:
         return False
     if any(v.get("invalidates_result") is True for v in row.get("constraint_violations", [])):
         return False
     scored = [g for g in row.get("grader_results", []) if g.get("score") is not None]
-    return bool(scored) and all(g.get("passed") is True for g in scored)
+    return bool(scored) and (verdict or all(g.get("passed") is True for g in scored))
 
 
 def obj(value: Any) -> dict[str, Any]:

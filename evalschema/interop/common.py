@@ -11,6 +11,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -34,6 +35,9 @@ ERROR_CODES: dict[str, str] = {
 Category = Literal["dropped", "approximated", "defaulted"]
 CATEGORIES: tuple[Category, ...] = ("dropped", "approximated", "defaulted")
 EXAMPLES = 3  # concrete pointers kept per loss entry: the report stays small however many rows share a loss
+# Test cases beyond this many bytes go to a test_cases_file beside the suite: a suite is read whole (its parsed
+# test cases take many times their text), a test cases file line by line
+CASES_FILE_BYTES = 8 << 20
 
 
 class ConversionError(Exception):
@@ -125,8 +129,11 @@ class LossReport:
         self.format = format
         self.entries: dict[tuple[str, str, str, str], LossEntry] = {}
 
-    def add(self, category: Category, source: str, where: str, reason: str, count: int = 1) -> None:
+    def add(self, category: Category, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        """Count a loss at ``where`` (array indices and line numbers grouped as ``*``); ``example``: the concrete
+        place when ``where`` is a pattern already (a test case id, which no index rule can group)."""
         pattern = _INDEX.sub("*", where)
+        where = example or where
         key = (category, source, pattern, reason)
         entry = self.entries.get(key)
         if entry is None:
@@ -135,14 +142,14 @@ class LossReport:
         if len(entry.examples) < EXAMPLES and where not in entry.examples:
             entry.examples.append(where)
 
-    def dropped(self, source: str, where: str, reason: str, count: int = 1) -> None:
-        self.add("dropped", source, where, reason, count)
+    def dropped(self, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        self.add("dropped", source, where, reason, count, example)
 
-    def approximated(self, source: str, where: str, reason: str, count: int = 1) -> None:
-        self.add("approximated", source, where, reason, count)
+    def approximated(self, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        self.add("approximated", source, where, reason, count, example)
 
-    def defaulted(self, source: str, where: str, reason: str, count: int = 1) -> None:
-        self.add("defaulted", source, where, reason, count)
+    def defaulted(self, source: str, where: str, reason: str, count: int = 1, example: str | None = None) -> None:
+        self.add("defaulted", source, where, reason, count, example)
 
     def of(self, category: Category) -> list[LossEntry]:
         return [e for e in self.entries.values() if e.category == category]
@@ -220,6 +227,24 @@ def spec_version() -> str:
     return version()
 
 
+@cache
+def members(definition: str) -> tuple[str, ...]:
+    """The properties of a result set (``""``) or of one of its definitions (``Result``, ``GraderResult``), in the
+    schema's order."""
+    from ..schemas.registry import current
+
+    root = current().roots["resultset"]
+    return tuple((root["$defs"][definition] if definition else root)["properties"])
+
+
+def in_order(value: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """``value`` with its members in ``order`` (members ``order`` does not name follow, as they were)."""
+    ordered = {k: value[k] for k in order if k in value}
+    if len(ordered) < len(value):
+        ordered.update((k, v) for k, v in value.items() if k not in ordered)
+    return ordered
+
+
 class ResultSetWriter:
     """Writes a result set row by row into an open stream; the summary is computed as rows pass and written last."""
 
@@ -228,11 +253,21 @@ class ResultSetWriter:
         self.builder = SummaryBuilder(compact=True)
         self.builder.provenance = header.get("graders")  # the reducers of the per-test-case view (SPEC 4.7)
         self.rows = 0
-        head = {"$schema": schema_uri("resultset"), "version": spec_version(), **header}
+        head = in_order({"$schema": schema_uri("resultset"), "version": spec_version(), **header}, members(""))
+        # the members the schema puts after the rows (metadata, after the summary) are written after them
+        after = members("")[members("").index("summary") + 1 :]
+        # written now (a value the writer cannot hold is found before any row), placed after the summary at the end
+        self.tail = json_bytes({k: head.pop(k) for k in list(head) if k in after})
         body = json_bytes(head)
         stream.write(body[:-1] + (b',"results":[' if len(head) else b'"results":['))
 
     def add(self, result: dict[str, Any]) -> None:
+        """Write a row, its members (and its grader results') in the schema's order: rows that read back to the same
+        JSON as their columns need no JSON copy in a Parquet export (``evalschema.columnar``)."""
+        result = in_order(result, members("Result"))
+        if isinstance(result.get("grader_results"), list):
+            order = members("GraderResult")
+            result["grader_results"] = [in_order(g, order) if isinstance(g, dict) else g for g in result["grader_results"]]
         if self.rows:
             self.stream.write(b",")
         self.stream.write(json_bytes(result))
@@ -241,7 +276,7 @@ class ResultSetWriter:
 
     def finish(self) -> dict[str, Any]:
         summary = self.builder.build().to_dict()
-        self.stream.write(b'],"summary":' + json_bytes(summary) + b"}")
+        self.stream.write(b'],"summary":' + json_bytes(summary) + (b"," + self.tail[1:] if len(self.tail) > 2 else b"}"))
         return summary
 
 
@@ -270,14 +305,46 @@ class SuiteWriter:
         self.count += 1
         return True
 
-    def write(self, stream: IO[bytes], header: dict[str, Any]) -> None:
+    @property
+    def large(self) -> bool:
+        """Whether the test cases are too many to hold inline: a suite is read whole, its ``test_cases_file`` line
+        by line."""
+        return self.spool.tell() > CASES_FILE_BYTES
+
+    def write(self, stream: IO[bytes], header: dict[str, Any], cases: tuple[IO[bytes], str] | None = None) -> None:
+        """The suite, its test cases inline, or with ``cases`` (a stream and its file name beside the suite) in that
+        JSON Lines file, named by the suite's ``test_cases_file``."""
         head = {"$schema": schema_uri("suite"), "version": spec_version(), **header, "graders": list(self.graders.values())}
-        stream.write(json_bytes(head)[:-1] + b',"test_cases":[')
+        if cases is not None:
+            from ..pipeline import validate
+
+            head["test_cases_file"] = cases[1]
+            stream.write(json_bytes(head))
+            stream = cases[0]
+        else:
+            stream.write(json_bytes(head)[:-1] + b',"test_cases":[')
         every = sorted(self.graders)
         self.spool.seek(0)
         for index, line in enumerate(self.spool):
             case = orjson.loads(line)
-            case.setdefault("graders", list(self.case_graders.get(case["id"], ())) or every)
-            stream.write((b"," if index else b"") + json_bytes(case))
-        stream.write(b"]}")
+            reported = self.case_graders.get(case["id"], ())
+            if "graders" in case:  # listed by the importer: the graders its rows reported beyond them join the list
+                case["graders"] += [g for g in reported if g not in case["graders"]]
+            else:
+                case["graders"] = list(reported) or every
+            if cases is None:
+                stream.write((b"," if index else b"") + json_bytes(case))
+                continue
+            report = validate(case, "testcase")  # what validate --suite checks of each line, checked before it is written
+            if not report.valid:
+                first = report.errors[0]
+                raise ConversionError(
+                    "IMPORT_INVALID_OUTPUT",
+                    f"the converted test case {case['id']!r} would not be valid: {first.code} at {first.pointer or '/'}: {first.message}",
+                    "",
+                    f"({cases[1]} line {index + 1})",
+                )
+            stream.write(json_bytes(case) + b"\n")
+        if cases is None:
+            stream.write(b"]}")
         self.spool.close()

@@ -1,9 +1,10 @@
 """Import a DeepEval test run: the JSON of ``TestRun.model_dump(by_alias=True)`` that DeepEval saves locally
 (``.deepeval/.latest_run_full.json``, or ``test_run_*.json`` in ``DEEPEVAL_RESULTS_FOLDER``).
 
-One row per entry of ``testCases``; each ``metricsData`` entry is a grader result (score, threshold, success,
-reason; a metric ``error`` leaves it unscored). Conversational test cases are listed as dropped. The mapping is
-SPEC.md, Appendix A.5.
+One row per entry of ``testCases`` and of ``conversationalTestCases`` (multi-turn: the turns are the input, as
+``role: content`` strings, the last assistant turn the output; ids ``conversation:<order>:<name>``, so a conversation
+and a single-turn case of one name and order stay two test cases); each ``metricsData`` entry is a grader result
+(score, threshold, success, reason; a metric ``error`` leaves it unscored). The mapping is SPEC.md, Appendix A.5.
 """
 
 from __future__ import annotations
@@ -84,8 +85,13 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         if not isinstance(case, dict):
             raise ConversionError("IMPORT_NOT_FORMAT", "a test case is not an object", source, f"/testCases/{index}")
         _case(case, index, sink, loss, source, slugs)
-    for index, _ in enumerate(doc.get("conversationalTestCases") or []):
-        loss.dropped(source, f"/conversationalTestCases/{index}", "conversational (multi-turn) test cases have no evalschema mapping yet")
+    conversations = doc.get("conversationalTestCases")
+    if conversations is not None and not isinstance(conversations, list):
+        raise ConversionError("IMPORT_NOT_FORMAT", "conversationalTestCases is not a list", source, "/conversationalTestCases")
+    for index, case in enumerate(conversations or []):
+        if not isinstance(case, dict):
+            raise ConversionError("IMPORT_NOT_FORMAT", "a test case is not an object", source, f"/conversationalTestCases/{index}")
+        _conversation(case, index, sink, loss, source, slugs)
 
 
 def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str, slugs: dict[str, str]) -> None:
@@ -95,25 +101,7 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
         raise ConversionError("IMPORT_NOT_FORMAT", "a test case has no name", source, base + "/name")
     order = case.get("order")
     case_id = f"{order if isinstance(order, int) else index}:{name}"
-    metrics = [m for m in case.get("metricsData") or [] if isinstance(m, dict)]
-    graders = []
-    for metric in metrics:
-        if not isinstance(metric.get("name"), str):
-            raise ConversionError("IMPORT_NOT_FORMAT", "a metric has no name", source, base + "/metricsData")
-        named = slugs.setdefault(_slug(metric["name"]), metric["name"])
-        if named != metric["name"]:  # "Word Overlap" and "Word_Overlap": two metrics, never merged into one grader
-            raise ConversionError(
-                "IMPORT_NOT_FORMAT",
-                f"metrics {named!r} and {metric['name']!r} both become the grader id {_slug(named)!r}",
-                source,
-                f"{base}/metricsData/{case['metricsData'].index(metric)}/name",
-            )
-        params: dict[str, Any] = {"handler": f"deepeval:{metric['name']}"}
-        if finite_number(metric.get("threshold")) is not None:
-            params["threshold"] = metric["threshold"]
-        grader = {"id": _slug(metric["name"]), "type": "custom", "params": params}
-        sink.grader(grader)
-        graders.append(grader["id"])
+    metrics, graders = _graders(case, base, sink, source, slugs)
     if not graders:
         sink.grader({"id": "deepeval:no-metrics", "type": "custom", "params": {"handler": "deepeval:none"}})
     out: dict[str, Any] = {
@@ -143,6 +131,41 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
     row: dict[str, Any] = {"test_case_id": case_id}
     if isinstance(case.get("actualOutput"), str):
         row["actual_output"] = case["actualOutput"]
+    results = _results(metrics, base, loss, source)
+    row["grader_results"] = results
+    duration = whole_ms(case.get("runDuration"), 1000, loss, source, base + "/runDuration")
+    if duration is not None:
+        row["duration_ms"] = duration
+    meta = prefixed(FORMAT, {"success": case.get("success"), **{k: v for k, v in case.items() if k not in _CASE_MAPPED}})
+    if meta:
+        row["metadata"] = meta
+    sink.result(row)
+
+
+def _graders(case: dict[str, Any], base: str, sink: Sink, source: str, slugs: dict[str, str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """A case's metrics and the ids of their graders (declared in the suite)."""
+    metrics = [m for m in case.get("metricsData") or [] if isinstance(m, dict)]
+    graders: list[str] = []
+    for metric in metrics:
+        if not isinstance(metric.get("name"), str):
+            raise ConversionError("IMPORT_NOT_FORMAT", "a metric has no name", source, base + "/metricsData")
+        named = slugs.setdefault(_slug(metric["name"]), metric["name"])
+        if named != metric["name"]:  # "Word Overlap" and "Word_Overlap": two metrics, never merged into one grader
+            raise ConversionError(
+                "IMPORT_NOT_FORMAT",
+                f"metrics {named!r} and {metric['name']!r} both become the grader id {_slug(named)!r}",
+                source,
+                f"{base}/metricsData/{case['metricsData'].index(metric)}/name",
+            )
+        params: dict[str, Any] = {"handler": f"deepeval:{metric['name']}"}
+        if finite_number(metric.get("threshold")) is not None:
+            params["threshold"] = metric["threshold"]
+        sink.grader({"id": _slug(metric["name"]), "type": "custom", "params": params})
+        graders.append(_slug(metric["name"]))
+    return metrics, graders
+
+
+def _results(metrics: list[dict[str, Any]], base: str, loss: LossReport, source: str) -> list[dict[str, Any]]:
     results = []
     for i, metric in enumerate(metrics):
         where = f"{base}/metricsData/{i}"
@@ -163,11 +186,54 @@ def _case(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source
         if meta:
             result["metadata"] = meta
         results.append(result)
-    row["grader_results"] = results
+    return results
+
+
+_CONVERSATION_MAPPED = {"name", "turns", "expectedOutcome", "context", "metricsData", "success", "runDuration", "tags", "order"}
+
+
+def _conversation(case: dict[str, Any], index: int, sink: Sink, loss: LossReport, source: str, slugs: dict[str, str]) -> None:
+    """A conversational (multi-turn) test case: the turns, in their order, are the input as ``role: content`` strings
+    (approximated: the turns themselves are kept in metadata), the last assistant turn the output."""
+    base = f"/conversationalTestCases/{index}"
+    name = case.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConversionError("IMPORT_NOT_FORMAT", "a test case has no name", source, base + "/name")
+    order = case.get("order")
+    case_id = f"conversation:{order if isinstance(order, int) and not isinstance(order, bool) else index}:{name}"
+    metrics, graders = _graders(case, base, sink, source, slugs)
+    if not graders:
+        sink.grader({"id": "deepeval:no-metrics", "type": "custom", "params": {"handler": "deepeval:none"}})
+    turns = [t for t in case.get("turns") or [] if isinstance(t, dict)]
+    turns.sort(key=lambda t: t["order"] if isinstance(t.get("order"), int) and not isinstance(t.get("order"), bool) else 0)
+    lines = [f"{t.get('role', 'user')}: {t.get('content', '')}" for t in turns]
+    out: dict[str, Any] = {"id": case_id, "graders": graders or ["deepeval:no-metrics"]}
+    if lines:
+        out["input"] = lines
+        loss.approximated(
+            source, base + "/turns", "a conversation's turns as 'role: content' strings; the turns are kept in metadata deepeval.turns"
+        )
+    else:
+        out["input"] = text_or_default(None, loss, source, base + "/turns")
+    if isinstance(case.get("expectedOutcome"), str):
+        out["expected_output"] = case["expectedOutcome"]
+    context = _strings(case.get("context"))
+    if context is not None:
+        out["context"] = context
+    if isinstance(case.get("tags"), list):
+        out["tags"] = [str(t) for t in case["tags"]]
+    if turns:
+        out["metadata"] = {"deepeval.turns": case.get("turns")}
+    sink.test_case(out, distinct=True)
+    row: dict[str, Any] = {"test_case_id": case_id}
+    replies = [t.get("content") for t in turns if t.get("role") == "assistant" and isinstance(t.get("content"), str)]
+    if replies:
+        row["actual_output"] = replies[-1]
+    row["grader_results"] = _results(metrics, base, loss, source)
     duration = whole_ms(case.get("runDuration"), 1000, loss, source, base + "/runDuration")
     if duration is not None:
         row["duration_ms"] = duration
-    meta = prefixed(FORMAT, {"success": case.get("success"), **{k: v for k, v in case.items() if k not in _CASE_MAPPED}})
+    meta = prefixed(FORMAT, {"success": case.get("success"), **{k: v for k, v in case.items() if k not in _CONVERSATION_MAPPED}})
     if meta:
         row["metadata"] = meta
     sink.result(row)

@@ -1,13 +1,20 @@
 """Import lm-evaluation-harness output: one ``results_<timestamp>.json`` and its ``samples_<task>_<timestamp>.jsonl``.
 
-The samples files are read line by line (memory holds one line). One row per sample line; a test case per
-(task, ``doc_id``, ``filter``); a grader per (task, metric). The mapping is SPEC.md, Appendix A.3.
+lm-eval reports every metric per filter (``exact_match,take-first``, ``exact_match,strict-match``) and writes one
+samples line per document *and filter*. Here a document is one test case and one row; a grader is a (task, metric,
+filter) — ``<task>/<metric>`` for the filter ``none``, else ``<task>/<metric>,<filter>`` (lm-eval's own key) — so each
+filter keeps its own numbers and no document is counted once per filter.
+
+The samples files are read line by line, once per filter (memory holds one line per filter, plus the lines of
+documents whose filters are not yet all read: none when, as lm-eval writes them, every filter lists its documents in
+the same order). The mapping is SPEC.md, Appendix A.3.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,14 +111,20 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     sink.start(resultset, suite)
 
     for task in tasks:
-        metrics = _metrics(task, head["results"][task], configs.get(task) or {})
-        for metric in metrics:
-            sink.grader(_grader(task, metric, (configs.get(task) or {}).get("output_type")))
+        output_type = (configs.get(task) or {}).get("output_type")
+        for metric, filter_name in _reported(head["results"][task]):
+            sink.grader(_grader(task, metric, output_type, filter_name))
     if not samples_files:
         raise ConversionError("IMPORT_EMPTY", "no samples_*.jsonl given: lm_eval writes per-sample rows only with --log_samples", source)
     for samples in samples_files:
         task = _task_of(samples, tasks, stamp)
         _read_samples(samples, task, configs.get(task) or {}, n_shot.get(task), better.get(task) or {}, sink, loss)
+
+
+def _reported(results: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (metric, filter) pairs a task's results report: its ``metric,filter`` keys, standard errors left out."""
+    pairs = {tuple(key.split(",", 1)) for key in results if "," in key}
+    return sorted((m, f) for m, f in pairs if not m.endswith("_stderr"))
 
 
 def _metrics(task: str, results: dict[str, Any], config: dict[str, Any]) -> list[str]:
@@ -122,11 +135,23 @@ def _metrics(task: str, results: dict[str, Any], config: dict[str, Any]) -> list
     return [str(n) for n in names]
 
 
-def _grader(task: str, metric: str, output_type: Any) -> dict[str, Any]:
+def unfiltered() -> str:
+    """lm-eval's name for the unfiltered responses (its ``none`` filter)."""
+    return "none"
+
+
+def grader_id(task: str, metric: str, filter_name: str | None = None) -> str:
+    """The grader of a (task, metric, filter): lm-eval's ``metric,filter`` key after the task, the filter ``none`` left out."""
+    return f"{task}/{metric}" if filter_name in (None, unfiltered()) else f"{task}/{metric},{filter_name}"
+
+
+def _grader(task: str, metric: str, output_type: Any, filter_name: str | None = None) -> dict[str, Any]:
     params: dict[str, Any] = {"handler": f"lm_eval:{metric}", "task": task}
     if isinstance(output_type, str):
         params["output_type"] = output_type
-    return {"id": f"{task}/{metric}", "type": "custom", "params": params}
+    if filter_name not in (None, unfiltered()):
+        params["filter"] = filter_name
+    return {"id": grader_id(task, metric, filter_name), "type": "custom", "params": params}
 
 
 def _prompt(arguments: Any) -> Any:
@@ -142,10 +167,15 @@ def _prompt(arguments: Any) -> Any:
     return first
 
 
-def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], sink: Sink, loss: LossReport) -> None:
-    source = path.name
+Line = tuple[int, dict[str, Any]]
+
+
+def _lines(path: Path, source: str, wanted: str | None = None) -> Iterator[Line]:
+    """(line number, sample) of a samples file; with ``wanted``, only the samples of that filter (a line that cannot
+    hold the filter's name is skipped unparsed)."""
+    needle = orjson.dumps(wanted) if wanted is not None and wanted.isascii() else None
     for number, raw in input_lines(path):
-        if not raw.strip():
+        if not raw.strip() or (needle is not None and needle not in raw):
             continue
         try:
             line = orjson.loads(raw)
@@ -153,12 +183,45 @@ def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, be
             raise ConversionError("IMPORT_UNREADABLE", f"not a JSON line: {exc}", source, line=number) from None
         if not isinstance(line, dict) or "doc_id" not in line:
             raise ConversionError("IMPORT_NOT_FORMAT", "a samples line is an object with a doc_id", source, "/doc_id", line=number)
-        _row(line, number, task, config, n_shot, better, sink, loss, source)
+        if wanted is None or _filter_of(line) == wanted:
+            yield number, line
+
+
+def _filter_of(line: dict[str, Any]) -> str:
+    name = line.get("filter", unfiltered())
+    return name if isinstance(name, str) else str(name)
+
+
+def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], sink: Sink, loss: LossReport) -> None:
+    """One row per document: its lines under every filter read side by side (one reader per filter)."""
+    source = path.name
+    filters: list[str] = []
+    for _, line in _lines(path, source):
+        if _filter_of(line) not in filters:
+            filters.append(_filter_of(line))
+    readers = {name: _lines(path, source, name) for name in filters}
+    pending: dict[str, dict[str, Line]] = {}
+    while readers:
+        for name, reader in list(readers.items()):
+            item = next(reader, None)
+            if item is None:
+                del readers[name]
+                continue
+            key = orjson.dumps(item[1]["doc_id"]).decode()
+            parts = pending.setdefault(key, {})
+            if name in parts:
+                raise ConversionError(
+                    "IMPORT_NOT_FORMAT", f"a document is listed twice under the filter {name!r}", source, "/doc_id", line=item[0]
+                )
+            parts[name] = item
+            if len(parts) == len(filters):
+                _row(pending.pop(key), task, config, n_shot, better, sink, loss, source)
+    for parts in pending.values():  # documents some filter did not list: their graders of that filter are unscored
+        _row(parts, task, config, n_shot, better, sink, loss, source)
 
 
 def _row(
-    line: dict[str, Any],
-    number: int,
+    parts: dict[str, Line],
     task: str,
     config: dict[str, Any],
     n_shot: Any,
@@ -167,15 +230,22 @@ def _row(
     loss: LossReport,
     source: str,
 ) -> None:
+    """One document's row from its line under each filter: the document, target and prompt from the first line (the
+    filter ``none`` when there is one), a grader result per metric of each filter's line."""
+    first = unfiltered() if unfiltered() in parts else next(iter(parts))
+    number, line = parts[first]
     where = f":{number}"  # a JSON Lines source: the pointer is the line, then the field
-    filter_name = line.get("filter", "none")
-    case_id = f"{task}/{line['doc_id']}" + ("" if filter_name in (None, "none") else f"#{filter_name}")
-    metrics: list[str] = [str(m) for m in line["metrics"]] if isinstance(line.get("metrics"), list) else _metrics(task, {}, config)
+    case_id = f"{task}/{line['doc_id']}"
+    measured: list[tuple[str, int, dict[str, Any], list[str]]] = []
+    for filter_name, (at, each) in parts.items():
+        names = [str(m) for m in each["metrics"]] if isinstance(each.get("metrics"), list) else _metrics(task, {}, config)
+        measured.append((filter_name, at, each, names))
+    graders = [grader_id(task, m, f) for f, _, _, names in measured for m in names]
     prompt = _prompt(line.get("arguments"))
     case: dict[str, Any] = {
         "id": case_id,
         "input": text_or_default(prompt if isinstance(prompt, str) else "", loss, source, where + "/arguments"),
-        "graders": [f"{task}/{m}" for m in metrics] or [f"{task}/(none)"],
+        "graders": graders or [f"{task}/(none)"],
     }
     target = line.get("target")
     if isinstance(target, str):
@@ -193,7 +263,7 @@ def _row(
             "task": task,
             "doc_id": line.get("doc_id"),
             "doc": line.get("doc"),
-            "filter": filter_name,
+            "filters": list(parts),
             "n-shot": n_shot,
             "target": target if not isinstance(target, str) else None,
             "arguments": line.get("arguments"),
@@ -202,7 +272,7 @@ def _row(
             "target_hash": line.get("target_hash"),
         },
     )
-    if not metrics:
+    if not graders:
         sink.grader({"id": f"{task}/(none)", "type": "custom", "params": {"handler": "lm_eval:(none)", "task": task}})
     sink.test_case(case)
     row: dict[str, Any] = {"test_case_id": case_id}
@@ -210,35 +280,36 @@ def _row(
     if isinstance(filtered, list) and filtered and isinstance(filtered[0], str):
         row["actual_output"] = filtered[0]
     grader_results = []
-    for metric in metrics:
-        grader_id = f"{task}/{metric}"
-        sink.grader(_grader(task, metric, config.get("output_type")))
-        if metric not in line:
-            grader_results.append({"grader_id": grader_id, "type": "custom", "score": None, "passed": False})
-            loss.defaulted(source, f"{where}/{metric}", "a listed metric has no value on the line: unscored")
-            continue
-        value = line[metric]
-        if better.get(metric) is False and finite_number(value) is not None:
-            score, passed, kept = None, False, {"value": value}
-            loss.approximated(
-                source, f"{where}/{metric}", "lower-is-better metric: not a [0, 1] score, unscored with the value in metadata"
-            )
-        else:
-            score, passed, kept = map_score(value, loss, source, f"{where}/{metric}")
-        result: dict[str, Any] = {"grader_id": grader_id, "type": "custom", "score": score, "passed": passed}
-        if kept:
-            result["metadata"] = prefixed(FORMAT, kept)
-        grader_results.append(result)
+    for filter_name, at, each, names in measured:
+        for metric in names:
+            grader = grader_id(task, metric, filter_name)
+            sink.grader(_grader(task, metric, config.get("output_type"), filter_name))
+            spot = f":{at}/{metric}"
+            if metric not in each:
+                grader_results.append({"grader_id": grader, "type": "custom", "score": None, "passed": False})
+                loss.defaulted(source, spot, "a listed metric has no value on the line: unscored")
+                continue
+            value = each[metric]
+            if better.get(metric) is False and finite_number(value) is not None:
+                score, passed, kept = None, False, {"value": value}
+                loss.approximated(source, spot, "lower-is-better metric: not a [0, 1] score, unscored with the value in metadata")
+            else:
+                score, passed, kept = map_score(value, loss, source, spot)
+            result: dict[str, Any] = {"grader_id": grader, "type": "custom", "score": score, "passed": passed}
+            if kept:
+                result["metadata"] = prefixed(FORMAT, kept)
+            grader_results.append(result)
     row["grader_results"] = grader_results
+    every_metric = {m for _, _, _, names in measured for m in names}
     row_meta = prefixed(
         FORMAT,
         {
             "resps": line.get("resps"),
-            "filtered_resps": filtered,
+            "filtered_resps": {f: each.get("filtered_resps") for f, _, each, _ in measured},
             **{
                 k: v
                 for k, v in line.items()
-                if k not in _LINE_MAPPED and k not in metrics and k not in {"doc_hash", "prompt_hash", "target_hash"}
+                if k not in _LINE_MAPPED and k not in every_metric and k not in {"doc_hash", "prompt_hash", "target_hash"}
             },
         },
     )

@@ -2,8 +2,12 @@
 
 Lines: one ``{"spec": …}`` (the run), events ``{"run_id", "event_id", "sample_id", "type", "data", …}`` and one
 ``{"final_report": …}``, in any order (the recorder flushes in batches). Events are grouped by ``sample_id``;
-a ``match`` event is a pass/fail grader result, a ``metrics`` event with a ``score`` a numeric one, ``sampling``
-gives the prompt and the output, ``error`` an error. The mapping is SPEC.md, Appendix A.4.
+a ``match`` event is a result of the grader ``match`` (the final report's ``accuracy`` of a match eval), each number
+of a ``metrics`` event a result of the grader of that name (``f1_score``, ``accuracy`` of a fuzzy match; ``score`` is
+the grader ``metrics``), so every metric of the final report that is a mean over samples is a grader's mean;
+``sampling`` gives the prompt and the output (the ``match`` event's ``sampled`` when no completion function recorded a
+sampling, as with ``dummy``), ``error`` an error. A log without a final report (an interrupted run) is a partial run
+(``evalschema.partial``). The mapping is SPEC.md, Appendix A.4.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from evalschema_models import constants
 
 from ..core.rfc3339 import is_date_time
 from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
@@ -116,9 +122,10 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         },
     )
     suite: dict[str, Any] = {"id": eval_name, "name": str(spec.get("base_eval") or eval_name)}
-    sink.start(resultset, suite)
     if report is None:
-        loss.defaulted(source, "/final_report", "no final report (an interrupted run): the summary is computed from the events")
+        resultset["metadata"][constants.PARTIAL_KEY] = True  # the reserved key of a partial run (SPEC 3.3)
+        loss.defaulted(source, "/final_report", "no final report (an interrupted run): a partial run, the summary computed from the events")
+    sink.start(resultset, suite)
     for sample_id, events in samples.items():
         _sample(sample_id, events, sink, loss, source)
 
@@ -131,6 +138,7 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
     error: dict[str, Any] | None = None
     kept: list[dict[str, Any]] = []
     last_time: str | None = None
+    answered: Any = None  # the match event's own copy of the answer (the only one when no sampling was recorded)
     for number, event in sorted(
         events, key=lambda item: (item[1].get("event_id", 0) if isinstance(item[1].get("event_id"), int) else 0, item[0])
     ):
@@ -145,18 +153,22 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
             correct = data.get("correct")
             score, passed, extra = map_score(correct, loss, source, where + "/correct", threshold=1.0)
             expected = data.get("expected", expected)
-            meta = prefixed(
-                FORMAT, {**extra, "picked": data.get("picked"), "expected": data.get("expected"), "options": data.get("options")}
-            )
+            answered = data.get("sampled", answered)
+            meta = prefixed(FORMAT, {**extra, **{k: v for k, v in data.items() if k != "correct"}})
             results.append(
                 {"grader_id": "match", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
             )
-        elif kind == "metrics" and "score" in data:
-            score, passed, extra = map_score(data.get("score"), loss, source, where + "/score")
-            meta = prefixed(FORMAT, {**extra, **{k: v for k, v in data.items() if k != "score"}})
-            results.append(
-                {"grader_id": "metrics", "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
-            )
+        elif kind == "metrics" and any(_measure(v) for v in data.values()):
+            others = {k: v for k, v in data.items() if not _measure(v)}
+            for name, value in data.items():
+                if not _measure(value):
+                    continue
+                score, passed, extra = map_score(value, loss, source, f"{where}/{name}")
+                meta = prefixed(FORMAT, {**extra, **others})
+                grader = "metrics" if name == "score" else name
+                results.append(
+                    {"grader_id": grader, "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
+                )
         elif kind == "error":
             error = {"type": "runner_error", "message": f"{data.get('type', 'Error')}: {data.get('message', '')}"}
             loss.defaulted(source, where, "OpenAI Evals does not classify errors: error.type is runner_error")
@@ -176,6 +188,8 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
         case.setdefault("metadata", {})["openai_evals.prompt"] = prompt
     sink.test_case(case)
     row: dict[str, Any] = {"test_case_id": sample_id, "grader_results": results}
+    if sampled is None:
+        sampled = answered
     if isinstance(sampled, list) and sampled and isinstance(sampled[0], str):
         row["actual_output"] = sampled[0]
         if len(sampled) > 1:
@@ -190,6 +204,11 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
     if meta:
         row["metadata"] = meta
     sink.result(row)
+
+
+def _measure(value: Any) -> bool:
+    """A metric value of a ``metrics`` event: a number or a boolean (the rest, text or lists, is kept in metadata)."""
+    return isinstance(value, (bool, int, float))
 
 
 def _input(prompt: Any, loss: LossReport, source: str, where: str) -> str | list[str]:

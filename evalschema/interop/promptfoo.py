@@ -1,24 +1,46 @@
-"""Import promptfoo results: the JSON written by ``promptfoo eval -o results.json`` (``results.version`` 3 and later).
+"""Import promptfoo results: ``promptfoo eval -o results.json`` (``results.version`` 3 and later) or ``-o results.jsonl``
+(one ``EvaluateResult`` a line).
 
-One row per entry of ``results.results`` (a test × prompt × provider); a test case per (test, prompt), its
-input the rendered prompt and its ``vars`` in metadata; a grader per assertion of a test; the assertion's
-component result is the grader result. The mapping is SPEC.md, Appendix A.2.
+The numbers are promptfoo's own (its ``AssertionsResult`` in ``src/assertions``): a row passes when promptfoo says it
+did (``success``: every assertion passed, or — with a test-level ``threshold`` — the weighted mean of the
+assertion scores reached it; a test without assertions passes unless the provider failed). That verdict is the
+grader ``promptfoo:test`` (score ``gradingResult.score``) and the row's ``passed``. Each assertion type is one
+grader (``contains``, ``javascript`` …) and each named metric (``metric:``) one grader ``metric:<name>``, with one
+grader result per assertion of the row (so their pass and fail counts are promptfoo's ``assertPassCount`` /
+``assertFailCount``). ``defaultTest`` assertions are in each row's ``testCase.assert`` already.
+
+A test case is a (test, prompt): ``--repeat N`` writes each test N times with consecutive ``testIdx`` and nothing
+else to tell them apart, so rows whose test (``testCase``) and prompt are the same are attempts of one test case,
+in the order read. The input is read streamed (the JSON file in two passes: the header members, then the rows one
+by one), never whole. The mapping is SPEC.md, Appendix A.2.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import ijson
 import orjson
 
+from evalschema_models import constants
+
+from ..core.findings import Finding
+from ..io.loader import open_regular
 from .base import SAFE_INTEGER, Sink, date_time, finite_number, obj, prefixed, text_or_default, whole_ms
-from .common import ConversionError, LossReport, read_input
+from .common import ConversionError, LossReport, input_lines
 
 FORMAT = "promptfoo"
 MIN_VERSION = 3
-_WELL_KNOWN = {"contains": "contains", "icontains": "contains", "equals": "exact_match", "regex": "regex"}
+VERDICT = "promptfoo:test"  # promptfoo's own verdict on a row: its gradingResult
+METRIC_PREFIX = "metric:"
+_ROWS = "results.results"  # where the rows are in a results JSON file (ijson prefix)
+_CHUNK = 1 << 16
+_OPEN, _CLOSE = frozenset({"start_map", "start_array"}), frozenset({"end_map", "end_array"})
 _ROW_MAPPED = {
     "testIdx",
     "promptIdx",
@@ -34,43 +56,24 @@ _ROW_MAPPED = {
     "score",
     "failureReason",
 }
+NOT_JSON = "not valid JSON: malformed or truncated"  # the parser's own words are not shown (they change between versions)
 ERROR_FAILURE = 2  # promptfoo's ResultFailureReason.ERROR (1 is ASSERT)
-
-
-def _load(path: Path) -> Any:
-    try:
-        return orjson.loads(read_input(path))
-    except orjson.JSONDecodeError as exc:
-        raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path)) from None
-
-
-def _grader(test: int, index: int, assertion: dict[str, Any]) -> dict[str, Any]:
-    kind = str(assertion.get("type", "unknown"))
-    value = assertion.get("value")
-    grader_id = f"test-{test}/assert-{index}:{kind}"
-    mapped = _WELL_KNOWN.get(kind)
-    extra = {k: v for k, v in assertion.items() if k not in {"type", "value"}}
-    if mapped == "contains" and isinstance(value, str) and value:
-        params: dict[str, Any] = {"substring": value, **({"ignore_case": True} if kind == "icontains" else {})}
-    elif mapped == "regex" and isinstance(value, str) and value:
-        params = {"pattern": value}
-    elif mapped == "exact_match" and isinstance(value, str):
-        params = {"expected": value}
-    else:
-        mapped = "custom"
-        params = {"handler": f"promptfoo:{kind}", **({"value": value} if value is not None else {})}
-    if extra:
-        params["promptfoo"] = extra
-    return {"id": grader_id, "type": mapped, "params": params}
 
 
 def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     if len(inputs) != 1:
-        raise ConversionError("IMPORT_NOT_FORMAT", "promptfoo import takes one results JSON file", ", ".join(map(str, inputs)))
+        raise ConversionError("IMPORT_NOT_FORMAT", "promptfoo import takes one results file (.json or .jsonl)", ", ".join(map(str, inputs)))
     path = inputs[0]
     source = path.name
-    doc = _load(path)
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
+    if _is_jsonl(path):
+        doc: dict[str, Any] = {"results": {"version": MIN_VERSION}}
+        rows: Iterator[tuple[str, Any]] = _jsonl_rows(path)
+        lines = True
+    else:
+        doc, exact = _json_header(path)
+        rows = _json_rows(path, exact)
+        lines = False
+    if not isinstance(doc.get("results"), dict):
         raise ConversionError("IMPORT_NOT_FORMAT", "not a promptfoo results file: no 'results' object", source, "/results")
     body = doc["results"]
     version = body.get("version")
@@ -83,9 +86,9 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
             source,
             "/results/version",
         )
-    rows = body.get("results")
-    if not isinstance(rows, list):
+    if not lines and not isinstance(body.get("results"), list):
         raise ConversionError("IMPORT_NOT_FORMAT", "results.results is not a list", source, "/results/results")
+    providers, prompts = _scan(_jsonl_rows(path) if lines else _json_rows(path, exact), source)
     config = obj(doc.get("config"))
     meta = obj(doc.get("metadata"))
     stamped = "/results/timestamp" if body.get("timestamp") else "/metadata/timestamp"
@@ -99,14 +102,6 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     if run_id is None:
         run_id = f"promptfoo-{timestamp}"
         loss.defaulted(source, "/evalId", "no evalId: run_id made from the timestamp")
-    providers = sorted({_provider_id(r) for r in rows if isinstance(r, dict)} - {""})
-    for index, row in enumerate(rows):  # checked before use: the prompt index makes the test case ids
-        prompt_index = row.get("promptIdx", 0) if isinstance(row, dict) else 0
-        if not isinstance(prompt_index, int) or isinstance(prompt_index, bool) or not 0 <= prompt_index <= SAFE_INTEGER:
-            raise ConversionError(
-                "IMPORT_NOT_FORMAT", "promptIdx is not a prompt index (a whole number)", source, f"/results/results/{index}/promptIdx"
-            )
-    prompts = {r.get("promptIdx") for r in rows if isinstance(r, dict)}
     resultset: dict[str, Any] = {
         "suite_id": suite_id,
         "run_id": run_id,
@@ -119,12 +114,12 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         FORMAT,
         {
             "evalId": doc.get("evalId"),
-            "version": version,
+            "version": None if lines else version,
             "stats": body.get("stats"),
             "prompts": body.get("prompts"),
             "metadata": meta,
             "shareableUrl": doc.get("shareableUrl"),
-            "providers": providers if len(providers) > 1 else None,
+            "providers": providers,  # every provider id the rows name (a JSON Lines output has no other header)
             **{k: v for k, v in body.items() if k not in {"version", "timestamp", "results", "stats", "prompts"}},
             **{k: v for k, v in doc.items() if k not in {"evalId", "results", "config", "metadata", "shareableUrl"}},
         },
@@ -137,12 +132,122 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         loss.approximated(
             source,
             "/results/results",
-            "several providers in one run: each row names its provider in metadata promptfoo.provider; the result set has no provider",
+            "several providers in one run: each row names its provider in metadata promptfoo.provider, and the rows of a "
+            "test case are its attempts whatever their provider; the result set has no provider",
         )
-    for index, row in enumerate(rows):
+    cases = _Cases(len(prompts) > 1)
+    for where, row in rows:
         if not isinstance(row, dict):
-            raise ConversionError("IMPORT_NOT_FORMAT", "a result is not an object", source, f"/results/results/{index}")
-        _row(row, index, len(prompts) > 1, len(providers) > 1, sink, loss, source)
+            raise ConversionError("IMPORT_NOT_FORMAT", "a result is not an object", source, where)
+        _row(row, where, cases, len(providers) > 1, sink, loss, source)
+
+
+def _is_jsonl(path: Path) -> bool:
+    """A promptfoo JSON Lines output (``-o out.jsonl``): its first line is one result object (it has ``testIdx``);
+    a results JSON file's first line never is a whole object with one."""
+    if path.suffix.lower() == ".jsonl":
+        return True
+    if path.suffix.lower() == ".json":
+        return False
+    for _, line in input_lines(path):
+        if line.strip():
+            try:
+                first = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                return False
+            return isinstance(first, dict) and "testIdx" in first
+    return False
+
+
+def _opened(path: Path) -> Any:
+    handle = open_regular(path)
+    if isinstance(handle, Finding):
+        raise ConversionError("IMPORT_UNREADABLE", f"{handle.code}: {handle.message}", str(path))
+    return handle
+
+
+def _json_header(path: Path) -> tuple[dict[str, Any], bool]:
+    """Every member of a results JSON file but its rows (``results.results`` is an empty list here), read by
+    events, the rows skipped as they pass: memory holds the header, never the rows. Also whether the file needs
+    exact numbers (``True``: an integer beyond 64 bits, which the C parser's native numbers cannot hold; such a file
+    is read again with numbers as text, then made plain)."""
+    for exact in (False, True):
+        builder = ijson.ObjectBuilder()
+        inside = _ROWS + ".item"
+        with _opened(path) as handle:
+            try:
+                depth = 0
+                for prefix, event, value in ijson.parse(handle, use_float=not exact, buf_size=_CHUNK):
+                    if event in _OPEN:
+                        depth += 1
+                        if depth > constants.MAX_DEPTH:  # as every reader of this project refuses it (before any row is built)
+                            raise ConversionError("IMPORT_UNREADABLE", "nested too deeply to read", str(path))
+                    elif event in _CLOSE:
+                        depth -= 1
+                    if prefix.startswith(inside) and (len(prefix) == len(inside) or prefix[len(inside)] == "."):
+                        continue
+                    builder.event(event, value)
+            except ijson.JSONError:
+                if exact:
+                    raise ConversionError("IMPORT_UNREADABLE", NOT_JSON, str(path)) from None
+                continue
+            except OSError as exc:
+                raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+        document = _plain(builder.value) if exact else builder.value
+        if not isinstance(document, dict):
+            raise ConversionError("IMPORT_NOT_FORMAT", "not a promptfoo results file: no 'results' object", path.name, "/results")
+        return document, exact
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _plain(value: Any) -> Any:
+    """A value read with exact numbers as plain JSON values: a decimal fraction as a float (integers stay integers)."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _json_rows(path: Path, exact: bool) -> Iterator[tuple[str, Any]]:
+    """(pointer, row) for each row of a results JSON file, one at a time."""
+    with _opened(path) as handle:
+        try:
+            for index, row in enumerate(ijson.items(handle, _ROWS + ".item", use_float=not exact, buf_size=_CHUNK)):
+                yield f"/results/results/{index}", _plain(row) if exact else row
+        except ijson.JSONError:
+            raise ConversionError("IMPORT_UNREADABLE", NOT_JSON, str(path)) from None
+        except OSError as exc:
+            raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[str, Any]]:
+    for number, line in input_lines(path):
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ConversionError("IMPORT_UNREADABLE", f"not valid JSON: {exc}", str(path), line=number) from None
+        yield f":{number}", row
+
+
+def _scan(rows: Iterator[tuple[str, Any]], source: str) -> tuple[list[str], set[int]]:
+    """The providers and prompt indices of all rows (they decide the result set's provider and the test case ids),
+    the prompt indices checked before use."""
+    providers: set[str] = set()
+    prompts: set[int] = set()
+    for where, row in rows:
+        if not isinstance(row, dict):
+            continue
+        prompt_index = row.get("promptIdx", 0)
+        if not isinstance(prompt_index, int) or isinstance(prompt_index, bool) or not 0 <= prompt_index <= SAFE_INTEGER:
+            raise ConversionError("IMPORT_NOT_FORMAT", "promptIdx is not a prompt index (a whole number)", source, f"{where}/promptIdx")
+        prompts.add(prompt_index)
+        providers.add(_provider_id(row))
+    return sorted(providers - {""}), prompts
 
 
 def _provider_id(row: dict[str, Any]) -> str:
@@ -152,26 +257,68 @@ def _provider_id(row: dict[str, Any]) -> str:
     return str(provider or "")
 
 
-def _row(row: dict[str, Any], index: int, many_prompts: bool, many_providers: bool, sink: Sink, loss: LossReport, source: str) -> None:
-    base = f"/results/results/{index}"
+class _Cases:
+    """The test case of each row: rows of the same test (``testCase``) and prompt are attempts of one test case,
+    named after the first one's ``testIdx``. Memory: one digest per test case."""
+
+    def __init__(self, many_prompts: bool) -> None:
+        self.many_prompts = many_prompts
+        self.ids: dict[bytes, str] = {}
+        self.attempts: dict[str, int] = {}
+
+    def of(self, row: dict[str, Any], test: int, prompt_index: int) -> tuple[str, int]:
+        try:
+            text = orjson.dumps([row.get("testCase"), prompt_index, obj(row.get("prompt")).get("raw")], option=orjson.OPT_SORT_KEYS)
+        except (TypeError, orjson.JSONEncodeError):
+            text = repr((test, prompt_index)).encode()
+        key = hashlib.blake2b(text, digest_size=16).digest()
+        case_id = self.ids.get(key)
+        if case_id is None:
+            case_id = self.ids[key] = f"test-{test}" + (f"/prompt-{prompt_index}" if self.many_prompts else "")
+        attempt = self.attempts[case_id] = self.attempts.get(case_id, 0) + 1
+        return case_id, attempt
+
+
+def _assertions(items: Any) -> Iterator[dict[str, Any]]:
+    """A test's assertions, those of an ``assert-set`` too (promptfoo reports both the set and its members)."""
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            yield item
+            if item.get("type") == "assert-set":
+                yield from _assertions(item.get("assert"))
+
+
+def _grader_of(assertion: Any) -> str:
+    """One grader per named metric (``metric:<name>``), else per assertion type."""
+    assertion = obj(assertion)
+    metric = assertion.get("metric")
+    if isinstance(metric, str) and metric:
+        return METRIC_PREFIX + metric
+    return str(assertion.get("type") or "unknown")
+
+
+def _declare(grader_id: str, sink: Sink) -> None:
+    if grader_id not in sink.suite.graders:
+        handler = grader_id if grader_id == VERDICT else f"promptfoo:{grader_id}"
+        sink.grader({"id": grader_id, "type": "custom", "params": {"handler": handler}})
+
+
+def _row(row: dict[str, Any], base: str, cases: _Cases, many_providers: bool, sink: Sink, loss: LossReport, source: str) -> None:
     test = row.get("testIdx")
     if not isinstance(test, int) or isinstance(test, bool):
         raise ConversionError("IMPORT_NOT_FORMAT", "a result has no testIdx", source, base + "/testIdx")
     prompt_index = row.get("promptIdx", 0)
-    case_id = f"test-{test}" + (f"/prompt-{prompt_index}" if many_prompts else "")
+    case_id, attempt = cases.of(row, test, prompt_index)
     test_case = obj(row.get("testCase"))
-    assertions = [a for a in test_case.get("assert") or [] if isinstance(a, dict)]
-    graders = [_grader(test, i, a) for i, a in enumerate(assertions)]
-    for grader in graders:
-        sink.grader(grader)
+    graders = [VERDICT, *sorted({_grader_of(a) for a in _assertions(test_case.get("assert"))})]
+    for grader_id in graders:
+        _declare(grader_id, sink)
     prompt = obj(row.get("prompt"))
     case: dict[str, Any] = {
         "id": case_id,
         "input": text_or_default(prompt.get("raw"), loss, source, base + "/prompt/raw"),
-        "graders": [g["id"] for g in graders] or ["promptfoo:no-assertions"],
+        "graders": graders,
     }
-    if not graders:
-        sink.grader({"id": "promptfoo:no-assertions", "type": "custom", "params": {"handler": "promptfoo:none"}})
     case_meta = prefixed(
         FORMAT,
         {
@@ -181,14 +328,15 @@ def _row(row: dict[str, Any], index: int, many_prompts: bool, many_providers: bo
             "options": test_case.get("options"),
             "metadata": test_case.get("metadata"),
             "threshold": test_case.get("threshold"),
+            "assert": test_case.get("assert"),
             **{k: v for k, v in test_case.items() if k not in {"vars", "description", "options", "metadata", "threshold", "assert"}},
         },
     )
     if case_meta:
         case["metadata"] = case_meta
-    sink.test_case(case)
+    sink.test_case(case, distinct=True)
 
-    out: dict[str, Any] = {"test_case_id": case_id}
+    out: dict[str, Any] = {"test_case_id": case_id, "attempt": attempt}
     response = obj(row.get("response"))
     output = response.get("output")
     if isinstance(output, str):
@@ -197,47 +345,21 @@ def _row(row: dict[str, Any], index: int, many_prompts: bool, many_providers: bo
         out["actual_output"] = orjson.dumps(output).decode()
         loss.approximated(source, base + "/response/output", "a structured output written as JSON text")
     grading = obj(row.get("gradingResult"))
-    components = [c for c in grading.get("componentResults") or [] if isinstance(c, dict)]
-    results = []
-    for i, grader in enumerate(graders):
-        component = _component(components, assertions[i], i)
-        if component is None:
-            results.append({"grader_id": grader["id"], "type": grader["type"], "score": None, "passed": False})
-            if "error" not in row and grading:
-                loss.defaulted(source, f"{base}/gradingResult/componentResults", "an assertion has no component result: unscored")
-            continue
-        score = finite_number(component.get("score"))
-        passed = component.get("pass") is True
-        kept: dict[str, Any] = {}
-        if score is None or not 0.0 <= score <= 1.0:
-            kept["score"] = component.get("score")
-            loss.approximated(
-                source,
-                f"{base}/gradingResult/componentResults/{i}/score",
-                "score outside [0, 1] or missing: unscored, the value in metadata",
-            )
-            score, passed = None, False
-        result: dict[str, Any] = {"grader_id": grader["id"], "type": grader["type"], "score": score, "passed": passed}
-        if isinstance(component.get("reason"), str):
-            result["reason"] = component["reason"]
-        meta = prefixed(
-            FORMAT,
-            {
-                **kept,
-                "namedScores": component.get("namedScores"),
-                "tokensUsed": component.get("tokensUsed"),
-                "metadata": component.get("metadata"),
-            },
-        )
-        if meta:
-            result["metadata"] = meta
-        results.append(result)
+    error = row.get("error") or response.get("error")
+    errored = bool(error) and (row.get("failureReason") == ERROR_FAILURE or not grading)
+    results: list[dict[str, Any]] = []
+    success = row.get("success")
+    verdict = success if isinstance(success, bool) else grading.get("pass") is True
+    if not errored:
+        results.append(_verdict(grading, row, verdict, base, loss, source))
+        for i, component in enumerate(grading.get("componentResults") or []):
+            if isinstance(component, dict):
+                results.append(_component(component, f"{base}/gradingResult/componentResults/{i}", sink, loss, source))
     out["grader_results"] = results
     latency = whole_ms(row.get("latencyMs"), 1, loss, source, base + "/latencyMs")
     if latency is not None:
         out["duration_ms"] = latency
-    error = row.get("error") or response.get("error")
-    if error and (row.get("failureReason") == ERROR_FAILURE or not grading):
+    if errored:
         out["error"] = {"type": "provider_error", "message": str(error)}
         loss.defaulted(source, base + "/error", "promptfoo does not say which part failed: error.type is provider_error")
     out_meta = prefixed(
@@ -253,20 +375,59 @@ def _row(row: dict[str, Any], index: int, many_prompts: bool, many_providers: bo
             "gradingResult": {k: v for k, v in grading.items() if k != "componentResults"},
             "tokenUsage": response.get("tokenUsage"),
             "response": {k: v for k, v in response.items() if k not in {"output", "tokenUsage"}},
-            "error": error if "error" not in out else None,
+            "error": error if not errored else None,
             **{k: v for k, v in row.items() if k not in _ROW_MAPPED},
         },
     )
     if out_meta:
         out["metadata"] = out_meta
-    sink.result(out)
+    sink.result(out, verdict=verdict and not errored)
 
 
-def _component(components: list[dict[str, Any]], assertion: dict[str, Any], index: int) -> dict[str, Any] | None:
-    """The component result of an assertion: the one that names an equal assertion, else the one at its position."""
-    for component in components:
-        if component.get("assertion") == assertion:
-            return component
-    if index < len(components) and components[index].get("assertion") is None:
-        return components[index]
-    return None
+def _score(value: Any, where: str, loss: LossReport, source: str) -> tuple[float | None, dict[str, Any]]:
+    score = finite_number(value)
+    if score is None or not 0.0 <= score <= 1.0:
+        loss.approximated(source, where, "score outside [0, 1] or missing: unscored, the value in metadata")
+        return None, {"value": value}
+    return score, {}
+
+
+def _verdict(grading: dict[str, Any], row: dict[str, Any], verdict: bool, base: str, loss: LossReport, source: str) -> dict[str, Any]:
+    """promptfoo's verdict on the row: ``gradingResult.score`` (the weighted mean of the assertion scores, 1 for a
+    test without assertions) and ``pass``."""
+    raw = grading.get("score", row.get("score"))
+    score, kept = _score(raw, base + "/gradingResult/score", loss, source)
+    result: dict[str, Any] = {"grader_id": VERDICT, "type": "custom", "score": score, "passed": verdict and score is not None}
+    if isinstance(grading.get("reason"), str):
+        result["reason"] = grading["reason"]
+    if kept:
+        result["metadata"] = prefixed(FORMAT, kept)
+    return result
+
+
+def _component(component: dict[str, Any], where: str, sink: Sink, loss: LossReport, source: str) -> dict[str, Any]:
+    assertion = obj(component.get("assertion"))
+    grader_id = _grader_of(assertion)
+    _declare(grader_id, sink)
+    score, kept = _score(component.get("score"), where + "/score", loss, source)
+    result: dict[str, Any] = {
+        "grader_id": grader_id,
+        "type": "custom",
+        "score": score,
+        "passed": component.get("pass") is True and score is not None,
+    }
+    if isinstance(component.get("reason"), str):
+        result["reason"] = component["reason"]
+    meta = prefixed(
+        FORMAT,
+        {
+            **kept,
+            "assertion": assertion,
+            "namedScores": component.get("namedScores"),
+            "tokensUsed": component.get("tokensUsed"),
+            "metadata": component.get("metadata"),
+        },
+    )
+    if meta:
+        result["metadata"] = meta
+    return result

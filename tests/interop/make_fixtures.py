@@ -190,6 +190,12 @@ def promptfoo_fixtures() -> None:
             "empty-prompt": (row(0, lambda r: r["prompt"].__setitem__("raw", "")), "ok"),
         },
     )
+    # the JSON Lines output (-o results.jsonl): one result a line, no header
+    lines = (DATA / "promptfoo" / "shapes-results.jsonl").read_bytes()
+    w.put("lines.jsonl", lines, "ok")
+    w.put("lines-truncated.jsonl", lines[: len(lines) // 2], "IMPORT_UNREADABLE")
+    w.put("lines-not-object.jsonl", lines + b"7\n", "IMPORT_NOT_FORMAT")
+    w.put("lines-empty.jsonl", b"", "IMPORT_EMPTY")
     w.close()
 
 
@@ -242,6 +248,42 @@ def lm_eval_fixtures() -> None:
     case("filter-and-int-target", "ok", line_edit=lambda ls: ls[0].update({"filter": "strict-match", "target": 2}))
     case("loglikelihood-resps", "ok", line_edit=lambda ls: ls[1].update({"filtered_resps": [["-2.3", "False"]]}))
     case("empty-prompt", "ok", line_edit=lambda ls: ls[2].__setitem__("arguments", {}))
+
+    # Several filters, as lm-eval 0.4 writes them (its evaluator: for each filter, for each document, one line with
+    # that filter's `filtered_resps` and metric values): gsm8k-like take-first / maj@2 / strict-match, the documents
+    # filter after filter (and, in the second variant, document after document). The results file's aggregates are
+    # lm-eval's `mean` of the lines' values, computed here from the lines written (lm-eval itself was not run).
+    verdicts = {"take-first": lambda i: i % 3 == 0, "maj@2": lambda i: i % 3 == 1, "strict-match": lambda i: False}
+    task = "math_perturbed_full"
+
+    def filtered(doc_major: bool) -> tuple[Callable[[Doc], Any], Callable[[list[Doc]], Any]]:
+        def lines_of(ls: list[Doc]) -> None:
+            out = []
+            for name, right in verdicts.items():
+                for line in ls:
+                    out.append(
+                        {
+                            **line,
+                            "filter": name,
+                            "filtered_resps": [line["filtered_resps"][0][:40]],
+                            "exact_match": float(right(line["doc_id"])),
+                        }
+                    )
+            if doc_major:
+                out.sort(key=lambda x: x["doc_id"])
+            ls[:] = out
+
+        def head_of(h: Doc) -> None:
+            per_filter = {name: [float(right(line["doc_id"])) for line in lines] for name, right in verdicts.items()}
+            h["results"][task] = {"alias": task}
+            for name, values in per_filter.items():
+                h["results"][task][f"exact_match,{name}"] = sum(values) / len(values)
+                h["results"][task][f"exact_match_stderr,{name}"] = "N/A"
+
+        return head_of, lines_of
+
+    case("filters", "ok", *filtered(doc_major=False))
+    case("filters-doc-major", "ok", *filtered(doc_major=True))
     w.close()
 
 
@@ -298,6 +340,22 @@ def openai_evals_fixtures() -> None:
     )
     case("sampling-only", "ok", lambda ls: ls.__delitem__(slice(3, None)))
     case("reversed", "ok", lambda ls: ls.reverse())
+
+    # FuzzyMatch (evals.elsuite.basic.fuzzy_match): a match event and a metrics event (accuracy, f1_score) per sample;
+    # its final report is the mean of each metric over the metrics events (`np.mean(recorder.get_scores(name))`),
+    # computed here from the events written (oaieval itself was not run)
+    def fuzzy(ls: list[Doc]) -> None:
+        matches = [e for e in ls if e.get("type") == "match"]
+        f1 = [0.5, 1.0, 0.25]
+        for i, match in enumerate(matches):
+            ls.append(event(match["sample_id"], "metrics", {"accuracy": float(match["data"]["correct"]), "f1_score": f1[i % len(f1)]}))
+        metrics = [e["data"] for e in ls if e.get("type") == "metrics"]
+        report = {name: sum(m[name] for m in metrics) / len(metrics) for name in ("accuracy", "f1_score")}
+        next(e for e in ls if "final_report" in e)["final_report"] = report
+
+    case("fuzzy-match", "ok", fuzzy)
+    # a dummy completion function records no sampling event: the answer is only the match event's `sampled`
+    case("no-sampling-events", "ok", lambda ls: ls.__setitem__(slice(None), [e for e in ls if e.get("type") != "sampling"]))
     w.close()
 
 
@@ -334,9 +392,55 @@ def deepeval_fixtures() -> None:
             "identifier": (lambda d: d.__setitem__("identifier", "nightly-7"), "ok"),
             "no-output": (tc(0, lambda c: c.pop("actualOutput")), "ok"),
             "tags": (tc(0, lambda c: c.__setitem__("tags", ["rag", "smoke"])), "ok"),
+            "conversational-only": (lambda d: _conversations(d, only=True), "ok"),
+            "conversational-and-single-turn": (lambda d: _conversations(d, only=False), "ok"),
         },
     )
     w.close()
+
+
+def _conversations(run: Doc, only: bool) -> None:
+    """Conversational test cases as DeepEval 4 saves them (``ConversationalApiTestCase``: name, success, metricsData,
+    runDuration, turns of role / content / order, order, scenario, expectedOutcome…), one named and ordered as the
+    run's first single-turn case; the run's own aggregates (``testPassed``, ``testFailed``, ``metricsScores``) are
+    recomputed over all its cases as DeepEval's test run does (DeepEval itself was not run for this fixture)."""
+
+    def metric(name: str, score: float, threshold: float = 0.5) -> Doc:
+        return {"name": name, "threshold": threshold, "success": score >= threshold, "score": score, "reason": "", "strictMode": False}
+
+    def conversation(name: str, order: int, scores: list[float]) -> Doc:
+        turns = [
+            {"role": "user", "content": "Book a table for two.", "order": 0},
+            {"role": "assistant", "content": "For which evening?", "order": 1},
+            {"role": "user", "content": "Friday.", "order": 2},
+            {"role": "assistant", "content": "Booked for Friday.", "order": 3},
+        ]
+        data = [metric("Knowledge Retention", scores[0]), metric("Conversation Completeness", scores[1])]
+        return {
+            "name": name,
+            "success": all(m["success"] for m in data),
+            "metricsData": data,
+            "runDuration": 0.01,
+            "turns": turns,
+            "order": order,
+            "scenario": "a booking",
+            "expectedOutcome": "a table is booked",
+        }
+
+    first = run["testCases"][0]
+    run["conversationalTestCases"] = [conversation(first["name"], first["order"], [1.0, 0.75]), conversation("test_case_1", 1, [0.25, 1.0])]
+    if only:
+        run["testCases"] = []
+    cases = run["testCases"] + run["conversationalTestCases"]
+    run["testPassed"] = sum(1 for c in cases if c["success"])
+    run["testFailed"] = len(cases) - run["testPassed"]
+    scores: dict[str, Doc] = {}
+    for case in cases:
+        for m in case.get("metricsData") or []:
+            entry = scores.setdefault(m["name"], {"metric": m["name"], "scores": [], "passes": 0, "fails": 0, "errors": 0})
+            entry["scores"].append(m["score"])
+            entry["passes" if m["success"] else "fails"] += 1
+    run["metricsScores"] = list(scores.values())
 
 
 if __name__ == "__main__":

@@ -28,8 +28,10 @@ import ijson
 import orjson
 
 from evalschema_models import constants
+from evalschema_models import rules as codes
 
 from ..core.findings import Finding
+from ..core.messages import render
 from ..io.loader import open_regular
 from .base import SAFE_INTEGER, Sink, date_time, finite_number, obj, prefixed, text_or_default, whole_ms
 from .common import ConversionError, LossReport, input_lines
@@ -193,17 +195,25 @@ def _json_header(path: Path) -> tuple[dict[str, Any], bool]:
                 continue
             except OSError as exc:
                 raise ConversionError("IMPORT_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path)) from None
-        document = _plain(builder.value) if exact else builder.value
+        document = _plain_or_refused(builder.value, path) if exact else builder.value
         if not isinstance(document, dict):
             raise ConversionError("IMPORT_NOT_FORMAT", "not a promptfoo results file: no 'results' object", path.name, "/results")
         return document, exact
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+class _BeyondDouble(ValueError):
+    """A number no IEEE 754 double holds (RFC 8259, section 6): refused, as the strict reader refuses it."""
+
+
 def _plain(value: Any) -> Any:
-    """A value read with exact numbers as plain JSON values: a decimal fraction as a float (integers stay integers)."""
+    """A value read with exact numbers as plain JSON values: a decimal fraction as a float (integers stay integers).
+    Raises _BeyondDouble for a fraction too large for a double (the native pass stopped at it with an overflow)."""
     if isinstance(value, Decimal):
-        return float(value)
+        number = float(value)
+        if number in (float("inf"), float("-inf")):
+            raise _BeyondDouble(str(value))
+        return number
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -211,12 +221,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _plain_or_refused(value: Any, path: Path) -> Any:
+    try:
+        return _plain(value)
+    except _BeyondDouble as exc:
+        message = render(codes.INVALID_JSON, "range", detail=str(exc)[:40])
+        raise ConversionError("IMPORT_UNREADABLE", message, str(path)) from None
+
+
 def _json_rows(path: Path, exact: bool) -> Iterator[tuple[str, Any]]:
     """(pointer, row) for each row of a results JSON file, one at a time."""
     with _opened(path) as handle:
         try:
             for index, row in enumerate(ijson.items(handle, _ROWS + ".item", use_float=not exact, buf_size=_CHUNK)):
-                yield f"/results/results/{index}", _plain(row) if exact else row
+                yield f"/results/results/{index}", _plain_or_refused(row, path) if exact else row
         except ijson.JSONError:
             raise ConversionError("IMPORT_UNREADABLE", NOT_JSON, str(path)) from None
         except OSError as exc:

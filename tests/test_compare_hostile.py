@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -29,13 +30,26 @@ def _strict(text: str) -> Any:
     return json.loads(text, parse_constant=refuse)
 
 
-def _compare(tmp_path: Path, base: dict[str, Any], new: dict[str, Any], *options: str) -> subprocess.CompletedProcess[str]:
+JS_CLI = ROOT / "js" / "dist" / "cli.js"
+
+
+@pytest.fixture(params=["python", "typescript"])
+def sdk(request: pytest.FixtureRequest) -> list[str]:
+    """The command of each SDK that has ``compare`` (the TypeScript one needs ``npm run build`` in js/)."""
+    if request.param == "python":
+        return [sys.executable, "-m", "evalschema"]
+    if shutil.which("node") is None or not JS_CLI.exists():
+        pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
+    return ["node", str(JS_CLI)]
+
+
+def _compare(
+    tmp_path: Path, base: dict[str, Any], new: dict[str, Any], *options: str, command: list[str] | None = None
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "base.json").write_text(json.dumps(base), "utf-8")
     (tmp_path / "new.json").write_text(json.dumps(new), "utf-8")
     argv = [
-        sys.executable,
-        "-m",
-        "evalschema",
+        *(command or [sys.executable, "-m", "evalschema"]),
         "compare",
         "--format",
         "json",
@@ -61,7 +75,7 @@ def _ok(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("attempt", ["1e300", str(2**63), str(2**64 + 1)])
-def test_attempts_beyond_64_bits_pair_and_stay_distinct(tmp_path: Path, attempt: str) -> None:
+def test_attempts_beyond_64_bits_pair_and_stay_distinct(tmp_path: Path, attempt: str, sdk: list[str]) -> None:
     def huge(row: dict[str, Any]) -> None:
         if row["attempt"] == 2:
             row["attempt"] = "HUGE"
@@ -69,7 +83,7 @@ def test_attempts_beyond_64_bits_pair_and_stay_distinct(tmp_path: Path, attempt:
     text = json.dumps(_with(huge)).replace('"HUGE"', attempt)
     (tmp_path / "base.json").write_text(text, "utf-8")
     (tmp_path / "new.json").write_text(text, "utf-8")
-    argv = [sys.executable, "-m", "evalschema", "compare", "--format", "json", str(tmp_path / "base.json"), str(tmp_path / "new.json")]
+    argv = [*sdk, "compare", "--format", "json", str(tmp_path / "base.json"), str(tmp_path / "new.json")]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     report = _ok(done)
     assert report["pairs"]["paired"] == len(EXAMPLE["results"])  # attempt 2 and the huge one stay distinct
@@ -77,7 +91,7 @@ def test_attempts_beyond_64_bits_pair_and_stay_distinct(tmp_path: Path, attempt:
     assert done.returncode == 0
 
 
-def test_scores_at_the_edge_of_the_double_range_give_null_not_a_traceback(tmp_path: Path) -> None:
+def test_scores_at_the_edge_of_the_double_range_give_null_not_a_traceback(tmp_path: Path, sdk: list[str]) -> None:
     def high(row: dict[str, Any]) -> None:
         for g in row["grader_results"]:
             g["score"] = 1.7e308
@@ -89,25 +103,25 @@ def test_scores_at_the_edge_of_the_double_range_give_null_not_a_traceback(tmp_pa
     base, new = _with(high), _with(low)
     new["results"][0]["grader_results"][0]["score"] = 1.7e308  # +inf and -inf differences both: fsum refuses
     for options in (("--force",), ("--force", "--resamples", "0")):  # scores past 1 are not valid: compared by force
-        report = _ok(_compare(tmp_path, base, new, *options))
+        report = _ok(_compare(tmp_path, base, new, *options, command=sdk))
         graders = {g["grader_id"]: g for g in report["graders"]}
         assert graders["correctness-judge"]["difference"] is None
         assert graders["correctness-judge"]["interval"] is None
         assert graders["correctness-judge"]["pairs"] > 0
 
 
-def test_a_tiny_alpha_gives_a_finite_wide_interval(tmp_path: Path) -> None:
+def test_a_tiny_alpha_gives_a_finite_wide_interval(tmp_path: Path, sdk: list[str]) -> None:
     def flip(row: dict[str, Any]) -> None:
         row["passed"] = not row["passed"]
 
-    report = _ok(_compare(tmp_path, EXAMPLE, _with(flip), "--alpha", "1e-300"))
+    report = _ok(_compare(tmp_path, EXAMPLE, _with(flip), "--alpha", "1e-300", command=sdk))
     low, high = report["pass_rate"]["interval"]
     assert -1.0 <= low <= high <= 1.0
 
 
 @pytest.mark.parametrize("alpha", ["0", "1", "-0.5", "1.5", "nan", "inf", "1e-400"])
-def test_alpha_outside_0_1_is_a_usage_error(tmp_path: Path, alpha: str) -> None:
-    done = _compare(tmp_path, EXAMPLE, EXAMPLE, "--alpha", alpha)
+def test_alpha_outside_0_1_is_a_usage_error(tmp_path: Path, alpha: str, sdk: list[str]) -> None:
+    done = _compare(tmp_path, EXAMPLE, EXAMPLE, "--alpha", alpha, command=sdk)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "--alpha" in done.stderr
@@ -225,8 +239,8 @@ def test_both_sdks_statistics_agree_on_the_extreme_inputs(built_js: Path) -> Non
     assert "NaN" not in json.dumps(statistics) and "Infinity" not in json.dumps(statistics)  # null, never a non-number
 
 
-def test_an_alpha_of_the_smallest_double_gives_a_comparison(tmp_path: Path) -> None:
+def test_an_alpha_of_the_smallest_double_gives_a_comparison(tmp_path: Path, sdk: list[str]) -> None:
     """alpha 5e-324 lies in (0, 1), but half of it rounds to 0, whose normal quantile is not defined."""
-    report = _ok(_compare(tmp_path, EXAMPLE, EXAMPLE, "--alpha", "5e-324", "--resamples", "0"))
+    report = _ok(_compare(tmp_path, EXAMPLE, EXAMPLE, "--alpha", "5e-324", "--resamples", "0", command=sdk))
     assert report["options"]["alpha"] == 5e-324
     assert report["pass_rate"]["interval"] is not None

@@ -17,6 +17,7 @@ CITED = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)*[\w-]+\.(?:py|ts|mjs|json|md|tom
 BASES = [PACKAGE, ROOT, ROOT / "spec", ROOT / "schemas", ROOT / "generated", ROOT / "generated" / "schemas", ROOT / "js"]
 # sample names, and files named by a standard rather than this repository (PEP 610's, in an installed package)
 EXAMPLES = {"pack.yaml", "rs.json", "suite.json", "results.json", "out.json", "x.json", "a.json", "b.json", "direct_url.json"}
+EXAMPLES |= {"summaries.json"}  # a member of an Inspect log archive
 
 
 def _texts(source: str) -> list[str]:

@@ -185,7 +185,7 @@ def test_every_js_readme_command_prints_what_it_shows(tmp_path: Path) -> None:
         assert shutil.which(tool) is not None, f"{tool} is needed"
     checkout = tmp_path / "checkout"
     checkout.mkdir()
-    for name in ("generated", "schemas", "spec"):
+    for name in ("generated", "schemas", "spec", "templates"):  # what js/scripts/prepare.mjs copies in
         (checkout / name).symlink_to(REPO / name)
     tracked = subprocess.run(["git", "ls-files", "-z", "js"], cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, tracked):

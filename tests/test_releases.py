@@ -663,7 +663,7 @@ def test_finding_is_frozen() -> None:
 
 
 def test_1_3_0_is_a_minor_of_1_2_0() -> None:
-    """Issue 40: raw values, scales, reducers and the per-test-case view are compatible additions, and
+    """Issues 40 and 43: raw values, scales, reducers, the per-test-case view and compare's power are compatible additions, and
     ``evalschema diff`` says so for the bundled releases by version (RFC 0004)."""
     run = subprocess.run(
         [sys.executable, "-m", "evalschema", "diff", "1.2.0", "1.3.0", "--format", "json"], capture_output=True, text=True, check=False
@@ -680,5 +680,6 @@ def test_1_3_0_is_a_minor_of_1_2_0() -> None:
         "resultset.json#/$defs/GraderResult/properties/raw_score",
         "resultset.json#/$defs/GraderSummary/properties/avg_raw_score",
         "resultset.json#/$defs/GraderSummary/properties/per_test_case",
+        "comparison.json#/properties/power",  # issue 43: compare states its power in JSON too
     }
     assert {finding["bump"] for finding in report["findings"]} == {"minor"}

@@ -205,6 +205,10 @@ def _json_header(path: Path) -> tuple[dict[str, Any], bool]:
 class _BeyondDouble(ValueError):
     """A number no IEEE 754 double holds (RFC 8259, section 6): refused, as the strict reader refuses it."""
 
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.token = token
+
 
 def _plain(value: Any) -> Any:
     """A value read with exact numbers as plain JSON values: a decimal fraction as a float (integers stay integers).
@@ -225,7 +229,7 @@ def _plain_or_refused(value: Any, path: Path) -> Any:
     try:
         return _plain(value)
     except _BeyondDouble as exc:
-        message = render(codes.INVALID_JSON, "range", detail=str(exc)[:40])
+        message = render(codes.INVALID_JSON, "range", detail=exc.token[:40])
         raise ConversionError("IMPORT_UNREADABLE", message, str(path)) from None
 
 

@@ -253,7 +253,11 @@ def lm_eval_fixtures() -> None:
     # that filter's `filtered_resps` and metric values): gsm8k-like take-first / maj@2 / strict-match, the documents
     # filter after filter (and, in the second variant, document after document). The results file's aggregates are
     # lm-eval's `mean` of the lines' values, computed here from the lines written (lm-eval itself was not run).
-    verdicts = {"take-first": lambda i: i % 3 == 0, "maj@2": lambda i: i % 3 == 1, "strict-match": lambda i: False}
+    verdicts: dict[str, Callable[[int], bool]] = {
+        "take-first": lambda i: i % 3 == 0,
+        "maj@2": lambda i: i % 3 == 1,
+        "strict-match": lambda i: False,
+    }
     task = "math_perturbed_full"
 
     def filtered(doc_major: bool) -> tuple[Callable[[Doc], Any], Callable[[list[Doc]], Any]]:

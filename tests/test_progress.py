@@ -1,11 +1,13 @@
 """Progress on long work (issue 43): under a pseudo-terminal, reading a big file draws one line on stderr — bytes
-read of the total, the rate, the time left — and clears it; with stderr not a terminal, or with ``-q``, nothing."""
+read of the total, the rate, the time left — and clears it; with stderr not a terminal, or with ``-q``, nothing.
+Both SDKs' commands, whole and streamed reads."""
 
 from __future__ import annotations
 
 import os
 import pty
 import select
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import synthetic  # noqa: E402
 
 CLEAR = b"\r\x1b[K"
+JS_CLI = ROOT / "js" / "dist" / "cli.js"
+
+
+@pytest.fixture(params=["python", "typescript"])
+def command(request: pytest.FixtureRequest) -> list[str]:
+    if request.param == "python":
+        return [sys.executable, "-m", "evalschema"]
+    if shutil.which("node") is None or not JS_CLI.exists():
+        pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
+    return ["node", str(JS_CLI)]
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +43,11 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _under_a_terminal(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
+def _under_a_terminal(command: list[str], argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
     """Run the CLI with stderr on a pseudo-terminal (stdout a pipe); its exit status, stdout and terminal bytes."""
     leader, follower = pty.openpty()
     env = {**os.environ, PROGRESS_DELAY_VARIABLE: "0", "TERM": "xterm"}
-    process = subprocess.Popen([sys.executable, "-m", "evalschema", *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=follower, env=env)
+    process = subprocess.Popen([*command, *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=follower, env=env)
     os.close(follower)
     seen = bytearray()
     while True:
@@ -55,8 +67,9 @@ def _under_a_terminal(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
     return process.returncode, out, bytes(seen)
 
 
-def test_a_long_read_draws_its_progress_and_clears_it(big: Path) -> None:
-    status, out, terminal = _under_a_terminal(["validate", str(big)], big.parent)
+@pytest.mark.parametrize("stream", ["always", "never"])
+def test_a_long_read_draws_its_progress_and_clears_it(big: Path, command: list[str], stream: str) -> None:
+    status, out, terminal = _under_a_terminal(command, ["validate", "--stream", stream, str(big)], big.parent)
     assert status == 0, (out, terminal)
     lines = [part for part in terminal.split(CLEAR) if part]
     assert lines, terminal
@@ -67,11 +80,11 @@ def test_a_long_read_draws_its_progress_and_clears_it(big: Path) -> None:
     assert b"reading" not in out  # stdout, the report, never holds it
 
 
-def test_quiet_or_not_a_terminal_draws_nothing(big: Path) -> None:
-    status, _, terminal = _under_a_terminal(["validate", "-q", str(big)], big.parent)
+def test_quiet_or_not_a_terminal_draws_nothing(big: Path, command: list[str]) -> None:
+    status, _, terminal = _under_a_terminal(command, ["validate", "-q", str(big)], big.parent)
     assert status == 0 and b"reading" not in terminal, terminal
     piped = subprocess.run(
-        [sys.executable, "-m", "evalschema", "validate", str(big)],
+        [*command, "validate", str(big)],
         capture_output=True,
         env={**os.environ, PROGRESS_DELAY_VARIABLE: "0"},
         check=False,

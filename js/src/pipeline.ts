@@ -9,7 +9,7 @@
  * same loop with the summary's stage alone. The report is the same whichever the source (the stream tests check it).
  */
 
-import { closeSync, readSync } from "node:fs";
+import { readSync } from "node:fs";
 import { buildReport, finding, type Finding, type Report } from "./core/findings.js";
 import type { Stage } from "./core/stage.js";
 import { checkKind, identified, SchemaStage } from "./engine/stage.js";
@@ -18,7 +18,7 @@ import { STREAM_THRESHOLD } from "./generated/constants.js";
 import * as codes from "./generated/rules.js";
 import { define, get, isObject, type JsonObject } from "./core/json.js";
 import { render } from "./core/messages.js";
-import { openInput, parseJson, readOpened, textOf, type OpenInput } from "./io/loader.js";
+import { closeInput, openInput, parseJson, readOpened, textOf, type OpenInput } from "./io/loader.js";
 import { ChunkedPositions, jsonPositions, placed } from "./io/positions.js";
 import { bindUnits, RULE_UNITS } from "./rules/registry.js";
 import type { StageContext } from "./rules/rule.js";
@@ -246,7 +246,7 @@ function withInput<T>(path: string, fn: (input: OpenInput) => T): T | Finding {
   try {
     return fn(input);
   } finally {
-    closeSync(input.fd);
+    closeInput(input.fd);
   }
 }
 

@@ -14,6 +14,7 @@ import { attemptText, summaryText } from "../report/summaryText.js";
 import { CaseLists, caseLists, renderSummaryHtml } from "../report/summaryHtml.js";
 import { checkOutput, writeOutput } from "../report/htmlFile.js";
 import { summaryMarkdown } from "../report/summaryMarkdown.js";
+import { enable as enableProgress } from "../io/progress.js";
 import { AttemptTally } from "../compare/compare.js";
 import type { AttemptStats } from "../generated/comparison.js";
 import { buildReport, finding, type Finding, type Report } from "../core/findings.js";
@@ -423,6 +424,9 @@ export function main(argv: string[]): number {
     process.stderr.write(`${USAGE}\n${PROG}: error: ${error.message}\n`);
     return EXIT_UNREADABLE;
   }
+  const quiet = typeof args === "object" && "quiet" in args && args.quiet;
+  // a terminal watches: long reads show how far they are (io/progress.ts)
+  if (process.stderr.isTTY && process.env.TERM !== "dumb" && !quiet) enableProgress(process.stderr);
   try {
     return run(args);
   } catch (error) {

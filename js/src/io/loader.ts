@@ -5,6 +5,7 @@
  */
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { advance, finish, watch } from "./progress.js";
 import { STDIN, SUFFIXES, suffix, type Form } from "./expand.js";
 import { jsonPositions, LineIndex, type Positions } from "./positions.js";
 import { parseYaml } from "./yaml.js";
@@ -147,13 +148,22 @@ export function openInput(path: string): OpenInput | Finding {
   let refusal: Finding;
   try {
     const stat = fstatSync(fd);
-    if (stat.isFile()) return { fd, size: stat.size };
+    if (stat.isFile()) {
+      watch(fd, path, stat.size); // a terminal watches long reads (io/progress.ts)
+      return { fd, size: stat.size };
+    }
     refusal = finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, {}, stat.isDirectory() ? "directory" : "not_regular"));
   } catch (error) {
     refusal = openProblem(error);
   }
   closeSync(fd);
   return refusal;
+}
+
+/** Close an input the gate opened (its progress line, if one was drawn, is cleared). */
+export function closeInput(fd: number): void {
+  finish(fd);
+  closeSync(fd);
 }
 
 /**
@@ -168,6 +178,7 @@ export function readOpened(fd: number): Uint8Array | Finding {
     for (;;) {
       const chunk = Buffer.allocUnsafe(Math.min(1 << 22, limit + 1 - total));
       const n = readSync(fd, chunk, 0, chunk.length, total);
+      advance(fd, n);
       if (n === 0) break;
       chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
       total += n;
@@ -186,7 +197,7 @@ export function readBytes(path: string): Uint8Array | Finding {
   try {
     return readOpened(opened.fd);
   } finally {
-    closeSync(opened.fd);
+    closeInput(opened.fd);
   }
 }
 
@@ -300,6 +311,7 @@ function* jsonlFile(path: string): Generator<Source> {
     const chunk = Buffer.allocUnsafe(1 << 20);
     for (;;) {
       const n = readSync(fd, chunk, 0, chunk.length, null);
+      advance(fd, n);
       let start = 0;
       for (;;) {
         const newline = n === 0 ? -1 : chunk.indexOf(0x0a, start);
@@ -336,7 +348,7 @@ function* jsonlFile(path: string): Generator<Source> {
   } catch (error) {
     yield { path, ...(number ? { line: number } : {}), problem: finding("", codes.FILE_UNREADABLE, "error", render(codes.FILE_UNREADABLE, { detail: errorCode(error) }, "os_error")), positions: NOWHERE };
   } finally {
-    closeSync(fd);
+    closeInput(fd);
   }
 }
 

@@ -19,6 +19,7 @@
  */
 
 import { readSync } from "node:fs";
+import { advance } from "./progress.js";
 import { maxInputBytes, tooLargeMessage } from "../core/limits.js";
 import * as codes from "../generated/rules.js";
 import { finding, type Finding } from "../core/findings.js";
@@ -225,6 +226,7 @@ class Reader {
     let got = 0;
     while (got < want) {
       const n = readSync(this.fd, this.store, kept + got, want - got, null);
+      advance(this.fd, n);
       if (n === 0) break;
       got += n;
     }

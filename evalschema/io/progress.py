@@ -40,11 +40,6 @@ def enable(stream: TextIO) -> None:
     _terminal, _owner = stream, os.getpid()
 
 
-def disable() -> None:
-    global _terminal, _owner
-    _terminal, _owner = None, None
-
-
 def active() -> bool:
     return _terminal is not None and _owner == os.getpid()
 

@@ -78,6 +78,7 @@ from .ir import (
     Unknown,
     add_months,
     build,
+    json_type,
 )
 from .load import Location, SchemaSet, load
 
@@ -245,20 +246,6 @@ def _show(expr: TypeExpr | None) -> str:
     return "any"
 
 
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _covers(wide: str, narrow: str) -> bool:
     return wide == narrow or (wide == "number" and narrow == "integer")
 
@@ -363,9 +350,9 @@ def _relation(old: TypeExpr, new: TypeExpr, named: Callable[[Named, Named], str]
         o, n = {_json(v) for v in old.values}, {_json(v) for v in new.values}
         return "same" if o == n else "widened" if o < n else "narrowed" if n < o else "changed"
     if isinstance(old, Literal) and isinstance(new, Primitive):
-        return "widened" if all(_covers(new.name, _json_kind(v)) for v in old.values) else "changed"
+        return "widened" if all(_covers(new.name, json_type(v)) for v in old.values) else "changed"
     if isinstance(old, Primitive) and isinstance(new, Literal):
-        return "narrowed" if all(_covers(old.name, _json_kind(v)) for v in new.values) else "changed"
+        return "narrowed" if all(_covers(old.name, json_type(v)) for v in new.values) else "changed"
     if isinstance(old, Array) and isinstance(new, Array):
         return _relation(old.items, new.items, named)
     if isinstance(old, Map) and isinstance(new, Map):

@@ -133,6 +133,22 @@ class Deprecation:
         return {key: str(value) for key, value in params.items()}
 
 
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a JSON value (a float with no fraction is an ``integer``, as the
+    specification's data model says)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
 def add_months(day: _dt.date, months: int) -> _dt.date:
     month_index = day.month - 1 + months
     year, month = day.year + month_index // 12, month_index % 12 + 1

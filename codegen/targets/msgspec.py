@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir import ANNOTATION_KEYWORDS, HANDLED_KEYWORDS, IR, RULE_KEYWORDS, NamedType, TypeRef, Union_
+from ..ir import ANNOTATION_KEYWORDS, HANDLED_KEYWORDS, IR, RULE_KEYWORDS, NamedType, TypeRef, Union_, json_type
 from ..load import Location, SchemaSet
 from ..render import environment
 
@@ -64,20 +64,6 @@ _UNNAMEABLE = re.compile(r'[\\"\x00-\x1f]')  # msgspec refuses these in a field'
 
 def _literal_ok(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _node_at(schemas: SchemaSet, loc: Location) -> Any:
@@ -285,7 +271,7 @@ class _Renderer:
         if "const" in node and "enum" in node:
             values = [v for v in values if v in node["enum"]]
         if type_list:  # only the values of the allowed types
-            values = [v for v in values if _json_type(v) in type_list or (_json_type(v) == "integer" and "number" in type_list)]
+            values = [v for v in values if json_type(v) in type_list or (json_type(v) == "integer" and "number" in type_list)]
         claimed = {"const", "enum", "type"}
         self._unclaimed(node, loc, claimed | _NEUTRAL)
         nullable = None in values

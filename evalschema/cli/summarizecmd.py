@@ -176,6 +176,19 @@ def _md_row(*cells: Any) -> str:
     return "| " + " | ".join(md(cell) for cell in cells) + " |"
 
 
+def _md_cell(value: Any, key: str, node: dict[str, Any] | None, defs: dict[str, Any]) -> Any:
+    """A table cell: a number as ``_md_number`` shows it; an object (a grader's per-test-case view) as its members,
+    ``name: value; …``, each shown the same way (never a JSON text, whose numbers the two SDKs write differently)."""
+    if not isinstance(value, dict):
+        return _md_number(value, key, node)
+    parts = []
+    for name, item in value.items():
+        shown = _md_cell(item, name, _member(node, name, defs), defs)
+        text = "\u2014" if shown is None else shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False, sort_keys=True)
+        parts.append(f"{_words(name)}: {text}")
+    return "; ".join(parts)
+
+
 def _md_table(title: str, items: list[tuple[str | None, dict[str, Any]]], node: dict[str, Any] | None, defs: dict[str, Any]) -> list[str]:
     """An object of objects (its keys in the first column, headed ``title``) or a list of objects, as one table."""
     columns = list(dict.fromkeys(k for _, item in items for k in item))
@@ -183,7 +196,7 @@ def _md_table(title: str, items: list[tuple[str | None, dict[str, Any]]], node: 
     head = ([title] if named else []) + [_words(c) for c in columns]
     out = ["", _md_row(*head), "| " + " | ".join(["---"] * named + ["---:"] * len(columns)) + " |"]
     for name, item in items:
-        cells = [_md_number(item.get(c), c, _member(node, c, defs)) if c in item else "" for c in columns]
+        cells = [_md_cell(item.get(c), c, _member(node, c, defs), defs) if c in item else "" for c in columns]
         out.append(_md_row(*([name] if named else []), *cells))
     return out
 

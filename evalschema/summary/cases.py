@@ -11,11 +11,19 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any
 
-from evalschema_models.common import ReducerMethod
+from ..schemas.registry import current
 
-REDUCER_METHODS = frozenset(method.value for method in ReducerMethod)
+
+@cache
+def reducer_methods() -> frozenset[str]:
+    """The methods the schemas' ``ReducerMethod`` enumerates, read from the working schemas (already loaded to
+    validate), not from the generated models: importing pydantic costs start-up a small document must not pay."""
+    common = next(d for d in current().documents.values() if d.get("$id", "").endswith("/common.json"))
+    return frozenset(common["$defs"]["ReducerMethod"]["enum"])
+
 
 # One value of a grader at one attempt: (attempt, score, raw value or None), in reading order.
 Value = tuple[int, float, float | None]
@@ -63,7 +71,7 @@ class Reducer:
     def __init__(self, declared: Any = None) -> None:
         declared = declared if isinstance(declared, dict) else {}
         method = declared.get("method")
-        self.method: str = method if method in REDUCER_METHODS else "mean"
+        self.method: str = method if isinstance(method, str) and method in reducer_methods() else "mean"
         k = declared.get("k", 1)
         self.k: int = k if type(k) is int and k >= 1 else 1
         threshold = declared.get("threshold", 1)

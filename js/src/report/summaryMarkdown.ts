@@ -11,6 +11,7 @@ import { SUMMARY_INVALID_WARNING } from "../generated/constants.js";
 import type { Finding } from "../core/findings.js";
 import { current } from "../schemas/schemas.js";
 import { md } from "./compareText.js";
+import { pythonDumpsSorted } from "./pyFormat.js";
 import type { Entry } from "./entry.js";
 
 type Node = Record<string, unknown> | undefined;
@@ -66,13 +67,25 @@ function entries(value: Record<string, unknown>): [string, unknown][] {
   return Object.entries(value).filter(([, v]) => v !== undefined);
 }
 
+/** A table cell: a number as `shown` shows it; an object (a grader's per-test-case view) as its members,
+ * `name: value; …`, each shown the same way (never a JSON text, whose numbers the two SDKs write differently). */
+function cell(value: unknown, key: string, node: Node, defs: Defs): unknown {
+  if (!isRecord(value)) return shown(value, key, node);
+  return entries(value)
+    .map(([name, item]) => {
+      const text = cell(item, name, member(node, name, defs), defs);
+      return `${words(name)}: ${text === null ? "\u2014" : typeof text === "string" ? text : pythonDumpsSorted(text)}`;
+    })
+    .join("; ");
+}
+
 function table(title: string, items: [string | null, Record<string, unknown>][], node: Node, defs: Defs): string[] {
   const columns = [...new Set(items.flatMap(([, item]) => entries(item).map(([k]) => k)))];
   const named = items[0]![0] !== null;
   const head = [...(named ? [title] : []), ...columns.map(words)];
   const out = ["", row(...head), "| " + [...(named ? ["---"] : []), ...columns.map(() => "---:")].join(" | ") + " |"];
   for (const [name, item] of items) {
-    const cells = columns.map((c) => (item[c] !== undefined ? shown(item[c], c, member(node, c, defs)) : ""));
+    const cells = columns.map((c) => (item[c] !== undefined ? cell(item[c], c, member(node, c, defs), defs) : ""));
     out.push(row(...(named ? [name] : []), ...cells));
   }
   return out;

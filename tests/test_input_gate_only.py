@@ -21,7 +21,6 @@ OURS = {
     ("cli/distributed.py", "target.open('wb')"),  # that local copy, a temporary file of ours
     ("cli/schemacmd.py", "(folder / name).read_text(encoding='utf-8')"),  # a packaged schema
     ("cli/summarizecmd.py", "(schema_dir() / name).read_text(encoding='utf-8')"),  # a packaged schema
-    ("cli/columnarcmd.py", "written.open('rb')"),  # the import's own output, read back before the gate keeps it
     ("report/page.py", "source.read_text(encoding='utf-8')"),  # the packaged report template
     ("columnar.py", "(arrow_dir() / 'resultset.arrow.json').read_text('utf-8')"),  # the packaged Arrow schema
     ("compare/core.py", "(schema_dir() / 'comparison.json').read_text(encoding='utf-8')"),  # a packaged schema

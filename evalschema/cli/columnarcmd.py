@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..columnar import Unexportable
+from ..core.findings import Finding
+from ..io.loader import open_regular
 
 FORMATS = ("parquet", "arrow")
 
@@ -101,7 +103,10 @@ def _refuse_invalid(written: Path, lines: list[tuple[int, int]], output: Path) -
     from ..interop import SHOWN_FINDINGS
     from ..pipeline import validate, validate_stream
 
-    with written.open("rb") as file:
+    file = open_regular(written)  # the input gate, as for any file read (here the import's own output)
+    if isinstance(file, Finding):
+        raise OSError(file.message)
+    with file:
         for number, (start, end) in enumerate(lines, 1):
             handle = io.BufferedReader(_Window(file, start, end))
             report = validate_stream(handle, "resultset", place_limit=SHOWN_FINDINGS)

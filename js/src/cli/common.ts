@@ -1,7 +1,7 @@
 /** What every command of `evalschema-js` shares: its name, usage errors, and writing to a stdout whose reader may go. */
 
 import { visible } from "../core/display.js";
-import { OutputRefused } from "../report/htmlFile.js";
+import { OutputRefused } from "../io/outputGate.js";
 
 export const PROG = "evalschema-js";
 

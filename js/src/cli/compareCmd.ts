@@ -26,7 +26,7 @@ import { capped, displayPath, entry, findingJson, type Entry } from "../report/e
 import { painter, textEntry } from "../report/render.js";
 import { powerLine, renderMarkdown, renderText, verdictLine } from "../report/compareText.js";
 import { renderCompareHtml } from "../report/compareHtml.js";
-import { checkOutput, writeOutput } from "../report/htmlFile.js";
+import { checkOutput, writeOutput } from "../io/outputGate.js";
 import { pythonJson } from "../report/pyFormat.js";
 import { htmlWritable, invalidChoice, PROG, UsageError, write } from "./common.js";
 

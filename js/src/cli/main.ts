@@ -12,7 +12,7 @@ import { capped, displayPath, entry, findingJson, type Entry } from "../report/e
 import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } from "../report/render.js";
 import { attemptText, summaryText } from "../report/summaryText.js";
 import { CaseLists, caseLists, renderSummaryHtml } from "../report/summaryHtml.js";
-import { checkOutput, writeOutput } from "../report/htmlFile.js";
+import { checkOutput, writeOutput } from "../io/outputGate.js";
 import { summaryMarkdown } from "../report/summaryMarkdown.js";
 import { enable as enableProgress } from "../io/progress.js";
 import { AttemptTally } from "../compare/compare.js";

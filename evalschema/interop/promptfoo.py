@@ -288,17 +288,20 @@ class _Cases:
         self.ids: dict[bytes, str] = {}
         self.attempts: dict[str, int] = {}
 
-    def of(self, row: dict[str, Any], test: int, prompt_index: int) -> tuple[str, int]:
+    def of(self, row: dict[str, Any], test: int, prompt_index: int) -> tuple[str, int, bool]:
+        """The row's test case id, its attempt number, and whether the row is the test case's first (a later one has
+        the same test, prompt and input by construction: its test case is not built again)."""
         try:
             text = orjson.dumps([row.get("testCase"), prompt_index, obj(row.get("prompt")).get("raw")], option=orjson.OPT_SORT_KEYS)
         except (TypeError, orjson.JSONEncodeError):
             text = repr((test, prompt_index)).encode()
         key = hashlib.blake2b(text, digest_size=16).digest()
         case_id = self.ids.get(key)
+        first = case_id is None
         if case_id is None:
             case_id = self.ids[key] = f"test-{test}" + (f"/prompt-{prompt_index}" if self.many_prompts else "")
         attempt = self.attempts[case_id] = self.attempts.get(case_id, 0) + 1
-        return case_id, attempt
+        return case_id, attempt, first
 
 
 def _assertions(items: Any) -> Iterator[dict[str, Any]]:
@@ -330,17 +333,21 @@ def _row(row: dict[str, Any], base: str, cases: _Cases, many_providers: bool, si
     if not isinstance(test, int) or isinstance(test, bool):
         raise ConversionError("IMPORT_NOT_FORMAT", "a result has no testIdx", source, base + "/testIdx")
     prompt_index = row.get("promptIdx", 0)
-    case_id, attempt = cases.of(row, test, prompt_index)
+    case_id, attempt, first = cases.of(row, test, prompt_index)
+    prompt = obj(row.get("prompt"))
+    text = text_or_default(prompt.get("raw"), loss, source, base + "/prompt/raw")  # each row's loss is reported
+    if first:
+        _case(row, case_id, text, prompt, sink)
+    _attempt(row, base, case_id, attempt, prompt_index, test, many_providers, sink, loss, source)
+
+
+def _case(row: dict[str, Any], case_id: str, text: str, prompt: dict[str, Any], sink: Sink) -> None:
+    """The test case of a row seen first (``_Cases.of``): its graders declared, the test case added."""
     test_case = obj(row.get("testCase"))
     graders = [VERDICT, *sorted({_grader_of(a) for a in _assertions(test_case.get("assert"))})]
     for grader_id in graders:
         _declare(grader_id, sink)
-    prompt = obj(row.get("prompt"))
-    case: dict[str, Any] = {
-        "id": case_id,
-        "input": text_or_default(prompt.get("raw"), loss, source, base + "/prompt/raw"),
-        "graders": graders,
-    }
+    case: dict[str, Any] = {"id": case_id, "input": text, "graders": graders}
     case_meta = prefixed(
         FORMAT,
         {
@@ -358,6 +365,20 @@ def _row(row: dict[str, Any], base: str, cases: _Cases, many_providers: bool, si
         case["metadata"] = case_meta
     sink.test_case(case, distinct=True)
 
+
+def _attempt(
+    row: dict[str, Any],
+    base: str,
+    case_id: str,
+    attempt: int,
+    prompt_index: int,
+    test: int,
+    many_providers: bool,
+    sink: Sink,
+    loss: LossReport,
+    source: str,
+) -> None:
+    """The result row of one promptfoo row (an attempt of its test case)."""
     out: dict[str, Any] = {"test_case_id": case_id, "attempt": attempt}
     response = obj(row.get("response"))
     output = response.get("output")

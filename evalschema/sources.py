@@ -141,7 +141,8 @@ def suite_entries(suite: Any, path: Path, report: Report, options: dict[str, Any
         report = placed(
             Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), loaded.positions()
         )
-    yield _entry(str(path), None, report), cases.problem is None
+    # a suite on a line of a JSON Lines file is reported at its line, as every other document there
+    yield _entry(str(path), loaded.line, report), cases.problem is None
     for line, case_report, readable in cases.lines:
         yield _entry(str(cases.path), line, case_report), readable
 

@@ -114,3 +114,27 @@ def test_the_schema_refuses_what_the_report_never_holds() -> None:
         {**good, "summary": {"files": 1}},
     ):
         assert not validator.is_valid(bad), bad
+
+
+def test_every_document_of_a_json_lines_file_is_reported_at_its_line(built_js: Path, tmp_path: Path) -> None:
+    """A JSON Lines file's entries carry their ``line``, a suite's too (it was reported as a whole file, issue 41
+    R9): a test case, a suite, and a suite whose ``test_cases_file`` is followed (its lines come after it, at theirs)."""
+    case = {"id": "c1", "input": "hi", "graders": [{"id": "g", "type": "contains", "params": {"substring": "h"}}]}
+    suite = json.loads((ROOT / "spec" / "examples" / "suite-qa-basic.json").read_text(encoding="utf-8"))
+    kept = {key: value for key, value in suite.items() if key != "test_cases"}
+    (tmp_path / "kept.jsonl").write_text(json.dumps(case) + "\n" + json.dumps({**case, "id": "c2"}) + "\n", encoding="utf-8")
+    lines = [case, suite, {**kept, "test_cases_file": "kept.jsonl"}]
+    (tmp_path / "mixed.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+    for name, command in _clis(built_js).items():
+        run = subprocess.run([*command, "validate", "--format", "json", "mixed.jsonl"], capture_output=True, cwd=tmp_path, check=False)
+        assert run.returncode == 0, (name, run.stdout[-2000:], run.stderr[-2000:])
+        report = json.loads(run.stdout)
+        _check(report, name)
+        placed = [(entry["path"], entry.get("line"), entry["kind"]) for entry in report["files"]]
+        assert placed == [
+            ("mixed.jsonl", 1, "testcase"),
+            ("mixed.jsonl", 2, "suite"),
+            ("mixed.jsonl", 3, "suite"),
+            ("kept.jsonl", 1, "testcase"),
+            ("kept.jsonl", 2, "testcase"),
+        ], name

@@ -150,11 +150,19 @@ function parseArgs(argv: string[]): Args | CompareArgs | "version" | "help" {
 
 /** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
  * line of that file (mirrors Python's `_suite_entries`). */
-function suiteWithCases(path: string, suite: unknown, report: Report, options: Checked, positions: () => Positions): Entry[] {
+function suiteWithCases(
+  path: string,
+  suite: unknown,
+  report: Report,
+  options: Checked,
+  positions: () => Positions,
+  line?: number,
+): Entry[] {
   const cases = follow(suite, path, options);
   const own = cases.problem === null ? report : placed(buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict), positions());
-  // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2)
-  const out: Entry[] = [entry(path, own, cases.problem !== null)];
+  // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2); a suite on a line
+  // of a JSON Lines file is reported at its line, as every other document there
+  const out: Entry[] = [entry(path, own, cases.problem !== null, line)];
   for (const { line, report: lineReport, unreadable } of cases.lines) out.push(entry(cases.path!, lineReport, unreadable, line));
   return out;
 }
@@ -249,7 +257,7 @@ function* entries(args: Args, suite: JsonObject | undefined, checked: Checked): 
       let report = validate(loaded.document, options);
       if (report.errors.length + report.warnings.length) report = placed(report, loaded.positions());
       if (report.kind === "suite" && source !== STDIN) {
-        yield* suiteWithCases(source, loaded.document, report, checked, loaded.positions);
+        yield* suiteWithCases(source, loaded.document, report, checked, loaded.positions, loaded.line);
         continue;
       }
       yield entry(loaded.path, report, false, loaded.line);

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,47 @@ def test_export_eee_passes_eee_validator(fmt: str, name: str, tmp_path: Path, ee
     export_results("eee", tmp_path / "run.resultset.json", out)
     report = eee_validator.validate_aggregate(out)
     assert (report.valid, report.errors) == (True, [])
+
+
+def test_the_eee_validate_command_accepts_every_export(tmp_path: Path, eee_validator: Any) -> None:
+    """EEE's own command, ``every_eval_ever validate`` (its datastore checks too: the path, the model's deployment,
+    the score bounds), run once over the export of every fixture, each placed where EEE files it
+    (``data/<collection>/<developer>/<model>/<uuid4>.json``, the folders computed by EEE's own function). It accepts
+    every record with no error; a flat model id (no ``developer/`` prefix, which a result set cannot supply) gets
+    exactly EEE's one warning that the record names no datastore folder, as our loss report says."""
+    from every_eval_ever.helpers.io import datastore_path_components
+
+    repo = tmp_path / "repo"
+    placed: dict[str, str | None] = {}  # path → the flat model id EEE warns about, or None
+    for number, (fmt, name) in enumerate(_ok_fixtures()):
+        work = tmp_path / f"{number}"
+        work.mkdir()
+        import_results(fmt, _inputs(fmt, name), work / "run.resultset.json")
+        loss = export_results("eee", work / "run.resultset.json", work / "run.eee.json").loss.to_dict()
+        model_info = orjson.loads((work / "run.eee.json").read_bytes())["model_info"]
+        assert model_info["additional_details"]["deployment_type"] == model_info["additional_details"]["model_availability"] == "unknown"
+        try:
+            _, developer, model = datastore_path_components("evalschema", model_info["id"], model_info.get("developer"))
+            flat = None
+        except ValueError:
+            developer, model, flat = "no-developer", "model", model_info["id"]
+        assert ("/provider/model" in json.dumps(loss) and "developer" in json.dumps(loss)) == (flat is not None), (fmt, name)
+        target = repo / "data" / "evalschema" / developer / model / f"{uuid.UUID(int=number, version=4)}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(work / "run.eee.json", target)
+        placed[target.relative_to(repo).as_posix()] = flat
+    site = Path(eee_validator.__file__).parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-m", "every_eval_ever", "validate", "--format", "json", *placed]
+    run = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, check=False)
+    reports = json.loads(run.stdout)
+    assert sorted(r["file"] for r in reports) == sorted(placed), run.stderr[-2000:]
+    for report in reports:
+        flat = placed[report["file"]]
+        assert (report["valid"], report["errors"]) == (True, []), report
+        warned = [w["msg"].split(" — ")[0] for w in report["warnings"]]
+        assert warned == ([] if flat is None else [f"id {flat!r} names no datastore directory"]), report
+    assert run.returncode == (2 if any(placed.values()) else 0), run.stderr[-2000:]  # EEE: 2 is "warnings only"
 
 
 def test_eee_validator_can_fail(tmp_path: Path, eee_validator: Any) -> None:

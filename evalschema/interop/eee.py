@@ -17,6 +17,7 @@ from ..summary.states import summarize
 from .common import LossReport
 
 SCHEMA_VERSION = "0.3.0"
+DEPLOYMENT_UNKNOWN = {"deployment_type": "unknown", "model_availability": "unknown"}  # model_info.additional_details
 
 
 def _details(values: dict[str, Any]) -> dict[str, str]:
@@ -118,7 +119,21 @@ def record(document: dict[str, Any], loss: LossReport, source: str, retrieved: d
         if document.get(key):
             loss.dropped(source, f"/{key}", f"the result set's {key} has no EEE field")
     library: dict[str, Any] = {"name": runner.get("name") or "unknown", "version": runner.get("version") or "unknown"}
-    model_details = _details({k: v for k, v in provider.items() if k != "model"})
+    # EEE's validate command requires both axes of a model's deployment; a result set says neither, and EEE allows
+    # "unknown" for each
+    model_details = {**_details({k: v for k, v in provider.items() if k != "model"}), **DEPLOYMENT_UNKNOWN}
+    loss.defaulted(
+        source,
+        "/provider",
+        "who deployed the model and whether its weights are open are not in a result set: EEE's deployment_type and model_availability are 'unknown'",
+    )
+    if "/" not in model:
+        loss.defaulted(
+            source,
+            "/provider/model",
+            "a model id without its developer ('developer/model'): EEE's model_info.developer is not set, so EEE's validate "
+            "warns that the record names no datastore folder",
+        )
     return {
         "schema_version": SCHEMA_VERSION,
         "evaluation_id": f"{suite}/{model}/{int(retrieved.timestamp())}",

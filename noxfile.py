@@ -154,6 +154,13 @@ def bench_diff(session: nox.Session) -> None:
 
 
 @nox.session
+def bench_interop(session: nox.Session) -> None:
+    """Benchmark: `evalschema import` of 1 GB of lm-eval samples and a 1 GB Inspect log (peak memory against the
+    150 MiB goal; CPU against the tool's own reader of the same input). Smaller: `-- --lm-eval-mb 64 --inspect-samples 500`."""
+    session.run(PYTHON, "benchmarks/interop_bench.py", *session.posargs)
+
+
+@nox.session
 def models_official_tests(session: nox.Session) -> None:
     """The generated models against the official JSON-Schema-Test-Suite (draft 2020-12, the keywords of issue 41):
     agreement by keyword of the Python models and of the TypeScript type guards, then what validating a model costs

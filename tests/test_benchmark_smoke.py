@@ -65,3 +65,30 @@ def test_a_side_with_a_child_process_reports_what_both_held_at_once() -> None:
     limit_bench.measure([both, alone], 1)
     assert 0 < both.held[0] < both.peaks[0]
     assert alone.held == [0]
+
+
+def test_interop_benchmark_runs_on_small_inputs() -> None:
+    """``./noxw -s bench_interop`` on small inputs: both imports and both tool readers run, each row has its ratio."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "interop_bench.py"),
+            "--lm-eval-mb",
+            "1",
+            "--inspect-samples",
+            "8",
+            "--inspect-pad-kb",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    header, _rule, *rows = [line for line in run.stdout.splitlines() if line.startswith("|")]
+    columns = [cell.strip() for cell in header.strip("|").split("|")]
+    cells = [dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|")), strict=True)) for row in rows]
+    assert [c["input"] for c in cells] == ["lm_eval samples", "inspect_ai .eval"]
+    for row in cells:
+        assert float(row["x tool reader"]) > 0 and row["memory"] == "ok", row

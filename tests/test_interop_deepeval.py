@@ -10,6 +10,10 @@ run in the tests: tests/interop/README.md).
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,9 @@ from evalschema.interop import import_results
 from evalschema.interop.deepeval import _slug
 
 FIXTURES = Path(__file__).parent / "interop" / "fixtures" / "deepeval"
+SHAPES = Path(__file__).parent / "interop" / "deepeval_shapes.py"
+PINS = Path(__file__).resolve().parents[1] / "requirements" / "deepeval.txt"
+DEEPEVAL_VERSION = "4.3.1"
 
 
 def _summarize(resultset: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -31,18 +38,66 @@ def _summarize(resultset: Path, capsys: pytest.CaptureFixture[str]) -> dict[str,
     return summary
 
 
-@pytest.mark.parametrize("name", ["valid.json", "conversational-only.json", "conversational-and-single-turn.json"])
-def test_reproduces_deepevals_numbers(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    run = orjson.loads((FIXTURES / name).read_bytes())
-    out = tmp_path / "de.resultset.json"
-    import_results("deepeval", [FIXTURES / name], out)
+def check_against_deepeval(test_run: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """Import a DeepEval test run and compare ``summarize`` with DeepEval's own figures in it: the tests passed and
+    failed, and per metric its passes, fails, errors (our unscored results) and mean score. Returns the test run."""
+    run: dict[str, Any] = orjson.loads(test_run.read_bytes())
+    import_results("deepeval", [test_run], out)
     summary = _summarize(out, capsys)
     assert (summary["passed"], summary["failed"]) == (run["testPassed"], run["testFailed"])
     assert summary["total"] == len(run["testCases"]) + len(run["conversationalTestCases"])
+    assert sorted(summary["by_grader"]) == sorted(_slug(entry["metric"]) for entry in run["metricsScores"])
     for entry in run["metricsScores"]:
         grader = summary["by_grader"][_slug(entry["metric"])]
-        assert (grader["passed"], grader["failed"]) == (entry["passes"], entry["fails"])
+        assert (grader["passed"], grader["failed"], grader["unscored"]) == (entry["passes"], entry["fails"], entry.get("errors", 0))
         assert grader["avg_score"] == pytest.approx(sum(entry["scores"]) / len(entry["scores"]), abs=1e-9)
+    return run
+
+
+@pytest.mark.parametrize("name", ["valid.json", "conversational-only.json", "conversational-and-single-turn.json"])
+def test_reproduces_deepevals_numbers(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    check_against_deepeval(FIXTURES / name, tmp_path / "de.resultset.json", capsys)
+
+
+def _deepeval_python() -> Path:
+    """The Python of a virtual environment holding DeepEval 4.3.1 and the versions ``requirements/deepeval.txt`` pins,
+    made once in the test cache (DeepEval is not a dependency of this project; about 27 MB from the registry)."""
+    from test_interop import CACHE
+
+    folder = CACHE / f"deepeval-{DEEPEVAL_VERSION}"
+    python, stamp = folder / "bin" / "python", folder / "pins.txt"
+    if not stamp.exists() or stamp.read_bytes() != PINS.read_bytes():
+        shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(PINS)]
+        subprocess.run(install, check=True, timeout=900)
+        shutil.copy(PINS, stamp)  # last: an install cut short is made again
+    return python
+
+
+@pytest.mark.slow
+def test_real_deepeval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """DeepEval 4.3.1 itself, offline (``tests/interop/deepeval_shapes.py``: local metrics, no model): four shapes —
+    several metrics with thresholds and partial credit, a metric that errors, multi-turn conversations, strict mode —
+    each imported and compared with the numbers DeepEval wrote into its own test run."""
+    python = _deepeval_python()
+    env = {**os.environ, "HOME": str(tmp_path), "DEEPEVAL_TELEMETRY_OPT_OUT": "YES"}
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [str(python), str(SHAPES), str(runs)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    shapes = sorted(p.name for p in runs.iterdir())
+    assert shapes == ["conversational", "errors", "metrics", "strict"]
+    checked = {}
+    for shape in shapes:
+        (test_run,) = (runs / shape).glob("test_run_*.json")
+        checked[shape] = check_against_deepeval(test_run, tmp_path / f"{shape}.resultset.json", capsys)
+    # each shape holds what it is for (a change in DeepEval that loses it fails here, not silently)
+    assert any(entry["errors"] for entry in checked["errors"]["metricsScores"])
+    assert checked["conversational"]["conversationalTestCases"] and not checked["conversational"]["testCases"]
+    assert all(len(entry["scores"]) > 1 for entry in checked["metrics"]["metricsScores"])
+    assert {score for entry in checked["metrics"]["metricsScores"] for score in entry["scores"]} - {0.0, 1.0}  # partial credit
 
 
 def test_conversation_and_single_turn_case_kept_apart(tmp_path: Path) -> None:

@@ -120,6 +120,7 @@ def import_results(format: str, inputs: list[Path], out: Path, suite_out: Path |
         assert sink.headers is not None
         cases = (outputs.stream(cases_out), cases_out.name) if sink.suite.large else None
         sink.suite.write(outputs.stream(suite_out), dict(sink.headers.suite), cases)
+        del sink  # its state per test case (ids, digests, the summary's): freed for the validation that reads it back
         _refuse_invalid(outputs.written(suite_out), "suite", suite_out, names)
         _refuse_invalid(outputs.written(out), "resultset", out, names)
     return ImportOutcome(out, suite_out, loss, summary, cases_out if cases is not None else None)

@@ -137,7 +137,7 @@ def suite_entries(suite: Any, path: Path, report: Report, options: dict[str, Any
     if cases is None:
         from .casesfile import follow  # only a suite needs it (start-up: ``evalschema.__main__``)
 
-        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"}, keep=None)
     if cases.problem is not None:
         report = placed(
             Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), loaded.positions()

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from evalschema_models import constants
 from evalschema_models import rules as codes
@@ -23,22 +25,47 @@ from .core.findings import Finding, Report
 from .core.messages import show
 from .io.loader import load_path
 from .pipeline import placed, validate
-from .rules.annotated import annotated_rules
+from .rules.annotated import ARRAY_ITEM, AnnotatedRows, Rule, rules_of
+from .rules.crossdoc import CaseIndex, IndexedSuite
 
 _CASE_POINTER = re.compile(r"/test_cases/(\d+)(?:/[^\s)]*)?")
 # the suite rules that look across test cases: the file's cases get them as the suite's inline cases do
 _ACROSS = frozenset(constants.CROSS_CASE_CODES)
+_ARRAY = "test_cases"  # the suite's member the file's cases stand in for
+_PREFIX = f"/{_ARRAY}/"
 
 
-@dataclass
 class CasesFile:
-    """What following a suite's ``test_cases_file`` gave: the file, its readable test cases, a finding for the
-    suite if the file cannot be read, and one report per line."""
+    """What following a suite's ``test_cases_file`` gave: the file, its readable test cases (whole, or only as the
+    cross-document rules need them: ``index``), a finding for the suite if the file cannot be read, and one report
+    per line (``lines``). Memory holds no line's text or document: a line's number, and its report when it has
+    findings."""
 
-    path: Path | None = None
-    cases: list[dict[str, Any]] = field(default_factory=list)
-    problem: Finding | None = None
-    lines: list[tuple[int | None, Report, bool]] = field(default_factory=list)  # (line, report, readable)
+    def __init__(self, path: Path | None = None, problem: Finding | None = None) -> None:
+        self.path, self.problem = path, problem
+        self.cases: list[dict[str, Any]] = []
+        self.index: CaseIndex | None = None
+        self._numbers = array("q")  # each line's number (-1: none), in order
+        self._reports: dict[int, tuple[Report, bool]] = {}  # by position in _numbers: a report with findings
+        self._plain: Report | None = None  # the report of a line without findings
+
+    def add(self, line: int | None, report: Report, readable: bool) -> None:
+        if readable and not report.findings:
+            if self._plain is None:
+                self._plain = report
+            if report == self._plain:
+                self._numbers.append(-1 if line is None else line)
+                return
+        self._reports[len(self._numbers)] = (report, readable)
+        self._numbers.append(-1 if line is None else line)
+
+    @property
+    def lines(self) -> Iterator[tuple[int | None, Report, bool]]:
+        """(line, report, readable) for each line, in order."""
+        for position, number in enumerate(self._numbers):
+            report, readable = self._reports.get(position) or (self._plain, True)
+            assert report is not None
+            yield (None if number < 0 else number), report, readable
 
 
 def cases_path(suite: Path, name: str) -> Path | str:
@@ -64,8 +91,12 @@ def follow(
     allow_unknown: bool = False,
     engine: Any = "fast",
     spec_version: str | None = None,
+    keep: Literal["cases", "index"] | None = "cases",
 ) -> CasesFile:
-    """Read and check the test cases of ``suite`` (read from ``suite_path``) that live in its ``test_cases_file``."""
+    """Read and check the test cases of ``suite`` (read from ``suite_path``) that live in its ``test_cases_file``, a
+    line at a time. ``keep``: each readable case whole (``cases``); only what the cross-document rules need of them
+    (``index``: memory does not grow with the cases' contents); or none (the lines' reports are all that is
+    wanted)."""
     options: dict[str, Any] = {"strict": strict, "allow_unknown": allow_unknown, "engine": engine, "spec_version": spec_version}
     name = suite.get("test_cases_file") if isinstance(suite, dict) else None
     if not isinstance(name, str) or not name:
@@ -81,46 +112,82 @@ def follow(
             )
         )
     out = CasesFile(where)
-    loaded_lines = list(load_path(where, "jsonl"))
-    if len(loaded_lines) == 1 and loaded_lines[0].line is None and loaded_lines[0].problem is not None:
-        problem = loaded_lines[0].problem
-        out.problem = Finding(
-            "/test_cases_file",
-            codes.TEST_CASES_FILE_UNREADABLE,
-            "error",
-            messages.render(codes.TEST_CASES_FILE_UNREADABLE, "unreadable", name=name, detail=f"{problem.code}: {problem.message}"),
-        )
-        return out
-    documents: list[tuple[int | None, Any]] = []
-    for loaded in loaded_lines:
+    if keep == "index":
+        out.index = CaseIndex({k: v for k, v in suite.items() if k != _ARRAY})
+    across = _Across(suite)
+    for number, loaded in enumerate(load_path(where, "jsonl")):
+        if number == 0 and loaded.line is None and loaded.problem is not None:  # the file itself cannot be read
+            problem = loaded.problem
+            out.problem = Finding(
+                "/test_cases_file",
+                codes.TEST_CASES_FILE_UNREADABLE,
+                "error",
+                messages.render(codes.TEST_CASES_FILE_UNREADABLE, "unreadable", name=name, detail=f"{problem.code}: {problem.message}"),
+            )
+            return out
         if loaded.problem is not None:
-            out.lines.append((loaded.line, Report.build("testcase", [loaded.problem], strict=False), False))
+            out.add(loaded.line, Report.build("testcase", [loaded.problem], strict=False), False)
             continue
         findings = list(validate(loaded.document, "testcase", **options).findings)
-        documents.append((loaded.line, loaded))
-        out.lines.append((loaded.line, Report.build("testcase", findings, strict=False), True))
-        if isinstance(loaded.document, dict):
-            out.cases.append(loaded.document)
-    # across the file: the suite's rules over its graders and these cases, mapped back to each case's line
-    readable = [(line, loaded) for line, loaded in documents if isinstance(loaded.document, dict)]
-    combined = {"graders": suite.get("graders", []), "test_cases": [loaded.document for _, loaded in readable]}
-    across: dict[int, list[Finding]] = {}
-    for finding in annotated_rules("suite", combined):
-        if finding.code not in _ACROSS or not finding.pointer.startswith("/test_cases/"):
+        case = loaded.document
+        if not isinstance(case, dict):
+            out.add(loaded.line, Report.build("testcase", findings, strict=False), True)
             continue
-        index_text, _, rest = finding.pointer[len("/test_cases/") :].partition("/")
-        # "first at /test_cases/0/id" names a line of the file instead
-        message = _CASE_POINTER.sub(lambda m: f"line {readable[int(m.group(1))][0]}", finding.message)
-        across.setdefault(int(index_text), []).append(Finding("/" + rest, finding.code, finding.severity, message))
-    by_line = {line: number for number, (line, _) in enumerate(readable)}
-    for slot, (line, report, ok) in enumerate(out.lines):
-        if not ok or line not in by_line:
-            continue
-        loaded = readable[by_line[line]][1]
-        extra = across.get(by_line[line], [])
-        merged = Report.build("testcase", [*report.findings, *extra], strict=strict)
-        out.lines[slot] = (line, placed(merged, loaded.positions()) if merged.findings else merged, True)
+        # across the file: the suite's rules over its graders and the cases so far, mapped back to the cases' lines
+        report = Report.build("testcase", [*findings, *across.check(case, loaded.line)], strict=strict)
+        out.add(loaded.line, placed(report, loaded.positions()) if report.findings else report, True)
+        if out.index is not None:
+            out.index.add(case)
+        elif keep == "cases":
+            out.cases.append(case)
     return out
+
+
+class _Across:
+    """The suite's rules that look across test cases (``CROSS_CASE_CODES``) over the cases of its file, one case at a
+    time, as they are read: the rules judged row by row (a case id unique across the cases: the first of each kept,
+    compact) and those from a case to the suite's own members (a case's graders defined by the suite's). Their
+    findings point inside the case; the earlier case a repeat names becomes its line."""
+
+    def __init__(self, suite: dict[str, Any]) -> None:
+        by_row: list[Rule] = []
+        self.to_suite: list[Rule] = []
+        for rule in rules_of("suite"):
+            lands = rule.scope[:1] == (_ARRAY,) or (rule.scope == () and _ARRAY in (rule.items[:1] + rule.source[:1]))
+            if rule.rule not in _ACROSS or not lands:
+                continue  # findings elsewhere than in a test case: the suite's own report has them
+            if (
+                rule.keyword == "x-references"
+                and rule.scope == ()
+                and rule.source[:2] == (_ARRAY, ARRAY_ITEM)
+                and rule.target[:1] != (_ARRAY,)
+            ):
+                self.to_suite.append(rule)
+            else:
+                by_row.append(rule)  # (refused here if it cannot be judged one case at a time)
+        self.rows = AnnotatedRows("suite", _ARRAY, compact=True, rules=by_row)
+        self.alone = {k: v for k, v in suite.items() if k != _ARRAY}  # the suite with one case: the one at hand
+        self.lines = array("q")  # the line of each case read so far
+
+    def check(self, case: dict[str, Any], line: int | None) -> list[Finding]:
+        index = len(self.lines)
+        self.lines.append(-1 if line is None else line)
+        found = [self._first_at_line(f) for f in self.rows.rows([case], index)]
+        if self.to_suite:
+            self.alone[_ARRAY] = [case]
+            found += [f for rule in self.to_suite for f in rule.findings(self.alone, ())]
+        # the finding at its pointer inside the case
+        return [replace(f, pointer="/" + f.pointer[len(_PREFIX) :].partition("/")[2]) for f in found if f.pointer.startswith(_PREFIX)]
+
+    def _first_at_line(self, finding: Finding) -> Finding:
+        """A repeat's message names the earlier case it repeats by pointer, last (the value it quotes comes before,
+        and is the user's: never rewritten): named by its line instead."""
+        pointers = list(_CASE_POINTER.finditer(finding.message))
+        last = pointers[-1] if pointers else None
+        if last is None or int(last.group(1)) >= len(self.lines):
+            return finding
+        message = finding.message[: last.start()] + f"line {self.lines[int(last.group(1))]}" + finding.message[last.end() :]
+        return replace(finding, message=message)
 
 
 class SuiteError(ValueError):
@@ -143,6 +210,8 @@ def suite_in_hand(suite: Any, base: str | os.PathLike[str] | None = None) -> Any
             raise SuiteError(f"suite {visible(str(path))}: {detail}")
         suite = loaded[0].document
     if not isinstance(suite, dict) or "test_cases" in suite or not isinstance(suite.get("test_cases_file"), str):
+        return suite
+    if isinstance(suite, IndexedSuite):  # its test cases followed already, and indexed
         return suite
     if path is None:
         if base is None:

@@ -45,11 +45,12 @@ class Checking(NamedTuple):
 
 class RowSink(Protocol):
     """What sees the rows of one document as they are read (a result set's; or, read whole, any document's
-    ``results`` array), then (``done``) its entry: the rows count only if the entry says they should."""
+    ``results`` array), then (``done``) its entry and its own fields (``graders`` declares the reducers of the
+    per-test-case view, SPEC 4.7): the rows count only if the entry says they should."""
 
     def add(self, row: Any) -> None: ...
 
-    def done(self, entry: ReportEntry) -> None: ...
+    def done(self, entry: ReportEntry, fields: dict[str, Any]) -> None: ...
 
 
 def json_file(source: Path | str, form: str | None) -> Path | None:
@@ -97,7 +98,7 @@ def source_entries(
             entry = _entry(str(path), None, report)
             if rows is not None and readable:
                 if members is not None:
-                    made[-1].done(entry)
+                    made[-1].done(entry, members)
                 else:  # no result set's rows were read (another kind, or decided before them): read whole
                     for loaded in load_path(path, "json"):
                         _hand_rows(loaded.document, entry, rows)
@@ -127,7 +128,7 @@ def _hand_rows(document: Any, entry: ReportEntry, rows: Callable[[], RowSink]) -
         sink = rows()
         for row in held:
             sink.add(row)
-        sink.done(entry)
+        sink.done(entry, document)
 
 
 def suite_entries(suite: Any, path: Path, report: Report, options: dict[str, Any], loaded: Loaded, cases: Any = None) -> Iterator[Entry]:
@@ -136,7 +137,7 @@ def suite_entries(suite: Any, path: Path, report: Report, options: dict[str, Any
     if cases is None:
         from .casesfile import follow  # only a suite needs it (start-up: ``evalschema.__main__``)
 
-        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"})
+        cases = follow(suite, path, **{k: v for k, v in options.items() if k != "suite"}, keep=None)
     if cases.problem is not None:
         report = placed(
             Report.build(report.kind, [*report.findings, cases.problem], strict=bool(options.get("strict"))), loaded.positions()

@@ -444,6 +444,33 @@ def suite_cases(folder: Path, case: dict[str, Any]) -> Built:
 
 
 @builder
+def lm_eval_import(folder: Path, case: dict[str, Any]) -> Built:
+    """An lm-eval run of ``count`` documents (the real run's results and its samples, each document's sample line
+    repeated with its own ``doc_id``), imported: a result set, and a suite whose test cases are in a JSON Lines
+    ``test_cases_file`` beside it (the import's own choice for so many cases). ``{in}`` the result set, ``{suite}``
+    the suite."""
+    from evalschema.interop import import_results
+
+    source = FIXTURES / "lm_eval" / "valid"
+    inputs = folder / "lm-eval"
+    inputs.mkdir()
+    for item in sorted(source.iterdir()):
+        if item.name.startswith("results_"):
+            _write(inputs / item.name, item.read_bytes())
+            continue
+        lines = [json.loads(line) for line in item.read_text(encoding="utf-8").splitlines() if line.strip()]
+        with (inputs / item.name).open("w", encoding="utf-8") as out:
+            for start in range(0, case["count"], 10000):
+                block = range(start, min(case["count"], start + 10000))
+                out.write("".join(json.dumps(dict(lines[i % len(lines)], doc_id=i)) + "\n" for i in block))
+    result_set = folder / "lm.resultset.json"
+    import_results("lm_eval", sorted(inputs.iterdir()), result_set)
+    suite = folder / "lm.suite.json"
+    assert "test_cases_file" in json.loads(suite.read_text(encoding="utf-8")), "the import kept its test cases inline"
+    return {"in": str(result_set), "suite": str(suite)}
+
+
+@builder
 def self_link(folder: Path, case: dict[str, Any]) -> Built:
     path = folder / "loop.json"
     path.symlink_to(path.name)

@@ -183,3 +183,78 @@ def test_typescript_follows_the_test_cases_file_the_same_way(tmp_path: Path) -> 
     python = answer([str(SCRIPT)])
     assert python == answer(["node", str(JS_CLI)])
     assert (str(missing), None, False, [("TEST_CASES_FILE_UNREADABLE", "/test_cases_file")]) in python
+
+
+def test_values_that_look_like_pointers_are_quoted_as_they_are(tmp_path: Path) -> None:
+    """Only the earlier case a repeat names is turned into its line: an id or a grader reference that looks like a
+    pointer is the user's, quoted as written (one naming a case past the last crashed the whole run)."""
+    suite = write_suite(
+        tmp_path,
+        [
+            '{"id": "/test_cases/0", "input": "x", "graders": ["/test_cases/5"]}',
+            '{"id": "/test_cases/0", "input": "y", "graders": ["exact"]}',
+        ],
+    )
+    proc = run("validate", "--format", "json", str(suite))
+    assert proc.returncode == 1, proc.stderr
+    found = {e.get("line"): [(f["code"], f["message"]) for f in e["errors"]] for e in json.loads(proc.stdout)["files"]}
+    assert found == {
+        None: [],
+        1: [("DANGLING_REFERENCE", """grader "/test_cases/5" is not defined in the suite's graders (defined: "exact")""")],
+        2: [("DUPLICATE_ID", 'duplicate test case id "/test_cases/0" (first at line 1)')],
+    }
+
+
+def test_against_a_cases_file_only_ids_and_graders_are_kept(tmp_path: Path) -> None:
+    """``--suite`` keeps of a test cases file what the cross-document rules read (each case's id and graders, cases
+    with the same graders sharing one mapping), never a case whole; results are judged as against the same cases
+    inline, also after the trip to a ``-j`` worker (pickled)."""
+    import pickle
+
+    from evalschema.casesfile import follow
+    from evalschema.rules.crossdoc import CaseIndex, IndexedSuite
+
+    cases = [
+        {"id": "a", "input": "hi", "graders": ["exact"]},
+        {"id": "b", "input": "yo", "graders": [{"id": "re", "type": "regex", "params": {"pattern": "y"}}]},
+        {"id": "a", "input": "again", "graders": []},
+        {"id": "c", "input": "x", "graders": ["exact"]},
+    ]
+    path = write_suite(tmp_path, [json.dumps(case) for case in cases])
+    suite = json.loads(path.read_text())
+    followed = follow(suite, path, keep="index")
+    assert followed.cases == [] and followed.index is not None
+    inline = {**suite, "test_cases": cases}
+    assert (
+        followed.index.cases
+        == CaseIndex(inline).cases
+        == {"a": {"exact": "exact_match"}, "b": {"re": "regex"}, "c": {"exact": "exact_match"}}
+    )
+    assert followed.index.cases["a"] is followed.index.cases["c"]  # one mapping for the same graders
+    indexed = IndexedSuite(suite, followed.index)
+    shipped = pickle.loads(pickle.dumps(indexed))
+    documents = [
+        resultset(cases=("a", "b", "c")),
+        resultset(cases=("a", "zz")),
+        resultset("billing-bot", ("a",)),
+        {
+            **resultset(cases=("b", "c")),
+            "results": [
+                {
+                    "test_case_id": "b",
+                    "grader_results": [{"grader_id": "re", "type": "contains", "score": 1.0, "passed": True}],
+                    "passed": True,
+                }
+            ],
+        },
+    ]
+    for document in documents:
+        expected = [(f.code, f.pointer, f.message) for f in validate(document, suite=inline).errors]
+        for given in (indexed, shipped):
+            assert [(f.code, f.pointer, f.message) for f in validate(document, suite=given).errors] == expected
+    assert {code for document in documents for code, *_ in pairs(validate(document, suite=inline))} >= {
+        "UNKNOWN_TEST_CASE",
+        "TEST_CASE_NOT_RUN",
+        "SUITE_ID_MISMATCH",
+        "GRADER_TYPE_MISMATCH",
+    }

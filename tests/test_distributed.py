@@ -99,3 +99,46 @@ def test_a_worker_killed_mid_run_gives_the_same_result(
     assert not set(client.run(os.getpid).values()) & {next(iter(pids.values()))}  # it was replaced
     assert outcome.entries == _expected(folder, capsys)
     assert outcome.summary == _rows(documents)
+
+
+def _declared_reducers() -> dict[str, Any]:
+    """A valid result set whose graders declare reducers other than the mean (after the rows, as a streamed reader
+    meets them last), with uneven attempts: its per-test-case view differs from the one the mean would give."""
+    from test_per_test_case import _document
+
+    document = next(d for d in map(_document, range(60)) if len({g["reducer"]["method"] for g in d["graders"].values()} - {"mean"}) >= 2)
+    assert validate(document, "resultset").valid
+    mean = summarize({k: v for k, v in document.items() if k != "graders"}).to_dict()["by_grader"]
+    declared = summarize(document).to_dict()["by_grader"]
+    assert {g: t["per_test_case"] for g, t in declared.items()} != {g: t["per_test_case"] for g, t in mean.items()}
+    return document
+
+
+def test_every_summary_path_reduces_by_the_declared_reducers(
+    client: Client, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC 4.7: the per-test-case view of one result set is the same whichever way it is summarized — one process,
+    ``-j 2`` (a whole file and a JSON Lines file cut into ranges) and the Dask library API (the same, and a JSON
+    Lines file of the same result set three times, whose merged summary reduces by the reducers declared)."""
+    from evalschema.cli import parallel
+
+    document = _declared_reducers()
+    (tmp_path / "one.json").write_text(json.dumps(document), "utf-8")
+    (tmp_path / "three.jsonl").write_text("".join(json.dumps(document) + "\n" for _ in range(3)), "utf-8")
+    expected = summarize(document).to_dict()
+
+    def summaries(*argv: str) -> list[dict[str, Any]]:
+        status = cli.main(["summarize", "--format", "json", *argv, str(tmp_path / "one.json"), str(tmp_path / "three.jsonl")])
+        assert status == 0
+        return [item["summary"] for item in json.loads(capsys.readouterr().out)]
+
+    assert summaries() == [expected] * 4
+    monkeypatch.setattr(parallel, "SPLIT_MIN", 0)  # the JSON Lines file cut into ranges, one per line
+    assert summaries("-j", "2") == [expected] * 4
+    assert summaries("-j", "2", "--stream", "always") == [expected] * 4
+
+    assert distributed.validate_and_summarize(client, [str(tmp_path / "one.json")]).summary == expected
+    tripled = summarize({**document, "results": document["results"] * 3}).to_dict()
+    tasks = distributed.plan([str(tmp_path / "three.jsonl")], split_min=1, range_max=256)
+    assert len(tasks) == 3  # one range per line
+    assert distributed.validate_and_summarize(client, [str(tmp_path / "three.jsonl")], split_min=1, range_max=256).summary == tripled

@@ -163,6 +163,36 @@ def test_partial_summaries_merge_to_the_whole(seed: int) -> None:
     assert merged.build().to_dict() == summarize(document).to_dict()
 
 
+def test_merged_result_sets_keep_each_graders_first_declaration() -> None:
+    """Rows of several result sets merged (a cluster's summary): each grader reduces by the first declaration read
+    of it — whichever result set declares it, in any grouping of the merges — never by the mean because the first
+    result set declares nothing, nor by a later declaration."""
+    first, second, third = (_document(seed) for seed in (1, 2, 4))
+    first["graders"] = {"judge": {"type": "custom", "reducer": {"method": "max"}}}
+    second["graders"] = {
+        "judge": {"type": "custom", "reducer": {"method": "min"}},
+        "exact": {"type": "custom", "reducer": {"method": "min"}},
+    }
+    third.pop("graders")
+    documents = [third, first, second]
+    declared = {"judge": first["graders"]["judge"], "exact": second["graders"]["exact"]}
+    whole = summarize({"results": [row for d in documents for row in d["results"]], "graders": declared}).to_dict()
+    assert {whole["by_grader"][g]["per_test_case"]["reducer"] for g in declared} == {"max", "min"}
+
+    def state(document: dict[str, Any]) -> SummaryBuilder:
+        builder = SummaryBuilder()
+        builder.provenance = document.get("graders")
+        for row in document["results"]:
+            builder.add(row)
+        return builder
+
+    parts = [state(d) for d in documents]
+    assert merge(parts).build().to_dict() == whole
+    assert merge([merge(parts[:2]), parts[2]]).build().to_dict() == whole
+    assert merge([parts[0], merge(parts[1:])]).build().to_dict() == whole
+    assert first["graders"]["judge"]["reducer"]["method"] == "max"  # the documents' own members are left as they were
+
+
 def test_a_claimed_view_is_checked_when_streamed(tmp_path: Path) -> None:
     """The reducers come after the rows in the file: the streamed check still applies them (SPEC 4.5, 4.7)."""
     document = _document(3)

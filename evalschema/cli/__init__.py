@@ -90,17 +90,23 @@ def _load_suite(path: Path, options: dict[str, Any]) -> tuple[dict[str, Any], li
     report = validate(suite, "suite", **checked)
     if report.findings:
         report = placed(report, loaded[0].positions())
-    from ..casesfile import follow  # only --suite needs it (start-up: ``evalschema.__main__``)
+    from ..casesfile import follow  # only --suite needs them (start-up: ``evalschema.__main__``)
+    from ..rules.crossdoc import IndexedSuite
 
-    cases = follow(suite, path, **checked)
+    # the test cases as the cross-document rules need them, not whole: a large import's file holds 200,000
+    cases = follow(suite, path, **checked, keep="index")
     incomplete = _incomplete_cases(suite, cases)
     if incomplete is not None:  # results checked against a suite without its test cases would all be "unknown"
         raise UsageError(f"--suite {visible(display_path(str(path)))}: {codes.TEST_CASES_FILE_UNREADABLE}: {visible(incomplete)}")
-    entries = list(suite_entries(suite, path, report, checked, loaded[0], cases))
-    if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite:
-        # the cross-document rules need the test cases: read them from the JSON Lines file beside the suite
-        suite = {**suite, "test_cases": cases.cases}
-    return suite, [(entry, readable) for entry, readable in entries if entry.errors or entry.warnings]
+    entries = [
+        (entry, readable)
+        for entry, readable in suite_entries(suite, path, report, checked, loaded[0], cases)
+        if entry.errors or entry.warnings
+    ]
+    if isinstance(suite.get("test_cases_file"), str) and "test_cases" not in suite and cases.index is not None:
+        # the cross-document rules need the test cases: those of the JSON Lines file beside the suite, indexed
+        suite = IndexedSuite(suite, cases.index)
+    return suite, entries
 
 
 def _incomplete_cases(suite: dict[str, Any], cases: CasesFile) -> str | None:

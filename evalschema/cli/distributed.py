@@ -6,9 +6,11 @@ Inputs are local paths, folders or globs, or fsspec URLs (``s3://bucket/runs/*.j
 tasks are planned where this runs — one per file, and one per byte range of a large JSON Lines file, cut at line
 boundaries — and each worker reads its own task through fsspec, so data moves from storage to workers only. A
 task's result is its report entries and its ``SummaryBuilder`` state (the rows of its valid result sets, as
-``evalschema summarize`` counts them unless ``--force``); the client merges states in task order
-(``summary.merge`` is associative), so the merged summary is that of reading every row in one pass, and a task the
-engine re-runs (a worker lost mid-run) gives the same answer.
+``evalschema summarize`` counts them unless ``--force``, with the reducers their ``graders`` declare); the client
+merges states in task order (``summary.merge`` is associative), so the merged summary is that of reading every row in
+one pass — each grader's per-test-case view reduced as the first result set that declares it says (SPEC 4.7), the
+view ``summarize`` gives of a single result set — and a task the engine re-runs (a worker lost mid-run) gives the same
+answer.
 """
 
 from __future__ import annotations
@@ -106,8 +108,10 @@ class _Counted:
         if isinstance(row, dict):
             self.rows.add(row)
 
-    def done(self, entry: ReportEntry) -> None:
+    def done(self, entry: ReportEntry, fields: dict[str, Any]) -> None:
         if self.force or (entry.valid and entry.kind == "resultset"):
+            # the reducers its ``graders`` declares (they may follow the rows): the per-test-case view (SPEC 4.7)
+            self.rows.provenance = fields.get("graders")
             self.state.absorb(self.rows)
 
 

@@ -257,12 +257,13 @@ class AnnotatedRows:
     other rule sees the envelope. A root rule that would need the rows and the envelope together is refused.
     """
 
-    def __init__(self, kind: str, array: str, *, compact: bool = False) -> None:
+    def __init__(self, kind: str, array: str, *, compact: bool = False, rules: Sequence[Rule] | None = None) -> None:
+        """``rules``: these of the kind's rules only (all of them by default)."""
         self.array = array
         self.compact = compact
         self.envelope_rules: list[Rule] = []
         self.row_rules: list[tuple[Rule, tuple[str, ...], bool]] = []  # (rule, path inside the row, spans rows)
-        for rule in rules_of(kind):
+        for rule in rules_of(kind) if rules is None else rules:
             touches = [p for p in (rule.scope, rule.items, rule.source, rule.target) if p[:1] == (array,)]
             if not touches:
                 self.envelope_rules.append(rule)

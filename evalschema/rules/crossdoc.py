@@ -33,24 +33,52 @@ def is_partial(resultset: dict[str, Any]) -> bool:
     return isinstance(metadata, dict) and metadata.get(PARTIAL_KEY) is True
 
 
+class CaseIndex:
+    """A suite's test cases as the cross-document rules read them, and nothing more: each case id (its first
+    definition) with its graders (id → type). Cases with the same graders share one mapping, so a suite of many
+    cases costs about its ids (a large ``test_cases_file`` is indexed line by line: ``casesfile.follow``)."""
+
+    def __init__(self, suite: dict[str, Any]) -> None:
+        self.suite_id = suite.get("id")
+        self.shared: dict[str, str | None] = {}
+        for _, grader in indexed_objects(suite.get("graders")):
+            if isinstance(grader.get("id"), str):
+                kind = grader.get("type")
+                self.shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
+        self.cases: dict[str, dict[str, str | None]] = {}
+        self._mappings: dict[tuple[tuple[str, str | None], ...], dict[str, str | None]] = {}
+        for _, case in indexed_objects(suite.get("test_cases")):
+            self.add(case)
+
+    def add(self, case: dict[str, Any]) -> None:
+        """One more test case (after the suite's others)."""
+        case_id = case.get("id")
+        if isinstance(case_id, str) and case_id not in self.cases:
+            graders = _case_graders(case, self.shared)
+            # read only: one mapping for every case with the same graders
+            self.cases[case_id] = self._mappings.setdefault(tuple(graders.items()), graders)
+
+
+class IndexedSuite(dict[str, Any]):
+    """A suite whose test cases are held as their :class:`CaseIndex` only (not in ``test_cases``): what the
+    cross-document rules need of a suite whose cases are too many to hold whole."""
+
+    def __init__(self, suite: dict[str, Any], index: CaseIndex) -> None:
+        super().__init__(suite)
+        self.index = index
+
+
 class SuiteIndex:
     """A suite's test cases and their graders, indexed once, to check result rows against (in any batches), then
     the result set's own fields and the test cases no row was seen for (:meth:`finish`)."""
 
     def __init__(self, suite: dict[str, Any]) -> None:
-        self.suite_id = suite.get("id")
+        index = suite.index if isinstance(suite, IndexedSuite) else CaseIndex(suite)
+        self.suite_id = index.suite_id
+        self.cases = index.cases  # read only: an IndexedSuite's index serves every result set checked against it
         self.run: set[str] = set()
-        shared: dict[str, str | None] = {}
-        for _, grader in indexed_objects(suite.get("graders")):
-            if isinstance(grader.get("id"), str):
-                kind = grader.get("type")
-                shared.setdefault(grader["id"], kind if isinstance(kind, str) else None)
-        self.cases: dict[str, dict[str, str | None]] = {}
         self._case_ids: list[str] | None = None
         self._unknown: dict[str, str] = {}
-        for _, case in indexed_objects(suite.get("test_cases")):
-            if isinstance(case.get("id"), str):
-                self.cases.setdefault(case["id"], _case_graders(case, shared))
 
     def _unknown_case(self, case_id: str) -> str:
         """UNKNOWN_TEST_CASE's message: the closest ids and the first few the suite defines (each unknown id's

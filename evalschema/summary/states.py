@@ -426,8 +426,7 @@ class SummaryBuilder:
         for grader_id, theirs in later.graders.items():
             self.graders.setdefault(grader_id, GraderTotals()).absorb(theirs, shift)
         self.has_attempts = self.has_attempts or later.has_attempts
-        if self.provenance is None:
-            self.provenance = later.provenance
+        self._declare(later.provenance)
         for grader_id, theirs_by_case in later.case_values.items():
             mine_by_case = self.case_values.setdefault(grader_id, {})
             for case, values in theirs_by_case.items():
@@ -460,6 +459,20 @@ class SummaryBuilder:
                     self.case_records[case] = record
                 else:
                     mine.absorb(record)
+
+    def _declare(self, later: Any) -> None:
+        """Take on the graders ``later`` (the ``graders`` of rows read after this state's) declares: a grader keeps
+        the first declaration read, so the rows of several result sets (a cluster's merged summary) reduce each
+        grader by what the first result set that declares it says, whatever the grouping of the merges."""
+        if not isinstance(later, dict):
+            if self.provenance is None:
+                self.provenance = later
+            return
+        if not isinstance(self.provenance, dict):
+            self.provenance = dict(later)
+            return
+        for grader_id, entry in later.items():
+            self.provenance.setdefault(grader_id, entry)
 
     def _average(self) -> float | None:
         """The mean row score: exact, unless a row's score or the sum is beyond doubles (then as a sum of doubles

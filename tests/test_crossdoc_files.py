@@ -195,14 +195,17 @@ def test_values_that_look_like_pointers_are_quoted_as_they_are(tmp_path: Path) -
             '{"id": "/test_cases/0", "input": "y", "graders": ["exact"]}',
         ],
     )
-    proc = run("validate", "--format", "json", str(suite))
-    assert proc.returncode == 1, proc.stderr
-    found = {e.get("line"): [(f["code"], f["message"]) for f in e["errors"]] for e in json.loads(proc.stdout)["files"]}
-    assert found == {
-        None: [],
-        1: [("DANGLING_REFERENCE", """grader "/test_cases/5" is not defined in the suite's graders (defined: "exact")""")],
-        2: [("DUPLICATE_ID", 'duplicate test case id "/test_cases/0" (first at line 1)')],
-    }
+    if shutil.which("node") is None or not JS_CLI.exists():
+        pytest.fail("node and js/dist/cli.js are needed (npm ci && npm run build in js/)")
+    js = subprocess.run(["node", str(JS_CLI), "validate", "--format", "json", str(suite)], capture_output=True, text=True, timeout=120)
+    for proc in (run("validate", "--format", "json", str(suite)), js):  # both SDKs
+        assert proc.returncode == 1, proc.stderr
+        found = {e.get("line"): [(f["code"], f["message"]) for f in e["errors"]] for e in json.loads(proc.stdout)["files"]}
+        assert found == {
+            None: [],
+            1: [("DANGLING_REFERENCE", """grader "/test_cases/5" is not defined in the suite's graders (defined: "exact")""")],
+            2: [("DUPLICATE_ID", 'duplicate test case id "/test_cases/0" (first at line 1)')],
+        }, proc.args
 
 
 def test_against_a_cases_file_only_ids_and_graders_are_kept(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
     const rest = f.pointer.slice("/test_cases/".length);
     const slash = rest.indexOf("/");
     const index = Number(slash < 0 ? rest : rest.slice(0, slash));
-    const message = f.message.replace(CASE_POINTER, (_, i: string) => `line ${readable[Number(i)]!.line}`);
+    const message = firstAtLine(f.message, readable);
     const list = across.get(index) ?? [];
     list.push({ ...f, pointer: slash < 0 ? "" : rest.slice(slash), message });
     across.set(index, list);
@@ -117,6 +117,14 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
     out.lines[slot] = { ...out.lines[slot]!, report: buildReport("testcase", [...report.errors, ...report.warnings, ...extra], options.strict ?? false) };
   }
   return out;
+}
+
+/** A repeat's message names the earlier case it repeats by pointer, last (the value it quotes comes before, and is
+ * the user's: never rewritten): named by its line instead (mirrors Python's `_first_at_line`). */
+function firstAtLine(message: string, readable: { line: number }[]): string {
+  const last = [...message.matchAll(CASE_POINTER)].at(-1);
+  if (last === undefined || last.index === undefined || Number(last[1]) >= readable.length) return message;
+  return `${message.slice(0, last.index)}line ${readable[Number(last[1])]!.line}${message.slice(last.index + last[0].length)}`;
 }
 
 /**

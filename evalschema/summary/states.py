@@ -163,7 +163,7 @@ class Summary:
     attempts: AttemptRollup | None
     # each grader's scored values by test case (SPEC 4.7), kept so the per-test-case view can be computed again
     # for the reducers a result set declares (``for_graders``) when the rows were summarized before they were known
-    case_values: dict[str, dict[str, list[Value]]] = field(default_factory=dict, repr=False, compare=False)
+    case_values: dict[str, dict[str, Value | list[Value]]] = field(default_factory=dict, repr=False, compare=False)
 
     def for_graders(self, provenance: Any) -> Summary:
         """This summary with the per-test-case view reduced by the reducers ``provenance`` (a result set's
@@ -265,7 +265,7 @@ class SummaryBuilder:
         self.case_records: dict[str, _CaseAttempts] = {}
         self.cases = KeyTable()  # compact: test case id -> its packed _CaseAttempts
         self.wide_cases: dict[bytes, _CaseAttempts] = {}  # compact: the cases whose attempts do not pack
-        self.case_values: dict[str, dict[str, list[Value]]] = {}  # grader id -> test case id -> its scored values
+        self.case_values: dict[str, dict[str, Value | list[Value]]] = {}  # grader id -> test case id -> its scored values (_keep)
         self.provenance: Any = None  # the result set's ``graders``, when known: the reducers it declares (SPEC 4.7)
 
     def add(self, result: dict[str, Any]) -> Outcome:
@@ -320,7 +320,7 @@ class SummaryBuilder:
                         values = by_case.get(grader_id)
                         if values is None:
                             values = by_case[grader_id] = {}
-                        values.setdefault(case, []).append((attempt, value, raw))
+                        _keep(values, case, (attempt, value, raw))
                     totals.score_sum += exact
                     if grader_result.get("passed") is True:
                         totals.passed += 1
@@ -430,7 +430,8 @@ class SummaryBuilder:
         for grader_id, theirs_by_case in later.case_values.items():
             mine_by_case = self.case_values.setdefault(grader_id, {})
             for case, values in theirs_by_case.items():
-                mine_by_case.setdefault(case, []).extend(values)
+                for value in _listed(values):
+                    _keep(mine_by_case, case, value)
         for case, record in later._case_rollups():
             record = _CaseAttempts(record.first_attempt, record.first_passed, record.any_passed, record.all_passed)
             if self.compact:
@@ -534,19 +535,38 @@ def merge(states: Iterable[SummaryBuilder], *, compact: bool = False) -> Summary
     return merged
 
 
-def _views(by_grader: dict[str, dict[str, Any]], case_values: dict[str, dict[str, list[Value]]], provenance: Any, attempts: bool) -> None:
+def _keep(by_case: dict[str, Any], case: str, value: Value) -> None:
+    """Keep one more value of a test case: its only value as itself (most test cases have one attempt; a list of one
+    costs 88 bytes more per test case, a fifth of an import's memory per test case), its values as a list after."""
+    held = by_case.get(case)
+    if held is None:
+        by_case[case] = value
+    elif type(held) is tuple:
+        by_case[case] = [held, value]
+    else:
+        held.append(value)
+
+
+def _listed(held: Value | list[Value]) -> list[Value]:
+    """A test case's values as ``_keep`` holds them, as a list."""
+    return [held] if type(held) is tuple else held  # type: ignore[return-value]
+
+
+def _views(
+    by_grader: dict[str, dict[str, Any]], case_values: dict[str, dict[str, Value | list[Value]]], provenance: Any, attempts: bool
+) -> None:
     """Add to each grader's totals the mean raw value (where its results carry raw values) and, when rows carry
     attempts, its per-test-case view by the reducer ``provenance`` declares for it (SPEC 4.7)."""
     declared = reducers(provenance)
     for grader_id, totals in by_grader.items():
-        per_case = case_values.get(grader_id, {})
-        raws = [raw for values in per_case.values() for _, _, raw in values if raw is not None]
+        per_case = [_listed(values) for values in case_values.get(grader_id, {}).values()]
+        raws = [raw for values in per_case for _, _, raw in values if raw is not None]
         totals.pop("per_test_case", None)
         totals.pop("avg_raw_score", None)
         if raws:
             totals["avg_raw_score"] = exact_mean(raws)
         if attempts:
-            totals["per_test_case"] = grader_view(per_case.values(), declared.get(grader_id) or Reducer())
+            totals["per_test_case"] = grader_view(per_case, declared.get(grader_id) or Reducer())
 
 
 def summarize(resultset: dict[str, Any]) -> Summary:

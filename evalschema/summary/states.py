@@ -320,7 +320,7 @@ class SummaryBuilder:
                         values = by_case.get(grader_id)
                         if values is None:
                             values = by_case[grader_id] = {}
-                        _keep(values, case, (attempt, value, raw))
+                        _keep(values, case, _value(attempt, value, raw))
                     totals.score_sum += exact
                     if grader_result.get("passed") is True:
                         totals.passed += 1
@@ -533,6 +533,17 @@ def merge(states: Iterable[SummaryBuilder], *, compact: bool = False) -> Summary
     for state in states:
         merged.absorb(state)
     return merged
+
+
+# the values most test cases hold (a pass or a fail score of an early attempt, no raw value): one shared tuple each,
+# not a tuple and a float per test case (88 bytes; most graders score 0 or 1)
+_PASS_FAIL: tuple[tuple[Value, Value], ...] = tuple(((a, 0.0, None), (a, 1.0, None)) for a in range(1, 9))
+
+
+def _value(attempt: int, score: float, raw: float | None) -> Value:
+    if raw is None and 0 < attempt <= len(_PASS_FAIL) and (score == 1.0 or (score == 0.0 and math.copysign(1.0, score) > 0)):
+        return _PASS_FAIL[attempt - 1][score == 1.0]
+    return (attempt, score, raw)
 
 
 def _keep(by_case: dict[str, Any], case: str, value: Value) -> None:

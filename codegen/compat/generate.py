@@ -56,6 +56,9 @@ FORMAT_SAMPLES = {
     "relative-json-pointer": "0/a",
     "regex": "a",
 }
+# a value of each internationalized format that its ASCII form rejects (an IRI that is no URI, RFC 3987 §2.2): the
+# witness of a narrowing from iri to uri or from iri-reference to uri-reference (tried after the plain strings)
+BEYOND_ASCII = {"iri": "https://example.org/\u00e9", "iri-reference": "\u00e9"}
 _PATTERN_PROBES = ("a", "A", "0", "1", "a1", "a-a", "a_a", "a.a", "a:a", "a/a", "x-a", "1.0.0", "1.0", "https://example.org/a", "a@a.a")
 _PATTERN_DRAWS = 4
 MAX_DEPTH = 8
@@ -402,7 +405,8 @@ class Generator:
             n = node.get(key)
             if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64:
                 out += ["a" * n, "a" * (n + 1)] + (["a" * (n - 1)] if n > 0 else [])
-        return [*out, "a", "", "a b", "0", "https://example.org/a", "A"]
+        beyond = [BEYOND_ASCII[fmt]] if isinstance(fmt, str) and fmt in BEYOND_ASCII else []
+        return [*out, "a", "", "a b", "0", "https://example.org/a", "A", *beyond]
 
     def _arrays(self, node: dict[str, Any], resolver: Any, depth: int) -> list[Any]:
         prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")

@@ -171,9 +171,9 @@ def test_asyncapi_1_x_draft_04(old_version: str, new_version: str) -> None:
         [("TYPE_NARROWED", "warning")] * 2 if old_version == "1.0.0" else [("RULE_ADDED", "warning")]
     )
     # the proof reads the files as published: a document of the old version is valid under the new one
-    folder = read_folder(new)
-    assert folder.accepts("asyncapi.json", {**document, "asyncapi": old_version})
-    assert not folder.accepts("asyncapi.json", {**document, "info": {"title": 1, "version": "1"}})
+    published = read_folder(new)
+    assert published.accepts("asyncapi.json", {**document, "asyncapi": old_version})
+    assert not published.accepts("asyncapi.json", {**document, "info": {"title": 1, "version": "1"}})
 
 
 def test_biome_2_0_6_to_2_1_0() -> None:

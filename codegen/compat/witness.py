@@ -219,10 +219,19 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
             if prop is None and tokens and tokens[-1] in ("if", "then"):
                 leaves = [*leaves, *_triggered(rejects, file, tokens[:-1], deadline)]
-            for document in gen.documents(path, leaves):
+            steps = gen.placing(path)
+            if steps is None:
+                continue  # no document reaches the target from this root
+            placed: set[str] = set()
+            for leaf in leaves:
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
+                text = repr(leaf)
+                if text in placed:
+                    continue  # the same document as an earlier leaf (the other version's candidates repeat ours)
+                placed.add(text)
+                document = gen.place(steps, leaf)
                 new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
                 if new_valid is True or accepts.probably_accepts(root, document) is False:
                     continue  # jsonschema-rs rules it out (as is_witness would)

@@ -12,8 +12,9 @@ older history can be built without teaching the loader those dialects.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,7 +181,7 @@ class Folder:
         if name not in self._checkers:
             cls = _CHECKERS[self.dialects[name]]
             contents = self.files[name]
-            self._checkers[name] = cls(contents, registry=self.registry, format_checker=cls.FORMAT_CHECKER)
+            self._checkers[name] = cls(contents, registry=self.registry, format_checker=_formats(cls))
         return self._checkers[name]
 
     def quick(self, name: str) -> Any:
@@ -244,6 +245,31 @@ class Folder:
     def location(self, node: Any) -> str | None:
         found = self.where.get(id(node))
         return f"{found[0]}#{found[1]}" if found else None
+
+
+# formats whose checker takes milliseconds a string (rfc3987-syntax parses with a general grammar engine): the
+# candidates repeat the same few strings, so each answer is remembered
+_SLOW_FORMATS = ("iri", "iri-reference")
+
+
+def _remembered(check: Callable[[object], bool]) -> Callable[[object], bool]:
+    cached = functools.lru_cache(maxsize=4096)(check)
+
+    def remembered(instance: object) -> bool:
+        return bool(cached(instance)) if isinstance(instance, str) else check(instance)
+
+    return remembered
+
+
+@functools.cache
+def _formats(cls: Any) -> Any:
+    """The dialect's format checker, the same functions, the slow ones remembered per string."""
+    out = jsonschema.FormatChecker(formats=())
+    out.checkers = {
+        name: (_remembered(check) if name in _SLOW_FORMATS else check, raises)
+        for name, (check, raises) in cls.FORMAT_CHECKER.checkers.items()
+    }
+    return out
 
 
 def _refuse(uri: str) -> Any:

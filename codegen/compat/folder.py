@@ -12,8 +12,9 @@ older history can be built without teaching the loader those dialects.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,44 @@ def subschemas(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
                     yield from subschemas(member, f"{pointer}/{escape_token(key)}/{escape_token(name)}")
 
 
+_ONE, _LIST, _MAP = frozenset(SCHEMA_KEYWORDS), frozenset(SCHEMA_LISTS), frozenset(SCHEMA_MAPS)
+
+
+# keys whose presence in a schema below a file's root (or, for anchors, at it) gives the registry something to find
+# by crawling: an identifier (``id`` in draft-04), an anchor, or another dialect (which may read identifiers otherwise)
+_BELOW = ("$id", "id", "$anchor", "$dynamicAnchor", "$schema")
+_AT_ROOT = ("$anchor", "$dynamicAnchor")
+
+
+def _place(where: dict[int, tuple[str, str]], name: str, contents: Any) -> bool:
+    """Record in ``where`` the pointer of every object or array at a schema position of the file ``name`` (the
+    positions :func:`subschemas` yields, a superset of those ``referencing`` crawls in every dialect). A parsed
+    document holds each object once, so the order of the walk does not matter: it goes by the nodes' own keys, with
+    an explicit stack (no generator chain, no depth limit). True when a schema holds one of the keys of
+    :data:`_BELOW` below the root, or of :data:`_AT_ROOT` at it."""
+    marked = isinstance(contents, dict) and any(key in contents for key in _AT_ROOT)
+    todo: list[tuple[str, Any]] = [("", contents)]
+    while todo:
+        pointer, node = todo.pop()
+        where.setdefault(id(node), (name, pointer))
+        if not isinstance(node, dict):
+            continue
+        if not marked and pointer and any(key in node for key in _BELOW):
+            marked = True
+        for key, value in node.items():
+            if key in _ONE and isinstance(value, dict):
+                todo.append((f"{pointer}/{key}", value))
+            elif key in _LIST and isinstance(value, list):
+                todo += ((f"{pointer}/{key}/{i}", member) for i, member in enumerate(value) if isinstance(member, (dict, list)))
+            elif key in _MAP and isinstance(value, dict):
+                todo += (
+                    (f"{pointer}/{key}/{escape_token(n) if '~' in n or '/' in n else n}", member)
+                    for n, member in value.items()
+                    if isinstance(member, dict)
+                )
+    return marked
+
+
 def draft07_copy(contents: Any, dialect: str) -> Any:
     """The draft-07 equivalent of a draft-04 or draft-06 file (a new object): ``id`` → ``$id``, boolean
     ``exclusiveMaximum``/``exclusiveMinimum`` → the numeric bound, ``$schema`` → draft-07."""
@@ -128,6 +167,8 @@ class Folder:
     where: dict[int, tuple[str, str]] = field(default_factory=dict)  # id(schema node) -> (file, pointer)
     _checkers: dict[str, Any] = field(default_factory=dict)
     _quick: dict[str, Any] = field(default_factory=dict)
+    _quick_registry: Any = None
+    _resolvers: dict[str, Any] = field(default_factory=dict)
     generators: dict[str, Any] = field(default_factory=dict)  # file -> its candidate generator (generate.generator)
     nodes: dict[tuple[str, str], Any] = field(default_factory=dict)  # (file, pointer) -> witness.node_at's answer
     unversioned: dict[int, dict[str, list[str]]] = field(default_factory=dict)  # id(object) -> its keys by witness.unversioned
@@ -140,7 +181,7 @@ class Folder:
         if name not in self._checkers:
             cls = _CHECKERS[self.dialects[name]]
             contents = self.files[name]
-            self._checkers[name] = cls(contents, registry=self.registry, format_checker=cls.FORMAT_CHECKER)
+            self._checkers[name] = cls(contents, registry=self.registry, format_checker=_formats(cls))
         return self._checkers[name]
 
     def quick(self, name: str) -> Any:
@@ -151,17 +192,17 @@ class Folder:
             try:
                 import jsonschema_rs  # type: ignore[import-not-found,unused-ignore]
 
-                def refuse(uri: str) -> Any:
-                    raise ValueError(f"not fetched: {uri}")
-
-                resources = {self.uris[n]: c for n, c in self.files.items() if isinstance(c, dict)}
-                # a reference by file name resolves beside the referring file's $id (as :func:`read`'s retrieve)
-                for base in {urljoin(uri, ".") for uri in self.uris.values()}:
-                    for n, c in self.files.items():
-                        resources.setdefault(urljoin(base, n), c)
-                registry = jsonschema_rs.Registry(list(resources.items()), retriever=refuse)
+                if self._quick_registry is None:
+                    resources = {self.uris[n]: c for n, c in self.files.items() if isinstance(c, dict)}
+                    # a reference by file name resolves beside the referring file's $id (as :func:`read`'s retrieve)
+                    for base in {urljoin(uri, ".") for uri in self.uris.values()}:
+                        for n, c in self.files.items():
+                            resources.setdefault(urljoin(base, n), c)
+                    # one registry for the folder: every file's checker reads the same resources
+                    self._quick_registry = jsonschema_rs.Registry(list(resources.items()), retriever=_refuse)
+                registry = self._quick_registry
                 self._quick[name] = jsonschema_rs.validator_for(
-                    self.files[name], validate_formats=True, registry=registry, base_uri=self.uris[name], retriever=refuse
+                    self.files[name], validate_formats=True, registry=registry, base_uri=self.uris[name], retriever=_refuse
                 )
             except Exception:  # any failure to build it: python-jsonschema alone decides
                 self._quick[name] = None
@@ -196,11 +237,44 @@ class Folder:
             return False  # a document the checker cannot decide on is no proof either way
 
     def resolver(self, name: str) -> Any:
-        return self.registry.resolver(self.uris[name])
+        """The resolver at the file's base URI (one per file: the candidate generator's caches go by its identity)."""
+        if name not in self._resolvers:
+            self._resolvers[name] = self.registry.resolver(self.uris[name])
+        return self._resolvers[name]
 
     def location(self, node: Any) -> str | None:
         found = self.where.get(id(node))
         return f"{found[0]}#{found[1]}" if found else None
+
+
+# formats whose checker takes milliseconds a string (rfc3987-syntax parses with a general grammar engine): the
+# candidates repeat the same few strings, so each answer is remembered
+_SLOW_FORMATS = ("iri", "iri-reference")
+
+
+def _remembered(check: Callable[[object], bool]) -> Callable[[object], bool]:
+    cached = functools.lru_cache(maxsize=4096)(check)
+
+    def remembered(instance: object) -> bool:
+        return bool(cached(instance)) if isinstance(instance, str) else check(instance)
+
+    return remembered
+
+
+@functools.cache
+def _formats(cls: Any) -> Any:
+    """The dialect's format checker, the same functions, the slow ones remembered per string."""
+    out = jsonschema.FormatChecker(formats=())
+    out.checkers = {
+        name: (_remembered(check) if name in _SLOW_FORMATS else check, raises)
+        for name, (check, raises) in cls.FORMAT_CHECKER.checkers.items()
+    }
+    return out
+
+
+def _refuse(uri: str) -> Any:
+    """jsonschema-rs's retriever: nothing is fetched."""
+    raise ValueError(f"not fetched: {uri}")
 
 
 def _signature(errors: Any) -> frozenset[Any]:
@@ -212,6 +286,10 @@ def _signature(errors: Any) -> frozenset[Any]:
         kind = "integer" if isinstance(value, int) and not isinstance(value, bool) else type(value).__name__
         out.append((tuple(error.instance_path), tuple(error.schema_path), type(error.kind).__name__, kind, branches))
     return frozenset(out)
+
+
+def _absolute(uri: str | None) -> bool:
+    return uri is not None and bool(urlsplit(uri).scheme)
 
 
 def read(folder: Path | str) -> Folder:
@@ -245,17 +323,25 @@ def read(folder: Path | str) -> Folder:
         except LookupError:
             raise referencing.exceptions.NoSuchResource(ref=uri) from None  # type: ignore[call-arg,unused-ignore]
 
-    registry = (
-        referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg,unused-ignore]
-        .with_resources(
-            [(uris[name], resource) for name, resource in by_name.items()]
-            + [(f"urn:codegen-compat:{name}", resource) for name, resource in by_name.items()]
-        )
-        .crawl()
-    )
-    out = Folder(files, dialects, uris, registry)
-    for name, contents in files.items():
-        for pointer, node in subschemas(contents):
-            if isinstance(node, (dict, list)):
-                out.where.setdefault(id(node), (name, pointer))
+    where: dict[int, tuple[str, str]] = {}
+    marked = {name: isinstance(contents, (dict, list)) and _place(where, name, contents) for name, contents in files.items()}
+    # Each file under its URI and under its name, crawled for the $ids and anchors of its subschemas — but for what
+    # a crawl would find nothing in: the file declares no other identifier than the one it is registered under and
+    # no schema in it holds an identifier, an anchor or a dialect (:func:`_place`), so it is registered as it is.
+    # And a file that declares an absolute id is crawled under one name only: every id below it is then resolved
+    # against that id whatever name the walk starts from.
+    plain: dict[str, referencing.Resource[Any]] = {}
+    crawled: list[tuple[str, referencing.Resource[Any]]] = []
+    for name, resource in by_name.items():
+        alias, declared_id = f"urn:codegen-compat:{name}", resource.id()
+        if not marked[name] and declared_id in (None, uris[name]):
+            plain[uris[name]] = plain[alias] = resource
+            continue
+        crawled.append((uris[name], resource))
+        if _absolute(declared_id):
+            plain[alias] = resource
+        elif alias != uris[name]:
+            crawled.append((alias, resource))
+    registry = referencing.Registry(plain, retrieve=retrieve).with_resources(crawled).crawl()  # type: ignore[call-arg,unused-ignore]
+    out = Folder(files, dialects, uris, registry, where)
     return out

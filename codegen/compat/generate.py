@@ -30,6 +30,8 @@ from .folder import Folder
 
 Step = tuple[Any, ...]  # ("same",) | ("prop", name) | ("item",) | ("prefix", index) | ("extra",) | ("pattern", regex)
 _NONE = object()
+_STOP = object()
+_NO_REFERENCES: list[tuple[Any, Any]] = []  # never changed: callers only read it
 ANY_VALUES: tuple[Any, ...] = (None, True, 0, 0.5, "", "a", [], {})
 UNKNOWN_KEY = "x-witness"  # a property name no schema of the corpus declares: probes closed objects
 # a sample of each format the specification defines, so that values of a formatted string are valid
@@ -54,6 +56,9 @@ FORMAT_SAMPLES = {
     "relative-json-pointer": "0/a",
     "regex": "a",
 }
+# a value of each internationalized format that its ASCII form rejects (an IRI that is no URI, RFC 3987 §2.2): the
+# witness of a narrowing from iri to uri or from iri-reference to uri-reference (tried after the plain strings)
+BEYOND_ASCII = {"iri": "https://example.org/\u00e9", "iri-reference": "\u00e9"}
 _PATTERN_PROBES = ("a", "A", "0", "1", "a1", "a-a", "a_a", "a.a", "a:a", "a/a", "x-a", "1.0.0", "1.0", "https://example.org/a", "a@a.a")
 _PATTERN_DRAWS = 4
 MAX_DEPTH = 8
@@ -139,17 +144,36 @@ class Generator:
         self._paths: dict[int, list[tuple[Any, Any, Step]]] | None = None
         self._walk: tuple[deque[Any], set[int], list[tuple[list[tuple[Any, Any, Step]], int]]] | None = None
         self._cut = False  # a value was cut short by recursion while building: not the node's own candidates
+        # what :meth:`references` and :meth:`enter` answered, by the identity of their arguments (both are pure; the
+        # arguments are kept in the value so that their ids stay theirs): the same resolver objects then flow on,
+        # and each referencing lookup (a JSON pointer walked segment by segment) is done once per node and scope
+        self._references: dict[tuple[int, int], tuple[Any, Any, list[tuple[Any, Any]]]] = {}
+        self._entered: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+        self._steps: dict[tuple[int, int, Step], tuple[Any, Any, Any]] = {}  # documents' steps, by node, resolver, step
 
     # ------------------------------------------------------------------------------------- the schema graph
 
     def enter(self, resolver: Any, child: Any) -> Any:
-        if isinstance(child, dict) and self.spec.id_of(child):
-            return resolver.in_subresource(self.spec.create_resource(child))
-        return resolver
+        if not isinstance(child, dict) or not self.spec.id_of(child):
+            return resolver
+        key = (id(resolver), id(child))
+        known = self._entered.get(key)
+        if known is None:
+            known = self._entered[key] = (resolver, child, resolver.in_subresource(self.spec.create_resource(child)))
+        return known[2]
 
     def references(self, node: dict[str, Any], resolver: Any) -> list[tuple[Any, Any]]:
         """The schemas ``node``'s ``$ref``, ``$dynamicRef`` (dynamic scope: the resolver remembers the path taken)
         and ``$recursiveRef`` point to, each with its resolver; an unresolvable one is left out."""
+        if "$ref" not in node and "$dynamicRef" not in node and "$recursiveRef" not in node:
+            return _NO_REFERENCES  # most schemas: nothing to remember
+        key = (id(node), id(resolver))
+        known = self._references.get(key)
+        if known is None:
+            known = self._references[key] = (node, resolver, self._references_of(node, resolver))
+        return known[2]
+
+    def _references_of(self, node: dict[str, Any], resolver: Any) -> list[tuple[Any, Any]]:
         out = []
         for key in ("$ref", "$dynamicRef"):
             if isinstance(node.get(key), str):
@@ -381,7 +405,8 @@ class Generator:
             n = node.get(key)
             if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64:
                 out += ["a" * n, "a" * (n + 1)] + (["a" * (n - 1)] if n > 0 else [])
-        return [*out, "a", "", "a b", "0", "https://example.org/a", "A"]
+        beyond = [BEYOND_ASCII[fmt]] if isinstance(fmt, str) and fmt in BEYOND_ASCII else []
+        return [*out, "a", "", "a b", "0", "https://example.org/a", "A", *beyond]
 
     def _arrays(self, node: dict[str, Any], resolver: Any, depth: int) -> list[Any]:
         prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
@@ -480,47 +505,70 @@ class Generator:
 
     # ---------------------------------------------------------------------------------------- documents
 
-    def documents(self, path: list[tuple[Any, Any, Step]], leaves: list[Any]) -> Iterator[Any]:
-        """Whole documents of the file: each leaf value placed where the path's last schema applies."""
-        # what each step of the path does to the value below it, computed once (root first, as it is needed)
+    def _step(self, node: Any, resolver: Any, step: Step) -> Any:
+        """What a step of a path does to the value below it (None: nothing; ``_STOP``: no document gets past it)."""
+        kind = step[0]
+        if kind == "same":
+            required, dependent = self._plan_of(node, resolver)
+            return (kind, node, resolver, required) if required or dependent else None  # else completing adds nothing
+        if kind == "item":
+            return (kind, None, None, None)
+        if kind == "prefix":
+            prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
+            head = [self.minimal(m, self.enter(resolver, m), 1) for m in prefix[: step[1]]] if isinstance(prefix, list) else []
+            return (kind, None, None, head)
+        # "prop", "extra", "pattern": the value under one key of the node's smallest complete object
+        found = self.minimal(node, resolver, 0)
+        base = self.complete(node, resolver, dict(found) if isinstance(found, dict) else {}, 0)
+        keys = [step[1]] if kind == "prop" else [UNKNOWN_KEY] if kind == "extra" else pattern_strings(step[1])[:1]
+        if not keys:
+            return _STOP
+        required, dependent = self._plan_of(node, resolver)
+        # the base object is complete: only a property that requires others can need completing
+        fill = bool(dependent) or not all(name in base or name == keys[0] for name in required)
+        return (kind, node, resolver, (base, keys[0], fill))
+
+    def placing(self, path: list[tuple[Any, Any, Step]]) -> list[tuple[str, Any, Any, Any]] | None:
+        """What each step of the path does to the value below it, innermost first (None: no document gets past a
+        step). Computed once per step of the graph (paths share their beginnings; every value it is made of is itself
+        computed once per node: the same either way), so that two paths that place values alike give lists holding
+        the same objects."""
         steps: list[tuple[str, Any, Any, Any]] = []
         for node, resolver, step in path[:-1]:
-            kind = step[0]
-            if kind == "same":
-                required, dependent = self._plan_of(node, resolver)
-                if required or dependent:  # else completing an object there adds nothing
-                    steps.append((kind, node, resolver, required))
-            elif kind == "item":
-                steps.append((kind, None, None, None))
-            elif kind == "prefix":
-                prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else node.get("items")
-                head = [self.minimal(m, self.enter(resolver, m), 1) for m in prefix[: step[1]]] if isinstance(prefix, list) else []
-                steps.append((kind, None, None, head))
-            else:  # "prop", "extra", "pattern": the value under one key of the node's smallest complete object
-                found = self.minimal(node, resolver, 0)
-                base = self.complete(node, resolver, dict(found) if isinstance(found, dict) else {}, 0)
-                keys = [step[1]] if kind == "prop" else [UNKNOWN_KEY] if kind == "extra" else pattern_strings(step[1])[:1]
-                if not keys:
-                    return  # no name the pattern accepts: no document reaches the path's end
-                required, dependent = self._plan_of(node, resolver)
-                # the base object is complete: only a property that requires others can need completing
-                fill = bool(dependent) or not all(name in base or name == keys[0] for name in required)
-                steps.append((kind, node, resolver, (base, keys[0], fill)))
+            key = (id(node), id(resolver), step)
+            known = self._steps.get(key)
+            if known is None:
+                known = self._steps[key] = (node, resolver, self._step(node, resolver, step))
+            if known[2] is _STOP:
+                return None  # no name the pattern accepts: no document reaches the path's end
+            if known[2] is not None:
+                steps.append(known[2])
         steps.reverse()
+        return steps
+
+    def place(self, steps: list[tuple[str, Any, Any, Any]], value: Any) -> Any:
+        """The whole document with ``value`` where :meth:`placing`'s path ends."""
+        for kind, node, resolver, data in steps:
+            if kind == "same":
+                if isinstance(value, dict) and not all(name in value for name in data):
+                    value = self.complete(node, resolver, value, 0)
+                elif isinstance(value, dict) and self._plans[id(node)][1]:
+                    value = self.complete(node, resolver, value, 0)  # a present property may require others
+            elif kind == "item":
+                value = [value]
+            elif kind == "prefix":
+                value = [*data, value]
+            else:
+                base, key, fill = data
+                value = {**base, key: value}
+                if kind == "prop" and fill:
+                    value = self.complete(node, resolver, value, 0)
+        return value
+
+    def documents(self, path: list[tuple[Any, Any, Step]], leaves: list[Any]) -> Iterator[Any]:
+        """Whole documents of the file: each leaf value placed where the path's last schema applies."""
+        steps = self.placing(path)
+        if steps is None:
+            return
         for value in leaves:
-            for kind, node, resolver, data in steps:
-                if kind == "same":
-                    if isinstance(value, dict) and not all(name in value for name in data):
-                        value = self.complete(node, resolver, value, 0)
-                    elif isinstance(value, dict) and self._plans[id(node)][1]:
-                        value = self.complete(node, resolver, value, 0)  # a present property may require others
-                elif kind == "item":
-                    value = [value]
-                elif kind == "prefix":
-                    value = [*data, value]
-                else:
-                    base, key, fill = data
-                    value = {**base, key: value}
-                    if kind == "prop" and fill:
-                        value = self.complete(node, resolver, value, 0)
-            yield value
+            yield self.place(steps, value)

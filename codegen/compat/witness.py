@@ -199,7 +199,7 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
             continue
         for root in _roots(accepts, rejects, file):
             gen = generator(accepts, root, deadline)
-            before, after = accepts.quick(root), rejects.quick(root)
+            after = rejects.quick(root)  # the accepting version's is built when first asked (most candidates stop here)
             elsewhere: set[frozenset[Any]] = set()  # how jsonschema-rs rejects the witnesses placed elsewhere
             path = gen.path_to(target)
             if path is None:
@@ -219,12 +219,21 @@ def find(accepts: Folder, rejects: Folder, location: str, budget: float) -> Witn
                 leaves = [*leaves, *({**base, prop: value} for value in ANY_VALUES)]
             if prop is None and tokens and tokens[-1] in ("if", "then"):
                 leaves = [*leaves, *_triggered(rejects, file, tokens[:-1], deadline)]
-            for document in gen.documents(path, leaves):
+            steps = gen.placing(path)
+            if steps is None:
+                continue  # no document reaches the target from this root
+            placed: set[str] = set()
+            for leaf in leaves:
                 tried += 1
                 if tried > MAX_DOCUMENTS or time.process_time() > deadline:
                     return None
+                text = repr(leaf)
+                if text in placed:
+                    continue  # the same document as an earlier leaf (the other version's candidates repeat ours)
+                placed.add(text)
+                document = gen.place(steps, leaf)
                 new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
-                if new_valid is True or _quick_valid(before, document) is False:
+                if new_valid is True or accepts.probably_accepts(root, document) is False:
                     continue  # jsonschema-rs rules it out (as is_witness would)
                 rejections = rejects.quick_rejections(root, document) if new_valid is False else None
                 if rejections is not None and rejections in elsewhere:
@@ -280,6 +289,27 @@ def _quick_valid(quick: Any, document: Any) -> bool | None:
         return None
 
 
+_UNASKED = object()
+
+
+class _Checked:
+    """What was found about a candidate document, each answer computed when first needed: whether the rejecting
+    version's jsonschema-rs accepts it (``new``), whether the accepting one's does (``old``), how the rejecting one
+    refuses it (``rejections``), whether it is a witness (``witness``) and where it is rejected (``wheres``)."""
+
+    __slots__ = ("new", "old", "rejections", "wheres", "witness")
+
+    def __init__(self, new: bool | None) -> None:
+        self.new = new
+        self.old: Any = _UNASKED
+        self.rejections: Any = _UNASKED
+        self.witness: Any = _UNASKED
+        self.wheres: list[str] | None = None
+
+
+_VALID_NOW = _Checked(True)  # what is kept of most candidates: the rejecting version accepts them (jsonschema-rs)
+
+
 def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, Witness]]:
     """Witnesses found by walking every file's schema graph from its root (what the field-level comparison cannot
     see: conditionals, dynamic references): one per location where the second version rejects them."""
@@ -290,7 +320,8 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
         if root not in rejects.files:
             continue
         gen = generator(accepts, root, deadline)
-        before, after = accepts.quick(root), rejects.quick(root)
+        after = rejects.quick(root)  # the accepting version's is built when first asked (most candidates stop here)
+        seen: dict[str, _Checked] = {}
         for path in gen.reachable(limit=2000):
             if time.process_time() > deadline:
                 break
@@ -307,22 +338,48 @@ def explore(accepts: Folder, rejects: Folder, budget: float) -> list[tuple[str, 
                 added = [n for n in theirs if n not in declared]
                 base = gen.complete(node, resolver, {}, 0)
                 leaves += [{**base, name: value} for name in added[:16] for value in ANY_VALUES]
-            for tried, document in enumerate(gen.documents(path, leaves)):
-                if tried >= len(leaves) or time.process_time() > deadline:
+            steps = gen.placing(path)
+            if steps is None:
+                continue  # no document reaches this node
+            placement = ",".join(map(str, map(id, steps))) + ":"
+            for i, leaf in enumerate(leaves):
+                if i % 8 == 7 and time.process_time() > deadline:  # the clock is a system call: read every 8 leaves
                     break
+                # a leaf placed alike before (a schema and the one its $ref names are reached by two paths) gives
+                # the same document: what was found about it then holds (the answers are kept, not the document)
+                key = placement + repr(leaf)
+                checked = seen.get(key)
+                if checked is _VALID_NOW:
+                    continue  # valid now (jsonschema-rs): no witness
+                document = gen.place(steps, leaf)
+                if checked is None:
+                    try:  # first: most candidates are valid in both (jsonschema-rs of the rejecting version)
+                        new_valid = bool(after.is_valid(document)) if after is not None else None
+                    except Exception:  # no answer from it
+                        new_valid = None
+                    if new_valid is True:
+                        seen[key] = _VALID_NOW
+                        continue
+                    checked = seen[key] = _Checked(new_valid)
                 places = None
-                new_valid = _quick_valid(after, document)  # first: most candidates are valid in both
-                if new_valid is True or _quick_valid(before, document) is False:
+                if checked.old is _UNASKED:
+                    checked.old = accepts.probably_accepts(root, document)
+                if checked.old is False:
                     continue  # jsonschema-rs rules it out (as is_witness would)
-                if new_valid is False:
-                    rejections = rejects.quick_rejections(root, document)
-                    places = (root, rejections) if rejections is not None else None
+                if checked.new is False:
+                    if checked.rejections is _UNASKED:
+                        checked.rejections = rejects.quick_rejections(root, document)
+                    places = (root, checked.rejections) if checked.rejections is not None else None
                     if places is not None and places in confirmed:
                         break  # rejected where a confirmed witness was, for the same reasons: nothing new here
-                if is_witness(accepts, rejects, root, document):
+                if checked.witness is _UNASKED:
+                    checked.witness = is_witness(accepts, rejects, root, document)
+                if checked.witness:
                     if places is not None:
                         confirmed.add(places)
-                    for where in rejected_at(rejects, root, document):
+                    if checked.wheres is None:
+                        checked.wheres = rejected_at(rejects, root, document)
+                    for where in checked.wheres:
                         if where not in found:
                             # shrunk while it is still rejected by that keyword
                             keyword_at = where.rsplit("/", 1)[0]

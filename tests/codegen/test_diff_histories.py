@@ -16,6 +16,7 @@ import jsonschema_rs  # type: ignore[import-not-found,unused-ignore]
 import jsonschema_specifications  # type: ignore[import-untyped,unused-ignore]
 import pytest
 
+from codegen.compat.folder import read as read_folder
 from codegen.diff import DiffReport, diff
 
 HERE = Path(__file__).parent
@@ -148,6 +149,31 @@ def test_asyncapi_2_0_0_to_2_1_0_draft_07() -> None:
     assert (len(report.findings), sum(f.level == "warning" for f in report.findings)) == (9, 0)
     expected = diff(old, new, TODAY, expect_version_pins=True)
     assert [f.rule for f in expected.breaking] == ["TYPE_NARROWED", "RULE_CHANGED", "RULE_ADDED"]
+
+
+@pytest.mark.parametrize(("old_version", "new_version"), [("1.0.0", "1.1.0"), ("1.1.0", "1.2.0")])
+def test_asyncapi_1_x_draft_04(old_version: str, new_version: str) -> None:
+    """A draft-04 history whose definitions carry absolute ``id``s (``http://asyncapi.com/definitions/1.0.0/info.json``)
+    that every ``$ref`` names: read with draft-04 ``id`` semantics (referencing's DRAFT4), both versions accept a
+    minimal document of the old one and each refuses a broken one, so that no proof is missed for want of a
+    resolved reference. Released as minors, and nothing breaks (checked by hand): 1.1.0's operations are a ``oneOf`` of
+    the old message and an object that requires ``oneOf`` (which no message may hold), 1.2.0's root ``oneOf`` of
+    ``topics``/``stream``/``events`` is met once by any 1.1.0 document (``stream``/``events`` were not allowed)."""
+    old, new = HISTORIES / f"asyncapi_{old_version}", HISTORIES / f"asyncapi_{new_version}"
+    document = {"asyncapi": old_version, "info": {"title": "a", "version": "1"}, "topics": {"a": {"publish": {"payload": {}}}}}
+    for folder in (old, new):
+        valid = {**document, "asyncapi": "1.0.0"}  # every 1.x version accepts 1.0.0 documents
+        assert _independently_checked(folder, "asyncapi.json", valid)
+        assert not _independently_checked(folder, "asyncapi.json", {**valid, "info": {"title": 1, "version": "1"}})
+    report = diff(old, new, TODAY)
+    assert report.breaking == () and report.bump == "minor", report.to_text()
+    assert sorted((f.rule, f.level) for f in report.findings if f.level != "info") == (
+        [("TYPE_NARROWED", "warning")] * 2 if old_version == "1.0.0" else [("RULE_ADDED", "warning")]
+    )
+    # the proof reads the files as published: a document of the old version is valid under the new one
+    published = read_folder(new)
+    assert published.accepts("asyncapi.json", {**document, "asyncapi": old_version})
+    assert not published.accepts("asyncapi.json", {**document, "info": {"title": 1, "version": "1"}})
 
 
 def test_biome_2_0_6_to_2_1_0() -> None:

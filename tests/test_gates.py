@@ -328,7 +328,10 @@ def test_full_file_system_writes_nothing(command: Writing, tmp_path: Path) -> No
 
 
 HOOK = """
-import os, sys, time
+import os, signal, sys, time
+# a run started in the background by a shell ignores SIGINT (and so would the child): a user's Ctrl-C reaches a
+# foreground process, whose SIGINT raises KeyboardInterrupt
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from evalschema.io import gate
 real = gate.Outputs.commit
 def slow(self):

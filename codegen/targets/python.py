@@ -496,6 +496,8 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
     renamed = any(cls != export for _, cls, export in named)
     for mod, cls, export in named:
         text += f"    from .{mod} import {cls}\n" if cls == export else f"    from .{mod} import {cls} as {export}\n"
+    if not named:  # no schema file has a root model: the block still needs a statement
+        text += "    pass\n"
     text += (
         "\n_EXPORTS = {\n"
         + "".join(f'    "{export}": "{mod}{"" if cls == export else ":" + cls}",\n' for mod, cls, export in named)

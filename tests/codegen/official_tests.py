@@ -142,8 +142,13 @@ def _generate(schema: Any, work: Path, package: str) -> type[Any]:
     (work / package).mkdir()
     for name, content in files.items():
         (work / package / name).write_bytes(content)
-    module = importlib.import_module(package)
-    root: type[Any] = getattr(module, module.__all__[0])
+    # the model of schema.json's root (the export from the module "schema"), not the first export: a meta-schema the
+    # schema references is a module of the package too
+    package_module = importlib.import_module(package)
+    exports = [name for name, where in package_module._EXPORTS.items() if where.partition(":")[0] == "schema"]
+    if len(exports) != 1:
+        raise LookupError(f"{package} exports {len(exports)} root models of schema.json")
+    root: type[Any] = getattr(package_module, exports[0])
     return root
 
 

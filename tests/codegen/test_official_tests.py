@@ -102,8 +102,6 @@ KNOWN_GO_GAPS: dict[tuple[str, str, str], int] = {
     # a schema with no "type" typed as an object: the Go struct refuses the number the schema allows
     ("false reject", "ref", "$id must be resolved against nearest parent, not just immediate parent"): 1,
     ("false reject", "ref", "empty tokens in $ref json-pointer"): 1,
-    # unevaluatedProperties is not enforced by Validate
-    ("false accept", "ref", "ref creates new scope when adjacent to keywords"): 1,
 }
 
 
@@ -121,3 +119,20 @@ def test_the_go_types_agree_with_the_suite_but_for_the_known_gaps(go_outcomes: d
     assert agree >= 0.95 * total  # the issue's bar for Go
     found = Counter((kind, case.keyword, case.group) for o in go_outcomes.values() for kind, case in o.disagreements())
     assert dict(found) == KNOWN_GO_GAPS
+
+
+# Validate's unevaluatedProperties and unevaluatedItems, on their own files of the suite (no keyword of issue 41,
+# so not in the figures above): every test agrees but the groups whose $dynamicRef codegen cannot bind statically
+KNOWN_GO_UNEVALUATED_GAPS: dict[tuple[str, str, str], int] = {
+    ("no model", "unevaluatedProperties", "unevaluatedProperties with $dynamicRef"): 2,
+    ("no model", "unevaluatedItems", "unevaluatedItems with $dynamicRef"): 2,
+}
+
+
+def test_go_validate_enforces_the_unevaluated_keywords() -> None:
+    if shutil.which("go") is None:
+        missing_tool("go not installed (.ci/run installs golang-go)")
+    outcomes = run_all_go(("unevaluatedProperties", "unevaluatedItems"))
+    assert sum(o.total for o in outcomes.values()) == 124 + 66
+    found = Counter((kind, case.keyword, case.group) for o in outcomes.values() for kind, case in o.disagreements())
+    assert dict(found) == KNOWN_GO_UNEVALUATED_GAPS

@@ -340,9 +340,11 @@ def normalize(node: Any, names: bool = False) -> Any:
     - a boolean member of ``allOf``/``anyOf``/``oneOf`` or ``$defs``/``definitions`` becomes ``{}`` (``true``) or
       ``{"not": {}}`` (``false``), the same meaning, which DCG reads (it refuses a ``false`` in an ``allOf``, also
       through a ``$ref``);
-    - an object-valued ``default`` on a schema that becomes a model (``$ref``, ``allOf``, object) is dropped: DCG
-      validates it into the model on every instantiation (``validate_default``), and for a recursive model
-      (renovate: each of ~100 manager configs is the whole config again) that never finishes. The field is then
+    - an object-valued ``default`` on a schema that becomes a model or a union holding one (``$ref``, ``allOf``,
+      ``anyOf``, ``oneOf``, object) is dropped: DCG validates it into the model on every instantiation
+      (``validate_default``), and for a recursive model (renovate: each of ~100 manager configs is the whole config
+      again; draft-04's meta-schema: ``additionalItems`` is ``anyOf`` boolean or the meta-schema itself, default
+      ``{}``, whose own ``additionalItems`` defaults to ``{}``, ...) that never finishes and fills the memory. The field is then
       ``MISSING`` when absent; the default stays in the docs and TypeScript ``@default``
       (``default`` is an annotation in JSON Schema, and a dump with ``exclude_unset`` is unaffected).
     """
@@ -370,7 +372,7 @@ def normalize(node: Any, names: bool = False) -> Any:
     is_object = kind == "object" or (isinstance(kind, list) and "object" in kind) or (kind is None and "properties" in node)
     if is_object and "additionalProperties" not in node and "unevaluatedProperties" not in node:
         out["additionalProperties"] = True
-    if isinstance(node.get("default"), dict) and (is_object or "$ref" in node or "allOf" in node):
+    if isinstance(node.get("default"), dict) and (is_object or any(k in node for k in ("$ref", "allOf", "anyOf", "oneOf"))):
         del out["default"]
     return out
 
@@ -472,11 +474,16 @@ def _init(ir: IR, metadata: dict[str, Any], module_of_file: dict[str, str]) -> s
     for module in ir.modules:
         if module.root is None or module.file not in module_of_file:
             continue
-        for model in metadata["models"]:
-            # DCG moves models caught in an import cycle into "_internal" and re-exports them from the file's module
-            if model["source_ref"] == f"{module.file}#" and model["module"] in (module_of_file[module.file], "_internal"):
-                exports.append((module_of_file[module.file], model["class_name"]))
-                break
+        # DCG moves models caught in an import cycle into "_internal" and re-exports them from the file's module;
+        # when it splits the root into classes (a union of a list and an object: RootModel[list[Any] | Model1]),
+        # each has the root's location and the root is the last, written after the parts it uses
+        roots = [
+            model["class_name"]
+            for model in metadata["models"]
+            if model["source_ref"] == f"{module.file}#" and model["module"] in (module_of_file[module.file], "_internal")
+        ]
+        if roots:
+            exports.append((module_of_file[module.file], roots[-1]))
     text = _header(", ".join(m.file for m in ir.modules))
     text += (
         '"""Models generated from the schema files; the root model of each file is re-exported here.\n\n'

@@ -105,3 +105,35 @@ def test_a_file_of_the_folder_with_the_metaschema_uri_is_used_instead(tmp_path: 
     own = {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "http://json-schema.org/draft-07/schema#", "type": "object"}
     schemas = load(write(tmp_path / "schemas", {**SCHEMA_OF_SCHEMAS, "own.json": own}))
     assert [f.name for f in schemas.files] == ["own.json", "plugin.json"]
+
+
+def _capped() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))
+
+
+def test_the_draft04_metaschema_types_a_document_in_bounded_memory(tmp_path: Path) -> None:
+    """draft-04's meta-schema defaults ``additionalItems`` (``anyOf`` boolean or the meta-schema itself) to ``{}``,
+    whose own ``additionalItems`` defaults to ``{}``...: pydantic validating that default into the model never ended
+    and filled the memory (the Python target drops an object default on a union too). Typed in a child process,
+    its address space capped, so that a regression fails here instead of taking the machine."""
+    import subprocess
+    import sys
+
+    schemas = write(
+        tmp_path / "schemas",
+        {"schema.json": {"$schema": "http://json-schema.org/draft-04/schema#", "$ref": "http://json-schema.org/draft-04/schema#"}},
+    )
+    out = tmp_path / "out"
+    assert codegen_main(["generate", "--schemas", str(schemas), "--out", str(out)]) == 0
+    script = (
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(out)!r})\n"
+        "import python as models\n"
+        "(root,) = [getattr(models, n) for n, w in models._EXPORTS.items() if w.partition(':')[0] == 'schema']\n"
+        "print(json.dumps(root.model_validate({'minLength': 1, 'items': {'type': 'string'}}).model_dump(mode='json')))\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, preexec_fn=_capped, check=False)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert json.loads(ran.stdout) == {"minLength": 1, "items": {"type": "string"}}

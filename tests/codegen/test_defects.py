@@ -698,3 +698,19 @@ def test_a_document_the_types_cannot_hold_is_held_as_it_is(tmp_path: Path) -> No
         assert base.held(row(document)) == document
     with pytest.raises(ValidationError):
         row.model_validate([1, "2"])
+
+
+def test_post_processing_edits_in_one_pass_equal_one_by_one() -> None:
+    """The Python target's text edits are joined in one pass (slicing a 14 MB module per edit took 94 s on Azure
+    Pipelines' schema); the result must be the one of applying them one by one, overlapping edits included."""
+    import random
+
+    from codegen.targets.python import _Edits
+
+    rng = random.Random(41)
+    for _ in range(3000):
+        edits = _Edits("".join(rng.choice("ab\n") for _ in range(rng.randint(0, 30))) + "\n")
+        for _ in range(rng.randint(0, 6)):
+            start = rng.randint(0, len(edits.source))
+            edits.edits.append((start, min(len(edits.source), start + rng.choice([0, 0, 1, 2, 3])), rng.choice(["X", "YY", ""])))
+        assert edits.apply() == edits._apply_one_by_one(), edits.edits

@@ -497,6 +497,89 @@ def _mapped(files: list[SchemaFile], retrieval: dict[str, str]) -> list[tuple[st
     return out
 
 
+def _metaschemas(files: list[SchemaFile], mapped: set[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The JSON Schema meta-schemas that a ``$ref`` of the set names and that no file of the folder (nor the retrieval
+    map) stands for, with every meta-schema they reach in turn, as ``(file name, URI, document)``: the copies that
+    python-jsonschema ships (``jsonschema_specifications``), so that a schema of schemas (``{"$ref":
+    "https://json-schema.org/draft/2020-12/schema"}``) generates offline. Each is named after its URI
+    (``json-schema.org_draft_2020-12_meta_core.json``). A dialect codegen does not read (draft-03) is not added: its
+    ``$ref`` stays unresolvable and is reported as such."""
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped,unused-ignore]
+
+    known = {f.uri for f in files} | mapped
+    names = {f.name for f in files}
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    todo: list[tuple[str, Any]] = [(f.uri, f.contents) for f in files]
+    while todo:
+        base, document = todo.pop(0)
+        for ref in sorted(_references(document, base)):
+            uri = urldefrag(ref)[0]
+            if uri in known or uri not in REGISTRY:
+                continue
+            contents = REGISTRY.contents(uri)
+            if not isinstance(contents, dict) or _DIALECTS.get(str(contents.get("$schema"))) is None:
+                continue
+            known.add(uri)
+            split = urlsplit(uri)
+            name = (split.netloc + split.path).strip("/").replace("/", "_") + ".json"
+            while name in names:
+                name = "_" + name
+            names.add(name)
+            out.append((name, uri, contents))
+            todo.append((uri, contents))
+    return sorted(out)
+
+
+def _references(node: Any, base: str) -> Iterator[str]:
+    """Every ``$ref`` and ``$dynamicRef`` of ``node``, absolute (each against the ``$id`` in force where it is)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _references(item, base)
+    elif isinstance(node, dict):
+        if isinstance(node.get("$id"), str):
+            base = urljoin(base, node["$id"])
+        for key, value in node.items():
+            if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                yield urljoin(base, value)
+            elif key not in _DATA_KEYWORDS:
+                yield from _references(value, base)
+
+
+def _schema_file(name: str, text: str, original: Any, default_uri: str, seen_uris: dict[str, str]) -> SchemaFile:
+    """One schema file checked against its dialect's meta-schema and upgraded to 2020-12; ``seen_uris`` (URI → file
+    name) refuses a second file with the same URI."""
+    if isinstance(original, bool):  # a boolean schema (2020-12 §4.3.2): the object schema that means the same
+        original = {} if original else {"not": {}}
+    if not isinstance(original, dict):
+        raise SchemaError(name, "", "a schema file must hold a JSON object or a boolean")
+    declared = original.get("$schema", DEFAULT_DIALECT)
+    dialect = _DIALECTS.get(declared) if isinstance(declared, str) else None
+    if dialect is None:
+        raise SchemaError(
+            name,
+            "/$schema",
+            f"unsupported dialect {declared!r}; codegen reads draft-04 ({DRAFT4}#), draft-06 ({DRAFT6}#), "
+            f"draft-07 ({DRAFT7}#), draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); "
+            "without $schema a file is read as draft 2020-12",
+        )
+    error = None if _fast_meta_check(original, dialect) else best_match(_meta_validator(dialect).iter_errors(original))
+    if error is not None:
+        raise SchemaError(name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}")
+    if any(
+        keyword in text for keyword in ("x-deprecation", "x-rule", "x-compatibility", "x-unique", "x-references")
+    ):  # the only keywords it checks
+        error = best_match(_annotations_checker().iter_errors(original))
+        if error is not None:
+            raise SchemaError(name, pointer_of(list(error.absolute_path)), f"annotation meta-schema violation: {error.message}")
+    contents = upgrade(original, dialect)
+    uri = contents.get("$id") or default_uri
+    uri = urldefrag(uri)[0]
+    if uri in seen_uris:
+        raise SchemaError(name, "/$id", f"$id {uri!r} is also used by {seen_uris[uri]}")
+    seen_uris[uri] = name
+    return SchemaFile(name=name, uri=uri, contents=contents, text=text, dialect=dialect)
+
+
 def load(folder: Path | str, retrieval: dict[str, str] | None = None) -> SchemaSet:
     """Read every ``*.json`` directly in ``folder``; raise :class:`SchemaError` on any problem. ``retrieval`` maps a
     URI (or, ending in ``/``, a URI prefix) to a file of the folder (a file-name prefix), as the module doc says."""
@@ -514,38 +597,9 @@ def load(folder: Path | str, retrieval: dict[str, str] | None = None) -> SchemaS
             original = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SchemaError(path.name, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-        if isinstance(original, bool):  # a boolean schema (2020-12 §4.3.2): the object schema that means the same
-            original = {} if original else {"not": {}}
-        if not isinstance(original, dict):
-            raise SchemaError(path.name, "", "a schema file must hold a JSON object or a boolean")
-        declared = original.get("$schema", DEFAULT_DIALECT)
-        dialect = _DIALECTS.get(declared) if isinstance(declared, str) else None
-        if dialect is None:
-            raise SchemaError(
-                path.name,
-                "/$schema",
-                f"unsupported dialect {declared!r}; codegen reads draft-04 ({DRAFT4}#), draft-06 ({DRAFT6}#), "
-                f"draft-07 ({DRAFT7}#), draft 2019-09 ({DRAFT201909}) and draft 2020-12 ({DIALECT}); "
-                "without $schema a file is read as draft 2020-12",
-            )
-        error = None if _fast_meta_check(original, dialect) else best_match(_meta_validator(dialect).iter_errors(original))
-        if error is not None:
-            raise SchemaError(
-                path.name, pointer_of(list(error.absolute_path)), f"not a valid {_DIALECT_NAMES[dialect]} schema: {error.message}"
-            )
-        if any(
-            keyword in text for keyword in ("x-deprecation", "x-rule", "x-compatibility", "x-unique", "x-references")
-        ):  # the only keywords it checks
-            error = best_match(_annotations_checker().iter_errors(original))
-            if error is not None:
-                raise SchemaError(path.name, pointer_of(list(error.absolute_path)), f"annotation meta-schema violation: {error.message}")
-        contents = upgrade(original, dialect)
-        uri = contents.get("$id") or path.resolve().as_uri()
-        uri = urldefrag(uri)[0]
-        if uri in seen_uris:
-            raise SchemaError(path.name, "/$id", f"$id {uri!r} is also used by {seen_uris[uri]}")
-        seen_uris[uri] = path.name
-        files.append(SchemaFile(name=path.name, uri=uri, contents=contents, text=text, dialect=dialect))
+        files.append(_schema_file(path.name, text, original, path.resolve().as_uri(), seen_uris))
+    for name, uri, document in _metaschemas(files, {uri for uri, _ in _mapped(files, retrieval or {})}):
+        files.append(_schema_file(name, json.dumps(document, ensure_ascii=False), document, uri, seen_uris))
 
     resources = [(f.uri, referencing.Resource.from_contents(f.contents, default_specification=DRAFT202012)) for f in files]
     known = {f.uri for f in files}

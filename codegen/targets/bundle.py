@@ -5,7 +5,8 @@ Tools that know nothing of the schema folder (check-jsonschema, Ajv, an editor's
 from the root is copied under the root's ``$defs`` (keyed by its file name), and every ``$ref`` is rewritten
 to a local JSON Pointer (``#/…`` for the root itself, ``#/$defs/<file>/…`` for the others; anchors become
 pointers too). The root keeps its ``$schema`` and ``$id`` and gains a ``$comment`` naming its sources;
-embedded copies lose their ``$schema``, ``$id`` and ``$anchor``s, so that every pointer is read against the
+embedded copies lose their ``$schema``, ``$id``, ``$anchor``s and ``$dynamicAnchor``s (the loader bound every
+``$dynamicRef`` to a ``$ref``), so that every pointer is read against the
 root. Validation is unchanged: the same subschemas apply at the same places.
 
 ``catalog.json`` lists the bundled schemas of the files that have a root type in the SchemaStore catalog
@@ -84,6 +85,9 @@ def _rewrite(original: Any, bundled: Any, local: dict[str, str], schemas: Schema
     if not is_root:
         bundled.pop("$id", None)
         bundled.pop("$anchor", None)
+        # the loader bound every $dynamicRef to a $ref, made a pointer above: a $dynamicAnchor is an anchor no
+        # reference uses, and two of one name in the bundle (the meta-schema's vocabularies) make it ambiguous
+        bundled.pop("$dynamicAnchor", None)
     for key, sub in original.items():
         if key in _DATA or key.startswith("x-"):
             continue

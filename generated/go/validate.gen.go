@@ -11,8 +11,9 @@ package evalschema
 // array form of items with additionalItems), contains, minContains, maxContains, minItems, maxItems,
 // uniqueItems, minimum, maximum, exclusiveMinimum, exclusiveMaximum (draft-04's boolean form too), multipleOf
 // (exact decimal arithmetic), minLength and maxLength (in code points), pattern (Go's RE2 syntax: a pattern it
-// cannot compile rejects every string), allOf, anyOf, oneOf (exclusive), not, if/then/else. Not enforced:
-// format, the unevaluated* keywords, $dynamicRef and $recursiveRef, content*.
+// cannot compile rejects every string), allOf, anyOf, oneOf (exclusive), not, if/then/else,
+// unevaluatedProperties and unevaluatedItems (the members and items that the adjacent keywords and the
+// subschemas the value passes evaluated). Not enforced: format, $dynamicRef and $recursiveRef, content*.
 
 import (
 	"encoding/json"
@@ -210,7 +211,7 @@ func (w walker) object(s map[string]any, sp string, v any, ip string, depth int)
 			return nil
 		}
 	}
-	for _, keyword := range []func(map[string]any, string, any, string, int) error{w.generic, w.numeric, w.text, w.array, w.members, w.logic} {
+	for _, keyword := range []func(map[string]any, string, any, string, int) error{w.generic, w.numeric, w.text, w.array, w.members, w.logic, w.unevaluated} {
 		if err := keyword(s, sp, v, ip, depth); err != nil {
 			return err
 		}
@@ -630,6 +631,140 @@ func (w walker) logic(s map[string]any, sp string, v any, ip string, depth int) 
 		}
 	}
 	return nil
+}
+
+// unevaluated checks unevaluatedProperties and unevaluatedItems; it runs after every other keyword of s passed,
+// so the subschemas that apply in place ($ref, allOf) passed too.
+func (w walker) unevaluated(s map[string]any, sp string, v any, ip string, depth int) error {
+	if extra, ok := s["unevaluatedProperties"]; ok {
+		if object, isObject := v.(map[string]any); isObject {
+			seen := map[string]bool{}
+			w.evaluatedMembers(s, object, seen, false, depth)
+			for _, key := range sortedKeys(object) {
+				if !seen[key] {
+					if err := w.check(extra, sp+"/unevaluatedProperties", object[key], ip+"/"+escapeToken(key), depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	if extra, ok := s["unevaluatedItems"]; ok {
+		if array, isArray := v.([]any); isArray {
+			seen := make([]bool, len(array))
+			w.evaluatedItems(s, array, seen, false, depth)
+			for i, item := range array {
+				if !seen[i] {
+					if err := w.check(extra, sp+"/unevaluatedItems", item, fmt.Sprintf("%s/%d", ip, i), depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// inPlace calls visit with every subschema of s that applies to the value itself and that the value passes:
+// the $ref target, allOf members, the anyOf and oneOf members it matches, if with then or else, and the
+// dependentSchemas of the members present. Their annotations count for s's unevaluated* keywords.
+func (w walker) inPlace(s map[string]any, v any, depth int, visit func(any)) {
+	if ref, ok := s["$ref"].(string); ok {
+		if target, found := resolvePointer(w.root, ref); found {
+			visit(target)
+		}
+	}
+	for _, keyword := range []string{"allOf", "anyOf", "oneOf"} {
+		if members, ok := s[keyword].([]any); ok {
+			for _, sub := range members {
+				if w.check(sub, "", v, "", depth+1) == nil {
+					visit(sub)
+				}
+			}
+		}
+	}
+	if condition, ok := s["if"]; ok {
+		if w.check(condition, "", v, "", depth+1) == nil {
+			visit(condition)
+			if then, ok := s["then"]; ok {
+				visit(then)
+			}
+		} else if otherwise, ok := s["else"]; ok {
+			visit(otherwise)
+		}
+	}
+	if object, isObject := v.(map[string]any); isObject {
+		if dependent, ok := s["dependentSchemas"].(map[string]any); ok {
+			for _, key := range sortedKeys(dependent) {
+				if _, present := object[key]; present {
+					visit(dependent[key])
+				}
+			}
+		}
+	}
+}
+
+// evaluatedMembers marks the members of object that schema (which the object passes) evaluates: by properties,
+// patternProperties, additionalProperties, a nested unevaluatedProperties, and the subschemas applied in place.
+// inner is false for the schema whose unevaluatedProperties is being checked (that keyword evaluates nothing yet).
+func (w walker) evaluatedMembers(schema any, object map[string]any, seen map[string]bool, inner bool, depth int) {
+	s, ok := schema.(map[string]any)
+	if !ok || depth > maxDepth {
+		return
+	}
+	_, additional := s["additionalProperties"]
+	_, nested := s["unevaluatedProperties"]
+	if additional || (inner && nested) {
+		for key := range object {
+			seen[key] = true
+		}
+		return
+	}
+	properties, _ := s["properties"].(map[string]any)
+	patternProperties, _ := s["patternProperties"].(map[string]any)
+	for key := range object {
+		if _, ok := properties[key]; ok {
+			seen[key] = true
+			continue
+		}
+		for expression := range patternProperties {
+			if compiled := pattern(expression); compiled != nil && compiled.MatchString(key) {
+				seen[key] = true
+				break
+			}
+		}
+	}
+	w.inPlace(s, object, depth, func(sub any) { w.evaluatedMembers(sub, object, seen, true, depth+1) })
+}
+
+// evaluatedItems marks the items of array that schema (which the array passes) evaluates: by prefixItems, items,
+// contains (the items it matches), a nested unevaluatedItems, and the subschemas applied in place.
+func (w walker) evaluatedItems(schema any, array []any, seen []bool, inner bool, depth int) {
+	s, ok := schema.(map[string]any)
+	if !ok || depth > maxDepth {
+		return
+	}
+	_, items := s["items"]
+	_, nested := s["unevaluatedItems"]
+	if items || (inner && nested) {
+		for i := range seen {
+			seen[i] = true
+		}
+		return
+	}
+	if prefix, ok := s["prefixItems"].([]any); ok {
+		for i := 0; i < len(prefix) && i < len(array); i++ {
+			seen[i] = true
+		}
+	}
+	if contains, ok := s["contains"]; ok {
+		for i, item := range array {
+			if w.check(contains, "", item, "", depth+1) == nil {
+				seen[i] = true
+			}
+		}
+	}
+	w.inPlace(s, array, depth, func(sub any) { w.evaluatedItems(sub, array, seen, true, depth+1) })
 }
 
 // jsonEqual is JSON's equality: numbers by value (1 = 1.0), objects by members, arrays by items in order.

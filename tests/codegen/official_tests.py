@@ -2,7 +2,8 @@
 
 Each test group's schema is written as the only file of a schema folder and generated (the Python target alone);
 every test instance of the group then goes through the root model's ``model_validate`` and its verdict (accepted,
-or ``pydantic.ValidationError``) is compared with the suite's ``valid`` flag. A group that codegen refuses counts
+or ``pydantic.ValidationError``) is compared with the suite's ``valid`` flag; a valid instance must also dump back
+(``model_dump(mode="json")``) to itself by JSON equality, or it is a "round trip" disagreement. A group that codegen refuses counts
 its tests as "no model"; any other exception is a "crash". Both are disagreements.
 
 The suite comes from the source distribution of the pinned python-jsonschema, unpacked by ``noxw`` into
@@ -96,16 +97,33 @@ class Outcome:
     false_reject: list[Case] = field(default_factory=list)
     no_model: list[tuple[Case, str]] = field(default_factory=list)
     crash: list[tuple[Case, str]] = field(default_factory=list)
+    # accepted as the suite says, but the dump is not the document (by JSON equality: 1 = 1.0, 0 != false)
+    rewritten: list[tuple[Case, str]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return len(self.agree) + len(self.false_accept) + len(self.false_reject) + len(self.no_model) + len(self.crash)
+        lists = (self.agree, self.false_accept, self.false_reject, self.no_model, self.crash, self.rewritten)
+        return sum(len(x) for x in lists)
 
     def disagreements(self) -> Iterator[tuple[str, Case]]:
         yield from (("false accept", c) for c in self.false_accept)
         yield from (("false reject", c) for c in self.false_reject)
         yield from (("no model", c) for c, _ in self.no_model)
         yield from (("crash", c) for c, _ in self.crash)
+        yield from (("round trip", c) for c, _ in self.rewritten)
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON's equality: numbers by value (1 = 1.0), never a boolean for a number (0 != false)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and bool(a == b)
 
 
 def suite_folder(draft: str = "draft2020-12") -> Path:
@@ -142,8 +160,13 @@ def _generate(schema: Any, work: Path, package: str) -> type[Any]:
     (work / package).mkdir()
     for name, content in files.items():
         (work / package / name).write_bytes(content)
-    module = importlib.import_module(package)
-    root: type[Any] = getattr(module, module.__all__[0])
+    # the model of schema.json's root (the export from the module "schema"), not the first export: a meta-schema the
+    # schema references is a module of the package too
+    package_module = importlib.import_module(package)
+    exports = [name for name, where in package_module._EXPORTS.items() if where.partition(":")[0] == "schema"]
+    if len(exports) != 1:
+        raise LookupError(f"{package} exports {len(exports)} root models of schema.json")
+    root: type[Any] = getattr(package_module, exports[0])
     return root
 
 
@@ -165,14 +188,16 @@ def run(keyword: str, work: Path, draft: str = "draft2020-12") -> Outcome:
             continue
         for case, test in zip(cases, group["tests"]):
             try:
-                model.model_validate(test["data"])
+                dumped = model.model_validate(test["data"]).model_dump(mode="json")
                 accepted = True
             except ValidationError:
                 accepted = False
             except Exception as exc:  # a crash is a disagreement of its own, recorded with its message
                 outcome.crash.append((case, f"{type(exc).__name__}: {exc}"))
                 continue
-            if accepted == case.valid:
+            if accepted and case.valid and not json_equal(dumped, test["data"]):
+                outcome.rewritten.append((case, f"dumped as {json.dumps(dumped)}"))
+            elif accepted == case.valid:
                 outcome.agree.append(case)
             elif accepted:
                 outcome.false_accept.append(case)
@@ -423,14 +448,14 @@ def run_all_go(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12"
 
 
 def table(outcomes: dict[str, Outcome]) -> str:
-    rows: list[tuple[str, ...]] = [("keyword", "tests", "agree", "false accept", "false reject", "no model", "crash")]
+    head = ("keyword", "tests", "agree", "false accept", "false reject", "no model", "crash", "round trip")
+    rows: list[tuple[str, ...]] = [head]
     for keyword, o in outcomes.items():
-        rows.append(
-            (keyword, str(o.total), str(len(o.agree)), *(str(len(x)) for x in (o.false_accept, o.false_reject, o.no_model, o.crash)))
-        )
-    total = [sum(int(row[i]) for row in rows[1:]) for i in range(1, 7)]
+        kinds = (o.false_accept, o.false_reject, o.no_model, o.crash, o.rewritten)
+        rows.append((keyword, str(o.total), str(len(o.agree)), *(str(len(x)) for x in kinds)))
+    total = [sum(int(row[i]) for row in rows[1:]) for i in range(1, len(head))]
     rows.append(("all", *(str(n) for n in total)))
-    widths = [max(len(row[i]) for row in rows) for i in range(7)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
 
 

@@ -45,8 +45,9 @@ FIGURES: dict[str, tuple[int, int, int, int, int]] = {
     "allOf": (17, 0, 13, 0, 0),
     "anyOf": (13, 0, 5, 0, 0),
     "oneOf": (13, 0, 14, 0, 0),
-    "ref": (57, 0, 15, 3, 2),
-    "defs": (0, 0, 0, 0, 2),
+    # a $ref to the meta-schema resolves to the copy codegen ships (codegen.load): those 4 tests have types now
+    "ref": (58, 0, 16, 3, 0),
+    "defs": (1, 0, 1, 0, 0),
     "default": (7, 0, 0, 0, 0),
     "minItems": (4, 0, 2, 0, 0),
     "maxItems": (4, 0, 2, 0, 0),

@@ -11,6 +11,11 @@ checks, read when a schema file is first used). Only where values enter (``Model
 ``model_validate_json``): the outer model's schema covers the models nested in it. A model used inside a type
 that is not generated (a ``TypeAdapter``, a model of your own) is typed by pydantic alone.
 
+A document the schema accepts but the class's types cannot hold — a schema with ``properties`` and no ``type``
+accepts ``12``, an object model then has no fields for it; a list root, a string — is not refused: the instance
+holds the document as it is (``is_held(instance)``; ``held(instance)`` gives it back) and dumps it back
+unchanged, with none of its fields set (as TypeScript's guard answers ``value is X`` for such a value).
+
 Construction in code (``Model(field=...)``) is checked the same way: keys by field name or alias, values models or
 JSON values (a nested plain dict is read as JSON, keys by alias). ``model_construct`` and ``model_copy`` do not
 validate, as in pydantic. A model dumps by alias and leaves out the fields a document did not have, so
@@ -130,6 +135,29 @@ def _not_null(cls: type[Model], data: Any) -> None:
                     raise ValidationError.from_exception_data(cls.__name__, [detail])
 
 
+_HELD = "__held_document__"
+
+
+def is_held(instance: BaseModel) -> bool:
+    """Whether ``instance`` holds a document as it is (its schema accepted it, its class's types cannot hold it)
+    rather than typed field by field."""
+    private = instance.__pydantic_private__
+    return private is not None and _HELD in private
+
+
+def held(instance: BaseModel) -> Any:
+    """The document ``instance`` holds as it is; ``ValueError`` for an instance typed field by field."""
+    private = instance.__pydantic_private__
+    if private is None or _HELD not in private:
+        raise ValueError(f"this {type(instance).__name__} is typed field by field, it holds no document as it is")
+    return private[_HELD]
+
+
+def _hold(instance: BaseModel, document: Any) -> None:
+    """Make ``instance`` (no field set) the holder of ``document``: it dumps back as it is."""
+    object.__setattr__(instance, "__pydantic_private__", {**(instance.__pydantic_private__ or {}), _HELD: document})
+
+
 class _Typing:
     """Pydantic's typing of a document that passed its schema, with the cyclic garbage collector paused: it builds
     one object per JSON object and array, none of which can form a cycle (a JSON value is a tree), and each
@@ -161,7 +189,15 @@ class Model(BaseModel):
         _not_null(type(self), data)
         _check(type(self), data)
         with _Typing():
-            super().__init__(**data)
+            try:
+                super().__init__(**data)
+            except ValidationError:
+                if type(self).__schema__ is None:
+                    raise
+                built = type(self).model_construct()  # the schema accepted it, the types cannot hold it: held as it is
+                for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+                    object.__setattr__(self, slot, getattr(built, slot))
+                _hold(self, _json_view(type(self), data))
 
     # pydantic builds nested models through a custom __init__; marked as the base's, it builds them directly, so
     # that only the outermost construction checks (its schema covers the models inside)
@@ -176,7 +212,14 @@ class Model(BaseModel):
         _not_null(cls, obj)
         _check(cls, obj)
         with _Typing():
-            return super().model_validate(obj, *args, **kwargs)
+            try:
+                return super().model_validate(obj, *args, **kwargs)
+            except ValidationError:
+                if cls.__schema__ is None:
+                    raise
+        built = cls.model_construct()  # the schema accepted it, the types cannot hold it: held as it is
+        _hold(built, _json_view(cls, obj))
+        return built
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
@@ -184,6 +227,8 @@ class Model(BaseModel):
 
     @model_serializer(mode="wrap")
     def _only_what_was_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        if is_held(self):
+            return held(self)
         data = handler(self)
         if not isinstance(data, dict):
             return data
@@ -206,7 +251,15 @@ class RootModel(_PydanticRootModel[_Root], Generic[_Root]):
     def __init__(self, /, root: Any = PydanticUndefined, **data: Any) -> None:
         if root is not PydanticUndefined:
             _check(type(self), root)
-        super().__init__(root, **data)
+        try:
+            super().__init__(root, **data)
+        except ValidationError:
+            if root is PydanticUndefined or type(self).__schema__ is None:
+                raise
+            built = type(self).model_construct(_plain(root))  # the schema accepted it, the types cannot hold it
+            for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+                object.__setattr__(self, slot, getattr(built, slot))
+            _hold(self, _plain(root))
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
@@ -214,7 +267,20 @@ class RootModel(_PydanticRootModel[_Root], Generic[_Root]):
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
         _check(cls, obj)
         with _Typing():
-            return super().model_validate(obj, *args, **kwargs)
+            try:
+                return super().model_validate(obj, *args, **kwargs)
+            except ValidationError:
+                if cls.__schema__ is None:
+                    raise
+        built = cls.model_construct(_plain(obj))  # the schema accepted it, the types cannot hold it: held as it is
+        _hold(built, _plain(obj))
+        return built
+
+    @model_serializer(mode="wrap")
+    def _held_as_it_is(self, handler: SerializerFunctionWrapHandler) -> Any:
+        if is_held(self):
+            return held(self)
+        return handler(self)
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:

@@ -121,10 +121,11 @@ export function follow(suite: unknown, suitePath: string, options: { strict?: bo
 
 /** A repeat's message names the earlier case it repeats by pointer, last (the value it quotes comes before, and is
  * the user's: never rewritten): named by its line instead (mirrors Python's `_first_at_line`). */
-function firstAtLine(message: string, readable: { line: number }[]): string {
-  const last = [...message.matchAll(CASE_POINTER)].at(-1);
-  if (last === undefined || last.index === undefined || Number(last[1]) >= readable.length) return message;
-  return `${message.slice(0, last.index)}line ${readable[Number(last[1])]!.line}${message.slice(last.index + last[0].length)}`;
+function firstAtLine(said: string, readable: { line: number }[]): string {
+  // `said`: a finding's own message, rendered from the ledger (never a third-party error's)
+  const last = [...said.matchAll(CASE_POINTER)].at(-1);
+  if (last === undefined || last.index === undefined || Number(last[1]) >= readable.length) return said;
+  return `${said.slice(0, last.index)}line ${readable[Number(last[1])]!.line}${said.slice(last.index + last[0].length)}`;
 }
 
 /**

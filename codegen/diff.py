@@ -744,7 +744,7 @@ def prove(
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
     """The witness search allocates many small objects that live until it ends (candidates, remembered lookups,
-    validators): with the collector's default first threshold (700) it scans them again and again, up to a third of the
+    compiled schemas): with the collector's default first threshold (700) it scans them again and again, up to a third of the
     search's time on the corpus. A larger first generation while it runs, restored after."""
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], _SEARCH_GEN0), *threshold[1:])

@@ -24,7 +24,22 @@ from deepeval.metrics import BaseConversationalMetric, BaseMetric
 from deepeval.test_case import ConversationalTestCase, LLMTestCase, Turn
 
 
-class Overlap(BaseMetric):  # type: ignore[misc]
+class _Local:
+    """What every local metric here shares: measured at once (no model to await), successful as measured."""
+
+    success: bool | None
+
+    def measure(self, test_case: Any, *args: Any, **kwargs: Any) -> float:
+        raise NotImplementedError
+
+    async def a_measure(self, test_case: Any, *args: Any, **kwargs: Any) -> float:
+        return self.measure(test_case)
+
+    def is_successful(self) -> bool:
+        return bool(self.success)
+
+
+class Overlap(_Local, BaseMetric):  # type: ignore[misc]
     """Partial credit: the share of the expected words the output holds."""
 
     def __init__(self, threshold: float = 0.5, strict_mode: bool = False) -> None:
@@ -39,12 +54,6 @@ class Overlap(BaseMetric):  # type: ignore[misc]
         self.success = self.score >= self.threshold
         self.reason = f"{len(want & got)} of {len(want)} expected words"
         return self.score
-
-    async def a_measure(self, test_case: Any, *args: Any, **kwargs: Any) -> float:
-        return self.measure(test_case)
-
-    def is_successful(self) -> bool:
-        return bool(self.success)
 
     @property
     def __name__(self) -> str:
@@ -76,7 +85,7 @@ class Fragile(Overlap):
         return "Fragile Overlap"
 
 
-class Politeness(BaseConversationalMetric):  # type: ignore[misc]
+class Politeness(_Local, BaseConversationalMetric):  # type: ignore[misc]
     """The share of assistant turns that thank the user."""
 
     def __init__(self, threshold: float = 0.5) -> None:
@@ -88,12 +97,6 @@ class Politeness(BaseConversationalMetric):  # type: ignore[misc]
         self.success = self.score >= self.threshold
         self.reason = f"{len(said)} assistant turns"
         return self.score
-
-    async def a_measure(self, test_case: Any, *args: Any, **kwargs: Any) -> float:
-        return self.measure(test_case)
-
-    def is_successful(self) -> bool:
-        return bool(self.success)
 
     @property
     def __name__(self) -> str:

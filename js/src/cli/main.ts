@@ -7,6 +7,7 @@
 
 import * as codes from "../generated/rules.js";
 import { follow, type CasesFile } from "./casesFile.js";
+import { indexedSuite } from "../rules/crossdoc.js";
 import { visible } from "../core/display.js";
 import { capped, displayPath, entry, findingJson, type Entry } from "../report/entry.js";
 import { githubEntry, jsonEntry, painter, textEntry, textSummary, type Totals } from "../report/render.js";
@@ -149,22 +150,21 @@ function parseArgs(argv: string[]): Args | CompareArgs | "version" | "help" {
 }
 
 /** A suite's entry (with TEST_CASES_FILE_UNREADABLE when its `test_cases_file` cannot be read), then an entry per
- * line of that file (mirrors Python's `_suite_entries`). */
-function suiteWithCases(
+ * line of that file (mirrors Python's `_suite_entries`), as they are read unless `cases` were read already. */
+function* suiteWithCases(
   path: string,
   suite: unknown,
   report: Report,
   options: Checked,
   positions: () => Positions,
   line?: number,
-): Entry[] {
-  const cases = follow(suite, path, options);
+  cases: CasesFile = follow(suite, path, { ...options, keep: null }),
+): Generator<Entry> {
   const own = cases.problem === null ? report : placed(buildReport(report.kind, [...report.errors, ...report.warnings, cases.problem], options.strict), positions());
   // a test cases file that cannot be read makes the suite's entry unreadable (SPEC §3.4: exit 2); a suite on a line
   // of a JSON Lines file is reported at its line, as every other document there
-  const out: Entry[] = [entry(path, own, cases.problem !== null, line)];
-  for (const { line, report: lineReport, unreadable } of cases.lines) out.push(entry(cases.path!, lineReport, unreadable, line));
-  return out;
+  yield entry(path, own, cases.problem !== null, line);
+  for (const { line, report: lineReport, unreadable } of cases.lines()) yield entry(cases.path!, lineReport, unreadable, line);
 }
 
 /** Why the test cases a suite keeps in its `test_cases_file` are not all in hand, or null (mirrors Python's
@@ -173,10 +173,12 @@ function incompleteCases(suite: JsonObject, cases: CasesFile): string | null {
   if (!has(suite, "test_cases_file") || has(suite, "test_cases")) return null;
   if (cases.path === null && cases.problem === null) return "test_cases_file names no file";
   if (cases.problem !== null) return cases.problem.message;
-  const bad = cases.lines.find((line) => line.unreadable);
-  if (bad === undefined) return null;
-  const problem = bad.report.errors[0]!;
-  return `line ${bad.line} of the test cases file ${show(String(get(suite, "test_cases_file")))}: ${problem.code}: ${problem.message}`;
+  for (const bad of cases.lines()) {
+    if (!bad.unreadable) continue;
+    const problem = bad.report.errors[0]!;
+    return `line ${bad.line} of the test cases file ${show(String(get(suite, "test_cases_file")))}: ${problem.code}: ${problem.message}`;
+  }
+  return null;
 }
 
 /** Output gathered into writes of about 64 KiB: a write per document would cost more than validating a small one. */
@@ -216,7 +218,8 @@ function loadSuite(args: Args, checked: Checked): { suite: JsonObject; entries: 
     throw new UsageError(`--suite ${visible(displayPath(path))}: ${problem ? `${problem.code}: ${visible(problem.message)}` : "not one JSON object"}`, false);
   }
   let suite = first.document;
-  const cases = follow(suite, path, checked);
+  // read once, a line at a time; of each case only what the cross-document rules need is kept (its id and graders)
+  const cases = follow(suite, path, { ...checked, keep: "index" });
   const incomplete = incompleteCases(suite, cases);
   if (incomplete !== null) {
     // results checked against a suite without its test cases would all be "unknown": a usage error instead
@@ -224,9 +227,12 @@ function loadSuite(args: Args, checked: Checked): { suite: JsonObject; entries: 
   }
   const report = validate(suite, { kind: "suite", ...checked });
   const own = report.errors.length + report.warnings.length ? placed(report, first.positions()) : report;
-  const entries = suiteWithCases(path, suite, own, checked, first.positions);
-  if (cases.path !== null && !has(suite, "test_cases")) suite = { ...suite, test_cases: cases.cases };
-  return { suite, entries: entries.filter((e) => e.errors.length + e.warnings.length > 0) };
+  const entries: Entry[] = [];
+  for (const e of suiteWithCases(path, suite, own, checked, first.positions, undefined, cases)) {
+    if (e.errors.length + e.warnings.length > 0) entries.push(e);
+  }
+  if (cases.index !== null && !has(suite, "test_cases")) suite = indexedSuite({ ...suite }, cases.index);
+  return { suite, entries };
 }
 
 /** Whether a source is read by path as one JSON document (by its suffix, or --input-format json). */

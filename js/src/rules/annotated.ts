@@ -392,11 +392,14 @@ export class AnnotatedRows {
   private readonly rowRules: RowRule[] = [];
   private readonly firstPaths = new Map<AnnotatedRule, Map<string, Path>>();
 
+  /** `rules`: only these of the kind's rules (the rules of a suite that look across its test cases, for the cases
+   * of its `test_cases_file`), as Python's `AnnotatedRows(rules=…)`. */
   constructor(
     kind: string,
     private readonly array: string,
+    rules: readonly AnnotatedRule[] = rulesOf(kind),
   ) {
-    for (const rule of rulesOf(kind)) {
+    for (const rule of rules) {
       const paths = [rule.scope, ...(rule.keyword === "x-unique" ? [rule.items] : [rule.source, rule.target])];
       if (!paths.some((p) => p[0] === array)) this.envelopeRules.push(rule);
       else if (rule.scope[0] === array && rule.scope[1] === ARRAY_ITEM) {

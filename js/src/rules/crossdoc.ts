@@ -32,29 +32,66 @@ export function isPartial(resultset: JsonObject): boolean {
   return isObject(metadata) && get(metadata, PARTIAL_KEY) === true;
 }
 
+/**
+ * A suite's test cases as the cross-document rules read them, and nothing more (mirrors Python's `CaseIndex`): each
+ * case id (its first definition) with its graders (id → type). Cases with the same graders share one map, so a
+ * suite of many cases costs about its ids (a large `test_cases_file` is indexed line by line: `follow`).
+ */
+export class CaseIndex {
+  readonly suiteId: unknown;
+  readonly cases = new Map<string, ReadonlyMap<string, string | null>>();
+  private readonly shared = new Map<string, string | null>();
+  private readonly maps = new Map<string, Map<string, string | null>>();
+
+  constructor(suite: JsonObject) {
+    this.suiteId = get(suite, "id");
+    for (const [, grader] of objects(get(suite, "graders"))) {
+      const id = get(grader, "id");
+      if (typeof id === "string" && !this.shared.has(id)) {
+        const kind = get(grader, "type");
+        this.shared.set(id, typeof kind === "string" ? kind : null);
+      }
+    }
+    for (const [, testCase] of objects(get(suite, "test_cases"))) this.add(testCase);
+  }
+
+  /** One more test case (after the suite's others). */
+  add(testCase: JsonObject): void {
+    const id = get(testCase, "id");
+    if (typeof id !== "string" || this.cases.has(id)) return;
+    const graders = caseGraders(testCase, this.shared);
+    // read only: one map for every case with the same graders
+    const key = JSON.stringify([...graders]);
+    let map = this.maps.get(key);
+    if (map === undefined) this.maps.set(key, (map = graders));
+    this.cases.set(id, map);
+  }
+}
+
+/** Suites whose test cases are held as their `CaseIndex` only, not in `test_cases` (Python's `IndexedSuite`). */
+const INDEXED = new WeakMap<JsonObject, CaseIndex>();
+
+/** `suite` (without its `test_cases`) standing for a suite whose test cases are `index`: what the cross-document
+ * rules need of a suite whose cases are too many to hold whole. */
+export function indexedSuite(suite: JsonObject, index: CaseIndex): JsonObject {
+  INDEXED.set(suite, index);
+  return suite;
+}
+
 /** A suite's test cases and their graders, indexed once, to check result rows against (in any batches), then the
  * result set's own fields and the test cases no row was seen for (`finish`). */
 export class SuiteIndex {
-  private readonly cases = new Map<string, Map<string, string | null>>();
+  private readonly cases: ReadonlyMap<string, ReadonlyMap<string, string | null>>;
   private readonly run = new Set<string>();
   private caseIds: string[] | null = null;
   private readonly unknown = new Map<string, string>();
   private readonly suiteId: unknown;
 
   constructor(suite: JsonObject) {
-    this.suiteId = get(suite, "id");
-    const shared = new Map<string, string | null>();
-    for (const [, grader] of objects(get(suite, "graders"))) {
-      const id = get(grader, "id");
-      if (typeof id === "string" && !shared.has(id)) {
-        const kind = get(grader, "type");
-        shared.set(id, typeof kind === "string" ? kind : null);
-      }
-    }
-    for (const [, testCase] of objects(get(suite, "test_cases"))) {
-      const id = get(testCase, "id");
-      if (typeof id === "string" && !this.cases.has(id)) this.cases.set(id, caseGraders(testCase, shared));
-    }
+    // read only: an indexed suite's index serves every result set checked against it
+    const index = INDEXED.get(suite) ?? new CaseIndex(suite);
+    this.suiteId = index.suiteId;
+    this.cases = index.cases;
   }
 
   /** Rows `results`, the first of which is row `start` of the result set. */

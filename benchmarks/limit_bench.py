@@ -27,7 +27,9 @@ to every row (``x typed limit``), and four row shapes (``--shape-rows``, 100k un
 per row; seven graders with reasons and constraint violations; long outputs; ten attempts per test case), where
 ``evalschema validate``, check-jsonschema (``--no-check-jsonschema`` leaves it out: at 100k a run of it takes
 minutes) and the jsonschema-rs engine alone (read, ``orjson.loads``, ``is_valid`` against the bundled schema) are
-each timed against both limits, ``--shape-repeats`` alternating rounds (5 unless told).
+each timed against both limits, ``--shape-repeats`` alternating rounds (5 unless told). Two floors are timed
+beside them (``typed_floor.py``): the typed decode followed by three row rules in Python, and by a summary's sums
+alone -- the least that any fast pass checking on the typed objects in Python adds to the typed limit.
 
 Every process must exit 0 (every generated document is valid): any other status stops the benchmark with the
 command and its stderr, so a broken side can never pass for a fast one.
@@ -78,6 +80,9 @@ ENGINE_ALONE = [
     f"v = jsonschema_rs.validator_for(json.load(open({str(BUNDLED)!r})), validate_formats=True); "
     "sys.exit(0 if v.is_valid(orjson.loads(open(sys.argv[1], 'rb').read())) else 1)",
 ]
+# What the least Python work on the typed objects adds to that decode (benchmarks/typed_floor.py): three row
+# rules, or only a summary's sums -- the floor under any fast pass that checks the rest in Python
+FLOOR = [PYTHON, str(ROOT / "benchmarks" / "typed_floor.py")]
 JSON_LOADS = [PYTHON, "-c", "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"]
 PASS = [PYTHON, "-c", "pass"]
 NODE_PARSE = ["-e", "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))"]
@@ -275,7 +280,9 @@ def shape_rows(label: str, path: Path, repeats: int, with_check_jsonschema: bool
     typed, limit = Side("msgspec typed limit", [*TYPED_LIMIT, file]), Side("orjson limit", [*LIMIT, file])
     default = Side("validate", [CLI, "validate", "--format", "json", file])
     engine = Side("jsonschema-rs alone", [*ENGINE_ALONE, file])
-    sides = [typed, limit, default, engine]
+    rules = Side("floor: typed decode + 3 row rules in Python", [*FLOOR, file, "rules"])
+    sums = Side("floor: typed decode + a summary's sums in Python", [*FLOOR, file, "sums"])
+    sides = [typed, limit, default, engine, rules, sums]
     if with_check_jsonschema:
         sides.append(Side("check-jsonschema", [*CHECK_JSONSCHEMA, file]))
     measure(sides, repeats)

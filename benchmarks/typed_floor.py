@@ -49,7 +49,8 @@ def rules(document: object) -> int:
 
 
 def sums(document: object) -> dict[str, list[float]]:
-    rows_passed, per_grader = 0, {}
+    rows_passed = 0
+    per_grader: dict[str, list[float]] = {}
     for row in document.results:  # type: ignore[attr-defined]
         if row.passed:
             rows_passed += 1

@@ -92,3 +92,47 @@ def test_interop_benchmark_runs_on_small_inputs() -> None:
     assert [c["input"] for c in cells] == ["lm_eval samples", "inspect_ai .eval"]
     for row in cells:
         assert float(row["x tool reader"]) > 0 and row["memory"] == "ok", row
+
+
+def test_the_typed_floor_finds_what_json_loads_finds(tmp_path: Path) -> None:
+    """``typed_floor.py`` times real work: its three row rules and its summary's sums, on the typed objects, give
+    the figures computed here from ``json.loads`` -- on a valid shape (no rule broken) and on one with each of the
+    three rules broken once."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import json
+
+    import limit_bench
+
+    path = limit_bench.write_shape(tmp_path / "shape.json", "many attempts", 60)
+    document = json.loads(path.read_bytes())
+    rows = document["results"]
+    unscored = next(row for row in rows if row.get("error") is None)
+    unscored["grader_results"], unscored["passed"] = [], True  # UNSCORED_RESULT_PASSED
+    scored = next(row for row in rows if row is not unscored and row["grader_results"])
+    scored["grader_results"][0].update(score=None, passed=True)  # NULL_SCORE_PASSED
+    scored["passed"] = False  # and only that, should it have been the row's one score
+    rows.append(next(dict(row) for row in rows if row is not unscored and row is not scored))  # DUPLICATE_ATTEMPT
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(document))
+
+    def run(file: Path, mode: str) -> object:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "typed_floor.py"), str(file), mode, "--print"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    assert run(path, "rules") == 0
+    assert run(broken, "rules") == 3
+    expected: dict[str, list[float]] = {"": [sum(1 for row in rows if row["passed"])]}
+    for row in rows:
+        for result in row["grader_results"]:
+            figures = expected.setdefault(result["grader_id"], [0, 0, 0.0, 0.0])
+            figures[0] += 1
+            figures[1] += 1 if result["passed"] else 0
+            if result["score"] is not None:
+                figures[2] += result["score"]
+                figures[3] += result["score"] ** 2
+    assert run(broken, "sums") == expected

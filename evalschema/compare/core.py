@@ -21,6 +21,7 @@ from ..io.compact import KeyTable
 from ..schemas.registry import schema_dir
 from ..summary.states import attempt_number
 from . import stats
+from .cases import CaseValues
 
 # a row's outcome (SPEC §4.2, or the --grader verdict), stored in one byte
 PASSED, FAILED, INVALIDATED, ERRORED, UNSCORED = 0, 1, 2, 3, 4
@@ -237,12 +238,14 @@ class Comparer:
         self.flips: list[dict[str, Any]] = []
         self.envelopes: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
         self.labels: list[str | None] = [None, None]  # the files' paths, when read from files
+        self.case_values = (CaseValues(), CaseValues())  # per run: every scored value, for the per-test-case view
 
     # --- reading ---------------------------------------------------------------------------------------------
 
     def _scan(self, row: Any, side: int) -> tuple[bytes, int, int, list[tuple[str, int, float]]] | None:
         """One pass over a row: its test case, attempt, outcome, and each grader's first result as (grader id,
         state, score); ``None`` (counted as ignored) when it has no string ``test_case_id``."""
+        self.case_values[side].add(row)  # every row, repeated ones too: the side's summary counts them all
         if type(row) is not dict:
             self.ignored += 1
             return None

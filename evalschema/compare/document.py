@@ -11,6 +11,7 @@ from ..core.findings import pointer
 from ..core.messages import render
 from ..schemas.registry import spec_version
 from . import stats
+from .cases import grader_fields
 from .core import FLIP_ORDER, PROVENANCE, Comparer, Options, power
 
 GRADER_FIELDS = COMPARED_GRADER_FIELDS
@@ -115,6 +116,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
         interval_method = "cluster_normal"
 
     graders = []
+    declared = (comparer.envelopes[0].get("graders"), comparer.envelopes[1].get("graders"))  # each run's reducers
     for grader_id, (differences, counts), interval in zip(grader_ids, metrics[1:], intervals[1:]):
         pairs = sum(counts)
         base_total, new_total = comparer.grader_totals[grader_id]
@@ -128,6 +130,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
                 "difference": stats.mean(differences, pairs),
                 "interval": list(interval) if interval else None,
                 "method": interval_method,
+                **grader_fields(comparer.case_values, declared, grader_id, z),
             }
         )
 

@@ -458,16 +458,16 @@ def oracle_view(rows: list[dict[str, Any]], grader: str, reducer: dict[str, Any]
 
 def per_test_case() -> dict[str, dict[str, Any]]:
     """Runs with uneven attempts, errored attempts and raw values on a 1-10 scale, each run with its own reducers:
-    every grader's per-test-case view of each run and their paired difference (SPEC §12.3)."""
+    every grader's per-test-case view of each run and their paired difference (SPEC §12.4)."""
     out = {}
-    plans = {
+    plans: dict[str, tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]] = {
         "per_test_case__each_run_its_own_reducer": ({"exact": {"method": "mean"}, "judge": {"method": "median"}}, {"exact": {"method": "max"}, "judge": {"method": "mode"}}),
         "per_test_case__pass_at_and_at_least": ({"exact": {"method": "pass_at", "k": 2}, "judge": {"method": "at_least", "k": 2, "threshold": 6}}, {"exact": {"method": "pass_at", "k": 2}, "judge": {"method": "at_least", "k": 2, "threshold": 6}}),
         "per_test_case__min_and_default": ({"exact": {"method": "min"}}, {"judge": {"method": "min"}}),
     }  # fmt: skip
     for seed, (name, reducers) in enumerate(sorted(plans.items())):
         rng = random.Random(4000 + seed)
-        sides = []
+        sides: list[dict[str, Any]] = []
         for side, declared in zip(("base", "new"), reducers):
             rows = []
             for i in range(14):
@@ -529,7 +529,7 @@ def per_test_case() -> dict[str, dict[str, Any]]:
                 },
             }
         out[name] = {
-            "description": "Each run's per-test-case view reduced by its own reducers, and their paired difference (SPEC 12.3)",
+            "description": "Each run's per-test-case view reduced by its own reducers, and their paired difference (SPEC 12.4)",
             "base": sides[0],
             "new": sides[1],
             "options": {"alpha": alpha, "seed": 1, "resamples": 0},

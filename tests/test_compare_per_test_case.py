@@ -1,4 +1,4 @@
-"""Compare's per-test-case view (spec 1.4.0, SPEC §12.3): each run's attempts reduce per test case by that run's own
+"""Compare's per-test-case view (spec 1.4.0, SPEC §12.4): each run's attempts reduce per test case by that run's own
 reducer, as ``summarize`` reduces them (SPEC §4.7), next to the per-row paired difference; the paired difference of
 the reduced values over the test cases both runs have; the text and Markdown show it; the document stays valid."""
 

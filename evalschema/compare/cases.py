@@ -1,4 +1,4 @@
-"""Compare's per-test-case view (SPEC §12.3, "Per test case"): next to the per-row paired difference, each run's
+"""Compare's per-test-case view (SPEC §12.4, "Per grader, per test case"): next to the per-row paired difference, each run's
 attempts at a test case reduce to one value by that run's own declared reducer, as ``summarize`` reduces them
 (SPEC §4.7), and the reduced values of the test cases both runs have are differenced.
 

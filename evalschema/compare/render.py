@@ -74,7 +74,7 @@ def reducer_of(grader: dict[str, Any]) -> str:
 
 
 def per_test_case_line(grader: dict[str, Any], document: dict[str, Any]) -> str | None:
-    """A grader's per-test-case view (SPEC §12.3), when either run's rows carry attempts; else ``None``."""
+    """A grader's per-test-case view (SPEC §12.4), when either run's rows carry attempts; else ``None``."""
     base, new = grader.get("base_per_test_case"), grader.get("new_per_test_case")
     if base is None and new is None:
         return None

@@ -611,7 +611,7 @@ type GraderDelta struct {
 	// The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`.
 	NewPerTestCase *TestCaseSummary `json:"new_per_test_case,omitempty"`
 
-	// The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.3). Present with `base_per_test_case` and `new_per_test_case`.
+	// The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`.
 	PerTestCaseDifference *TestCaseDelta `json:"per_test_case_difference,omitempty"`
 
 	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
@@ -642,7 +642,7 @@ func (o GraderDelta) Validate() error {
 	return validateValue(o, "comparison.json", "/$defs/GraderDelta")
 }
 
-// One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.3).
+// One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4).
 type TestCaseDelta struct {
 	// Test cases with a reduced value on both sides.
 	TestCases int64 `json:"test_cases"`

@@ -490,7 +490,7 @@ export interface GraderDelta {
   base_per_test_case?: resultset.TestCaseSummary;
   /** The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`. */
   new_per_test_case?: resultset.TestCaseSummary;
-  /** The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.3). Present with `base_per_test_case` and `new_per_test_case`. */
+  /** The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`. */
   per_test_case_difference?: TestCaseDelta;
 }
 
@@ -504,7 +504,7 @@ export function validateGraderDelta(value: unknown): _validate.Finding[] {
   return _validate.findings("comparison.json", "/$defs/GraderDelta", value);
 }
 
-/** One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.3). */
+/** One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4). */
 export interface TestCaseDelta {
   /**
    * Test cases with a reduced value on both sides.

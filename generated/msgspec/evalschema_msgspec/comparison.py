@@ -222,11 +222,11 @@ class GraderDelta(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unkn
     new_per_test_case: _m_resultset.TestCaseSummary | _msgspec.UnsetType = _msgspec.UNSET
     "The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`."
     per_test_case_difference: TestCaseDelta | _msgspec.UnsetType = _msgspec.UNSET
-    "The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.3). Present with `base_per_test_case` and `new_per_test_case`."
+    "The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`."
 
 
 class TestCaseDelta(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
-    "One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.3)."
+    "One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4)."
     test_cases: _Annotated[int, _msgspec.Meta(ge=0)]
     "Test cases with a reduced value on both sides."
     base_mean: _Annotated[float, _msgspec.Meta(ge=0, le=1)] | None

@@ -301,7 +301,7 @@ class Power(_base.Model):
 
 class TestCaseDelta(_base.Model):
     """
-    One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.3).
+    One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4).
     """
 
     __schema__ = ("comparison.json", "/$defs/TestCaseDelta")
@@ -565,7 +565,7 @@ class GraderDelta(_base.Model):
     per_test_case_difference: Annotated[
         TestCaseDelta | None,
         Field(
-            description="The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.3). Present with `base_per_test_case` and `new_per_test_case`."
+            description="The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`."
         ),
     ] = None
 

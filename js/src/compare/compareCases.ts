@@ -1,5 +1,5 @@
 /**
- * Compare's per-test-case view (SPEC §12.3, "Per test case"; mirrors Python's `evalschema.compare.cases`): next
+ * Compare's per-test-case view (SPEC §12.4, "Per grader, per test case"; mirrors Python's `evalschema.compare.cases`): next
  * to the per-row paired difference, each run's attempts at a test case reduce to one value by that run's own
  * declared reducer, as `summarize` reduces them (SPEC §4.7), and the reduced values of the test cases both runs
  * have are differenced. Each side keeps every scored value of every row it reads, as the summary does (errored rows

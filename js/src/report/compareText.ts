@@ -111,7 +111,7 @@ export function reducerOf(grader: GraderDelta): string {
   return before === after ? before : `${before} \u2192 ${after}`;
 }
 
-/** A grader's per-test-case view (SPEC §12.3), when either run's rows carry attempts (Python's `per_test_case_line`). */
+/** A grader's per-test-case view (SPEC §12.4), when either run's rows carry attempts (Python's `per_test_case_line`). */
 export function perTestCaseLine(grader: GraderDelta, document: Comparison): string | null {
   const base = grader.base_per_test_case, next = grader.new_per_test_case;
   if (base === undefined && next === undefined) return null;

@@ -54,7 +54,7 @@ function isRecord(value: unknown): value is Schema {
 /** The schema files a reference into another file (`resultset.json#/$defs/…`) is followed into, by file name. */
 let siblings: ReadonlyMap<string, unknown> = new Map();
 
-/** A schema node with its `$ref` (`#/$defs/…`, or `file.json#/$defs/…` of a sibling file) followed; `undefined` for
+/** A schema node with its `$ref` (`#/$defs/…`, or `#/$defs/…` in a sibling schema file, as `resultset.json` is to the comparison) followed; `undefined` for
  * a reference it cannot follow. (A sibling's definition is read with its own members only: none of the ones
  * followed into, the comparison's `TestCaseSummary`, has references of its own.) */
 function resolved(node: unknown, root: Schema): Schema | undefined {

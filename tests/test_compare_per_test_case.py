@@ -8,11 +8,11 @@ import math
 from typing import Any
 
 import pytest
+from test_compare import _comparison_validator
 
 from evalschema.compare import compare
 from evalschema.compare.render import render_markdown, render_text
 from evalschema.summary.states import summarize
-from tests.test_compare import _comparison_validator
 
 ENVELOPE = {"version": "1.4.0", "suite_id": "s", "started_at": "2026-12-07T00:00:00Z"}
 
@@ -39,10 +39,10 @@ def _run(run_id: str, scores: dict[str, list[float | None]], reducer: dict[str, 
     return document
 
 
-BASE = {"a": [0.0, 1.0, 1.0], "b": [0.5, None, 0.25], "c": [1 / 3], "d": [0.1, 0.7]}
-NEW = {"a": [1.0, 1.0, 1.0], "b": [0.0, 0.25], "c": [2 / 3, 0.1], "e": [1.0]}
+BASE: dict[str, list[float | None]] = {"a": [0.0, 1.0, 1.0], "b": [0.5, None, 0.25], "c": [1 / 3], "d": [0.1, 0.7]}
+NEW: dict[str, list[float | None]] = {"a": [1.0, 1.0, 1.0], "b": [0.0, 0.25], "c": [2 / 3, 0.1], "e": [1.0]}
 
-REDUCERS = [
+REDUCERS: list[dict[str, Any] | None] = [
     None,
     {"method": "mean"},
     {"method": "median"},
@@ -54,7 +54,7 @@ REDUCERS = [
 ]
 
 
-@pytest.mark.parametrize("reducer", REDUCERS, ids=[r["method"] if r else "none" for r in REDUCERS])
+@pytest.mark.parametrize("reducer", REDUCERS, ids=[str(r["method"]) if r else "none" for r in REDUCERS])
 def test_each_side_is_its_own_summary_view(reducer: dict[str, Any] | None) -> None:
     """Each run reduced by its own reducer (the base by ``reducer``, the new one by ``max``): exactly what
     ``summarize`` of that run reports as ``by_grader.g.per_test_case``."""

@@ -5,13 +5,16 @@ the reduced values over the test cases both runs have; the text and Markdown sho
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
+from html_pages import chromium, probe
 from test_compare import _comparison_validator
 
 from evalschema.compare import compare
 from evalschema.compare.render import render_markdown, render_text
+from evalschema.report.comparehtml import render_compare_html
 from evalschema.summary.states import summarize
 
 ENVELOPE = {"version": "1.4.0", "suite_id": "s", "started_at": "2026-12-07T00:00:00Z"}
@@ -107,3 +110,33 @@ def test_rendered_and_valid() -> None:
     markdown = render_markdown(document)
     assert "| grader per test case | reducer | base mean | new mean | paired test cases | difference | interval |" in markdown
     assert f"| g | median \u2192 pass\\_at | {document['graders'][0]['base_per_test_case']['avg_score']:.3f} |" in markdown
+
+
+PER_TEST_CASE_TABLE = """[...document.querySelectorAll("#per-test-case tbody tr")].map((tr) =>
+  [tr.dataset.grader, ...[...tr.children].filter((td) => !td.querySelector("svg")).map((td) => td.textContent)])"""
+
+
+def test_the_html_page_draws_the_view(tmp_path: Path) -> None:
+    """The page's script draws each grader's per-test-case row from the document (read back in Chromium)."""
+    browser = chromium()
+    document = compare(_run("b", BASE, {"method": "median"}), _run("n", NEW, {"method": "pass_at", "k": 2, "threshold": 5}))
+    (grader,) = document["graders"]
+    page = tmp_path / "compare.html"
+    page.write_text(render_compare_html(document, generated_at="2026-12-07T00:00:00Z"))
+    paired = grader["per_test_case_difference"]
+    low, high = (f"{v:+.3f}".replace("-", "\u2212") for v in paired["interval"])
+    assert probe(browser, page, tmp_path, PER_TEST_CASE_TABLE) == [
+        [
+            "g",
+            "g",
+            "median \u2192 pass_at",
+            f"{grader['base_per_test_case']['avg_score']:.3f}",
+            f"{grader['new_per_test_case']['avg_score']:.3f}",
+            str(paired["test_cases"]),
+            f"{paired['difference']:+.3f}".replace("-", "\u2212"),
+            f"{low}\u2026{high}",
+        ]
+    ]
+    plain = compare(_run("b", BASE, None, attempts=False), _run("n", NEW, None, attempts=False))
+    page.write_text(render_compare_html(plain, generated_at="2026-12-07T00:00:00Z"))
+    assert probe(browser, page, tmp_path, PER_TEST_CASE_TABLE) == []  # no view, no table

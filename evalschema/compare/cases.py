@@ -13,41 +13,48 @@ import math
 from typing import Any
 
 from ..summary.cases import Reducer, Value, exact_mean, grader_view, reducers, standard_error
-from ..summary.states import attempt_number
 
 
 class CaseValues:
-    """One run's scored values per grader and test case, in reading order."""
+    """One run's scored values per grader and test case, in reading order. ``Comparer._scan`` hands each value on
+    as it reads the row (one pass over its grader results); a test case's only value is held as itself, its values
+    as a list from the second, and a pass or fail score of an early attempt without a raw value is one shared tuple
+    (most test cases of most graders): the memory the view costs per test case."""
 
     __slots__ = ("has_attempts", "values")
 
     def __init__(self) -> None:
         self.has_attempts = False  # the summary's per-test-case view exists only when some row carries `attempt`
-        self.values: dict[str, dict[str, list[Value]]] = {}  # grader id -> test case id -> its values
+        self.values: dict[str, dict[str, Value | list[Value]]] = {}  # grader id -> test case id -> its values
 
-    def add(self, row: Any) -> None:
-        if type(row) is not dict:
-            return
-        if "attempt" in row:
-            self.has_attempts = True
-        case = row.get("test_case_id")
-        results = row.get("grader_results")
-        if "error" in row or type(case) is not str or type(results) is not list:
-            return
-        attempt = row.get("attempt", 1)
-        if type(attempt) is not int:
-            attempt = attempt_number(row)
-        for result in results:
-            if type(result) is not dict:
-                continue
-            grader_id = result.get("grader_id")
-            score = result.get("score")
-            value = _number(score)
-            if type(grader_id) is not str or value is None:
-                continue
-            raw = _number(result.get("raw_score"))
-            raw = raw if raw is not None and math.isfinite(raw) else None
-            self.values.setdefault(grader_id, {}).setdefault(case, []).append((attempt, value, raw))
+    def keep(self, grader_id: str, case: str, attempt: int, score: float, raw: Any) -> None:
+        """One scored value of a row that did not error (its raw value as the row holds it)."""
+        if raw is not None:
+            raw = _number(raw)
+            if raw is not None and not math.isfinite(raw):
+                raw = None
+        by_case = self.values.get(grader_id)
+        if by_case is None:
+            by_case = self.values[grader_id] = {}
+        if raw is None and 0 < attempt <= len(_PASS_FAIL) and (score == 1.0 or (score == 0.0 and math.copysign(1.0, score) > 0)):
+            value = _PASS_FAIL[attempt - 1][score == 1.0]
+        else:
+            value = (attempt, score, raw)
+        held = by_case.get(case)
+        if held is None:
+            by_case[case] = value
+        elif type(held) is tuple:
+            by_case[case] = [held, value]
+        else:
+            held.append(value)  # type: ignore[union-attr]
+
+    def by_case(self, grader_id: str) -> dict[str, list[Value]]:
+        """The grader's values per test case, each as a list."""
+        return {case: [held] if type(held) is tuple else held for case, held in self.values.get(grader_id, {}).items()}  # type: ignore[misc]
+
+
+# the values most test cases hold: one shared tuple each (a pass or a fail score of attempts 1 to 8, no raw value)
+_PASS_FAIL: tuple[tuple[Value, Value], ...] = tuple(((a, 0.0, None), (a, 1.0, None)) for a in range(1, 9))
 
 
 def _number(value: Any) -> float | None:
@@ -60,13 +67,6 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def reduced(values: list[Value], reducer: Reducer) -> float | None:
-    """One test case's reduced score (the step ``summary.cases.grader_view`` takes for each test case)."""
-    ordered = sorted(values, key=lambda value: value[0])  # stable: equal attempts keep reading order
-    counted = [raw if raw is not None else score for _, score, raw in ordered]
-    return reducer.reduce([score for _, score, _ in ordered], counted)
-
-
 def grader_fields(sides: tuple[CaseValues, CaseValues], provenance: tuple[Any, Any], grader_id: str, z: float) -> dict[str, Any]:
     """The per-test-case members of one grader's ``GraderDelta``: each side's view where its rows carry
     ``attempt``, and their paired difference where both do."""
@@ -76,14 +76,10 @@ def grader_fields(sides: tuple[CaseValues, CaseValues], provenance: tuple[Any, A
         if not side.has_attempts:
             continue
         reducer = reducers(declared).get(grader_id) or Reducer()
-        by_case = side.values.get(grader_id, {})
-        out[f"{name}_per_test_case"] = grader_view(by_case.values(), reducer)
-        values = {}
-        for case, held in by_case.items():
-            value = reduced(held, reducer)
-            if value is not None:
-                values[case] = value
-        per_side.append(values)
+        by_case = side.by_case(grader_id)
+        scores: list[float | None] = []
+        out[f"{name}_per_test_case"] = grader_view(by_case.values(), reducer, scores)
+        per_side.append({case: value for case, value in zip(by_case, scores) if value is not None})
     if len(per_side) == 2:
         base, new = per_side
         both = [case for case in base if case in new]  # the base run's reading order

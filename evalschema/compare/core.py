@@ -245,10 +245,12 @@ class Comparer:
     def _scan(self, row: Any, side: int) -> tuple[bytes, int, int, list[tuple[str, int, float]]] | None:
         """One pass over a row: its test case, attempt, outcome, and each grader's first result as (grader id,
         state, score); ``None`` (counted as ignored) when it has no string ``test_case_id``."""
-        self.case_values[side].add(row)  # every row, repeated ones too: the side's summary counts them all
         if type(row) is not dict:
             self.ignored += 1
             return None
+        values = self.case_values[side]  # every row's values, repeated rows too: the side's summary counts them all
+        if "attempt" in row:
+            values.has_attempts = True
         case = row.get("test_case_id")
         if type(case) is not str:
             self.ignored += 1
@@ -262,15 +264,18 @@ class Comparer:
         if type(results) is list:
             types = self.grader_types[side]
             seen: set[str] = set()
+            kept = "error" not in row  # an errored row's values leave the per-test-case view, as the summary's
             for g in results:
                 if type(g) is not dict:
                     continue
                 score = g.get("score")
                 if type(score) is not float:
                     score = _score(g)
+                grader_id = g.get("grader_id")
                 if score is not None:
                     scored = True
-                grader_id = g.get("grader_id")
+                    if kept and type(grader_id) is str:
+                        values.keep(grader_id, case, attempt, score, g.get("raw_score"))
                 if type(grader_id) is not str or grader_id in seen:
                     continue
                 seen.add(grader_id)

@@ -4,6 +4,7 @@ the reduced values over the test cases both runs have; the text and Markdown sho
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from html_pages import chromium, probe
 from test_compare import _comparison_validator
 
-from evalschema.compare import compare
+from evalschema.compare import compare, compare_files
 from evalschema.compare.render import render_markdown, render_text
 from evalschema.report.comparehtml import render_compare_html
 from evalschema.summary.states import summarize
@@ -31,10 +32,12 @@ def _run(run_id: str, scores: dict[str, list[float | None]], reducer: dict[str, 
                 row["attempt"] = attempt
             if score is None:  # an errored attempt: its grader result leaves every per-test-case value
                 row["error"] = {"type": "timeout", "message": "took too long"}
-                row["grader_results"] = [{"grader_id": "g", "score": 1.0, "passed": True}]
+                row["grader_results"] = [{"grader_id": "g", "type": "custom", "score": 1.0, "passed": True}]
             else:
                 row["passed"] = score >= 0.5
-                row["grader_results"] = [{"grader_id": "g", "score": score, "raw_score": 1 + 9 * score, "passed": score >= 0.5}]
+                row["grader_results"] = [
+                    {"grader_id": "g", "type": "custom", "score": score, "raw_score": 1 + 9 * score, "passed": score >= 0.5}
+                ]
             rows.append(row)
     document: dict[str, Any] = {**ENVELOPE, "run_id": run_id, "results": rows}
     if reducer is not None:
@@ -140,3 +143,25 @@ def test_the_html_page_draws_the_view(tmp_path: Path) -> None:
     plain = compare(_run("b", BASE, None, attempts=False), _run("n", NEW, None, attempts=False))
     page.write_text(render_compare_html(plain, generated_at="2026-12-07T00:00:00Z"))
     assert probe(browser, page, tmp_path, PER_TEST_CASE_TABLE) == []  # no view, no table
+
+
+def test_an_attempt_after_rows_without_one(tmp_path: Path) -> None:
+    """Values are kept only once a row carries `attempt` (a run of single attempts pays nothing for the view); a
+    row with `attempt` after rows without one makes compare start over keeping every value: the view is still the
+    summary's, from documents and from files read in pieces."""
+    base = _run("b", BASE, {"method": "max"})
+    late = _run("n", NEW, {"method": "mean"})
+    for row in late["results"][:3]:
+        del row["attempt"]  # the first rows are the only attempts of their test cases... as far as they say
+    for document in (compare(base, late), compare_files(*_files(tmp_path, base, late))):
+        (grader,) = document["graders"]
+        assert grader["base_per_test_case"] == summarize(base).by_grader["g"]["per_test_case"]
+        assert grader["new_per_test_case"] == summarize(late).by_grader["g"]["per_test_case"]
+    assert summarize(late).by_grader["g"]["per_test_case"]["test_cases"] == 4
+
+
+def _files(folder: Path, base: dict[str, Any], new: dict[str, Any]) -> tuple[Path, Path]:
+    paths = folder / "base.json", folder / "new.json"
+    for path, document in zip(paths, (base, new)):
+        path.write_text(json.dumps(document), encoding="utf-8")
+    return paths

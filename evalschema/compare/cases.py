@@ -15,20 +15,38 @@ from typing import Any
 from ..summary.cases import Reducer, Value, exact_mean, grader_view, reducers, standard_error
 
 
+class ValuesMissed(Exception):
+    """A row carrying ``attempt`` came after rows whose values were not kept (a run's view exists only when its
+    rows carry attempts, so values are kept from the first such row on): compare again, keeping every value."""
+
+
 class CaseValues:
     """One run's scored values per grader and test case, in reading order. ``Comparer._scan`` hands each value on
     as it reads the row (one pass over its grader results); a test case's only value is held as itself, its values
     as a list from the second, and a pass or fail score of an early attempt without a raw value is one shared tuple
     (most test cases of most graders): the memory the view costs per test case."""
 
-    __slots__ = ("has_attempts", "values")
+    __slots__ = ("has_attempts", "keep_all", "skipped", "values")
 
-    def __init__(self) -> None:
+    def __init__(self, keep_all: bool = False) -> None:
         self.has_attempts = False  # the summary's per-test-case view exists only when some row carries `attempt`
+        # values are kept once a row carries `attempt` (a run of single attempts pays nothing), or all of them
+        # (``keep_all``) when a compare starts over because an `attempt` came after values that were skipped
+        self.keep_all = keep_all
+        self.skipped = False
         self.values: dict[str, dict[str, Value | list[Value]]] = {}  # grader id -> test case id -> its values
+
+    def attempts_seen(self) -> None:
+        """A row carries `attempt`: the run has a view; raises ``ValuesMissed`` when values were skipped before."""
+        self.has_attempts = True
+        if self.skipped:
+            raise ValuesMissed
 
     def keep(self, grader_id: str, case: str, attempt: int, score: float, raw: Any) -> None:
         """One scored value of a row that did not error (its raw value as the row holds it)."""
+        if not (self.has_attempts or self.keep_all):
+            self.skipped = True
+            return
         if raw is not None:
             raw = _number(raw)
             if raw is not None and not math.isfinite(raw):

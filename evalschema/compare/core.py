@@ -206,7 +206,7 @@ PROVENANCE = ("run_id", "suite_id", "suite_version", "suite_digest", "started_at
 class Comparer:
     """Feed the base run's rows, then the new run's; ``finish`` gives the comparison document."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, keep_all: bool = False) -> None:
         self.options = options
         self.grader = options.grader
         # base rows
@@ -238,7 +238,7 @@ class Comparer:
         self.flips: list[dict[str, Any]] = []
         self.envelopes: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
         self.labels: list[str | None] = [None, None]  # the files' paths, when read from files
-        self.case_values = (CaseValues(), CaseValues())  # per run: every scored value, for the per-test-case view
+        self.case_values = (CaseValues(keep_all), CaseValues(keep_all))  # per run: its scored values (per-test-case view)
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -249,8 +249,8 @@ class Comparer:
             self.ignored += 1
             return None
         values = self.case_values[side]  # every row's values, repeated rows too: the side's summary counts them all
-        if "attempt" in row:
-            values.has_attempts = True
+        if not values.has_attempts and "attempt" in row:
+            values.attempts_seen()
         case = row.get("test_case_id")
         if type(case) is not str:
             self.ignored += 1

@@ -405,6 +405,139 @@ def comparability() -> dict[str, dict[str, Any]]:
     }
 
 
+def oracle_reduce(values: list[float], counted: list[float], reducer: dict[str, Any]) -> float | None:
+    """One test case's attempts reduced (SPEC §4.7), each method from its definition."""
+    method, k, threshold = reducer["method"], reducer.get("k", 1), reducer.get("threshold", 1)
+    if method == "mean":
+        return float(np.mean(values))
+    if method == "median":
+        return float(np.median(values))
+    if method == "mode":  # the most frequent value; among equally frequent ones, the earliest attempt's
+        return max(values, key=lambda v: (values.count(v), -values.index(v)))
+    if method in ("max", "min"):
+        return float(max(values) if method == "max" else min(values))
+    reached = sum(1 for v in counted if v >= threshold)
+    if method == "at_least":
+        return 1.0 if reached >= k else 0.0
+    n = len(counted)
+    return None if n < k else 1.0 - comb(n - reached, k, exact=True) / comb(n, k, exact=True)
+
+
+def oracle_view(rows: list[dict[str, Any]], grader: str, reducer: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float]]:
+    """A run's per-test-case view of one grader (``TestCaseSummary``) and each test case's reduced score."""
+    by_case: dict[str, list[tuple[int, float, float | None]]] = {}
+    for row in rows:
+        if "error" in row:
+            continue
+        for g in row["grader_results"]:
+            if g["grader_id"] == grader and g.get("score") is not None:
+                by_case.setdefault(row["test_case_id"], []).append((row.get("attempt", 1), g["score"], g.get("raw_score")))
+    reduced, raws = {}, []
+    for case, held in by_case.items():
+        held.sort(key=lambda v: v[0])
+        counted = [raw if raw is not None else score for _, score, raw in held]
+        value = oracle_reduce([score for _, score, _ in held], counted, reducer)
+        if value is not None:
+            reduced[case] = value
+        raw_values = [raw for _, _, raw in held if raw is not None]
+        if raw_values and reducer["method"] not in ("at_least", "pass_at"):
+            raws.append(oracle_reduce(raw_values, raw_values, reducer))
+    scores = np.array(list(reduced.values()))
+    view: dict[str, Any] = {
+        "reducer": reducer["method"],
+        "test_cases": len(scores),
+        "avg_score": float(scores.mean()) if len(scores) else None,
+        "stderr": float(scores.std(ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else None,
+    }
+    if raws:
+        raw_array = np.array(raws, dtype=float)
+        view["avg_raw_score"] = float(raw_array.mean())
+        view["raw_stderr"] = float(raw_array.std(ddof=1) / np.sqrt(len(raw_array))) if len(raw_array) > 1 else None
+    return view, reduced
+
+
+def per_test_case() -> dict[str, dict[str, Any]]:
+    """Runs with uneven attempts, errored attempts and raw values on a 1-10 scale, each run with its own reducers:
+    every grader's per-test-case view of each run and their paired difference (SPEC §12.4)."""
+    out = {}
+    plans: dict[str, tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]] = {
+        "per_test_case__each_run_its_own_reducer": ({"exact": {"method": "mean"}, "judge": {"method": "median"}}, {"exact": {"method": "max"}, "judge": {"method": "mode"}}),
+        "per_test_case__pass_at_and_at_least": ({"exact": {"method": "pass_at", "k": 2}, "judge": {"method": "at_least", "k": 2, "threshold": 6}}, {"exact": {"method": "pass_at", "k": 2}, "judge": {"method": "at_least", "k": 2, "threshold": 6}}),
+        "per_test_case__min_and_default": ({"exact": {"method": "min"}}, {"judge": {"method": "min"}}),
+    }  # fmt: skip
+    for seed, (name, reducers) in enumerate(sorted(plans.items())):
+        rng = random.Random(4000 + seed)
+        sides: list[dict[str, Any]] = []
+        for side, declared in zip(("base", "new"), reducers):
+            rows = []
+            for i in range(14):
+                if rng.random() < 0.1:
+                    continue  # a test case this run did not run
+                for attempt in range(1, rng.randint(1, 4) + 1):
+                    exact = float(rng.random() < 0.6)
+                    rating = rng.randint(1, 10)
+                    row: dict[str, Any] = {
+                        "test_case_id": f"case-{i:02d}",
+                        "attempt": attempt,
+                        "grader_results": [
+                            {"grader_id": "exact", "type": "exact_match", "score": exact, "passed": exact == 1.0},
+                            {
+                                "grader_id": "judge",
+                                "type": "llm_judge",
+                                "score": (rating - 1) / 9,
+                                "raw_score": rating,
+                                "passed": rating >= 6,
+                            },
+                        ],
+                        "passed": exact == 1.0 and rating >= 6,
+                    }
+                    if rng.random() < 0.08:
+                        row["error"] = {"type": "timeout"}
+                        row["passed"] = False
+                    rows.append(row)
+            graders = {g: {"type": "exact_match" if g == "exact" else "llm_judge", "reducer": r} for g, r in declared.items()}
+            run = {
+                "version": "1.4.0",
+                "suite_id": "oracle",
+                "started_at": "2026-12-07T00:00:00Z",
+                "run_id": side,
+                "graders": graders,
+                "results": rows,
+            }
+            if not graders:
+                del run["graders"]
+            sides.append(run)
+        expect: dict[str, Any] = {}
+        alpha = 0.05
+        z = float(norm.ppf(1 - alpha / 2))
+        for grader in ("exact", "judge"):
+            views = [oracle_view(run["results"], grader, reducers[i].get(grader, {"method": "mean"})) for i, run in enumerate(sides)]
+            both = [case for case in views[0][1] if case in views[1][1]]
+            differences = np.array([views[1][1][case] - views[0][1][case] for case in both])
+            mean = float(differences.mean()) if len(both) else None
+            stderr = float(differences.std(ddof=1) / np.sqrt(len(both))) if len(both) > 1 else None
+            expect[grader] = {
+                "base_per_test_case": views[0][0],
+                "new_per_test_case": views[1][0],
+                "per_test_case_difference": {
+                    "test_cases": len(both),
+                    "base_mean": float(np.mean([views[0][1][c] for c in both])) if both else None,
+                    "new_mean": float(np.mean([views[1][1][c] for c in both])) if both else None,
+                    "difference": mean,
+                    "stderr": stderr,
+                    "interval": None if stderr is None or mean is None else [mean - z * stderr, mean + z * stderr],
+                },
+            }
+        out[name] = {
+            "description": "Each run's per-test-case view reduced by its own reducers, and their paired difference (SPEC 12.4)",
+            "base": sides[0],
+            "new": sides[1],
+            "options": {"alpha": alpha, "seed": 1, "resamples": 0},
+            "expect": {"per_test_case": expect},
+        }
+    return out
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     written = set()
@@ -418,6 +551,10 @@ def main() -> int:
             fixture[side] = {k: v for k, v in fixture[side].items() if v is not None}
         path = OUT / f"{name}.json"
         path.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        written.add(path.name)
+    for name, fixture in sorted(per_test_case().items()):
+        path = OUT / f"{name}.json"
+        path.write_text(json.dumps(fixture, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
         written.add(path.name)
     stale = {p.name for p in OUT.glob("*.json")} - written
     for name in stale:

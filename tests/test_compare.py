@@ -29,6 +29,7 @@ FIXTURES = ROOT / "spec" / "conformance" / "compare"
 CASES = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*.json"))}
 ORACLE = {name: case for name, case in CASES.items() if "mcnemar" in case["expect"]}
 COMPARABILITY = {name: case for name, case in CASES.items() if "findings" in case["expect"]}
+PER_TEST_CASE = {name: case for name, case in CASES.items() if "per_test_case" in case["expect"]}
 LEDGER = {rule["id"]: rule for rule in json.loads((ROOT / "spec" / "ledger.json").read_text())["rules"]}
 TOLERANCE = 1e-9
 
@@ -90,6 +91,19 @@ def test_oracle_fixture_python(name: str) -> None:
     case = ORACLE[name]
     assert _close(stats.z_value(case["options"]["alpha"]), case["expect"]["z"]) == []
     assert _against_oracle(compare(case["base"], case["new"], _options(case)), case["expect"]) == []
+
+
+def _against_per_test_case(document: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """Each grader's per-test-case members (spec 1.4.0) against the oracle's numbers (numpy, scipy)."""
+    members = ("base_per_test_case", "new_per_test_case", "per_test_case_difference")
+    got = {g["grader_id"]: {m: g[m] for m in members if m in g} for g in document["graders"]}
+    return _close(got, expect["per_test_case"], "/graders")
+
+
+@pytest.mark.parametrize("name", sorted(PER_TEST_CASE))
+def test_per_test_case_fixture_python(name: str) -> None:
+    case = PER_TEST_CASE[name]
+    assert _against_per_test_case(compare(case["base"], case["new"], _options(case)), case["expect"]) == []
 
 
 @pytest.mark.parametrize("name", sorted(COMPARABILITY))
@@ -155,6 +169,11 @@ def typescript() -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize("name", sorted(ORACLE))
 def test_oracle_fixture_typescript(name: str, typescript: dict[str, dict[str, Any]]) -> None:
     assert _against_oracle(typescript[name], ORACLE[name]["expect"]) == []
+
+
+@pytest.mark.parametrize("name", sorted(PER_TEST_CASE))
+def test_per_test_case_fixture_typescript(name: str, typescript: dict[str, dict[str, Any]]) -> None:
+    assert _against_per_test_case(typescript[name], PER_TEST_CASE[name]["expect"]) == []
 
 
 def test_both_sdks_give_the_same_document(typescript: dict[str, dict[str, Any]]) -> None:

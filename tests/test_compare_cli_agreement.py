@@ -2,7 +2,7 @@
 the same text, JSON and Markdown on standard output and the same exit status, over the same inputs — a
 regression the gate catches, three pairs that cannot show one (the power line), no pairs at all, result sets
 that are not valid (refused, or compared under ``--force``), runs that are not comparable (``--strict``), a
-suite digest, a newer major version (refused even under ``--force``), flips of every kind, attempts, a hostile
+suite digest, each run's per-test-case view with its own reducers, a newer major version (refused even under ``--force``), flips of every kind, attempts, a hostile
 test case id, YAML, and a file that cannot be read."""
 
 from __future__ import annotations
@@ -79,6 +79,38 @@ def _inputs(folder: Path) -> None:
     ]
     put("mixed-base.json", _run("b", mixed_base, suite_digest="sha256:" + "a" * 64))
     put("mixed-new.json", _run("n", mixed_new, suite_id="qa-2", graders={"judge": {"type": "llm_judge", "judge_model": "m2"}}))
+
+    # the per-test-case view (spec 1.4.0): uneven attempts, scores of no short binary form, raw values on a 1-10
+    # scale, an errored attempt, and each run's own reducer for each grader
+    def reduced(run_id: str, cases: dict[str, list[float | None]], reducers: dict[str, Any]) -> dict[str, Any]:
+        rows = []
+        for case, scores in cases.items():
+            for attempt, value in enumerate(scores, 1):
+                row = _row(case, "errored" if value is None else "passed" if value >= 0.5 else "failed", attempt, value)
+                for result in row["grader_results"]:
+                    result["raw_score"] = 1 + 9 * result["score"]
+                rows.append(row)
+        graders = {
+            g: {"type": kind, "reducer": r} for (g, kind), r in zip((("exact", "exact_match"), ("judge", "llm_judge")), reducers.values())
+        }
+        return _run(run_id, rows, graders=graders)
+
+    put(
+        "reduce-base.json",
+        reduced(
+            "b",
+            {"r1": [0.1, 0.7, None], "r2": [1 / 3, 0.2], "r3": [0.9], "r4": [0.3, 0.3, 0.6]},
+            {"e": {"method": "median"}, "j": {"method": "mean"}},
+        ),
+    )
+    put(
+        "reduce-new.json",
+        reduced(
+            "n",
+            {"r1": [0.7, 0.7], "r2": [2 / 3, None, 0.15], "r3": [0.05, 0.95], "r5": [0.4]},
+            {"e": {"method": "pass_at", "k": 2, "threshold": 6.5}, "j": {"method": "mode"}},
+        ),
+    )
     # not valid: a row whose passed is not a boolean
     bad = _run("x", [_row("case-0", "passed"), _row("case-1", "failed")])
     bad["results"][0]["passed"] = "yes"
@@ -108,6 +140,8 @@ CASES = [
     ["mixed-base.json", "mixed-new.json", "--strict"],
     ["mixed-base.json", "mixed-new.json", "--grader", "judge", "--seed", "7", "--resamples", "500"],
     ["mixed-base.json", "mixed-new.json", "--suite", "suite.json"],
+    ["reduce-base.json", "reduce-new.json"],
+    ["reduce-base.json", "reduce-new.json", "--resamples", "0", "--alpha", "0.1"],
     ["bad.json", "reg-new.json"],
     ["bad.json", "reg-new.json", "--force"],
     ["reg-base.json", "bad.json", "--force", "--fail-on-regression"],
@@ -159,5 +193,7 @@ def test_the_cases_reach_every_outcome(inputs: Path) -> None:
         b"nothing to compare",
         b"flipped (",
         b"attempts: flip rate",
+        b"per test case (median \xe2\x86\x92 pass_at): mean",
+        b"; paired over 3 test cases: ",
     ):
         assert needle in text, needle

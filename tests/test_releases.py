@@ -43,6 +43,7 @@ PUBLISHED = {
     "1.1.0": "1b4d232c3f4a1bfe8be599668f09e7f60da0c00664582eaf93fbf85c538b8e6f",
     "1.2.0": "f518b88bc0ab1c63b8f07181352c88315a78ae90441a15b050f788ff10e4f689",
     "1.3.0": "dd0d9f5f67bb06b513fce9d801aad22128975a664713b631c34bcef0f236cbcd",
+    "1.4.0": "0ff35b5e495adadbec317cc713979fe2ea10e149f63a300fa4be6b45a66e7e22",
 }
 
 
@@ -80,6 +81,7 @@ def test_release_dates() -> None:
         ("1.1.0", "2026-11-30"),
         ("1.2.0", "2026-11-30"),
         ("1.3.0", "2026-12-07"),
+        ("1.4.0", "2026-12-07"),
     ]
 
 
@@ -144,16 +146,16 @@ def test_release_command_refuses_to_overwrite(tmp_path: Path) -> None:
 def test_release_command_cuts_a_new_release(tmp_path: Path) -> None:
     rel = tmp_path / "releases"
     shutil.copytree(RELEASES, rel)
-    work = _working(tmp_path / "work", "1.4.0", add_optional=True)
+    work = _working(tmp_path / "work", "1.5.0", add_optional=True)
     run = _codegen("release", "--schemas", str(work), "--releases", str(rel), "--date", "2027-01-15")
     assert run.returncode == 0, run.stdout + run.stderr
     new = policy.releases(rel)[-1]
-    assert (new.version, new.date) == ("1.4.0", "2027-01-15")
+    assert (new.version, new.date) == ("1.5.0", "2027-01-15")
     assert policy.verify_release(new) == []
     # a working set that the policy refuses is not released
-    bad = _working(tmp_path / "bad", "1.3.1", remove_deprecated=True)
+    bad = _working(tmp_path / "bad", "1.4.1", remove_deprecated=True)
     run = _codegen("release", "--schemas", str(bad), "--releases", str(rel), "--date", "2027-02-01")
-    assert run.returncode == 1 and not (rel / "1.3.1").exists()
+    assert run.returncode == 1 and not (rel / "1.4.1").exists()
 
 
 # ------------------------------------------------------------------------------------------ diff rules
@@ -491,25 +493,25 @@ def test_rehearsal_removal_in_2_0_0_waits_for_the_window(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("today", ["2027-06-01", "2027-12-01", "2031-01-01"])
 def test_rehearsal_removal_in_a_minor_is_refused_at_any_date(tmp_path: Path, today: str) -> None:
-    work = _working(tmp_path / "w", "1.4.0", remove_deprecated=True)
+    work = _working(tmp_path / "w", "1.5.0", remove_deprecated=True)
     codes = _codes(tmp_path, work, today)
     assert "VERSION_MISMATCH" in codes and "REMOVAL_NOT_IN_MAJOR" in codes
 
 
 def test_rehearsal_additions_need_a_minor(tmp_path: Path) -> None:
-    assert _codes(tmp_path, _working(tmp_path / "minor", "1.4.0", add_optional=True), "2026-12-15") == []
-    assert _codes(tmp_path, _working(tmp_path / "patch", "1.3.1", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
+    assert _codes(tmp_path, _working(tmp_path / "minor", "1.5.0", add_optional=True), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "patch", "1.4.1", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
     assert _codes(tmp_path, _working(tmp_path / "major", "2.0.0", add_optional=True), "2026-12-15") == ["VERSION_MISMATCH"]
 
 
 def test_rehearsal_text_edits_need_a_patch_and_any_change_needs_a_bump(tmp_path: Path) -> None:
-    assert _codes(tmp_path, _working(tmp_path / "p", "1.3.1", edit_text=True), "2026-12-15") == []
-    assert _codes(tmp_path, _working(tmp_path / "same", "1.3.0", edit_text=True), "2026-12-15") == ["VERSION_NOT_BUMPED"]
-    assert _codes(tmp_path, _working(tmp_path / "idonly", "1.3.1"), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "p", "1.4.1", edit_text=True), "2026-12-15") == []
+    assert _codes(tmp_path, _working(tmp_path / "same", "1.4.0", edit_text=True), "2026-12-15") == ["VERSION_NOT_BUMPED"]
+    assert _codes(tmp_path, _working(tmp_path / "idonly", "1.4.1"), "2026-12-15") == []
 
 
 def test_policy_requires_complete_deprecations(tmp_path: Path) -> None:
-    work = _working(tmp_path / "w", "1.4.0", add_optional=True)
+    work = _working(tmp_path / "w", "1.5.0", add_optional=True)
     doc = json.loads((work / "resultset.json").read_text())
     doc["$defs"]["Runner"]["properties"]["name"]["deprecated"] = True
     (work / "resultset.json").write_text(json.dumps(doc, indent=2))
@@ -681,5 +683,26 @@ def test_1_3_0_is_a_minor_of_1_2_0() -> None:
         "resultset.json#/$defs/GraderSummary/properties/avg_raw_score",
         "resultset.json#/$defs/GraderSummary/properties/per_test_case",
         "comparison.json#/properties/power",  # issue 43: compare states its power in JSON too
+    }
+    assert {finding["bump"] for finding in report["findings"]} == {"minor"}
+
+
+def test_1_4_0_is_a_minor_of_1_3_0() -> None:
+    """Issue 40: compare's per-test-case view and a row's trace, span and response ids are compatible additions,
+    and ``evalschema diff`` says so for the bundled releases by version (RFC 0005)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "evalschema", "diff", "1.3.0", "1.4.0", "--format", "json"], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert (report["bump"], report["breaking"]) == ("minor", 0)
+    added = {finding["location"] for finding in report["findings"] if finding["rule"] == "PROPERTY_ADDED_OPTIONAL"}
+    assert added == {
+        "comparison.json#/$defs/GraderDelta/properties/base_per_test_case",
+        "comparison.json#/$defs/GraderDelta/properties/new_per_test_case",
+        "comparison.json#/$defs/GraderDelta/properties/per_test_case_difference",
+        "resultset.json#/$defs/Result/properties/trace_id",
+        "resultset.json#/$defs/Result/properties/span_id",
+        "resultset.json#/$defs/Result/properties/response_id",
     }
     assert {finding["bump"] for finding in report["findings"]} == {"minor"}

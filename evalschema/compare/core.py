@@ -21,6 +21,7 @@ from ..io.compact import KeyTable
 from ..schemas.registry import schema_dir
 from ..summary.states import attempt_number
 from . import stats
+from .cases import CaseValues
 
 # a row's outcome (SPEC §4.2, or the --grader verdict), stored in one byte
 PASSED, FAILED, INVALIDATED, ERRORED, UNSCORED = 0, 1, 2, 3, 4
@@ -205,7 +206,7 @@ PROVENANCE = ("run_id", "suite_id", "suite_version", "suite_digest", "started_at
 class Comparer:
     """Feed the base run's rows, then the new run's; ``finish`` gives the comparison document."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, keep_all: bool = False) -> None:
         self.options = options
         self.grader = options.grader
         # base rows
@@ -237,6 +238,7 @@ class Comparer:
         self.flips: list[dict[str, Any]] = []
         self.envelopes: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
         self.labels: list[str | None] = [None, None]  # the files' paths, when read from files
+        self.case_values = (CaseValues(keep_all), CaseValues(keep_all))  # per run: its scored values (per-test-case view)
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -246,6 +248,9 @@ class Comparer:
         if type(row) is not dict:
             self.ignored += 1
             return None
+        values = self.case_values[side]  # every row's values, repeated rows too: the side's summary counts them all
+        if not values.has_attempts and "attempt" in row:
+            values.attempts_seen()
         case = row.get("test_case_id")
         if type(case) is not str:
             self.ignored += 1
@@ -259,15 +264,18 @@ class Comparer:
         if type(results) is list:
             types = self.grader_types[side]
             seen: set[str] = set()
+            kept = "error" not in row  # an errored row's values leave the per-test-case view, as the summary's
             for g in results:
                 if type(g) is not dict:
                     continue
                 score = g.get("score")
                 if type(score) is not float:
                     score = _score(g)
+                grader_id = g.get("grader_id")
                 if score is not None:
                     scored = True
-                grader_id = g.get("grader_id")
+                    if kept and type(grader_id) is str:
+                        values.keep(grader_id, case, attempt, score, g.get("raw_score"))
                 if type(grader_id) is not str or grader_id in seen:
                     continue
                 seen.add(grader_id)

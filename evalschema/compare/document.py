@@ -11,6 +11,7 @@ from ..core.findings import pointer
 from ..core.messages import render
 from ..schemas.registry import spec_version
 from . import stats
+from .cases import ValuesMissed, grader_fields
 from .core import FLIP_ORDER, PROVENANCE, Comparer, Options, power
 
 GRADER_FIELDS = COMPARED_GRADER_FIELDS
@@ -115,6 +116,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
         interval_method = "cluster_normal"
 
     graders = []
+    declared = (comparer.envelopes[0].get("graders"), comparer.envelopes[1].get("graders"))  # each run's reducers
     for grader_id, (differences, counts), interval in zip(grader_ids, metrics[1:], intervals[1:]):
         pairs = sum(counts)
         base_total, new_total = comparer.grader_totals[grader_id]
@@ -128,6 +130,7 @@ def build(comparer: Comparer) -> dict[str, Any]:
                 "difference": stats.mean(differences, pairs),
                 "interval": list(interval) if interval else None,
                 "method": interval_method,
+                **grader_fields(comparer.case_values, declared, grader_id, z),
             }
         )
 
@@ -216,13 +219,18 @@ def _run(comparer: Comparer, side: int) -> dict[str, Any]:
 def compare(base: dict[str, Any], new: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
     """The comparison document of two result sets held in memory (SPEC §12); its schema is
     ``schemas/comparison.json``."""
-    comparer = Comparer(options or Options())
-    for side, document in enumerate((base, new)):
-        if not isinstance(document, dict):
-            raise TypeError("a result set is a JSON object")
-        comparer.envelopes[side].update({k: v for k, v in document.items() if k != "results"})
-        rows = document.get("results")
-        add = comparer.add_base if side == 0 else comparer.add_new
-        for row in rows if isinstance(rows, list) else ():
-            add(row)
-    return build(comparer)
+    for keep_all in (False, True):
+        comparer = Comparer(options or Options(), keep_all)
+        try:
+            for side, document in enumerate((base, new)):
+                if not isinstance(document, dict):
+                    raise TypeError("a result set is a JSON object")
+                comparer.envelopes[side].update({k: v for k, v in document.items() if k != "results"})
+                rows = document.get("results")
+                add = comparer.add_base if side == 0 else comparer.add_new
+                for row in rows if isinstance(rows, list) else ():
+                    add(row)
+        except ValuesMissed:
+            continue  # an `attempt` after rows whose values were skipped: again, keeping every value
+        return build(comparer)
+    raise AssertionError("a comparison keeping every value never starts over")

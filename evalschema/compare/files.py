@@ -16,6 +16,7 @@ from ..io.compact import KeyTable
 from ..io.loader import load_path, paused_gc
 from ..pipeline import KIND, placed, validate, validate_and_read_file
 from ..summary.states import attempt_number
+from .cases import ValuesMissed
 from .core import Attempts, Comparer, Options, pair_key, row_outcome
 from .document import build
 
@@ -109,8 +110,9 @@ def compare_checked(base: Path, new: Path, options: Options | None = None) -> tu
     set's report was decided before its rows were read: there is nothing to compare) and the report of each result
     set that is not valid. Raises ``Unreadable``."""
     stream_rows: bool | None = None
+    keep_all = False
     while True:
-        comparer = Comparer(options or Options())
+        comparer = Comparer(options or Options(), keep_all)
         refused: list[tuple[str, Report]] = []
         comparable = True
         try:
@@ -125,6 +127,10 @@ def compare_checked(base: Path, new: Path, options: Options | None = None) -> tu
             if stream_rows is False:
                 raise AssertionError("a whole reading never starts over") from None
             stream_rows = False
+        except ValuesMissed:
+            if keep_all:
+                raise AssertionError("a comparison keeping every value never starts over") from None
+            keep_all = True  # an `attempt` after rows whose values were skipped: again, keeping every value
 
 
 def compare_files(base: Path, new: Path, options: Options | None = None) -> dict[str, Any]:

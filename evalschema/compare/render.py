@@ -66,6 +66,31 @@ def grader_line(grader: dict[str, Any], document: dict[str, Any]) -> str:
     )
 
 
+def reducer_of(grader: dict[str, Any]) -> str:
+    """The reducer each run applied to this grader: one name when both agree, else ``base → new``."""
+    base, new = (grader.get(f"{side}_per_test_case") for side in ("base", "new"))
+    before, after = (view["reducer"] if view else "n/a" for view in (base, new))
+    return before if before == after else f"{before} \u2192 {after}"
+
+
+def per_test_case_line(grader: dict[str, Any], document: dict[str, Any]) -> str | None:
+    """A grader's per-test-case view (SPEC §12.4), when either run's rows carry attempts; else ``None``."""
+    base, new = grader.get("base_per_test_case"), grader.get("new_per_test_case")
+    if base is None and new is None:
+        return None
+    line = (
+        f"grader {grader['grader_id']} per test case ({reducer_of(grader)}): mean "
+        f"{_num(base['avg_score']) if base else 'n/a'} \u2192 {_num(new['avg_score']) if new else 'n/a'}"
+    )
+    paired = grader.get("per_test_case_difference")
+    if paired is None or paired["difference"] is None:
+        return line
+    return (
+        f"{line}; paired over {paired['test_cases']} test cases: {_signed(paired['difference'], 1, 3)}, "
+        f"{confidence(document)} CI {_interval(paired['interval'], 1, 3)}"
+    )
+
+
 def power_line(document: dict[str, Any]) -> str:
     """What the comparison could show at all: the smallest pass-rate drop (or rise) that could be significant
     with this many pairs at ``--alpha``, or that none could."""
@@ -95,7 +120,11 @@ def render_text(document: dict[str, Any]) -> str:
     )
     lines.append("  " + power_line(document))
     lines.append("  changes: " + ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in changes.items()))
-    lines += ["  " + grader_line(grader, document) for grader in document["graders"]]
+    for grader in document["graders"]:
+        lines.append("  " + grader_line(grader, document))
+        view = per_test_case_line(grader, document)
+        if view is not None:
+            lines.append("    " + view)
     for side in ("base", "new"):
         stats = document["attempts"][side]
         if stats["multi_attempt_cases"]:
@@ -184,6 +213,26 @@ def render_markdown(document: dict[str, Any]) -> str:
             )
             for g in document["graders"]
         ]
+    viewed = [g for g in document["graders"] if g.get("base_per_test_case") or g.get("new_per_test_case")]
+    if viewed:
+        out += [
+            "",
+            "| grader per test case | reducer | base mean | new mean | paired test cases | difference | interval |",
+            "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for g in viewed:
+            base, new, paired = g.get("base_per_test_case"), g.get("new_per_test_case"), g.get("per_test_case_difference")
+            out.append(
+                _row(
+                    g["grader_id"],
+                    reducer_of(g),
+                    _num(base["avg_score"]) if base else "n/a",
+                    _num(new["avg_score"]) if new else "n/a",
+                    paired["test_cases"] if paired else "n/a",
+                    _num(paired["difference"], True) if paired else "n/a",
+                    _interval(paired["interval"], 1, 3) if paired else "n/a",
+                )
+            )
     if document["findings"]:
         out += ["", "| severity | code | pointer | message |", "| --- | --- | --- | --- |"]
         out += [_row(f["severity"], f["code"], f["pointer"] or "/", f["message"]) for f in document["findings"]]

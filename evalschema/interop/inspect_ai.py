@@ -597,6 +597,11 @@ def _sample(
         loss.defaulted(source, base + "/error", "Inspect does not classify sample errors: error.type is runner_error, retryable false")
         if error.get("traceback_ansi"):
             loss.dropped(source, base + "/error/traceback_ansi", "the ANSI-coloured copy of the traceback (the plain traceback is kept)")
+    # the provider's id of the graded response, as Inspect's providers record it (gen_ai.response.id, spec 1.4.0);
+    # Inspect's own span ids (events' span_id) are no W3C ids and its logs hold no trace id: nothing to map for those
+    response_id = output.get("response_id")
+    if isinstance(response_id, str) and response_id:
+        row["response_id"] = response_id
     row_meta = prefixed(
         FORMAT,
         {

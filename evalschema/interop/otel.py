@@ -3,8 +3,10 @@
 The output is one ``ExportLogsServiceRequest`` in the OTLP/JSON encoding (what an OTLP/HTTP exporter posts to
 ``/v1/logs``): one log record per grader result, with the event name ``gen_ai.evaluation.result`` and the
 attributes of the GenAI semantic conventions (``gen_ai.evaluation.name``, ``gen_ai.evaluation.score.value``,
-``gen_ai.evaluation.score.label``, ``gen_ai.evaluation.explanation``), plus ``evalschema.*`` attributes for what
-the conventions have no name for (test case, attempt, run). The mapping is SPEC.md, Appendix A.7.
+``gen_ai.evaluation.score.label``, ``gen_ai.evaluation.explanation``, and ``gen_ai.response.id`` from the row's
+``response_id``), plus ``evalschema.*`` attributes for what the conventions have no name for (test case, attempt,
+run); a row's ``trace_id`` and ``span_id`` are the record's own ``traceId`` and ``spanId``. The mapping is SPEC.md,
+Appendix A.7.
 """
 
 from __future__ import annotations
@@ -120,6 +122,16 @@ def write(document: dict[str, Any], stream: IO[bytes], loss: LossReport, source:
         }
         if "error" in row:
             common["error.type"] = row["error"].get("type", "runner_error")
+        common["gen_ai.response.id"] = row.get("response_id")
+        # the LogRecord's own trace context: OTLP/JSON writes both ids as hex strings, not base64 (its one departure
+        # from protobuf's JSON mapping), and a span id only beside a trace id
+        context = {}
+        if row.get("trace_id"):
+            context["traceId"] = row["trace_id"]
+            if row.get("span_id"):
+                context["spanId"] = row["span_id"]
+        elif row.get("span_id"):
+            loss.dropped(source, f"/results/{index}/span_id", "a span id without a trace id has no OTLP trace context")
         if not row["grader_results"]:
             loss.dropped(
                 source,
@@ -142,6 +154,7 @@ def write(document: dict[str, Any], stream: IO[bytes], loss: LossReport, source:
                     "eventName": EVENT_NAME,
                     "severityNumber": 9,
                     "severityText": "INFO",
+                    **context,
                     "attributes": _attributes(attributes, loss, source, f"/results/{index}/grader_results/{g}"),
                 }
             )

@@ -122,8 +122,9 @@ def reducers(provenance: Any) -> dict[str, Reducer]:
     }
 
 
-def grader_view(per_case: Iterable[list[Value]], reducer: Reducer) -> dict[str, Any]:
-    """The per-test-case metrics of one grader, from its values grouped by test case."""
+def grader_view(per_case: Iterable[list[Value]], reducer: Reducer, reduced_scores: list[float | None] | None = None) -> dict[str, Any]:
+    """The per-test-case metrics of one grader, from its values grouped by test case; each test case's reduced
+    score (``None`` when it has none) is appended to ``reduced_scores`` when given (compare pairs them, SPEC 12.4)."""
     scores: list[float] = []
     raws: list[float] = []
     has_raw = False
@@ -133,6 +134,8 @@ def grader_view(per_case: Iterable[list[Value]], reducer: Reducer) -> dict[str, 
         has_raw = has_raw or bool(raw_values)
         counted = [raw if raw is not None else score for _, score, raw in ordered]
         reduced = reducer.reduce([score for _, score, _ in ordered], counted)
+        if reduced_scores is not None:
+            reduced_scores.append(reduced)
         if reduced is not None:
             scores.append(reduced)
         if raw_values and reducer.keeps_scale:

@@ -605,11 +605,20 @@ type GraderDelta struct {
 
 	Method IntervalMethod `json:"method"`
 
+	// The base run's per-test-case view of this grader, reduced by the reducer the base result set's `graders` declares (SPEC §4.7): what `summarize` reports for it as `by_grader.<id>.per_test_case`. Present when the base run's rows carry `attempt`.
+	BasePerTestCase *TestCaseSummary `json:"base_per_test_case,omitempty"`
+
+	// The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`.
+	NewPerTestCase *TestCaseSummary `json:"new_per_test_case,omitempty"`
+
+	// The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`.
+	PerTestCaseDifference *TestCaseDelta `json:"per_test_case_difference,omitempty"`
+
 	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var graderDeltaDeclared = map[string]int{"grader_id": memberRequired | memberNotNull, "pairs": memberRequired | memberNotNull, "test_cases": memberRequired | memberNotNull, "base_mean": memberRequired, "new_mean": memberRequired, "difference": memberRequired, "interval": memberRequired, "method": memberRequired | memberNotNull}
+var graderDeltaDeclared = map[string]int{"grader_id": memberRequired | memberNotNull, "pairs": memberRequired | memberNotNull, "test_cases": memberRequired | memberNotNull, "base_mean": memberRequired, "new_mean": memberRequired, "difference": memberRequired, "interval": memberRequired, "method": memberRequired | memberNotNull, "base_per_test_case": memberNotNull, "new_per_test_case": memberNotNull, "per_test_case_difference": memberNotNull}
 
 // UnmarshalJSON decodes a GraderDelta, keeping undeclared members in AdditionalProperties.
 func (o *GraderDelta) UnmarshalJSON(data []byte) error {
@@ -631,6 +640,54 @@ func (o GraderDelta) MarshalJSON() ([]byte, error) {
 // Validate reports the first way o breaks its schema (comparison.json#/$defs/GraderDelta), or nil.
 func (o GraderDelta) Validate() error {
 	return validateValue(o, "comparison.json", "/$defs/GraderDelta")
+}
+
+// One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4).
+type TestCaseDelta struct {
+	// Test cases with a reduced value on both sides.
+	TestCases int64 `json:"test_cases"`
+
+	// Mean base reduced value over those test cases; null when there are none.
+	BaseMean *float64 `json:"base_mean"`
+
+	// Mean new reduced value over those test cases; null when there are none.
+	NewMean *float64 `json:"new_mean"`
+
+	// Mean over those test cases of (new reduced value − base reduced value); null when there are none.
+	Difference *float64 `json:"difference"`
+
+	// Standard error of `difference`: the sample standard deviation of the differences (n − 1 in the denominator) over the square root of n; null for fewer than two test cases.
+	Stderr *float64 `json:"stderr"`
+
+	// difference ± z·stderr, z the normal quantile at 1 − alpha/2; null without a stderr.
+	Interval Interval `json:"interval"`
+
+	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+var testCaseDeltaDeclared = map[string]int{"test_cases": memberRequired | memberNotNull, "base_mean": memberRequired, "new_mean": memberRequired, "difference": memberRequired, "stderr": memberRequired, "interval": memberRequired}
+
+// UnmarshalJSON decodes a TestCaseDelta, keeping undeclared members in AdditionalProperties.
+func (o *TestCaseDelta) UnmarshalJSON(data []byte) error {
+	type plain TestCaseDelta
+	extra, err := decodeObject(data, (*plain)(o), testCaseDeltaDeclared)
+	if err != nil {
+		return err
+	}
+	o.AdditionalProperties = extra
+	return nil
+}
+
+// MarshalJSON encodes a TestCaseDelta with its AdditionalProperties.
+func (o TestCaseDelta) MarshalJSON() ([]byte, error) {
+	type plain TestCaseDelta
+	return encodeObject(plain(o), o.AdditionalProperties)
+}
+
+// Validate reports the first way o breaks its schema (comparison.json#/$defs/TestCaseDelta), or nil.
+func (o TestCaseDelta) Validate() error {
+	return validateValue(o, "comparison.json", "/$defs/TestCaseDelta")
 }
 
 // Per test case over its scored attempts (SPEC §12.5).

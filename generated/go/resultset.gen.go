@@ -230,13 +230,22 @@ type Result struct {
 
 	Error *ExecutionError `json:"error,omitempty"`
 
+	// The W3C Trace Context trace id of the trace this attempt ran in, when the source traced it: 32 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `traceId`.
+	TraceId *string `json:"trace_id,omitempty"`
+
+	// The W3C Trace Context span id of the span of this attempt (the model call or the agent run that produced `actual_output`): 16 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `spanId`.
+	SpanId *string `json:"span_id,omitempty"`
+
+	// The provider's id of the model response graded here (OpenTelemetry GenAI semantic conventions: `gen_ai.response.id`), as the provider wrote it.
+	ResponseId *string `json:"response_id,omitempty"`
+
 	Metadata *Metadata `json:"metadata,omitempty"`
 
 	// AdditionalProperties holds members not declared above (the schema allows none; they are kept, not dropped).
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-var resultDeclared = map[string]int{"test_case_id": memberRequired | memberNotNull, "attempt": memberNotNull, "actual_output": memberNotNull, "grader_results": memberRequired | memberNotNull, "constraint_violations": memberNotNull, "passed": memberRequired | memberNotNull, "duration_ms": memberNotNull, "completed_at": memberNotNull, "error": memberNotNull, "metadata": memberNotNull}
+var resultDeclared = map[string]int{"test_case_id": memberRequired | memberNotNull, "attempt": memberNotNull, "actual_output": memberNotNull, "grader_results": memberRequired | memberNotNull, "constraint_violations": memberNotNull, "passed": memberRequired | memberNotNull, "duration_ms": memberNotNull, "completed_at": memberNotNull, "error": memberNotNull, "trace_id": memberNotNull, "span_id": memberNotNull, "response_id": memberNotNull, "metadata": memberNotNull}
 
 // UnmarshalJSON decodes a Result, keeping undeclared members in AdditionalProperties.
 func (o *Result) UnmarshalJSON(data []byte) error {

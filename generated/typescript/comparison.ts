@@ -486,6 +486,12 @@ export interface GraderDelta {
   /** Interval of the difference, test cases resampled. */
   interval: Interval;
   method: IntervalMethod;
+  /** The base run's per-test-case view of this grader, reduced by the reducer the base result set's `graders` declares (SPEC §4.7): what `summarize` reports for it as `by_grader.<id>.per_test_case`. Present when the base run's rows carry `attempt`. */
+  base_per_test_case?: resultset.TestCaseSummary;
+  /** The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`. */
+  new_per_test_case?: resultset.TestCaseSummary;
+  /** The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`. */
+  per_test_case_difference?: TestCaseDelta;
 }
 
 /** Whether `value` is a `GraderDelta`: its schema (comparison.json#/$defs/GraderDelta) accepts it. */
@@ -496,6 +502,50 @@ export function isGraderDelta(value: unknown): value is GraderDelta {
 /** What the schema of `GraderDelta` (comparison.json#/$defs/GraderDelta) finds wrong with `value`: none when it is one. */
 export function validateGraderDelta(value: unknown): _validate.Finding[] {
   return _validate.findings("comparison.json", "/$defs/GraderDelta", value);
+}
+
+/** One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4). */
+export interface TestCaseDelta {
+  /**
+   * Test cases with a reduced value on both sides.
+   * @minimum 0
+   */
+  test_cases: Integer;
+  /**
+   * Mean base reduced value over those test cases; null when there are none.
+   * @minimum 0
+   * @maximum 1
+   */
+  base_mean: number | null;
+  /**
+   * Mean new reduced value over those test cases; null when there are none.
+   * @minimum 0
+   * @maximum 1
+   */
+  new_mean: number | null;
+  /**
+   * Mean over those test cases of (new reduced value − base reduced value); null when there are none.
+   * @minimum -1
+   * @maximum 1
+   */
+  difference: number | null;
+  /**
+   * Standard error of `difference`: the sample standard deviation of the differences (n − 1 in the denominator) over the square root of n; null for fewer than two test cases.
+   * @minimum 0
+   */
+  stderr: number | null;
+  /** difference ± z·stderr, z the normal quantile at 1 − alpha/2; null without a stderr. */
+  interval: Interval;
+}
+
+/** Whether `value` is a `TestCaseDelta`: its schema (comparison.json#/$defs/TestCaseDelta) accepts it. */
+export function isTestCaseDelta(value: unknown): value is TestCaseDelta {
+  return _validate.accepts("comparison.json", "/$defs/TestCaseDelta", value);
+}
+
+/** What the schema of `TestCaseDelta` (comparison.json#/$defs/TestCaseDelta) finds wrong with `value`: none when it is one. */
+export function validateTestCaseDelta(value: unknown): _validate.Finding[] {
+  return _validate.findings("comparison.json", "/$defs/TestCaseDelta", value);
 }
 
 /** Per test case over its scored attempts (SPEC §12.5). */

@@ -123,6 +123,8 @@ export function validateGroup(value: unknown): _validate.Finding[] {
 
 /**
  * The outcome of one attempt at one test case.
+ * @remarks Not expressed by this type (checked by `isResult`): `not` at resultset.json#/$defs/Result/properties/trace_id/not
+ * @remarks Not expressed by this type (checked by `isResult`): `not` at resultset.json#/$defs/Result/properties/span_id/not
  * @remarks Not expressed by this type (checked by `isResult`): `if` at resultset.json#/$defs/Result/allOf/0/if
  * @remarks Not expressed by this type (checked by `isResult`): `if` at resultset.json#/$defs/Result/allOf/1/if
  * @remarks Not expressed by this type (checked by `isResult`): `if` at resultset.json#/$defs/Result/allOf/2/if
@@ -151,6 +153,23 @@ export interface Result {
   /** When this result was produced; later wins when partial runs are merged. */
   completed_at?: common.DateTime;
   error?: ExecutionError;
+  /**
+   * The W3C Trace Context trace id of the trace this attempt ran in, when the source traced it: 32 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `traceId`.
+   * @pattern ^[0-9a-f]{32}
+   * @maxLength 32
+   */
+  trace_id?: string;
+  /**
+   * The W3C Trace Context span id of the span of this attempt (the model call or the agent run that produced `actual_output`): 16 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `spanId`.
+   * @pattern ^[0-9a-f]{16}
+   * @maxLength 16
+   */
+  span_id?: string;
+  /**
+   * The provider's id of the model response graded here (OpenTelemetry GenAI semantic conventions: `gen_ai.response.id`), as the provider wrote it.
+   * @minLength 1
+   */
+  response_id?: string;
   metadata?: common.Metadata;
 }
 

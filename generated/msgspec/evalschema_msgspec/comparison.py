@@ -217,6 +217,28 @@ class GraderDelta(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unkn
     interval: _Annotated[list[float], _msgspec.Meta(min_length=2, max_length=2)] | None
     "Interval of the difference, test cases resampled."
     method: _Literal["paired_bootstrap", "cluster_normal"]
+    base_per_test_case: _m_resultset.TestCaseSummary | _msgspec.UnsetType = _msgspec.UNSET
+    "The base run's per-test-case view of this grader, reduced by the reducer the base result set's `graders` declares (SPEC §4.7): what `summarize` reports for it as `by_grader.<id>.per_test_case`. Present when the base run's rows carry `attempt`."
+    new_per_test_case: _m_resultset.TestCaseSummary | _msgspec.UnsetType = _msgspec.UNSET
+    "The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`."
+    per_test_case_difference: TestCaseDelta | _msgspec.UnsetType = _msgspec.UNSET
+    "The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`."
+
+
+class TestCaseDelta(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    "One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4)."
+    test_cases: _Annotated[int, _msgspec.Meta(ge=0)]
+    "Test cases with a reduced value on both sides."
+    base_mean: _Annotated[float, _msgspec.Meta(ge=0, le=1)] | None
+    "Mean base reduced value over those test cases; null when there are none."
+    new_mean: _Annotated[float, _msgspec.Meta(ge=0, le=1)] | None
+    "Mean new reduced value over those test cases; null when there are none."
+    difference: _Annotated[float, _msgspec.Meta(ge=-1, le=1)] | None
+    "Mean over those test cases of (new reduced value − base reduced value); null when there are none."
+    stderr: _Annotated[float, _msgspec.Meta(ge=0)] | None
+    "Standard error of `difference`: the sample standard deviation of the differences (n − 1 in the denominator) over the square root of n; null for fewer than two test cases."
+    interval: _Annotated[list[float], _msgspec.Meta(min_length=2, max_length=2)] | None
+    "difference ± z·stderr, z the normal quantile at 1 − alpha/2; null without a stderr."
 
 
 class AttemptStats(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):

@@ -97,6 +97,12 @@ class Result(_msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_f
     completed_at: str | _msgspec.UnsetType = _msgspec.UNSET
     "When this result was produced; later wins when partial runs are merged."
     error: ExecutionError | _msgspec.UnsetType = _msgspec.UNSET
+    trace_id: _Annotated[str, _msgspec.Meta(max_length=32, pattern='^[0-9a-f]{32}')] | _msgspec.UnsetType = _msgspec.UNSET
+    "The W3C Trace Context trace id of the trace this attempt ran in, when the source traced it: 32 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `traceId`."
+    span_id: _Annotated[str, _msgspec.Meta(max_length=16, pattern='^[0-9a-f]{16}')] | _msgspec.UnsetType = _msgspec.UNSET
+    "The W3C Trace Context span id of the span of this attempt (the model call or the agent run that produced `actual_output`): 16 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `spanId`."
+    response_id: _Annotated[str, _msgspec.Meta(min_length=1)] | _msgspec.UnsetType = _msgspec.UNSET
+    "The provider's id of the model response graded here (OpenTelemetry GenAI semantic conventions: `gen_ai.response.id`), as the provider wrote it."
     metadata: dict[str, _Any] | _msgspec.UnsetType = _msgspec.UNSET
 
 

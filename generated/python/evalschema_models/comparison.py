@@ -299,41 +299,58 @@ class Power(_base.Model):
     ]
 
 
-class GraderDelta(_base.Model):
+class TestCaseDelta(_base.Model):
     """
-    One grader's paired score difference over the pairs where neither side errored and both scored it.
+    One grader's paired per-test-case difference: each run's attempts at a test case reduce to one value by that run's own reducer, and the differences new − base are averaged over the test cases both runs reduce to a value (SPEC §12.4).
     """
 
-    __schema__ = ("comparison.json", "/$defs/GraderDelta")
+    __schema__ = ("comparison.json", "/$defs/TestCaseDelta")
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
     )
-    grader_id: Annotated[str, Field(description="The grader.")]
-    pairs: Annotated[
-        int, Field(description="Pairs scored by this grader on both sides.", ge=0)
+    test_cases: Annotated[
+        int, Field(description="Test cases with a reduced value on both sides.", ge=0)
     ]
-    test_cases: Annotated[int, Field(description="Test cases with such pairs.", ge=0)]
     base_mean: Annotated[
         float | None,
-        Field(description="Mean base score over those pairs.", ge=0.0, le=1.0),
+        Field(
+            description="Mean base reduced value over those test cases; null when there are none.",
+            ge=0.0,
+            le=1.0,
+        ),
     ]
     new_mean: Annotated[
         float | None,
-        Field(description="Mean new score over those pairs.", ge=0.0, le=1.0),
+        Field(
+            description="Mean new reduced value over those test cases; null when there are none.",
+            ge=0.0,
+            le=1.0,
+        ),
     ]
     difference: Annotated[
-        float | None, Field(description="new_mean − base_mean.", ge=-1.0, le=1.0)
+        float | None,
+        Field(
+            description="Mean over those test cases of (new reduced value − base reduced value); null when there are none.",
+            ge=-1.0,
+            le=1.0,
+        ),
+    ]
+    stderr: Annotated[
+        float | None,
+        Field(
+            description="Standard error of `difference`: the sample standard deviation of the differences (n − 1 in the denominator) over the square root of n; null for fewer than two test cases.",
+            ge=0.0,
+        ),
     ]
     interval: Annotated[
         list[float] | None,
         Field(
-            description="Interval of the difference, test cases resampled.",
+            description="difference ± z·stderr, z the normal quantile at 1 − alpha/2; null without a stderr.",
             max_length=2,
             min_length=2,
         ),
     ]
-    method: IntervalMethod
 
 
 class PassAtK(_base.Model):
@@ -495,6 +512,62 @@ class PassRate(_base.Model):
         ),
     ]
     clustered_method: IntervalMethod
+
+
+class GraderDelta(_base.Model):
+    """
+    One grader's paired score difference over the pairs where neither side errored and both scored it.
+    """
+
+    __schema__ = ("comparison.json", "/$defs/GraderDelta")
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_by_name=True,
+    )
+    __not_null__ = frozenset({"base_per_test_case", "new_per_test_case", "per_test_case_difference"})
+    grader_id: Annotated[str, Field(description="The grader.")]
+    pairs: Annotated[
+        int, Field(description="Pairs scored by this grader on both sides.", ge=0)
+    ]
+    test_cases: Annotated[int, Field(description="Test cases with such pairs.", ge=0)]
+    base_mean: Annotated[
+        float | None,
+        Field(description="Mean base score over those pairs.", ge=0.0, le=1.0),
+    ]
+    new_mean: Annotated[
+        float | None,
+        Field(description="Mean new score over those pairs.", ge=0.0, le=1.0),
+    ]
+    difference: Annotated[
+        float | None, Field(description="new_mean − base_mean.", ge=-1.0, le=1.0)
+    ]
+    interval: Annotated[
+        list[float] | None,
+        Field(
+            description="Interval of the difference, test cases resampled.",
+            max_length=2,
+            min_length=2,
+        ),
+    ]
+    method: IntervalMethod
+    base_per_test_case: Annotated[
+        resultset.TestCaseSummary | None,
+        Field(
+            description="The base run's per-test-case view of this grader, reduced by the reducer the base result set's `graders` declares (SPEC §4.7): what `summarize` reports for it as `by_grader.<id>.per_test_case`. Present when the base run's rows carry `attempt`."
+        ),
+    ] = None
+    new_per_test_case: Annotated[
+        resultset.TestCaseSummary | None,
+        Field(
+            description="The new run's per-test-case view of this grader, reduced by the reducer the new result set's `graders` declares; as `base_per_test_case`. Present when the new run's rows carry `attempt`."
+        ),
+    ] = None
+    per_test_case_difference: Annotated[
+        TestCaseDelta | None,
+        Field(
+            description="The paired difference of the two runs' per-test-case values over the test cases both reduce to a value (SPEC §12.4). Present with `base_per_test_case` and `new_per_test_case`."
+        ),
+    ] = None
 
 
 class AttemptStats(_base.Model):

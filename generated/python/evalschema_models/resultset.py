@@ -372,7 +372,7 @@ class Result(_base.Model):
         extra="forbid",
         validate_by_name=True,
     )
-    __not_null__ = frozenset({"attempt", "actual_output", "constraint_violations", "duration_ms", "completed_at", "error", "metadata"})
+    __not_null__ = frozenset({"attempt", "actual_output", "constraint_violations", "duration_ms", "completed_at", "error", "trace_id", "span_id", "response_id", "metadata"})
     test_case_id: Annotated[
         str, Field(description="The `id` of the test case.", min_length=1)
     ]
@@ -409,6 +409,32 @@ class Result(_base.Model):
         ),
     ] = None
     error: ExecutionError | None = None
+    trace_id: Annotated[
+        str | None,
+        Field(
+            description="The W3C Trace Context trace id of the trace this attempt ran in, when the source traced it: 32 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `traceId`.",
+            examples=["4bf92f3577b34da6a3ce929d0e0e4736"],
+            max_length=32,
+            pattern="^[0-9a-f]{32}",
+        ),
+    ] = None
+    span_id: Annotated[
+        str | None,
+        Field(
+            description="The W3C Trace Context span id of the span of this attempt (the model call or the agent run that produced `actual_output`): 16 lowercase hex digits, not all zero. Exporters to OpenTelemetry write it as the LogRecord's `spanId`.",
+            examples=["00f067aa0ba902b7"],
+            max_length=16,
+            pattern="^[0-9a-f]{16}",
+        ),
+    ] = None
+    response_id: Annotated[
+        str | None,
+        Field(
+            description="The provider's id of the model response graded here (OpenTelemetry GenAI semantic conventions: `gen_ai.response.id`), as the provider wrote it.",
+            examples=["chatcmpl-123"],
+            min_length=1,
+        ),
+    ] = None
     metadata: common.Metadata | None = None
 
 

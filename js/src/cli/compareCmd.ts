@@ -268,7 +268,9 @@ export function runCompare(args: CompareArgs): number {
     const page = renderCompareHtml(document, { verdict: verdictLine(document), power: powerLine(document) });
     if (!htmlWritable(() => writeOutput(args.html!, page, visible, inputs))) return EXIT_UNREADABLE;
   }
-  if (args.format === "json") write(pythonJson(document, current().files.get("comparison.json") as Record<string, unknown>) + "\n");
+  // the comparison's per-test-case views are the result set's TestCaseSummary: its file is given to follow them
+  const files = current().files;
+  if (args.format === "json") write(pythonJson(document, files.get("comparison.json") as Record<string, unknown>, files) + "\n");
   else if (args.format === "markdown") write(renderMarkdown(document));
   else write(renderText(document));
   if (args.strict && document.findings.length) {

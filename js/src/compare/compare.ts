@@ -27,6 +27,7 @@ import { compareCodePoints } from "../core/findings.js";
 import { define, get, isObject, type JsonObject } from "../core/json.js";
 import { render } from "../core/messages.js";
 import * as stats from "./compareStats.js";
+import { CaseValues, graderFields } from "./compareCases.js";
 import { createHash } from "node:crypto";
 
 export interface CompareOptions {
@@ -103,7 +104,7 @@ interface BaseRow {
 interface Case {
   passSum: number;
   pairs: number;
-  graders: Map<string, { sum: number; count: number; base: number; next: number }>;
+  graders: Map<string, { sum: number; count: number }>;
 }
 
 function attemptStats(perCase: Map<string, [number, number]>): AttemptStats {
@@ -212,8 +213,11 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     return [caseId, `${attempt}\u0000${caseId}`, attempt, row];
   };
 
+  // per run: every scored value of every row (repeated ones too, as its summary counts them), for the per-test-case view
+  const caseValues: [CaseValues, CaseValues] = [new CaseValues(), new CaseValues()];
   const baseByKey = new Map<string, BaseRow>();
   for (const item of baseRows) {
+    caseValues[0].add(item);
     const k = keyed(item, 0);
     if (k === null) continue;
     const [caseId, key, , row] = k;
@@ -242,8 +246,10 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
   let excludedErrored = 0, excludedUnscored = 0, paired = 0;
   const flips: Flip[] = [];
   const graderIds = new Set<string>();
+  const graderTotals = new Map<string, [number, number]>();
 
   for (const item of newRows) {
+    caseValues[1].add(item);
     const k = keyed(item, 1);
     if (k === null) continue;
     const [caseId, key, attempt, row] = k;
@@ -294,12 +300,15 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
       if (state !== graderState(g)) changed.push(id);
       if (value === null || state === G_ABSENT || state === G_NULL || baseOutcome === ERRORED || nextOutcome === ERRORED) continue;
       const baseScore = entry.scores.get(id)!;
-      const acc = record.graders.get(id) ?? { sum: 0, count: 0, base: 0, next: 0 };
+      const acc = record.graders.get(id) ?? { sum: 0, count: 0 };
       acc.sum += value - baseScore;
       acc.count += 1;
-      acc.base += baseScore;
-      acc.next += value;
       record.graders.set(id, acc);
+      // the two means' sums in pairing order, as Python's `grader_totals` (a sum of doubles depends on its order)
+      const totals = graderTotals.get(id) ?? [0, 0];
+      totals[0] += baseScore;
+      totals[1] += value;
+      graderTotals.set(id, totals);
       graderIds.add(id);
     }
     for (const [id, state] of entry.states) if (!seen.has(id) && state !== G_ABSENT) changed.push(id);
@@ -350,31 +359,26 @@ export function compare(base: unknown, next: unknown, options: CompareOptions = 
     ? stats.clusterBootstrap(metrics, nCases, resamples, seed, alpha)
     : metrics.map(([sums, counts]) => stats.clusterNormal(sums, counts, z));
   const method: IntervalMethod = bootstrap ? "paired_bootstrap" : "cluster_normal";
+  const declared = [get(baseEnvelope, "graders"), get(newEnvelope, "graders")] as const; // each run's reducers
   const graders: GraderDelta[] = ids.map((id, j) => {
     const [sums, counts] = metrics[j + 1]!;
-    let pairs = 0, total = 0, baseTotal = 0, newTotal = 0, withPairs = 0;
+    let pairs = 0, withPairs = 0;
     for (let i = 0; i < counts.length; i++) {
       pairs += counts[i]!;
-      total += sums[i]!;
       if (counts[i]! > 0) withPairs += 1;
     }
-    for (const [, r] of ordered) {
-      const acc = r.graders.get(id);
-      if (acc !== undefined) {
-        baseTotal += acc.base;
-        newTotal += acc.next;
-      }
-    }
+    const [baseTotal, newTotal] = graderTotals.get(id) ?? [0, 0];
     const interval = intervals[j + 1]!;
     return {
       grader_id: id,
       pairs,
       test_cases: withPairs,
-      base_mean: pairs ? baseTotal / pairs : null,
-      new_mean: pairs ? newTotal / pairs : null,
-      difference: pairs ? total / pairs : null,
+      base_mean: pairs ? stats.finite(baseTotal / pairs) : null,
+      new_mean: pairs ? stats.finite(newTotal / pairs) : null,
+      difference: stats.mean(sums, pairs),
       interval: interval === null ? null : [...interval],
       method,
+      ...graderFields(caseValues, declared, id, z),
     };
   });
 

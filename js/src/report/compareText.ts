@@ -104,6 +104,25 @@ function gateLine(document: Comparison): string {
   return "gate: fails with --fail-on-regression (" + document.verdict.gate_reasons.map(spaced).join(", ") + ")";
 }
 
+/** The reducer each run applied to this grader: one name when both agree, else `base → new` (Python's `reducer_of`). */
+export function reducerOf(grader: GraderDelta): string {
+  const before = grader.base_per_test_case?.reducer ?? "n/a";
+  const after = grader.new_per_test_case?.reducer ?? "n/a";
+  return before === after ? before : `${before} \u2192 ${after}`;
+}
+
+/** A grader's per-test-case view (SPEC §12.4), when either run's rows carry attempts (Python's `per_test_case_line`). */
+export function perTestCaseLine(grader: GraderDelta, document: Comparison): string | null {
+  const base = grader.base_per_test_case, next = grader.new_per_test_case;
+  if (base === undefined && next === undefined) return null;
+  const line =
+    `grader ${grader.grader_id} per test case (${reducerOf(grader)}): mean ` +
+    `${base === undefined ? "n/a" : num(base.avg_score)} \u2192 ${next === undefined ? "n/a" : num(next.avg_score)}`;
+  const paired = grader.per_test_case_difference;
+  if (paired === undefined || paired.difference === null) return line;
+  return `${line}; paired over ${paired.test_cases} test cases: ${signed(paired.difference, 1, 3)}, ${confidence(document)} CI ${interval(paired.interval, 1, 3)}`;
+}
+
 export function renderText(document: Comparison): string {
   const pairs = document.pairs;
   const lines = [verdictLine(document)];
@@ -114,7 +133,11 @@ export function renderText(document: Comparison): string {
   );
   lines.push("  " + powerLine(document));
   lines.push("  changes: " + Object.entries(document.changes).map(([name, count]) => `${count} ${spaced(name)}`).join(", "));
-  for (const grader of document.graders) lines.push("  " + graderLine(grader, document));
+  for (const grader of document.graders) {
+    lines.push("  " + graderLine(grader, document));
+    const view = perTestCaseLine(grader, document);
+    if (view !== null) lines.push("    " + view);
+  }
   for (const side of ["base", "new"] as const) {
     const stats = document.attempts[side];
     if (stats.multi_attempt_cases) {
@@ -176,6 +199,28 @@ export function renderMarkdown(document: Comparison): string {
     out.push("", "| grader | pairs | base mean | new mean | difference | interval | method |", "| --- | ---: | ---: | ---: | ---: | --- | --- |");
     for (const g of document.graders) {
       out.push(mdRow(g.grader_id, g.pairs, num(g.base_mean), num(g.new_mean), num(g.difference, true), interval(g.interval, 1, 3), g.method));
+    }
+  }
+  const viewed = document.graders.filter((g) => g.base_per_test_case !== undefined || g.new_per_test_case !== undefined);
+  if (viewed.length) {
+    out.push(
+      "",
+      "| grader per test case | reducer | base mean | new mean | paired test cases | difference | interval |",
+      "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    );
+    for (const g of viewed) {
+      const base = g.base_per_test_case, next = g.new_per_test_case, paired = g.per_test_case_difference;
+      out.push(
+        mdRow(
+          g.grader_id,
+          reducerOf(g),
+          base === undefined ? "n/a" : num(base.avg_score),
+          next === undefined ? "n/a" : num(next.avg_score),
+          paired === undefined ? "n/a" : paired.test_cases,
+          paired === undefined ? "n/a" : num(paired.difference, true),
+          paired === undefined ? "n/a" : interval(paired.interval, 1, 3),
+        ),
+      );
     }
   }
   if (document.findings.length) {

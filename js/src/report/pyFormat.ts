@@ -51,14 +51,20 @@ function isRecord(value: unknown): value is Schema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A schema node with its local `$ref` (`#/$defs/…`) followed; `undefined` for a reference into another file. */
+/** The schema files a reference into another file (`resultset.json#/$defs/…`) is followed into, by file name. */
+let siblings: ReadonlyMap<string, unknown> = new Map();
+
+/** A schema node with its `$ref` (`#/$defs/…`, or `#/$defs/…` in a sibling schema file, as `resultset.json` is to the comparison) followed; `undefined` for
+ * a reference it cannot follow. (A sibling's definition is read with its own members only: none of the ones
+ * followed into, the comparison's `TestCaseSummary`, has references of its own.) */
 function resolved(node: unknown, root: Schema): Schema | undefined {
   let here = node;
   for (let depth = 0; isRecord(here) && typeof here["$ref"] === "string" && depth < 32; depth++) {
-    const ref = here["$ref"];
-    if (!ref.startsWith("#/$defs/")) return undefined;
-    const defs = root["$defs"];
-    here = isRecord(defs) ? defs[ref.slice("#/$defs/".length)] : undefined;
+    const [file, pointer] = here["$ref"].split("#", 2) as [string, string | undefined];
+    if (pointer === undefined || !pointer.startsWith("/$defs/")) return undefined;
+    const owner = file === "" ? root : siblings.get(file);
+    const defs = isRecord(owner) ? owner["$defs"] : undefined;
+    here = isRecord(defs) ? defs[pointer.slice("/$defs/".length)] : undefined;
   }
   return isRecord(here) ? here : undefined;
 }
@@ -81,7 +87,8 @@ function child(node: Schema | undefined, key: string, root: Schema): Schema | un
  * `number` is a float there (`1.0`), one it types `integer` an int; elsewhere (values copied from an input) a
  * whole number is written as an int.
  */
-export function pythonJson(value: unknown, schema: Schema): string {
+export function pythonJson(value: unknown, schema: Schema, others: ReadonlyMap<string, unknown> = new Map()): string {
+  siblings = others;
   const write = (v: unknown, node: Schema | undefined, indent: string): string => {
     if (v === null || v === undefined) return "null";
     if (typeof v === "boolean") return v ? "true" : "false";

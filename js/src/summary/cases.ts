@@ -129,7 +129,7 @@ function byAttempt(values: readonly CaseValue[]): CaseValue[] {
 }
 
 /** sqrt(S / (n - 1)) / sqrt(n), S the exact sum of the squared deviations (each rounded) from `mean`. */
-function standardError(values: readonly number[], mean: number | null, exact: () => ExactMean): number | null {
+export function standardError(values: readonly number[], mean: number | null, exact: () => ExactMean): number | null {
   const n = values.length;
   if (n < 2 || mean === null || !Number.isFinite(mean)) return null;
   const m = exact();

@@ -637,7 +637,7 @@ class _Differ:
         declared_before = {f.name for f in ot.fields}
         for key, r in new.items():
             if key not in old:
-                if ot.additional == "closed" and _gated_on_new(r, declared_before):
+                if ot.additional == "closed" and (_gated_on_new(r, declared_before) or _under_new(r, nt.location.pointer, declared_before)):
                     self.add(
                         "RULE_ADDED",
                         r.location,
@@ -687,6 +687,16 @@ def _gated_on_new(rule: Rule, declared_before: set[str]) -> bool:
     if not isinstance(condition, dict):
         return False
     return any(isinstance(name, str) and name not in declared_before for name in condition.get("required", []))
+
+
+def _under_new(rule: Rule, base: str, declared_before: set[str]) -> bool:
+    """A rule inside the subschema of a property the old object did not declare (so, being closed, the old object
+    never held it): it only judges that property's values, which no document valid before had."""
+    prefix = base + "/properties/"
+    if not rule.pointer.startswith(prefix):
+        return False
+    token = rule.pointer[len(prefix) :].split("/", 1)[0]
+    return token.replace("~1", "/").replace("~0", "~") not in declared_before
 
 
 def diff_irs(old: IR, new: IR, today: _dt.date | None = None) -> DiffReport:

@@ -415,6 +415,22 @@ def test_rule_gated_on_a_new_property_is_a_minor_addition(tmp_path: Path) -> Non
     assert report.bump == "minor"
 
 
+def test_rule_inside_a_new_property_is_a_minor_addition(tmp_path: Path) -> None:
+    """1.4.0's trace ids: a `not` inside a property a closed object gains judges only that property's values, which
+    no document valid before had; the same rule inside a property the object had already may break documents."""
+    hex_id = {"type": "string", "pattern": "^[0-9a-f]{4}", "not": {"pattern": "^0{4}"}}
+    report = _run(tmp_path, obj({"a": S}), obj({"a": S, "b/c": hex_id}))
+    assert sorted((f.rule, f.level, f.bump) for f in report.findings) == [
+        ("PROPERTY_ADDED_OPTIONAL", "info", "minor"),
+        ("RULE_ADDED", "info", "minor"),
+    ]
+    assert "only applies to documents using a property that is new" in next(f.message for f in report.findings if f.rule == "RULE_ADDED")
+    kept = _run(tmp_path / "kept", obj({"a": S, "b/c": S}), obj({"a": S, "b/c": hex_id}))
+    assert ("RULE_ADDED", "info") not in {(f.rule, f.level) for f in kept.findings}
+    opened = _run(tmp_path / "open", obj({"a": S}, closed=False), obj({"a": S, "b/c": hex_id}, closed=False))
+    assert ("RULE_ADDED", "info") not in {(f.rule, f.level) for f in opened.findings}
+
+
 def test_rules_without_an_id_are_matched_by_location(tmp_path: Path) -> None:
     plain = {"if": {"required": ["b"]}, "then": {"required": ["a"]}}
     assert _run(tmp_path, obj({"a": S, "b": S}, allOf=[plain]), obj({"a": S, "b": S}, allOf=[plain])).findings == ()

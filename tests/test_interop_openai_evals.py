@@ -129,8 +129,10 @@ def check_against_oaieval(log: Path, out: Path, capsys: pytest.CaptureFixture[st
         if metric.startswith(_COUNTS):
             assert grades[metric.removeprefix(_COUNTS)] == value, metric
             continue
-        grader = summary["by_grader"][_grader_of(metric, summary["by_grader"])]
-        assert grader["avg_score"] == pytest.approx(value, abs=1e-9), metric
+        grader_id = _grader_of(metric, summary["by_grader"])
+        # a grader on a scale of its own (a 1-5 grade) reports its mean in that scale; else the mean score
+        mean = "avg_raw_score" if grader_id in resultset.get("graders", {}) else "avg_score"
+        assert summary["by_grader"][grader_id][mean] == pytest.approx(value, abs=1e-9), metric
     return dict(report)
 
 
@@ -138,7 +140,7 @@ def check_against_oaieval(log: Path, out: Path, capsys: pytest.CaptureFixture[st
 def test_real_openai_evals_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """OpenAI Evals 3.0.1 itself, offline (``tests/interop/openai_evals_shapes.py``: ``oaieval`` with a local
     completion function and local evals): Match, Includes, FuzzyMatch (f1_score), a model-graded eval with partial
-    credit and a meta-evaluation, and an interrupted run — each log imported and compared with its final report."""
+    credit and a meta-evaluation, one on a 1-5 scale, and an interrupted run — each log imported and compared with its final report."""
     python = _evals_python()
     env = {**os.environ, "HOME": str(tmp_path)}
     runs = tmp_path / "runs"
@@ -147,11 +149,12 @@ def test_real_openai_evals_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     shapes = sorted(p.stem for p in runs.iterdir())
-    assert shapes == ["fuzzy", "graded", "includes", "interrupted", "match"]
+    assert shapes == ["fuzzy", "graded", "includes", "interrupted", "match", "rated"]
     report = {shape: check_against_oaieval(runs / f"{shape}.jsonl", tmp_path / f"{shape}.resultset.json", capsys) for shape in shapes}
     # each shape holds what it is for (a change in OpenAI Evals that loses it fails here, not silently)
     assert report["interrupted"] is None
-    fuzzy, graded = report["fuzzy"], report["graded"]
-    assert fuzzy is not None and graded is not None
+    fuzzy, graded, rated = report["fuzzy"], report["graded"], report["rated"]
+    assert fuzzy is not None and graded is not None and rated is not None
     assert fuzzy["f1_score"] not in (0.0, 1.0, fuzzy["accuracy"])  # partial credit
     assert {"score", "metascore"} <= set(graded) and any(key.startswith(_COUNTS) for key in graded)
+    assert graded["score"] not in (0.0, 1.0) and rated["score"] > 1.0  # partial credit; a mean outside [0, 1]

@@ -1,4 +1,4 @@
-"""Real OpenAI Evals 3.0.1 runs in five shapes, offline: OpenAI Evals' own ``oaieval`` command with a local completion
+"""Real OpenAI Evals 3.0.1 runs in six shapes, offline: OpenAI Evals' own ``oaieval`` command with a local completion
 function (``LocalCompletionFn`` below, registered in ``openai_evals_registry/completion_fns``; no model, no network)
 and local evals and samples (``openai_evals_registry/``, passed with ``--registry_path``), each run's log written by
 ``oaieval --record_path`` to ``<out>/<shape>.jsonl``. Run by ``tests/test_interop_openai_evals.py`` in a virtual
@@ -9,6 +9,8 @@ environment of its own (``requirements/openai_evals.txt``): ``python openai_eval
 - ``fuzzy``: ``FuzzyMatch``, two metrics per sample (accuracy and the partial credit ``f1_score``);
 - ``graded``: ``ModelBasedClassify``, model-graded with partial credit (Y 1, P 0.5, N 0; one unparsable grade) and a
   meta-evaluation (``metascore``), the local function grading too;
+- ``rated``: ``ModelBasedClassify`` on a 1-5 scale (``choice_scores: from_strings``; an unparsable grade counts as
+  the lowest score, as OpenAI Evals scores it): a mean outside [0, 1];
 - ``interrupted``: ``Match`` whose completion function raises on a sample: ``oaieval`` stops, the log has the
   events recorded so far and no final report.
 
@@ -32,7 +34,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REGISTRY = HERE / "openai_evals_registry"
-SHAPES = {"match": "rt-match", "includes": "rt-includes", "fuzzy": "rt-fuzzy", "graded": "rt-graded", "interrupted": "rt-interrupted"}
+SHAPES = {
+    "match": "rt-match",
+    "includes": "rt-includes",
+    "fuzzy": "rt-fuzzy",
+    "graded": "rt-graded",
+    "rated": "rt-rated",
+    "interrupted": "rt-interrupted",
+}
 _ANSWER = re.compile(r"\[answer: ([^\]]*)\]")
 _GRADE = re.compile(r"\[grade: ([^\]]*)\]")
 

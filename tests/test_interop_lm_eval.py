@@ -88,6 +88,7 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
     aggregations = orjson.loads((run / "aggregations.json").read_bytes())
     import_results("lm_eval", [results, *samples], out)
     summary = _summarize(out, capsys)
+    resultset = orjson.loads(out.read_bytes())
     documents = {task: head["n-samples"][task]["effective"] for task in head["results"]}
     assert summary["total"] == sum(documents.values())  # one row per document, whatever its filters and repeats
     expected = set()
@@ -99,7 +100,9 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
             expected.add(grader_id(task, metric, filter_name))
             grader = summary["by_grader"][grader_id(task, metric, filter_name)]
             if aggregations[task][metric] == "mean":
-                assert grader["avg_score"] == pytest.approx(value, abs=1e-9), (task, key)
+                # a grader on a scale of its own (values outside [0, 1]) reports its mean in that scale
+                mean = "avg_raw_score" if grader_id(task, metric, filter_name) in resultset.get("graders", {}) else "avg_score"
+                assert grader[mean] == pytest.approx(value, abs=1e-9), (task, key)
                 assert grader["passed"] + grader["failed"] == documents[task]
             else:
                 assert (grader["avg_score"], grader["unscored"]) == (None, documents[task]), (task, key)
@@ -110,8 +113,8 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
 @pytest.mark.slow
 def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """lm-eval 0.4.13 itself, offline (``tests/interop/lm_eval_shapes.py``: a local model class, local tasks and data),
-    four shapes — filters over repeats, several metrics with corpus-level ones, multiple choice (acc, acc_norm),
-    two tasks in one run — each imported and compared with the figures lm-eval wrote into its own results file."""
+    four shapes — filters over repeats, several metrics with corpus-level ones and one outside [0, 1], multiple
+    choice (acc, acc_norm), two tasks in one run — each imported and compared with the figures lm-eval wrote into its own results file."""
     python = _lm_eval_python()
     env = {**os.environ, "HOME": str(tmp_path), "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     runs = tmp_path / "runs"
@@ -128,6 +131,7 @@ def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert head["filters"]["configs"]["rt_gen"]["repeats"] > 1
     metrics = orjson.loads((runs / "metrics" / "aggregations.json").read_bytes())["rt_metrics"]
     assert "mean" in metrics.values() and set(metrics.values()) - {"mean"}  # per-document and corpus-level metrics
+    assert head["metrics"]["results"]["rt_words"]["words,none"] > 1  # a per-document mean outside [0, 1]
     choice = head["multiple_choice"]["results"]["rt_mc"]
     assert choice["acc,none"] != choice["acc_norm,none"]
     assert sorted(head["tasks"]["results"]) == ["rt_gen", "rt_ll"]

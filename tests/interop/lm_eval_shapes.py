@@ -5,7 +5,8 @@ no network), tasks in ``lm_eval_tasks/`` (local YAML, local JSON Lines data), lm
 (``requirements/lm_eval.txt``): ``python lm_eval_shapes.py OUT``.
 
 - ``filters``: ``rt_gen``, generate_until with 3 repeats and three filters (take-first, majority vote, regex);
-- ``metrics``: ``rt_metrics``, several metrics (exact_match and the corpus-level bleu and chrf);
+- ``metrics``: ``rt_metrics``, several metrics (exact_match and the corpus-level bleu and chrf), and ``rt_words``,
+  scored by a function of its own: a per-document mean outside [0, 1] (``words``) beside one in it;
 - ``multiple_choice``: ``rt_mc``, acc / acc_norm and the corpus-level brier_score;
 - ``tasks``: ``rt_ll`` (loglikelihood: acc, corpus perplexity) and ``rt_gen`` in one run (two samples files).
 
@@ -36,7 +37,7 @@ from lm_eval.api.registry import register_model
 from lm_eval.tasks import TaskManager
 
 TASKS = Path(__file__).resolve().parent / "lm_eval_tasks"
-SHAPES = {"filters": "rt_gen", "metrics": "rt_metrics", "multiple_choice": "rt_mc", "tasks": "rt_ll,rt_gen"}
+SHAPES = {"filters": "rt_gen", "metrics": "rt_metrics,rt_words", "multiple_choice": "rt_mc", "tasks": "rt_ll,rt_gen"}
 _REPLIES = re.compile(r"\[replies: ([^\]]*)\]")
 
 

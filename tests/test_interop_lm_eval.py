@@ -60,7 +60,8 @@ def test_each_filter_keeps_its_numbers(name: str, tmp_path: Path, capsys: pytest
 
 
 def _lm_eval_python() -> Path:
-    """The Python of a virtual environment holding lm-eval 0.4.13 and the versions ``requirements/lm_eval.txt`` pins,
+    """The Python of a virtual environment holding lm-eval 0.4.13 and the curated versions ``requirements/lm_eval.txt``
+    pins (installed with ``--no-deps``: lm-eval's declared dependencies include packages the shapes never import),
     made once in the test cache (lm-eval is not a dependency of this project; no torch: the shapes use a model class
     of their own)."""
     from test_interop import CACHE
@@ -70,7 +71,7 @@ def _lm_eval_python() -> Path:
     if not stamp.exists() or stamp.read_bytes() != PINS.read_bytes():
         shutil.rmtree(folder, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(PINS)]
+        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "-r", str(PINS)]
         subprocess.run(install, check=True, timeout=900)
         shutil.copy(PINS, stamp)  # last: an install cut short is made again
     return python

@@ -113,6 +113,10 @@ def check_against_oaieval(log: Path, out: Path, capsys: pytest.CaptureFixture[st
     samples = {line["sample_id"] for line in lines if "sample_id" in line}
     assert summary["total"] == len(samples)
     resultset = orjson.loads(out.read_bytes())
+    answers: dict[str, str] = {}  # each sample's first sampling: the answer (a model-graded eval's grader samples later)
+    for line in sorted((line for line in lines if line.get("type") == "sampling"), key=lambda line: line["event_id"]):
+        answers.setdefault(line["sample_id"], line["data"]["sampled"])
+    assert {row["test_case_id"]: row.get("actual_output") for row in resultset["results"]} == answers
     if not reports:
         assert resultset["metadata"]["evalschema.partial"] is True
         return None

@@ -78,6 +78,7 @@ class LocalLM(LM):  # type: ignore[misc]
 
 def main(out: Path) -> None:
     os.chdir(TASKS)  # the tasks' data_files are relative to the working directory
+    manager = TaskManager(include_path=str(TASKS))  # indexes lm-eval's thousands of task files: made once
     for shape, tasks in SHAPES.items():
         sys.argv = [
             "lm_eval",
@@ -95,7 +96,7 @@ def main(out: Path) -> None:
             "0",
         ]
         cli_evaluate()
-        loaded = TaskManager(include_path=str(TASKS)).load_task_or_group(tasks.split(","))
+        loaded = manager.load_task_or_group(tasks.split(","))
         aggregations = {name: {metric: fn.__name__ for metric, fn in task.aggregation().items()} for name, task in loaded.items()}
         (out / shape / "aggregations.json").write_text(json.dumps(aggregations, indent=2, sort_keys=True))
 

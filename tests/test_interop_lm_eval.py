@@ -1,14 +1,18 @@
 """lm-eval import keeps lm-eval's numbers per filter: one grader per (task, metric, filter), one row and one test case
 per document (not one per filter line), whatever order the filters' lines come in.
 
-The expected numbers are read from the results file's own `metric,filter` aggregates (for these fixtures, made by
-tests/interop/make_fixtures.py as lm-eval's `mean` of the lines; lm-eval itself is not run: see
-tests/interop/README.md), never typed here.
+The expected numbers are read from the results file's own `metric,filter` aggregates, never typed here: for the
+fixtures, made by tests/interop/make_fixtures.py as lm-eval's `mean` of the lines; for `test_real_lm_eval_shapes`,
+written by lm-eval 0.4.13 itself (tests/interop/lm_eval_shapes.py, run in a virtual environment of its own).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,9 @@ from evalschema.interop import import_results
 from evalschema.interop.lm_eval import grader_id
 
 FIXTURES = Path(__file__).parent / "interop" / "fixtures" / "lm_eval"
+SHAPES = Path(__file__).parent / "interop" / "lm_eval_shapes.py"
+PINS = Path(__file__).resolve().parents[1] / "requirements" / "lm_eval.txt"
+LM_EVAL_VERSION = "0.4.13"
 
 
 def _summarize(resultset: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -50,3 +57,82 @@ def test_each_filter_keeps_its_numbers(name: str, tmp_path: Path, capsys: pytest
     assert sorted(c["id"] for c in suite["test_cases"]) == sorted(f"{task}/{d}" for d in documents)
     graders = sorted(g["id"] for g in suite["graders"] if g["id"].startswith(task + "/"))
     assert graders == sorted(grader_id(task, *key.split(",", 1)) for key in reported)
+
+
+def _lm_eval_python() -> Path:
+    """The Python of a virtual environment holding lm-eval 0.4.13 and the curated versions ``requirements/lm_eval.txt``
+    pins (installed with ``--no-deps``: lm-eval's declared dependencies include packages the shapes never import),
+    made once in the test cache (lm-eval is not a dependency of this project; no torch: the shapes use a model class
+    of their own)."""
+    from test_interop import CACHE
+
+    folder = CACHE / f"lm_eval-{LM_EVAL_VERSION}"
+    python, stamp = folder / "bin" / "python", folder / "pins.txt"
+    if not stamp.exists() or stamp.read_bytes() != PINS.read_bytes():
+        shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "-r", str(PINS)]
+        subprocess.run(install, check=True, timeout=900)
+        shutil.copy(PINS, stamp)  # last: an install cut short is made again
+    return python
+
+
+def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """Import one lm-eval run (its ``results_*.json`` and ``samples_*.jsonl``) and compare ``summarize`` with every
+    ``metric,filter`` figure of the results file: a metric lm-eval averages over documents (its aggregation
+    ``mean``, read from ``aggregations.json`` the run wrote) is its grader's mean over the documents; a corpus-level
+    one (bleu, perplexity, brier_score: no per-document value) is a grader left unscored on every row, never a
+    mean of something else. Returns the results file."""
+    (results,) = run.glob("*/results_*.json")
+    samples = sorted(results.parent.glob("samples_*.jsonl"))
+    head: dict[str, Any] = orjson.loads(results.read_bytes())
+    aggregations = orjson.loads((run / "aggregations.json").read_bytes())
+    import_results("lm_eval", [results, *samples], out)
+    summary = _summarize(out, capsys)
+    resultset = orjson.loads(out.read_bytes())
+    documents = {task: head["n-samples"][task]["effective"] for task in head["results"]}
+    assert summary["total"] == sum(documents.values())  # one row per document, whatever its filters and repeats
+    expected = set()
+    for task, reported in head["results"].items():
+        for key, value in reported.items():
+            metric, _, filter_name = key.partition(",")
+            if not filter_name or metric.endswith("_stderr"):
+                continue
+            expected.add(grader_id(task, metric, filter_name))
+            grader = summary["by_grader"][grader_id(task, metric, filter_name)]
+            if aggregations[task][metric] == "mean":
+                # a grader on a scale of its own (values outside [0, 1]) reports its mean in that scale
+                mean = "avg_raw_score" if grader_id(task, metric, filter_name) in resultset.get("graders", {}) else "avg_score"
+                assert grader[mean] == pytest.approx(value, abs=1e-9), (task, key)
+                assert grader["passed"] + grader["failed"] == documents[task]
+            else:
+                assert (grader["avg_score"], grader["unscored"]) == (None, documents[task]), (task, key)
+    assert sorted(summary["by_grader"]) == sorted(expected)
+    return head
+
+
+@pytest.mark.slow
+def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """lm-eval 0.4.13 itself, offline (``tests/interop/lm_eval_shapes.py``: a local model class, local tasks and data),
+    four shapes — filters over repeats, several metrics with corpus-level ones and one outside [0, 1], multiple
+    choice (acc, acc_norm), two tasks in one run — each imported and compared with the figures lm-eval wrote into its own results file."""
+    python = _lm_eval_python()
+    env = {**os.environ, "HOME": str(tmp_path), "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [str(python), str(SHAPES), str(runs)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    shapes = sorted(p.name for p in runs.iterdir())
+    assert shapes == ["filters", "metrics", "multiple_choice", "tasks"]
+    head = {shape: check_against_lm_eval(runs / shape, tmp_path / f"{shape}.resultset.json", capsys) for shape in shapes}
+    # each shape holds what it is for (a change in lm-eval that loses it fails here, not silently)
+    filtered = {k: v for k, v in head["filters"]["results"]["rt_gen"].items() if k.startswith("exact_match,")}
+    assert len(filtered) == 3 and len(set(filtered.values())) > 1  # three filters, not all alike
+    assert head["filters"]["configs"]["rt_gen"]["repeats"] > 1
+    metrics = orjson.loads((runs / "metrics" / "aggregations.json").read_bytes())["rt_metrics"]
+    assert "mean" in metrics.values() and set(metrics.values()) - {"mean"}  # per-document and corpus-level metrics
+    assert head["metrics"]["results"]["rt_words"]["words,none"] > 1  # a per-document mean outside [0, 1]
+    choice = head["multiple_choice"]["results"]["rt_mc"]
+    assert choice["acc,none"] != choice["acc_norm,none"]
+    assert sorted(head["tasks"]["results"]) == ["rt_gen", "rt_ll"]

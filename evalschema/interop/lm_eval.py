@@ -5,7 +5,11 @@ samples line per document *and filter*. Here a document is one test case and one
 filter) — ``<task>/<metric>`` for the filter ``none``, else ``<task>/<metric>,<filter>`` (lm-eval's own key) — so each
 filter keeps its own numbers and no document is counted once per filter.
 
-The samples files are read line by line, once per filter (memory holds one line per filter, plus the lines of
+A metric lm-eval averages over documents whose values leave [0, 1] (a task's own ``process_results`` scoring 0-100,
+as truthfulqa_gen's ``bleu_max``) keeps each value as ``raw_score`` on its grader's scale, the smallest and largest
+values of the samples files (lm-eval declares no scale), so the grader's mean raw value is lm-eval's figure.
+
+The samples files are read line by line, once to find the filters and the scales, then once per filter (memory holds one line per filter, plus the lines of
 documents whose filters are not yet all read: none when, as lm-eval writes them, every filter lists its documents in
 the same order). The mapping is SPEC.md, Appendix A.3.
 """
@@ -20,8 +24,9 @@ from typing import Any
 
 import orjson
 
-from .base import Sink, arr, finite_number, from_epoch, map_score, obj, prefixed, text_or_default
+from .base import PASS_THRESHOLD, Sink, arr, finite_number, from_epoch, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines, read_input
+from .inspect_ai import Scales
 
 FORMAT = "lm_eval"
 SUPPORTED = re.compile(r"^0\.4\.")
@@ -108,17 +113,55 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         },
     )
     suite = {"id": suite_id, "name": ", ".join(sorted(tasks)), "metadata": prefixed(FORMAT, {"configs": configs})}
+    if not samples_files:
+        raise ConversionError("IMPORT_EMPTY", "no samples_*.jsonl given: lm_eval writes per-sample rows only with --log_samples", source)
+    samples_tasks = [(samples, _task_of(samples, tasks, stamp)) for samples in samples_files]
+    filters: dict[Path, list[str]] = {}
+    scales = Scales()
+    for samples, task in samples_tasks:
+        filters[samples] = _scan(samples, task, configs.get(task) or {}, better.get(task) or {}, scales)
+    scaled = {g: scale for g in sorted(scales.low) if (scale := scales.of(g)) is not None}
+    if scaled:
+        resultset["graders"] = {g: {"type": "custom", "scale": scale} for g, scale in scaled.items()}
+    for grader in scaled:
+        loss.approximated(
+            source,
+            "/results",
+            f"{grader}: values outside [0, 1] and no scale in the files: the scale is the smallest and largest values of the "
+            "samples, raw values kept as raw_score",
+        )
     sink.start(resultset, suite)
 
     for task in tasks:
         output_type = (configs.get(task) or {}).get("output_type")
         for metric, filter_name in _reported(head["results"][task]):
-            sink.grader(_grader(task, metric, output_type, filter_name))
-    if not samples_files:
-        raise ConversionError("IMPORT_EMPTY", "no samples_*.jsonl given: lm_eval writes per-sample rows only with --log_samples", source)
-    for samples in samples_files:
-        task = _task_of(samples, tasks, stamp)
-        _read_samples(samples, task, configs.get(task) or {}, n_shot.get(task), better.get(task) or {}, sink, loss)
+            sink.grader(_grader(task, metric, output_type, filter_name, scaled))
+    for samples, task in samples_tasks:
+        meta = _Task(task, configs.get(task) or {}, n_shot.get(task), better.get(task) or {}, scaled)
+        _read_samples(samples, filters[samples], meta, sink, loss)
+
+
+class _Task:
+    """What every row of a task reads beside its lines: its config, n-shot, which metrics are better higher, and the
+    scales of its graders whose values leave [0, 1]."""
+
+    def __init__(self, name: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], scaled: dict[str, dict[str, float]]) -> None:
+        self.name, self.config, self.n_shot, self.better, self.scaled = name, config, n_shot, better, scaled
+
+
+def _scan(path: Path, task: str, config: dict[str, Any], better: dict[str, Any], scales: Scales) -> list[str]:
+    """The filters of a samples file, in their first order, and every metric value seen by its grader's scale (a
+    lower-is-better metric is left out: it stays unscored, A.3)."""
+    filters: list[str] = []
+    for _, line in _lines(path, path.name):
+        name = _filter_of(line)
+        if name not in filters:
+            filters.append(name)
+        names = [str(m) for m in line["metrics"]] if isinstance(line.get("metrics"), list) else _metrics(task, {}, config)
+        for metric in names:
+            if metric in line and better.get(metric) is not False:
+                scales.see(grader_id(task, metric, name), line[metric])
+    return filters
 
 
 def _reported(results: dict[str, Any]) -> list[tuple[str, str]]:
@@ -145,13 +188,18 @@ def grader_id(task: str, metric: str, filter_name: str | None = None) -> str:
     return f"{task}/{metric}" if filter_name in (None, unfiltered()) else f"{task}/{metric},{filter_name}"
 
 
-def _grader(task: str, metric: str, output_type: Any, filter_name: str | None = None) -> dict[str, Any]:
+def _grader(
+    task: str, metric: str, output_type: Any, filter_name: str | None = None, scaled: dict[str, dict[str, float]] | None = None
+) -> dict[str, Any]:
     params: dict[str, Any] = {"handler": f"lm_eval:{metric}", "task": task}
     if isinstance(output_type, str):
         params["output_type"] = output_type
     if filter_name not in (None, unfiltered()):
         params["filter"] = filter_name
-    return {"id": grader_id(task, metric, filter_name), "type": "custom", "params": params}
+    grader: dict[str, Any] = {"id": grader_id(task, metric, filter_name), "type": "custom", "params": params}
+    if scaled and grader["id"] in scaled:
+        grader["scale"] = scaled[grader["id"]]
+    return grader
 
 
 def _prompt(arguments: Any) -> Any:
@@ -192,13 +240,9 @@ def _filter_of(line: dict[str, Any]) -> str:
     return name if isinstance(name, str) else str(name)
 
 
-def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], sink: Sink, loss: LossReport) -> None:
+def _read_samples(path: Path, filters: list[str], task: _Task, sink: Sink, loss: LossReport) -> None:
     """One row per document: its lines under every filter read side by side (one reader per filter)."""
     source = path.name
-    filters: list[str] = []
-    for _, line in _lines(path, source):
-        if _filter_of(line) not in filters:
-            filters.append(_filter_of(line))
     readers = {name: _lines(path, source, name) for name in filters}
     pending: dict[str, dict[str, Line]] = {}
     while readers:
@@ -215,23 +259,15 @@ def _read_samples(path: Path, task: str, config: dict[str, Any], n_shot: Any, be
                 )
             parts[name] = item
             if len(parts) == len(filters):
-                _row(pending.pop(key), task, config, n_shot, better, sink, loss, source)
+                _row(pending.pop(key), task, sink, loss, source)
     for parts in pending.values():  # documents some filter did not list: their graders of that filter are unscored
-        _row(parts, task, config, n_shot, better, sink, loss, source)
+        _row(parts, task, sink, loss, source)
 
 
-def _row(
-    parts: dict[str, Line],
-    task: str,
-    config: dict[str, Any],
-    n_shot: Any,
-    better: dict[str, Any],
-    sink: Sink,
-    loss: LossReport,
-    source: str,
-) -> None:
+def _row(parts: dict[str, Line], meta: _Task, sink: Sink, loss: LossReport, source: str) -> None:
     """One document's row from its line under each filter: the document, target and prompt from the first line (the
     filter ``none`` when there is one), a grader result per metric of each filter's line."""
+    task, config, n_shot, better = meta.name, meta.config, meta.n_shot, meta.better
     first = unfiltered() if unfiltered() in parts else next(iter(parts))
     number, line = parts[first]
     where = f":{number}"  # a JSON Lines source: the pointer is the line, then the field
@@ -283,19 +319,29 @@ def _row(
     for filter_name, at, each, names in measured:
         for metric in names:
             grader = grader_id(task, metric, filter_name)
-            sink.grader(_grader(task, metric, config.get("output_type"), filter_name))
+            sink.grader(_grader(task, metric, config.get("output_type"), filter_name, meta.scaled))
             spot = f":{at}/{metric}"
             if metric not in each:
                 grader_results.append({"grader_id": grader, "type": "custom", "score": None, "passed": False})
                 loss.defaulted(source, spot, "a listed metric has no value on the line: unscored")
                 continue
             value = each[metric]
-            if better.get(metric) is False and finite_number(value) is not None:
+            scale = meta.scaled.get(grader)
+            amount = finite_number(value)
+            raw: float | None = None
+            if better.get(metric) is False and amount is not None:
                 score, passed, kept = None, False, {"value": value}
                 loss.approximated(source, spot, "lower-is-better metric: not a [0, 1] score, unscored with the value in metadata")
+            elif scale is not None and amount is not None and not isinstance(value, bool):
+                raw, kept = amount, {}
+                score = (amount - scale["min"]) / (scale["max"] - scale["min"])
+                passed = score >= PASS_THRESHOLD
             else:
                 score, passed, kept = map_score(value, loss, source, spot)
-            result: dict[str, Any] = {"grader_id": grader, "type": "custom", "score": score, "passed": passed}
+            result: dict[str, Any] = {"grader_id": grader, "type": "custom", "score": score}
+            if raw is not None:
+                result["raw_score"] = raw
+            result["passed"] = passed
             if kept:
                 result["metadata"] = prefixed(FORMAT, kept)
             grader_results.append(result)

@@ -5,8 +5,12 @@ Lines: one ``{"spec": …}`` (the run), events ``{"run_id", "event_id", "sample_
 a ``match`` event is a result of the grader ``match`` (the final report's ``accuracy`` of a match eval), each number
 of a ``metrics`` event a result of the grader of that name (``f1_score``, ``accuracy`` of a fuzzy match; ``score`` is
 the grader ``metrics``), so every metric of the final report that is a mean over samples is a grader's mean;
-``sampling`` gives the prompt and the output (the ``match`` event's ``sampled`` when no completion function recorded a
-sampling, as with ``dummy``), ``error`` an error. A log without a final report (an interrupted run) is a partial run
+A ``metrics`` number outside [0, 1] (a model-graded eval whose ``choice_scores`` are a 1-5 rating) keeps its value as
+``raw_score`` on its grader's scale, the smallest and largest values the log holds (OpenAI Evals writes no scale into
+its log), so the grader's mean raw value is the final report's figure. The first ``sampling`` of a sample gives the
+prompt and the output (a model-graded eval's later samplings are its grader's, kept with the other events; the
+``match`` event's ``sampled`` when no completion function recorded a sampling, as with ``dummy``), ``error`` an
+error. A log without a final report (an interrupted run) is a partial run
 (``evalschema.partial``). The mapping is SPEC.md, Appendix A.4.
 """
 
@@ -21,8 +25,9 @@ import orjson
 from evalschema_models import constants
 
 from ..core.rfc3339 import is_date_time
-from .base import Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
+from .base import PASS_THRESHOLD, Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines
+from .inspect_ai import Scales
 
 FORMAT = "openai_evals"
 
@@ -121,16 +126,45 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
             **{k: v for k, v in spec.items() if k not in {"eval_name", "run_id", "created_at"}},
         },
     )
+    scales = Scales()
+    for events in samples.values():
+        for _, event in events:
+            if event.get("type") == "metrics":
+                for name, value in obj(event.get("data")).items():
+                    if _measure(value):
+                        scales.see(_grader_id(name), value)
+    scaled = {g: scale for g in sorted(scales.low) if (scale := scales.of(g)) is not None}
+    if scaled:
+        resultset["graders"] = {g: {"type": "custom", "scale": scale} for g, scale in scaled.items()}
+    for grader_id in scaled:
+        loss.approximated(
+            source,
+            "/final_report",
+            f"{grader_id}: values outside [0, 1] and no scale in the log: the scale is the smallest and largest values in the log, "
+            "raw values kept as raw_score",
+        )
     suite: dict[str, Any] = {"id": eval_name, "name": str(spec.get("base_eval") or eval_name)}
     if report is None:
         resultset["metadata"][constants.PARTIAL_KEY] = True  # the reserved key of a partial run (SPEC 3.3)
         loss.defaulted(source, "/final_report", "no final report (an interrupted run): a partial run, the summary computed from the events")
     sink.start(resultset, suite)
     for sample_id, events in samples.items():
-        _sample(sample_id, events, sink, loss, source)
+        _sample(sample_id, events, sink, loss, source, scaled)
 
 
-def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink, loss: LossReport, source: str) -> None:
+def _grader_id(metric: str) -> str:
+    """The grader of a ``metrics`` event's number: its name, ``score`` (a model-graded eval's) being ``metrics``."""
+    return "metrics" if metric == "score" else metric
+
+
+def _sample(
+    sample_id: str,
+    events: list[tuple[int, dict[str, Any]]],
+    sink: Sink,
+    loss: LossReport,
+    source: str,
+    scaled: dict[str, dict[str, float]],
+) -> None:
     prompt: Any = None
     sampled: Any = None
     expected: Any = None
@@ -146,8 +180,8 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
         data = obj(event.get("data"))
         where = f":{number}/data"
         last_time = _time(event.get("created_at"), loss, source, f":{number}/created_at") or last_time
-        if kind == "sampling":
-            prompt = data.get("prompt") if prompt is None else prompt
+        if kind == "sampling" and prompt is None and sampled is None:  # the answer; later ones are a grader's
+            prompt = data.get("prompt")
             sampled = data.get("sampled")
         elif kind == "match":
             correct = data.get("correct")
@@ -163,19 +197,29 @@ def _sample(sample_id: str, events: list[tuple[int, dict[str, Any]]], sink: Sink
             for name, value in data.items():
                 if not _measure(value):
                     continue
-                score, passed, extra = map_score(value, loss, source, f"{where}/{name}")
+                grader = _grader_id(name)
+                scale = scaled.get(grader)
+                result: dict[str, Any] = {"grader_id": grader, "type": "custom"}
+                if scale is not None and not isinstance(value, bool):
+                    score = (value - scale["min"]) / (scale["max"] - scale["min"])
+                    result.update(score=score, raw_score=value, passed=score >= PASS_THRESHOLD)
+                    extra = {}
+                else:
+                    score, passed, extra = map_score(value, loss, source, f"{where}/{name}")
+                    result.update(score=score, passed=passed)
                 meta = prefixed(FORMAT, {**extra, **others})
-                grader = "metrics" if name == "score" else name
-                results.append(
-                    {"grader_id": grader, "type": "custom", "score": score, "passed": passed, **({"metadata": meta} if meta else {})}
-                )
+                if meta:
+                    result["metadata"] = meta
+                results.append(result)
         elif kind == "error":
             error = {"type": "runner_error", "message": f"{data.get('type', 'Error')}: {data.get('message', '')}"}
             loss.defaulted(source, where, "OpenAI Evals does not classify errors: error.type is runner_error")
         else:
             kept.append(event)
     for result in results:
-        sink.grader({"id": result["grader_id"], "type": "custom", "params": {"handler": f"openai_evals:{result['grader_id']}"}})
+        grader = result["grader_id"]
+        declared = {"scale": scaled[grader]} if grader in scaled else {}
+        sink.grader({"id": grader, "type": "custom", "params": {"handler": f"openai_evals:{grader}"}, **declared})
     if not results:
         sink.grader({"id": "match", "type": "custom", "params": {"handler": "openai_evals:match"}})
     case: dict[str, Any] = {"id": sample_id, "input": _input(prompt, loss, source, f"/{sample_id}/sampling/prompt")}

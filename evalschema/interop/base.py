@@ -183,6 +183,49 @@ def finite_number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+class Scales:
+    """The scale of each grader whose values are all numbers and leave [0, 1] (a 1-10 rating): declared by the
+    source (Inspect: a scorer's metadata ``scale: {min, max}`` or ``[min, max]``), else the smallest and largest
+    values the source holds -- Inspect, lm-eval and OpenAI Evals declare no scale (reported as approximated)."""
+
+    def __init__(self) -> None:
+        self.low: dict[str, float] = {}
+        self.high: dict[str, float] = {}
+        self.declared: dict[str, dict[str, float]] = {}
+        self.mixed: set[str] = set()  # graders with a value that is not a number (a letter, a bool): no scale
+
+    def see(self, grader_id: str, value: Any) -> None:
+        if isinstance(value, float) and math.isnan(value):
+            return  # Inspect's unscored value
+        number = finite_number(value)
+        if number is None or isinstance(value, bool):
+            self.mixed.add(grader_id)
+            return
+        self.low[grader_id] = min(number, self.low.get(grader_id, number))
+        self.high[grader_id] = max(number, self.high.get(grader_id, number))
+
+    def declare(self, scorer: dict[str, Any]) -> None:
+        declared = (scorer.get("metadata") or {}).get("scale")
+        if isinstance(declared, dict):
+            low, high = finite_number(declared.get("min")), finite_number(declared.get("max"))
+        elif isinstance(declared, list) and len(declared) == 2:
+            low, high = finite_number(declared[0]), finite_number(declared[1])
+        else:
+            return
+        if low is not None and high is not None and high > low:
+            self.declared[str(scorer.get("name"))] = {"min": low, "max": high}
+
+    def of(self, grader_id: str) -> dict[str, float] | None:
+        """The grader's scale, or ``None`` when its values all lie in [0, 1] (scores as they are)."""
+        scorer = grader_id.split("/", 1)[0]
+        if grader_id in self.declared or scorer in self.declared:
+            return self.declared.get(grader_id) or self.declared[scorer]
+        low, high = self.low.get(grader_id), self.high.get(grader_id)
+        if low is None or high is None or (low >= 0.0 and high <= 1.0) or grader_id in self.mixed:
+            return None  # scores as they are (A.0): a stray number among letters stays out of range, unscored
+        return {"min": low, "max": high if high > low else low + 1}
+
+
 LETTERS = {"C": (1.0, True), "I": (0.0, False), "P": (0.5, False), "N": (0.0, False)}
 
 

@@ -24,9 +24,8 @@ from typing import Any
 
 import orjson
 
-from .base import PASS_THRESHOLD, Sink, arr, finite_number, from_epoch, map_score, obj, prefixed, text_or_default
+from .base import PASS_THRESHOLD, Scales, Sink, arr, finite_number, from_epoch, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines, read_input
-from .inspect_ai import Scales
 
 FORMAT = "lm_eval"
 SUPPORTED = re.compile(r"^0\.4\.")

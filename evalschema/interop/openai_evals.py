@@ -25,9 +25,8 @@ import orjson
 from evalschema_models import constants
 
 from ..core.rfc3339 import is_date_time
-from .base import PASS_THRESHOLD, Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
+from .base import PASS_THRESHOLD, Scales, Sink, arr, finite_number, map_score, obj, prefixed, text_or_default
 from .common import ConversionError, LossReport, input_lines
-from .inspect_ai import Scales
 
 FORMAT = "openai_evals"
 

@@ -338,9 +338,12 @@ def test_cross_check_with_eee_converters(tmp_path: Path, eee_validator: Any) -> 
     eee_means = {r.source_data.dataset_name: r.score_details.score for log in logs for r in log.evaluation_results}
     assert eee_means == {"math_perturbed_full": 0.0, "math_rephrased_full": 0.0004}
     ours_lm = import_results("lm_eval", _inputs("lm_eval", "valid"), tmp_path / "lm.resultset.json").summary["by_grader"]
+    # one attempt per document: the per-test-case view beside the per-row figures, the same mean
+    view = ours_lm["math_perturbed_full/exact_match"].pop("per_test_case")
     assert ours_lm == {
         "math_perturbed_full/exact_match": {"passed": 0, "failed": 10, "unscored": 0, "avg_score": eee_means["math_perturbed_full"]}
     }
+    assert (view["test_cases"], view["avg_score"]) == (10, eee_means["math_perturbed_full"])
 
 
 @pytest.mark.slow
@@ -475,14 +478,14 @@ MAPPINGS: list[tuple[str, str, str, int | None, list[tuple[str, float | None, bo
         None,
     ),
     ("promptfoo", "provider-error.json", "test-1", 1, [], False, "provider_error"),
-    ("lm_eval", "valid", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", 0.0, False, None)], False, None),
-    ("lm_eval", "metric-bool", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", 1.0, True, None)], True, None),
-    ("lm_eval", "lower-is-better", "math_perturbed_full/0", None, [("math_perturbed_full/exact_match", None, False, 0.0)], False, None),
+    ("lm_eval", "valid", "math_perturbed_full/0", 1, [("math_perturbed_full/exact_match", 0.0, False, None)], False, None),
+    ("lm_eval", "metric-bool", "math_perturbed_full/0", 1, [("math_perturbed_full/exact_match", 1.0, True, None)], True, None),
+    ("lm_eval", "lower-is-better", "math_perturbed_full/0", 1, [("math_perturbed_full/exact_match", None, False, 0.0)], False, None),
     (
         "lm_eval",
         "filter-and-int-target",
         "math_perturbed_full/0",
-        None,
+        1,
         [("math_perturbed_full/exact_match,strict-match", 0.0, False, None)],
         False,
         None,

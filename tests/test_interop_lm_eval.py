@@ -93,6 +93,7 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
     documents = {task: head["n-samples"][task]["effective"] for task in head["results"]}
     assert summary["total"] == sum(documents.values())  # one row per document, whatever its filters and repeats
     expected = set()
+    compared = {"stderr": 0}
     for task, reported in head["results"].items():
         for key, value in reported.items():
             metric, _, filter_name = key.partition(",")
@@ -102,12 +103,21 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
             grader = summary["by_grader"][grader_id(task, metric, filter_name)]
             if aggregations[task][metric] == "mean":
                 # a grader on a scale of its own (values outside [0, 1]) reports its mean in that scale
-                mean = "avg_raw_score" if grader_id(task, metric, filter_name) in resultset.get("graders", {}) else "avg_score"
-                assert grader[mean] == pytest.approx(value, abs=1e-9), (task, key)
+                scaled = grader_id(task, metric, filter_name) in resultset.get("graders", {})
+                assert grader["avg_raw_score" if scaled else "avg_score"] == pytest.approx(value, abs=1e-9), (task, key)
                 assert grader["passed"] + grader["failed"] == documents[task]
+                # lm-eval's standard error of a mean (its sample standard deviation over sqrt(n)): the per-test-case
+                # view's, one attempt per document ("N/A" where lm-eval has fewer than two values)
+                stderr = reported.get(f"{metric}_stderr,{filter_name}")
+                view = grader["per_test_case"]
+                assert view["test_cases"] == documents[task]
+                if isinstance(stderr, (int, float)):
+                    assert view["raw_stderr" if scaled else "stderr"] == pytest.approx(stderr, abs=1e-9), (task, key)
+                    compared["stderr"] += 1
             else:
                 assert (grader["avg_score"], grader["unscored"]) == (None, documents[task]), (task, key)
     assert sorted(summary["by_grader"]) == sorted(expected)
+    head["compared"] = compared
     return head
 
 
@@ -136,3 +146,5 @@ def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     choice = head["multiple_choice"]["results"]["rt_mc"]
     assert choice["acc,none"] != choice["acc_norm,none"]
     assert sorted(head["tasks"]["results"]) == ["rt_gen", "rt_ll"]
+    # lm-eval's standard errors were compared in every shape (a change that made them all "N/A" fails here)
+    assert all(head[shape]["compared"]["stderr"] > 0 for shape in shapes), {shape: head[shape]["compared"] for shape in shapes}

@@ -310,7 +310,9 @@ def _row(parts: dict[str, Line], meta: _Task, sink: Sink, loss: LossReport, sour
     if not graders:
         sink.grader({"id": f"{task}/(none)", "type": "custom", "params": {"handler": "lm_eval:(none)", "task": task}})
     sink.test_case(case)
-    row: dict[str, Any] = {"test_case_id": case_id}
+    # one attempt at each document (lm-eval's repeats are reduced inside it by its filters): rows that carry an
+    # attempt get the per-test-case view, whose standard error is lm-eval's own `<metric>_stderr` (SPEC 4.7)
+    row: dict[str, Any] = {"test_case_id": case_id, "attempt": 1}
     filtered = line.get("filtered_resps")
     if isinstance(filtered, list) and filtered and isinstance(filtered[0], str):
         row["actual_output"] = filtered[0]

@@ -555,6 +555,7 @@ def render(ir: IR, schemas: SchemaSet, options: dict[str, Any] | None = None) ->
     files = ", ".join(m.file for m in ir.modules)
     out["support.gen.go"] = env.get_template("support.go.j2").render(package=package, files=files).encode("utf-8")
     out["validate.gen.go"] = env.get_template("validate.go.j2").render(package=package, files=files).encode("utf-8")
+    out["formats.gen.go"] = env.get_template("formats.go.j2").render(package=package, files=files).encode("utf-8")
     out["schemas.gen.go"] = _bundles(schemas, package, files).encode("utf-8")
     roots = [(m.file, r.type_names[TypeRef(m.file, m.root)]) for m in ir.modules if m.root is not None]
     out["roundtrip_test.go"] = env.get_template("roundtrip_test.go.j2").render(package=package, files=files, roots=roots).encode("utf-8")

@@ -68,7 +68,9 @@ GO_VERSION = "1.19"  # generics, and Debian 12's golang-go
 _PRIMITIVES = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
 _RAW = "json.RawMessage"
 # predeclared identifiers and the names the support file declares
-_TAKEN = frozenset({"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune", "ValidationError", "Formats"})
+_TAKEN = frozenset(
+    {"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune", "ValidationError", "Formats"}
+)
 _GO_KEYWORDS = frozenset(
     {
         "break",

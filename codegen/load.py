@@ -411,7 +411,7 @@ def _upgrade(node: Any, dialect: str, recursive_root: bool) -> Any:
     return out
 
 
-_STRUCTURAL = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "required", "allOf")
+_STRUCTURAL = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "required", "allOf")
 
 
 def _upgrade_definition(node: Any, dialect: str, recursive_root: bool) -> Any:

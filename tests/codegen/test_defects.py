@@ -766,31 +766,6 @@ def test_properties_beside_many_branches_make_their_types_once(tmp_path: Path, c
             model.model_validate({"steps": [wrong]})
 
 
-def test_2019_09_ref_beside_unevaluated_items_is_a_base(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The test collection's 2019-09 "$ref with $recursiveAnchor": a root ``$ref`` beside ``unevaluatedItems``. The
-    ``$ref`` stayed a sibling, so DCG made the root an alias of the referenced type and no root model was exported;
-    as the first ``allOf`` member (same meaning: ``unevaluatedItems`` sees what in-place applicators evaluated) it is."""
-    inner = {
-        "$schema": "https://json-schema.org/draft/2019-09/schema",
-        "$id": "/schemas/unevaluated-items-are-allowed",
-        "$recursiveAnchor": True,
-        "type": "array",
-        "items": [{"type": "string"}, {"$ref": "#"}],
-    }
-    schema = {
-        "$schema": "https://json-schema.org/draft/2019-09/schema",
-        "$id": "https://example.com/schemas/unevaluated-items-are-disallowed",
-        "$ref": "/schemas/unevaluated-items-are-allowed",
-        "$recursiveAnchor": True,
-        "unevaluatedItems": False,
-        "$defs": {"/schemas/unevaluated-items-are-allowed": inner},
-    }
-    model = root_model(import_models(generate(tmp_path, {"schema.json": schema}, capsys), "recursive_anchor_ref"), "schema")
-    assert round_trip(model, ["foo", ["bar", [], 8]]) == ["foo", ["bar", [], 8]]
-    with pytest.raises(ValidationError):
-        model.model_validate(["foo", ["bar", [], 8], 8])
-
-
 def test_older_draft_ref_into_an_upgraded_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The test collection's "relative pointer ref to array" (draft-04 to 2019-09): ``#/items/0`` names the first
     member of an array ``items``, which the upgrade rewrites to ``prefixItems``; the reference follows it."""

@@ -383,6 +383,8 @@ def normalize(node: Any, names: bool = False) -> Any:
     - a ``pattern`` that pydantic-core's regular-expression engines cannot compile (over the Rust engine's size
       limit: ``\\$\\w{1,255}``) is left out of the model's ``Field``: the model would fail at import; the schema check
       (``_base.py``, jsonschema-rs) still applies it;
+    - a ``format`` without ``type`` is left out (it judges strings only; DCG made ``hostname`` a ``pattern`` on
+      ``Any``, which pydantic cannot apply to a number: the schema check asserts the format);
     - a boolean member of ``allOf``/``anyOf``/``oneOf`` or ``$defs``/``definitions`` becomes ``{}`` (``true``) or
       ``{"not": {}}`` (``false``), the same meaning, which DCG reads (it refuses a ``false`` in an ``allOf``, also
       through a ``$ref``);
@@ -416,6 +418,8 @@ def normalize(node: Any, names: bool = False) -> Any:
             out[key] = [({} if member else {"not": {}}) if isinstance(member, bool) else member for member in out[key]]
     if isinstance(node.get("pattern"), str) and not _pydantic_compiles(node["pattern"]):
         del out["pattern"]
+    if "format" in node and "type" not in node:
+        del out["format"]  # untyped: DCG turns `hostname` into a pattern on Any, which pydantic cannot apply to 12
     enum = node.get("enum")
     if isinstance(enum, list) and enum and "type" not in node and all(isinstance(v, str) for v in enum):
         out["type"] = "string"

@@ -774,3 +774,13 @@ def test_older_draft_ref_into_an_upgraded_keyword(tmp_path: Path, capsys: pytest
     assert round_trip(model, [1, 2]) == [1, 2]
     with pytest.raises(ValidationError):
         model.model_validate([1, "foo"])
+
+
+def test_a_format_without_type_leaves_other_values_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The test collection's optional ``{"format": "hostname"}``: "all string formats ignore integers". DCG typed it
+    as ``Any`` under a ``pattern``, which pydantic cannot apply to 12 (a TypeError, not a verdict)."""
+    model = root_model(import_models(generate(tmp_path, {"schema.json": {"format": "hostname"}}, capsys), "format_untyped"), "schema")
+    for document in (12, 1.5, None, ["a"], {"a": 1}, "example.com"):
+        assert round_trip(model, document) == document
+    with pytest.raises(ValidationError):
+        model.model_validate("-not-a-host-")

@@ -201,11 +201,14 @@ def dcg_input(schemas: SchemaSet, ir: IR | None = None) -> dict[str, Any]:
     return out
 
 
+# keywords whose value maps names to schemas
+_NAME_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+
 # where DCG's copy keeps the property schemas shared by the branches of an anyOf/oneOf (``_share_branch_properties``)
 SHARED = "x-codegen-shared"
 
 
-def _share_branch_properties(node: Any, pointer: str) -> Any:
+def _share_branch_properties(node: Any, pointer: str, names: bool = False) -> Any:
     """Property schemas beside ``anyOf``/``oneOf`` that make types of their own are moved to ``<node>/SHARED/<name>``
     in DCG's copy, and the property becomes a ``$ref`` to them (the same schema); where every branch declares the
     property too, the branches' schemas alone type it (the schema check applies both). DCG merges the object's
@@ -216,8 +219,12 @@ def _share_branch_properties(node: Any, pointer: str) -> Any:
         return [_share_branch_properties(v, f"{pointer}/{i}") for i, v in enumerate(node)]
     if not isinstance(node, dict):
         return node
+    if names:  # a map of names to schemas: each value is a schema, the map itself is none
+        return {key: _share_branch_properties(value, f"{pointer}/{escape_token(key)}") for key, value in node.items()}
     out = {
-        key: value if key in ("enum", "const", "default", "examples") else _share_branch_properties(value, f"{pointer}/{escape_token(key)}")
+        key: value
+        if key in ("enum", "const", "default", "examples") or key.startswith("x-")
+        else _share_branch_properties(value, f"{pointer}/{escape_token(key)}", key in _NAME_MAPS)
         for key, value in node.items()
     }
     properties = out.get("properties")
@@ -416,6 +423,8 @@ def normalize(node: Any, names: bool = False) -> Any:
             # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'
             # schema check (_base.py) judges with the original
             out[key] = [({} if member else {"not": {}}) if isinstance(member, bool) else member for member in out[key]]
+    if names:  # a map of names to schemas (``properties``, ``$defs``, …): its keys are no keywords
+        return out
     if isinstance(node.get("pattern"), str) and not _pydantic_compiles(node["pattern"]):
         del out["pattern"]
     if "format" in node and "type" not in node:

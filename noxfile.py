@@ -9,7 +9,7 @@ environment, so nox itself never installs Python packages.
 - ``lint``: ruff (lint and format check). ``typing``: mypy --strict over every Python file, tsc --strict for js.
 - ``cold``: the README's quick start in a fresh clone with ``HOME`` and the pip/npm caches pointed at empty folders.
 - ``bench``: validation and codegen benchmarks (ratios measured in one run; never timed tests).
-- ``bench_codegen``: time a full ``generate`` against datamodel-code-generator alone.
+- ``bench_codegen``: time and peak memory of a full ``generate`` against datamodel-code-generator alone.
 - ``bench_migrate``: ``migrate`` of a 2,000-prompt YAML pack against a ruamel round trip of it (issue 39).
 - ``models_official_tests``: the generated models against the official JSON-Schema-Test-Suite, figures by keyword.
 """
@@ -143,7 +143,8 @@ def bench_scale(session: nox.Session) -> None:
 
 @nox.session
 def bench_codegen(session: nox.Session) -> None:
-    """Benchmark: full codegen generate vs datamodel-code-generator alone (ratios from one run)."""
+    """Benchmark: full codegen generate vs datamodel-code-generator alone, CPU time and peak memory (child processes).
+    ``./noxw -s bench_codegen -- --corpus`` runs every set of tests/codegen/corpus; ``--schemas DIR ...`` others."""
     session.run(PYTHON, "benchmarks/codegen_bench.py", *session.posargs)
 
 

@@ -262,7 +262,50 @@ def upgrade(node: Any, dialect: str) -> Any:
     referenced schema as a base instead of dropping the siblings. JSON Pointers into a rewritten keyword
     (``items/0`` → ``prefixItems/0``, ``$ref`` → ``allOf/0/$ref``) name the 2020-12 form in messages.
     """
-    return _upgrade(node, dialect, recursive_root=False)
+    older = dialect != DIALECT  # 2020-12 has neither an array items nor dependencies
+    return _upgrade(_local_refs_upgraded(node, node) if older else node, dialect, recursive_root=False)
+
+
+def _local_refs_upgraded(node: Any, root: Any) -> Any:
+    """``node`` with every local ``$ref`` (``#/…``) naming the place its target takes after the upgrade:
+    ``#/items/0`` → ``#/prefixItems/0`` where that ``items`` is an array, ``additionalItems`` beside it → ``items``,
+    ``dependencies/<name>`` → ``dependentRequired`` (an array) or ``dependentSchemas``. Data keywords are left as
+    they are."""
+    if isinstance(node, list):
+        return [_local_refs_upgraded(v, root) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "$ref" and isinstance(value, str) and value.startswith("#/"):
+            out[key] = "#" + _upgraded_pointer(root, value[1:])
+        elif key in _DATA_KEYWORDS:
+            out[key] = value
+        else:
+            out[key] = _local_refs_upgraded(value, root)
+    return out
+
+
+def _upgraded_pointer(root: Any, pointer: str) -> str:
+    tokens = pointer.split("/")[1:]
+    node, out = root, []
+    for i, token in enumerate(tokens):
+        new = token
+        if isinstance(node, dict):
+            if token == "items" and isinstance(node.get("items"), list):
+                new = "prefixItems"
+            elif token == "additionalItems" and isinstance(node.get("items"), list):
+                new = "items"
+            elif token == "dependencies" and isinstance(node.get("dependencies"), dict) and i + 1 < len(tokens):
+                dependency = node["dependencies"].get(tokens[i + 1].replace("~1", "/").replace("~0", "~"))
+                new = "dependentRequired" if isinstance(dependency, list) else "dependentSchemas"
+            node = node.get(token.replace("~1", "/").replace("~0", "~"))
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            node = None
+        out.append(new)
+    return "".join("/" + t for t in out)
 
 
 _SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")

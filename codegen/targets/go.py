@@ -68,7 +68,9 @@ GO_VERSION = "1.19"  # generics, and Debian 12's golang-go
 _PRIMITIVES = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
 _RAW = "json.RawMessage"
 # predeclared identifiers and the names the support file declares
-_TAKEN = frozenset({"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune", "ValidationError"})
+_TAKEN = frozenset(
+    {"Nullable", "Value", "Null", "String", "Error", "Any", "Bool", "Int", "Float", "Byte", "Rune", "ValidationError", "Formats"}
+)
 _GO_KEYWORDS = frozenset(
     {
         "break",
@@ -555,6 +557,7 @@ def render(ir: IR, schemas: SchemaSet, options: dict[str, Any] | None = None) ->
     files = ", ".join(m.file for m in ir.modules)
     out["support.gen.go"] = env.get_template("support.go.j2").render(package=package, files=files).encode("utf-8")
     out["validate.gen.go"] = env.get_template("validate.go.j2").render(package=package, files=files).encode("utf-8")
+    out["formats.gen.go"] = env.get_template("formats.go.j2").render(package=package, files=files).encode("utf-8")
     out["schemas.gen.go"] = _bundles(schemas, package, files).encode("utf-8")
     roots = [(m.file, r.type_names[TypeRef(m.file, m.root)]) for m in ir.modules if m.root is not None]
     out["roundtrip_test.go"] = env.get_template("roundtrip_test.go.j2").render(package=package, files=files, roots=roots).encode("utf-8")

@@ -195,7 +195,58 @@ def dcg_input(schemas: SchemaSet, ir: IR | None = None) -> dict[str, Any]:
     ctx = _Relocation(schemas, *_copy_names(schemas, ir))
     out: dict[str, Any] = {}
     for f in schemas.files:
-        out[ctx.stems[f.name] + ".json"] = _enum_root(normalize(ctx.relocate(f.contents, f.name, "", root=True)))
+        out[ctx.stems[f.name] + ".json"] = _share_branch_properties(
+            _enum_root(normalize(ctx.relocate(f.contents, f.name, "", root=True))), ""
+        )
+    return out
+
+
+# keywords whose value maps names to schemas
+_NAME_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+
+# where DCG's copy keeps the property schemas shared by the branches of an anyOf/oneOf (``_share_branch_properties``)
+SHARED = "x-codegen-shared"
+
+
+def _share_branch_properties(node: Any, pointer: str, names: bool = False) -> Any:
+    """Property schemas beside ``anyOf``/``oneOf`` that make types of their own are moved to ``<node>/SHARED/<name>``
+    in DCG's copy, and the property becomes a ``$ref`` to them (the same schema); where every branch declares the
+    property too, the branches' schemas alone type it (the schema check applies both). DCG merges the object's
+    properties into every branch: inline, each branch got its own copy of every type they make — Azure Pipelines'
+    ``task``, an ``anyOf`` of 259 one-value enums beside 259 branches each declaring ``task``, made 67,081 enum
+    classes and a module that did not import in 10 GB. ``_original_refs`` maps the moved location back."""
+    if isinstance(node, list):
+        return [_share_branch_properties(v, f"{pointer}/{i}") for i, v in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    if names:  # a map of names to schemas: each value is a schema, the map itself is none
+        return {key: _share_branch_properties(value, f"{pointer}/{escape_token(key)}") for key, value in node.items()}
+    out = {
+        key: value
+        if key in ("enum", "const", "default", "examples") or key.startswith("x-")
+        else _share_branch_properties(value, f"{pointer}/{escape_token(key)}", key in _NAME_MAPS)
+        for key, value in node.items()
+    }
+    properties = out.get("properties")
+    branches = [b for k in ("anyOf", "oneOf") if isinstance(out.get(k), list) for b in out[k]]
+    if not isinstance(properties, dict) or len(branches) < 2:
+        return out
+    makes_types = ("enum", "anyOf", "oneOf", "allOf", "properties", "items")
+    shared = {name: schema for name, schema in properties.items() if isinstance(schema, dict) and any(k in schema for k in makes_types)}
+    if not shared:
+        return out
+    everywhere = {
+        name
+        for name in shared
+        if all(isinstance(b, dict) and isinstance(b.get("properties"), dict) and name in b["properties"] for b in branches)
+    }
+    if any(name not in everywhere for name in shared):
+        out[SHARED] = {name: schema for name, schema in shared.items() if name not in everywhere}
+    out["properties"] = {
+        name: ({"$ref": f"#{_fragment(pointer)}/{SHARED}/{_fragment(escape_token(name))}"} if name in shared else schema)
+        for name, schema in properties.items()
+        if name not in everywhere
+    }
     return out
 
 
@@ -242,7 +293,7 @@ def _original_refs(metadata: dict[str, Any], schemas: SchemaSet, ir: IR) -> None
         for token in pointer.split("/")[1:]:
             new += "/" + token
             out = back.get((file, new), out + "/" + token)
-        model["source_ref"] = f"{file}#{out}"
+        model["source_ref"] = f"{file}#{out.replace('/' + SHARED + '/', '/properties/')}"
 
 
 class _Relocation:
@@ -331,12 +382,16 @@ def normalize(node: Any, names: bool = False) -> Any:
 
     - an ``enum`` of strings without ``type`` gets ``"type": "string"``: otherwise DCG emits a plain ``Enum``
       and writes a string default (``= "auto"``) that fails ``mypy --strict``; with it DCG emits a ``StrEnum``;
+      an ``enum`` holding ``null`` beside other values becomes ``anyOf`` the enum of the others and ``null``
+      (DCG typed it as the enum alone);
     - an object schema without ``additionalProperties`` gets ``"additionalProperties": true`` (the 2020-12
       default): otherwise DCG emits a model with pydantic's default ``extra="ignore"``, which silently drops
       undeclared keys of an open object; with it the model gets ``extra="allow"``;
     - a ``pattern`` that pydantic-core's regular-expression engines cannot compile (over the Rust engine's size
       limit: ``\\$\\w{1,255}``) is left out of the model's ``Field``: the model would fail at import; the schema check
       (``_base.py``, jsonschema-rs) still applies it;
+    - a ``format`` without ``type`` is left out (it judges strings only; DCG made ``hostname`` a ``pattern`` on
+      ``Any``, which pydantic cannot apply to a number: the schema check asserts the format);
     - a boolean member of ``allOf``/``anyOf``/``oneOf`` or ``$defs``/``definitions`` becomes ``{}`` (``true``) or
       ``{"not": {}}`` (``false``), the same meaning, which DCG reads (it refuses a ``false`` in an ``allOf``, also
       through a ``$ref``);
@@ -346,7 +401,12 @@ def normalize(node: Any, names: bool = False) -> Any:
       again; draft-04's meta-schema: ``additionalItems`` is ``anyOf`` boolean or the meta-schema itself, default
       ``{}``, whose own ``additionalItems`` defaults to ``{}``, ...) that never finishes and fills the memory. The field is then
       ``MISSING`` when absent; the default stays in the docs and TypeScript ``@default``
-      (``default`` is an annotation in JSON Schema, and a dump with ``exclude_unset`` is unaffected).
+      (``default`` is an annotation in JSON Schema, and a dump with ``exclude_unset`` is unaffected); so is a
+      ``default`` beside ``anyOf``/``oneOf`` whose JSON type some branch does not declare (DCG gives it to every
+      branch: ``= PullPolicy.always`` on a list root fails ``mypy --strict``), and a ``default`` that its own ``enum``
+      does not hold (``null``, a value the enum left out), which DCG writes as it is;
+    - object keywords beside ``anyOf``/``oneOf`` go into the branches that can be objects
+      (``_object_keywords_into_branches``).
     """
     if isinstance(node, list):
         return [normalize(v) for v in node]
@@ -363,18 +423,100 @@ def normalize(node: Any, names: bool = False) -> Any:
             # boolean members as the object schemas that mean the same (DCG refuses `false` there); the models'
             # schema check (_base.py) judges with the original
             out[key] = [({} if member else {"not": {}}) if isinstance(member, bool) else member for member in out[key]]
+    if names:  # a map of names to schemas (``properties``, ``$defs``, …): its keys are no keywords
+        return out
     if isinstance(node.get("pattern"), str) and not _pydantic_compiles(node["pattern"]):
         del out["pattern"]
+    if "format" in node and "type" not in node:
+        del out["format"]  # untyped: DCG turns `hostname` into a pattern on Any, which pydantic cannot apply to 12
     enum = node.get("enum")
     if isinstance(enum, list) and enum and "type" not in node and all(isinstance(v, str) for v in enum):
         out["type"] = "string"
+    values = [v for v in enum if v is not None] if isinstance(enum, list) else []
+    if values and len(values) < len(enum or ()) and not any(k in node for k in ("type", "anyOf", "oneOf")):
+        # an enum holding null beside other values: DCG types it as the enum alone (and a null default fails
+        # mypy --strict); the same values as a nullable enum
+        of_strings = {"type": "string"} if all(isinstance(v, str) for v in values) else {}
+        out = {k: v for k, v in out.items() if k != "enum"}
+        out["anyOf"] = [{**of_strings, "enum": values}, {"type": "null"}]
     kind = node.get("type")
     is_object = kind == "object" or (isinstance(kind, list) and "object" in kind) or (kind is None and "properties" in node)
     if is_object and "additionalProperties" not in node and "unevaluatedProperties" not in node:
         out["additionalProperties"] = True
     if isinstance(node.get("default"), dict) and (is_object or any(k in node for k in ("$ref", "allOf", "anyOf", "oneOf"))):
         del out["default"]
-    return out
+    elif "default" in node and any(
+        not _fits(node["default"], b) for k in ("anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]
+    ):
+        del out["default"]  # DCG gives it to every branch: a string default on the array branch fails mypy --strict
+    elif "default" in node and isinstance(enum, list) and not any(_same_json(node["default"], v) for v in enum):
+        del out["default"]  # a default its own enum refuses (null, a value left out): DCG writes it, mypy --strict refuses it
+    return _object_keywords_into_branches(out)
+
+
+# keywords that judge objects only: any other value passes them
+OBJECT_KEYWORDS = (
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+)
+
+
+def _object_keywords_into_branches(node: dict[str, Any]) -> dict[str, Any]:
+    """Object keywords beside ``anyOf``/``oneOf`` whose branches are typed apart (``{"anyOf": [{"type": "object"},
+    {"type": "array", "minItems": 1}], "properties": …}``) go into the branches that can be objects, and no other:
+    they judge objects only, so ``anyOf: [A, B]`` beside them means ``anyOf: [A ∧ them, B]`` where ``B`` is never
+    an object. DCG merges them into every branch, and the array branch became a union of a list and a model under
+    ``min_length``, a constraint pydantic cannot apply to the model (a valid document then failed to type)."""
+    if "type" in node:
+        return node
+    moved = {key: node[key] for key in OBJECT_KEYWORDS if key in node}
+    if not moved:
+        return node
+    for combinator in ("anyOf", "oneOf"):
+        branches = node.get(combinator)
+        if not isinstance(branches, list) or not any(_never_object(b) for b in branches):
+            continue
+        out = {key: value for key, value in node.items() if key not in moved}
+        out[combinator] = [b if _never_object(b) else {"allOf": [b, moved]} for b in branches]
+        return out
+    return node
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """JSON equality of two values (``1 == 1.0``; ``0 != false``)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return bool(a == b)
+
+
+def _fits(value: Any, branch: Any) -> bool:
+    """Whether ``value``'s JSON type is one ``branch`` declares (a branch without ``type`` takes any)."""
+    kind = branch.get("type") if isinstance(branch, dict) else None
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    if kinds is None:
+        return True
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    if isinstance(value, int):
+        return "integer" in kinds or "number" in kinds
+    names = {str: "string", float: "number", list: "array", dict: "object", type(None): "null"}
+    return names.get(type(value)) in kinds
+
+
+def _never_object(branch: Any) -> bool:
+    if not isinstance(branch, dict) or "$ref" in branch:
+        return False
+    kind = branch.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    return kinds is not None and "object" not in kinds
 
 
 @functools.cache
@@ -626,11 +768,58 @@ def _postprocess(source: str, models: list[dict[str, Any]], ir: IR) -> str:
             for stmt in cls.body:
                 if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
                     _mark_field(edits, stmt, fdep.message)
-    text = _without_missing(edits.apply())
+    text = _without_shadowing_members(_without_constrained_calls(_without_missing(edits.apply())))
     if needs_deprecated_import:
         text = _add_import(text, "from typing_extensions import deprecated\n")
     if edits.wrapped:  # a field without Annotated[...] was wrapped: make sure both names are imported
         text = _add_import(text, "from typing import Annotated\nfrom pydantic import Field\n")
+    return text
+
+
+# pydantic's constrained-type functions → the type they constrain
+_CONSTRAINED = {"constr": "str", "conint": "int", "confloat": "float"}
+
+
+def _without_constrained_calls(source: str) -> str:
+    """``constr(min_length=1) | int`` → ``str | int``: DCG writes a constrained-type call inside a union even with
+    ``field_constraints``, a call in an annotation that ``mypy --strict`` refuses (GitLab CI's ``kubernetes.user``).
+    The constraint is the schema's, which the model's schema check applies (``_base.py``)."""
+    if re.search(r"\b(?:" + "|".join(_CONSTRAINED) + r")\(", source) is None:
+        return source  # parsing a large module again costs seconds (Azure Pipelines: 1.2 MB)
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CONSTRAINED
+    ]
+    if not calls:
+        return source
+    edits = _Edits(source)
+    for call in calls:
+        assert isinstance(call.func, ast.Name)
+        start, end = edits.span(call)
+        edits.edits.append((start, end, _CONSTRAINED[call.func.id]))
+    return edits.apply()
+
+
+def _without_shadowing_members(source: str) -> str:
+    """A ``StrEnum`` member named like a method of ``str`` (Azure Pipelines' ``replace``) gets a trailing ``_``, and
+    so does every ``Class.member`` that names it: the member would shadow the method, which ``mypy --strict``
+    refuses. The member's value (what documents hold) is unchanged. Read from DCG's layout of an enum class (its
+    members at four spaces, ``name = value``) rather than by parsing the module again, which costs seconds on a large
+    one (Azure Pipelines: 1.2 MB)."""
+    renamed: dict[str, list[str]] = {}
+
+    def members(block: re.Match[str]) -> str:
+        body = block.group(2)
+        names = [n for n in re.findall(r"^    ([a-z_]\w*) = ", body, re.M) if hasattr(str, n) and not n.startswith("_")]
+        if names:
+            renamed[block.group(1)] = names
+            body = re.sub(r"^    (" + "|".join(names) + r") = ", r"    \1_ = ", body, flags=re.M)
+        return block.group(1).join(("class ", "(StrEnum):\n")) + body
+
+    text = re.sub(r"^class (\w+)\(StrEnum\):\n((?:(?:    .*)?\n)*)", members, source, flags=re.M)
+    for cls, names in renamed.items():
+        text = re.sub(r"\b" + cls + r"\.(" + "|".join(names) + r")\b", cls + r".\1_", text)
     return text
 
 

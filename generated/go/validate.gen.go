@@ -13,7 +13,8 @@ package evalschema
 // (exact decimal arithmetic), minLength and maxLength (in code points), pattern (Go's RE2 syntax: a pattern it
 // cannot compile rejects every string), allOf, anyOf, oneOf (exclusive), not, if/then/else,
 // unevaluatedProperties and unevaluatedItems (the members and items that the adjacent keywords and the
-// subschemas the value passes evaluated). Not enforced: format, $dynamicRef and $recursiveRef, content*.
+// subschemas the value passes evaluated), format as an assertion (the formats of Formats, formats.gen.go; an
+// unknown format is an annotation). Not enforced: $dynamicRef and $recursiveRef, content*.
 
 import (
 	"encoding/json"
@@ -416,6 +417,11 @@ func (w walker) text(s map[string]any, sp string, v any, ip string, _ int) error
 	}
 	if limit, ok := count(s["maxLength"]); ok && length > limit {
 		return w.fail(sp+"/maxLength", ip, "%s is longer than %d characters", compact(v), limit)
+	}
+	if name, ok := s["format"].(string); ok {
+		if valid, known := Formats[name]; known && !valid(str) {
+			return w.fail(sp+"/format", ip, "%s is not a valid %s", compact(v), strconv.Quote(name))
+		}
 	}
 	if expression, ok := s["pattern"].(string); ok {
 		compiled := pattern(expression)

@@ -126,6 +126,11 @@ def json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+def _ident(keyword: str) -> str:
+    """A keyword file's name as a part of a package name (``optional/format/date-time`` → ``optional_format_date_time``)."""
+    return "".join(c if c.isalnum() else "_" for c in keyword)
+
+
 def suite_folder(draft: str = "draft2020-12") -> Path:
     folder = SUITE / "tests" / draft
     if not folder.is_dir():
@@ -179,7 +184,7 @@ def run(keyword: str, work: Path, draft: str = "draft2020-12") -> Outcome:
     for index, group in enumerate(groups(keyword, draft)):
         cases = [Case(keyword, group["description"], test["description"], bool(test["valid"])) for test in group["tests"]]
         try:
-            model = _generate(group["schema"], work, f"suite_{draft.replace('-', '_')}_{keyword}_{index}")
+            model = _generate(group["schema"], work, f"suite_{draft.replace('-', '_')}_{_ident(keyword)}_{index}")
         except SchemaError as exc:
             outcome.no_model.extend((case, str(exc)) for case in cases)
             continue
@@ -283,7 +288,7 @@ def run_all_ts(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12"
             outcome = outcomes[keyword] = Outcome()
             for index, group in enumerate(groups(keyword, draft)):
                 cases = [Case(keyword, group["description"], t["description"], bool(t["valid"])) for t in group["tests"]]
-                folder = work / "schemas" / f"{keyword}_{index}"
+                folder = work / "schemas" / f"{_ident(keyword)}_{index}"
                 folder.mkdir(parents=True)
                 (folder / "schema.json").write_text(json.dumps(group["schema"]), encoding="utf-8")
                 try:
@@ -297,7 +302,7 @@ def run_all_ts(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12"
                 if module.root is None:
                     outcome.no_model.extend((case, "no root type") for case in cases)
                     continue
-                out = work / "src" / f"{keyword}_{index}"
+                out = work / "src" / f"{_ident(keyword)}_{index}"
                 out.mkdir(parents=True)
                 for name, content in files.items():
                     (out / name).write_bytes(content)
@@ -391,7 +396,7 @@ def run_all_go(keywords: tuple[str, ...] = KEYWORDS, draft: str = "draft2020-12"
             outcome = outcomes[keyword] = Outcome()
             for index, group in enumerate(groups(keyword, draft)):
                 cases = [Case(keyword, group["description"], t["description"], bool(t["valid"])) for t in group["tests"]]
-                package = f"g_{keyword.lower()}_{index}"
+                package = f"g_{_ident(keyword).lower()}_{index}"
                 folder = work / "schemas" / package
                 folder.mkdir(parents=True)
                 (folder / "schema.json").write_text(json.dumps(group["schema"]), encoding="utf-8")
@@ -484,6 +489,16 @@ def main(argv: list[str]) -> int:
             for kind, case in outcome.disagreements():
                 print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
         print()
+    if not argv:
+        formats = tuple(f"optional/format/{path.stem}" for path in sorted((suite_folder() / "optional" / "format").glob("*.json")))
+        for language, runner in (("Python models", run_all), ("Go types", run_all_go), ("TypeScript guards", run_all_ts)):
+            outcomes = runner(formats)
+            print(f"JSON-Schema-Test-Suite draft2020-12 optional/format (format asserted), {language}:")
+            print(table(outcomes))
+            for outcome in outcomes.values():
+                for kind, case in outcome.disagreements():
+                    print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+            print()
     return 0
 
 

@@ -714,3 +714,73 @@ def test_post_processing_edits_in_one_pass_equal_one_by_one() -> None:
             start = rng.randint(0, len(edits.source))
             edits.edits.append((start, min(len(edits.source), start + rng.choice([0, 0, 1, 2, 3])), rng.choice(["X", "YY", ""])))
         assert edits.apply() == edits._apply_one_by_one(), edits.edits
+
+
+def test_object_keywords_beside_branches_typed_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """GitLab CI's ``workflow.rules`` items: ``anyOf`` an object or a non-empty array of strings, ``properties`` beside
+    it. DCG put the properties into the array branch too, a union of a list and a model under ``min_length``, which
+    pydantic cannot apply to the model: a valid rule object failed to type."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "rules": {
+                "type": "array",
+                "items": {
+                    "anyOf": [{"type": "object"}, {"type": "array", "minItems": 1, "items": {"type": "string"}}],
+                    "properties": {"if": {"type": "string"}, "changes": {"type": "array", "items": {"type": "string"}}},
+                    "additionalProperties": False,
+                },
+            }
+        },
+    }
+    model = root_model(import_models(generate(tmp_path, {"ci.json": schema}, capsys), "branches_typed_apart"), "ci")
+    document = {"rules": [{"if": "$X == '1'", "changes": ["README.md"]}, ["a", "b"]]}
+    assert round_trip(model, document) == document
+    with pytest.raises(ValidationError):
+        model.model_validate({"rules": [[]]})  # the array branch keeps its minItems
+    with pytest.raises(ValidationError):
+        model.model_validate({"rules": [{"when": "always"}]})  # and the object branch its closed properties
+
+
+def test_properties_beside_many_branches_make_their_types_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Azure Pipelines' ``task``: a property that is an ``anyOf`` of one-value enums beside an ``anyOf`` of branches
+    that each declare it again. DCG merged the property into every branch inline, so n branches made n copies of its
+    n enums (259 × 259 = 67,081 classes in Azure's module, which did not import in 10 GB)."""
+    n = 12
+    names = [f"T{i}@1" for i in range(n)]
+    task = {
+        "type": "object",
+        "properties": {"task": {"anyOf": [{"enum": [name]} for name in names]}, "name": {"anyOf": [{"enum": ["a"]}, {"enum": ["b"]}]}},
+        "additionalProperties": False,
+        "anyOf": [{"properties": {"task": {"pattern": f"^{name}$"}}} for name in names],
+    }
+    schema = {"type": "object", "properties": {"steps": {"type": "array", "items": {"$ref": "#/$defs/task"}}}, "$defs": {"task": task}}
+    out = generate(tmp_path, {"pipeline.json": schema}, capsys)
+    source = (out / "python" / "pipeline.py").read_text(encoding="utf-8")
+    assert source.count("(StrEnum):") <= 2 * n  # once per enum, not once per enum and branch (n * n = 144)
+    model = root_model(import_models(out, "many_branches"), "pipeline")
+    document = {"steps": [{"task": "T3@1", "name": "b"}, {"task": "T11@1"}]}
+    assert round_trip(model, document) == document
+    for wrong in ({"task": "T3@2"}, {"task": "T3@1", "name": "c"}, {"task": "T3@1", "other": 1}):
+        with pytest.raises(ValidationError):
+            model.model_validate({"steps": [wrong]})
+
+
+def test_older_draft_ref_into_an_upgraded_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The test collection's "relative pointer ref to array" (draft-04 to 2019-09): ``#/items/0`` names the first
+    member of an array ``items``, which the upgrade rewrites to ``prefixItems``; the reference follows it."""
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "integer"}, {"$ref": "#/items/0"}]}
+    model = root_model(import_models(generate(tmp_path, {"schema.json": schema}, capsys), "items_pointer"), "schema")
+    assert round_trip(model, [1, 2]) == [1, 2]
+    with pytest.raises(ValidationError):
+        model.model_validate([1, "foo"])
+
+
+def test_a_format_without_type_leaves_other_values_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The test collection's optional ``{"format": "hostname"}``: "all string formats ignore integers". DCG typed it
+    as ``Any`` under a ``pattern``, which pydantic cannot apply to 12 (a TypeError, not a verdict)."""
+    model = root_model(import_models(generate(tmp_path, {"schema.json": {"format": "hostname"}}, capsys), "format_untyped"), "schema")
+    for document in (12, 1.5, None, ["a"], {"a": 1}, "example.com"):
+        assert round_trip(model, document) == document
+    with pytest.raises(ValidationError):
+        model.model_validate("-not-a-host-")

@@ -106,8 +106,7 @@ def test_readme_go_example_reads_a_promptpack_pack(tmp_path: Path) -> None:
 
 def test_validate_agrees_with_jsonschema_rs_on_every_fixture(tmp_path: Path) -> None:
     """Every conformance fixture's document, valid or not, through the Go root type of its kind (decoding, then
-    ``Validate``) agrees with jsonschema-rs on the same bundled schema (formats aside: Validate does not check
-    them). The harness names the documents jsonschema-rs refuses ``invalid-*``: decoding or Validate must refuse
+    ``Validate``) agrees with jsonschema-rs on the same bundled schema, formats asserted on both sides. The harness names the documents jsonschema-rs refuses ``invalid-*``: decoding or Validate must refuse
     them, and ``valid-*`` the others: they must decode, validate and round-trip."""
     import jsonschema_rs
 
@@ -125,7 +124,7 @@ def test_validate_agrees_with_jsonschema_rs_on_every_fixture(tmp_path: Path) -> 
             continue  # a document of no kind (not an object, say): no root type to decode it into
         schema_file = f"{kind}.json"
         if schema_file not in checks:
-            checks[schema_file] = jsonschema_rs.validator_for(bundle(schemas, schema_file), validate_formats=False)
+            checks[schema_file] = jsonschema_rs.validator_for(bundle(schemas, schema_file), validate_formats=True)
         valid = bool(checks[schema_file].is_valid(case["document"]))
         verdicts[valid] += 1
         target = data / schema_file

@@ -90,11 +90,14 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
     import_results("lm_eval", [results, *samples], out)
     summary = _summarize(out, capsys)
     resultset = orjson.loads(out.read_bytes())
-    documents = {task: head["n-samples"][task]["effective"] for task in head["results"]}
+    documents = {task: counts["effective"] for task, counts in head["n-samples"].items()}  # tasks, not groups
     assert summary["total"] == sum(documents.values())  # one row per document, whatever its filters and repeats
     expected = set()
-    compared = {"stderr": 0}
+    compared = {"stderr": 0, "groups": 0}
+    subtasks = {name: tasks for name, tasks in head.get("group_subtasks", {}).items() if tasks}  # a task has none
     for task, reported in head["results"].items():
+        if task in subtasks:
+            continue  # a group: below
         for key, value in reported.items():
             metric, _, filter_name = key.partition(",")
             if not filter_name or metric.endswith("_stderr"):
@@ -116,6 +119,27 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
                     compared["stderr"] += 1
             else:
                 assert (grader["avg_score"], grader["unscored"]) == (None, documents[task]), (task, key)
+    # a group's figure: the mean over its tasks' documents when lm-eval weighs its tasks by size (then a grader of
+    # its own, each document's result counted again), no grader otherwise (it has no per-document value)
+    weights = orjson.loads((run / "groups.json").read_bytes())
+
+    def leaves(group: str) -> list[str]:
+        return [leaf for name in subtasks[group] for leaf in (leaves(name) if name in subtasks else [name])]
+
+    for group in subtasks:
+        for key, value in head["results"][group].items():
+            metric, _, filter_name = key.partition(",")
+            if not filter_name or metric.endswith("_stderr"):
+                continue
+            grader_name = grader_id(group, metric, filter_name)
+            if not weights[group][metric]:
+                assert grader_name not in summary["by_grader"], grader_name
+                continue
+            expected.add(grader_name)
+            grader = summary["by_grader"][grader_name]
+            assert grader["avg_score"] == pytest.approx(value, abs=1e-9), (group, key)
+            assert grader["per_test_case"]["test_cases"] == sum(documents[task] for task in leaves(group))
+            compared["groups"] += 1
     assert sorted(summary["by_grader"]) == sorted(expected)
     head["compared"] = compared
     return head
@@ -124,8 +148,8 @@ def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[st
 @pytest.mark.slow
 def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """lm-eval 0.4.13 itself, offline (``tests/interop/lm_eval_shapes.py``: a local model class, local tasks and data),
-    four shapes — filters over repeats, several metrics with corpus-level ones and one outside [0, 1], multiple
-    choice (acc, acc_norm), two tasks in one run — each imported and compared with the figures lm-eval wrote into its own results file."""
+    six shapes — filters over repeats, several metrics with corpus-level ones and one outside [0, 1], multiple
+    choice (acc, acc_norm), two tasks in one run, a group weighted by size and one that is not — each imported and compared with the figures lm-eval wrote into its own results file."""
     python = _lm_eval_python()
     env = {**os.environ, "HOME": str(tmp_path), "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     runs = tmp_path / "runs"
@@ -134,7 +158,7 @@ def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     shapes = sorted(p.name for p in runs.iterdir())
-    assert shapes == ["filters", "metrics", "multiple_choice", "tasks"]
+    assert shapes == ["filters", "flat_group", "group", "metrics", "multiple_choice", "tasks"]
     head = {shape: check_against_lm_eval(runs / shape, tmp_path / f"{shape}.resultset.json", capsys) for shape in shapes}
     # each shape holds what it is for (a change in lm-eval that loses it fails here, not silently)
     filtered = {k: v for k, v in head["filters"]["results"]["rt_gen"].items() if k.startswith("exact_match,")}
@@ -146,5 +170,8 @@ def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     choice = head["multiple_choice"]["results"]["rt_mc"]
     assert choice["acc,none"] != choice["acc_norm,none"]
     assert sorted(head["tasks"]["results"]) == ["rt_gen", "rt_ll"]
+    assert head["group"]["compared"]["groups"] == 1 and head["flat_group"]["compared"]["groups"] == 0
+    flat = head["flat_group"]["results"]
+    assert flat["rt_flat"]["acc,none"] != pytest.approx(head["group"]["results"]["rt_group"]["acc,none"])  # unweighted
     # lm-eval's standard errors were compared in every shape (a change that made them all "N/A" fails here)
     assert all(head[shape]["compared"]["stderr"] > 0 for shape in shapes), {shape: head[shape]["compared"] for shape in shapes}

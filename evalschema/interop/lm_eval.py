@@ -17,6 +17,7 @@ the same order). The mapping is SPEC.md, Appendix A.3.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,17 +136,78 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
         output_type = (configs.get(task) or {}).get("output_type")
         for metric, filter_name in _reported(head["results"][task]):
             sink.grader(_grader(task, metric, output_type, filter_name, scaled))
+    memberships = _groups(head, {task for _, task in samples_tasks}, scaled, loss, source)
     for samples, task in samples_tasks:
-        meta = _Task(task, configs.get(task) or {}, n_shot.get(task), better.get(task) or {}, scaled)
+        meta = _Task(task, configs.get(task) or {}, n_shot.get(task), better.get(task) or {}, scaled, memberships.get(task, []))
         _read_samples(samples, filters[samples], meta, sink, loss)
 
 
-class _Task:
-    """What every row of a task reads beside its lines: its config, n-shot, which metrics are better higher, and the
-    scales of its graders whose values leave [0, 1]."""
+def _groups(
+    head: dict[str, Any], sampled: set[str], scaled: dict[str, dict[str, float]], loss: LossReport, source: str
+) -> dict[str, list[tuple[str, str, str]]]:
+    """The groups each task's documents also count in: (group, metric, filter) for every figure of a group
+    (``group_subtasks``) that is the mean over the documents of its tasks -- lm-eval's ``weight_by_size`` -- so that
+    the group's grader, given each document's result, has lm-eval's figure as its mean. A figure that is not that
+    mean (an unweighted mean of the tasks' means) has no per-document meaning: it stays in ``lm_eval.results``."""
+    # lm-eval lists every task there, a task with no subtasks: a group is a name with some
+    subtasks = {name: tasks for name, tasks in obj(head.get("group_subtasks")).items() if isinstance(tasks, list) and tasks}
+    results, counts = obj(head.get("results")), obj(head.get("n-samples"))
 
-    def __init__(self, name: str, config: dict[str, Any], n_shot: Any, better: dict[str, Any], scaled: dict[str, dict[str, float]]) -> None:
+    def leaves(group: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        out: list[str] = []
+        for name in arr(subtasks.get(group)):
+            if isinstance(name, str) and name not in seen:
+                out += leaves(name, seen | {group}) if name in subtasks else [name]
+        return out
+
+    memberships: dict[str, list[tuple[str, str, str]]] = {}
+    for group in sorted(subtasks):
+        figures = obj(results.get(group))
+        tasks = leaves(group)
+        for metric, filter_name in _reported(figures):
+            key = f"{metric},{filter_name}"
+            value = finite_number(figures.get(key))
+            sizes = [finite_number(obj(counts.get(t)).get("effective")) for t in tasks]
+            values = [finite_number(obj(results.get(t)).get(key)) for t in tasks]
+            whole = sum(n for n in sizes if n is not None)
+            per_document = (
+                value is not None
+                and tasks
+                and set(tasks) <= sampled
+                and None not in sizes
+                and None not in values
+                and whole > 0
+                and not any(grader_id(t, metric, filter_name) in scaled for t in tasks)
+                and math.isclose(math.fsum(n * v for n, v in zip(sizes, values, strict=True)) / whole, value, rel_tol=1e-12, abs_tol=1e-15)  # type: ignore[operator]
+            )
+            if not per_document:
+                loss.approximated(
+                    source,
+                    f"/results/{group}",
+                    f"group {group} {key}: not the mean over its tasks' documents (lm-eval's weight_by_size false, or a "
+                    "task not sampled): no per-document value, kept in lm_eval.results",
+                )
+                continue
+            for task in tasks:
+                memberships.setdefault(task, []).append((group, metric, filter_name))
+    return memberships
+
+
+class _Task:
+    """What every row of a task reads beside its lines: its config, n-shot, which metrics are better higher, the
+    scales of its graders whose values leave [0, 1], and the groups whose figures its documents count in."""
+
+    def __init__(
+        self,
+        name: str,
+        config: dict[str, Any],
+        n_shot: Any,
+        better: dict[str, Any],
+        scaled: dict[str, dict[str, float]],
+        groups: list[tuple[str, str, str]] | None = None,
+    ) -> None:
         self.name, self.config, self.n_shot, self.better, self.scaled = name, config, n_shot, better, scaled
+        self.groups = groups or []  # (group, metric, filter): the group figures this task's documents count in
 
 
 def _scan(path: Path, task: str, config: dict[str, Any], better: dict[str, Any], scales: Scales) -> list[str]:
@@ -276,6 +338,9 @@ def _row(parts: dict[str, Line], meta: _Task, sink: Sink, loss: LossReport, sour
         names = [str(m) for m in each["metrics"]] if isinstance(each.get("metrics"), list) else _metrics(task, {}, config)
         measured.append((filter_name, at, each, names))
     graders = [grader_id(task, m, f) for f, _, _, names in measured for m in names]
+    # the document's result also counts in each group whose figure is the mean over its tasks' documents
+    in_groups = [(grader_id(task, m, f), grader_id(g, m, f)) for g, m, f in meta.groups if grader_id(task, m, f) in graders]
+    graders += [group for _, group in in_groups]
     prompt = _prompt(line.get("arguments"))
     case: dict[str, Any] = {
         "id": case_id,
@@ -346,6 +411,8 @@ def _row(parts: dict[str, Line], meta: _Task, sink: Sink, loss: LossReport, sour
             if kept:
                 result["metadata"] = prefixed(FORMAT, kept)
             grader_results.append(result)
+    by_grader = {result["grader_id"]: result for result in grader_results}
+    grader_results += [{**by_grader[own], "grader_id": group} for own, group in in_groups if own in by_grader]
     row["grader_results"] = grader_results
     every_metric = {m for _, _, _, names in measured for m in names}
     row_meta = prefixed(

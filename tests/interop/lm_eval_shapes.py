@@ -8,13 +8,16 @@ no network), tasks in ``lm_eval_tasks/`` (local YAML, local JSON Lines data), lm
 - ``metrics``: ``rt_metrics``, several metrics (exact_match and the corpus-level bleu and chrf), and ``rt_words``,
   scored by a function of its own: a per-document mean outside [0, 1] (``words``) beside one in it;
 - ``multiple_choice``: ``rt_mc``, acc / acc_norm and the corpus-level brier_score;
-- ``tasks``: ``rt_ll`` (loglikelihood: acc, corpus perplexity) and ``rt_gen`` in one run (two samples files).
+- ``tasks``: ``rt_ll`` (loglikelihood: acc, corpus perplexity) and ``rt_gen`` in one run (two samples files);
+- ``group``: ``rt_group``, ``rt_mc`` and ``rt_ll`` under a group whose acc is the mean over their documents
+  (``weight_by_size``); ``flat_group``: the same tasks under ``rt_flat``, the unweighted mean of their means.
 
 The model answers a question with the replies the question lists (``[replies: a|b|c]``, one per repeat, in order);
 its log-likelihoods are a fixed function of the text (CRC-32), so every run writes the same numbers. Beside each
 run, ``aggregations.json`` holds lm-eval's own aggregation of every metric of its tasks (``Task.aggregation()``:
 ``mean`` for a metric averaged over documents, else a corpus-level function such as ``bleu``), which tells the test
-which of the run's metrics have a per-document meaning.
+which of the run's metrics have a per-document meaning; ``groups.json`` each group's ``weight_by_size`` per metric, from
+lm-eval's own group config (a size-weighted group figure is a mean over documents; an unweighted one is not).
 """
 
 from __future__ import annotations
@@ -37,7 +40,14 @@ from lm_eval.api.registry import register_model
 from lm_eval.tasks import TaskManager
 
 TASKS = Path(__file__).resolve().parent / "lm_eval_tasks"
-SHAPES = {"filters": "rt_gen", "metrics": "rt_metrics,rt_words", "multiple_choice": "rt_mc", "tasks": "rt_ll,rt_gen"}
+SHAPES = {
+    "filters": "rt_gen",
+    "metrics": "rt_metrics,rt_words",
+    "multiple_choice": "rt_mc",
+    "tasks": "rt_ll,rt_gen",
+    "group": "rt_group",
+    "flat_group": "rt_flat",
+}
 _REPLIES = re.compile(r"\[replies: ([^\]]*)\]")
 
 
@@ -96,9 +106,19 @@ def main(out: Path) -> None:
             "0",
         ]
         cli_evaluate()
-        loaded = manager.load_task_or_group(tasks.split(","))
-        aggregations = {name: {metric: fn.__name__ for metric, fn in task.aggregation().items()} for name, task in loaded.items()}
+        aggregations: dict[str, dict[str, str]] = {}
+        groups: dict[str, dict[str, bool]] = {}
+        pending = list(manager.load_task_or_group(tasks.split(",")).items())
+        while pending:  # a group is a mapping of its tasks (or groups): lm-eval's own config says how it aggregates
+            name, task = pending.pop()
+            if isinstance(task, dict):
+                config = name.config
+                groups[config["group"]] = {m["metric"]: bool(m["weight_by_size"]) for m in config["aggregate_metric_list"]}
+                pending += task.items()
+            else:
+                aggregations[name] = {metric: fn.__name__ for metric, fn in task.aggregation().items()}
         (out / shape / "aggregations.json").write_text(json.dumps(aggregations, indent=2, sort_keys=True))
+        (out / shape / "groups.json").write_text(json.dumps(groups, indent=2, sort_keys=True))
 
 
 if __name__ == "__main__":

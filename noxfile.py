@@ -84,7 +84,9 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def cold(session: nox.Session) -> None:
     """The quick start on a cold machine: a fresh clone of HEAD (committed work only), with HOME, the pip, npm and
-    other caches pointed at empty folders, no .venv and no node_modules; runs both README commands there."""
+    other caches pointed at empty folders, no .venv and no node_modules; runs both README commands there. The folder
+    (about 4 GB: the clone, its environments and caches) is removed when the run passes, kept for a look when not."""
+    import shutil
     import tempfile
 
     root = Path(tempfile.mkdtemp(prefix="evalschema-cold-"))
@@ -106,6 +108,7 @@ def cold(session: nox.Session) -> None:
         session.run("env", "-u", "VIRTUAL_ENV", "./noxw", "-s", "generate", external=True, env=env)
         session.run("git", "diff", "--exit-code", external=True)  # generate on a clean clone changes nothing
         session.run("env", "-u", "VIRTUAL_ENV", "./noxw", "-s", "tests", *session.posargs, external=True, env=env)
+    shutil.rmtree(root)  # reached only when every step passed (a failed step ends the session)
 
 
 @nox.session

@@ -36,6 +36,21 @@ PROMPTFOO_VERSION = "0.123.1"
 CACHE = Path(os.environ.get("EVALSCHEMA_TEST_CACHE", Path.home() / ".cache" / "evalschema-tests"))
 
 
+def tool_python(name: str, pins: Path, *, no_deps: bool = False) -> Path:
+    """The Python of a virtual environment ``name`` in the test cache holding a tool this project does not depend on,
+    at the versions ``pins`` lists (``no_deps``: that list is the whole, curated closure), made once and again only
+    when the pins change."""
+    folder = CACHE / name
+    python, stamp = folder / "bin" / "python", folder / "pins.txt"
+    if not stamp.exists() or stamp.read_bytes() != pins.read_bytes():
+        shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *(["--no-deps"] if no_deps else [])]
+        subprocess.run([*install, "-r", str(pins)], check=True, timeout=900)
+        shutil.copy(pins, stamp)  # last: an install cut short is made again
+    return python
+
+
 def _cases() -> list[tuple[str, str, str]]:
     out = []
     for folder in sorted(FIXTURES.iterdir()):

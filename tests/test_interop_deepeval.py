@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -62,17 +60,9 @@ def test_reproduces_deepevals_numbers(name: str, tmp_path: Path, capsys: pytest.
 def _deepeval_python() -> Path:
     """The Python of a virtual environment holding DeepEval 4.3.1 and the versions ``requirements/deepeval.txt`` pins,
     made once in the test cache (DeepEval is not a dependency of this project; about 27 MB from the registry)."""
-    from test_interop import CACHE
+    from test_interop import tool_python
 
-    folder = CACHE / f"deepeval-{DEEPEVAL_VERSION}"
-    python, stamp = folder / "bin" / "python", folder / "pins.txt"
-    if not stamp.exists() or stamp.read_bytes() != PINS.read_bytes():
-        shutil.rmtree(folder, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(PINS)]
-        subprocess.run(install, check=True, timeout=900)
-        shutil.copy(PINS, stamp)  # last: an install cut short is made again
-    return python
+    return tool_python(f"deepeval-{DEEPEVAL_VERSION}", PINS)
 
 
 @pytest.mark.slow

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,17 +62,9 @@ def _lm_eval_python() -> Path:
     pins (installed with ``--no-deps``: lm-eval's declared dependencies include packages the shapes never import),
     made once in the test cache (lm-eval is not a dependency of this project; no torch: the shapes use a model class
     of their own)."""
-    from test_interop import CACHE
+    from test_interop import tool_python
 
-    folder = CACHE / f"lm_eval-{LM_EVAL_VERSION}"
-    python, stamp = folder / "bin" / "python", folder / "pins.txt"
-    if not stamp.exists() or stamp.read_bytes() != PINS.read_bytes():
-        shutil.rmtree(folder, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "-r", str(PINS)]
-        subprocess.run(install, check=True, timeout=900)
-        shutil.copy(PINS, stamp)  # last: an install cut short is made again
-    return python
+    return tool_python(f"lm_eval-{LM_EVAL_VERSION}", PINS, no_deps=True)
 
 
 def check_against_lm_eval(run: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -75,17 +73,9 @@ def _evals_python() -> Path:
     """The Python of a virtual environment holding OpenAI Evals 3.0.1 and the curated versions
     ``requirements/openai_evals.txt`` pins (installed with ``--no-deps``: evals' declared dependencies are 150+
     packages the shapes never import), made once in the test cache."""
-    from test_interop import CACHE
+    from test_interop import tool_python
 
-    folder = CACHE / f"openai_evals-{EVALS_VERSION}"
-    python, stamp = folder / "bin" / "python", folder / "pins.txt"
-    if not stamp.exists() or stamp.read_bytes() != PINS.read_bytes():
-        shutil.rmtree(folder, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "-r", str(PINS)]
-        subprocess.run(install, check=True, timeout=900)
-        shutil.copy(PINS, stamp)  # last: an install cut short is made again
-    return python
+    return tool_python(f"openai_evals-{EVALS_VERSION}", PINS, no_deps=True)
 
 
 # What OpenAI Evals' final reports hold beside means over samples: Match's and Includes' bootstrap estimate of the

@@ -215,6 +215,19 @@ class Scales:
         if low is not None and high is not None and high > low:
             self.declared[str(scorer.get("name"))] = {"min": low, "max": high}
 
+    def write_scales(
+        self, resultset: dict[str, Any], loss: LossReport, source: str, pointer: str, reason: str
+    ) -> dict[str, dict[str, float]]:
+        """The scale of each grader whose values leave [0, 1], written into the result set's ``graders`` (before any
+        row: a row's score is normalised by it) and each reported approximated (``reason``: why, after the grader's
+        id), for a source that declares no scale."""
+        scaled = {grader: scale for grader in sorted(self.low) if (scale := self.of(grader)) is not None}
+        if scaled:
+            resultset["graders"] = {grader: {"type": "custom", "scale": scale} for grader, scale in scaled.items()}
+        for grader in scaled:
+            loss.approximated(source, pointer, f"{grader}: {reason}")
+        return scaled
+
     def of(self, grader_id: str) -> dict[str, float] | None:
         """The grader's scale, or ``None`` when its values all lie in [0, 1] (scores as they are)."""
         scorer = grader_id.split("/", 1)[0]

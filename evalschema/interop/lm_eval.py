@@ -120,16 +120,14 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
     scales = Scales()
     for samples, task in samples_tasks:
         filters[samples] = _scan(samples, task, configs.get(task) or {}, better.get(task) or {}, scales)
-    scaled = {g: scale for g in sorted(scales.low) if (scale := scales.of(g)) is not None}
-    if scaled:
-        resultset["graders"] = {g: {"type": "custom", "scale": scale} for g, scale in scaled.items()}
-    for grader in scaled:
-        loss.approximated(
-            source,
-            "/results",
-            f"{grader}: values outside [0, 1] and no scale in the files: the scale is the smallest and largest values of the "
-            "samples, raw values kept as raw_score",
-        )
+    scaled = scales.write_scales(
+        resultset,
+        loss,
+        source,
+        "/results",
+        "values outside [0, 1] and no scale in the files: the scale is the smallest and largest values of the samples, "
+        "raw values kept as raw_score",
+    )
     sink.start(resultset, suite)
 
     for task in tasks:

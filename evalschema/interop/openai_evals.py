@@ -132,16 +132,14 @@ def read(inputs: list[Path], sink: Sink, loss: LossReport) -> None:
                 for name, value in obj(event.get("data")).items():
                     if _measure(value):
                         scales.see(_grader_id(name), value)
-    scaled = {g: scale for g in sorted(scales.low) if (scale := scales.of(g)) is not None}
-    if scaled:
-        resultset["graders"] = {g: {"type": "custom", "scale": scale} for g, scale in scaled.items()}
-    for grader_id in scaled:
-        loss.approximated(
-            source,
-            "/final_report",
-            f"{grader_id}: values outside [0, 1] and no scale in the log: the scale is the smallest and largest values in the log, "
-            "raw values kept as raw_score",
-        )
+    scaled = scales.write_scales(
+        resultset,
+        loss,
+        source,
+        "/final_report",
+        "values outside [0, 1] and no scale in the log: the scale is the smallest and largest values in the log, "
+        "raw values kept as raw_score",
+    )
     suite: dict[str, Any] = {"id": eval_name, "name": str(spec.get("base_eval") or eval_name)}
     if report is None:
         resultset["metadata"][constants.PARTIAL_KEY] = True  # the reserved key of a partial run (SPEC 3.3)

@@ -121,10 +121,9 @@ def _array_items(data: bytes) -> Iterator[Any]:
         elif text.startswith("]", at):
             closed = True
         else:
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-    at = _BLANK.match(text, at + 1).end()  # type: ignore[union-attr]
-    if at != len(text):
-        raise json.JSONDecodeError("Extra data", text, at)
+            break
+    if not closed or _BLANK.match(text, at + 1).end() != len(text):  # type: ignore[union-attr]
+        decoder.decode(text)  # malformed: refused as json.loads refuses it, in the decoder's own words
 
 
 def _dump(model: Any) -> dict[str, Any]:

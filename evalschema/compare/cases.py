@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..summary.cases import Reducer, Value, exact_mean, grader_view, reducers, standard_error
+from ..summary.cases import Reducer, Value, compact_value, exact_mean, grader_view, keep_value, listed, reducers, standard_error
 
 
 class ValuesMissed(Exception):
@@ -54,25 +54,11 @@ class CaseValues:
         by_case = self.values.get(grader_id)
         if by_case is None:
             by_case = self.values[grader_id] = {}
-        if raw is None and 0 < attempt <= len(_PASS_FAIL) and (score == 1.0 or (score == 0.0 and math.copysign(1.0, score) > 0)):
-            value = _PASS_FAIL[attempt - 1][score == 1.0]
-        else:
-            value = (attempt, score, raw)
-        held = by_case.get(case)
-        if held is None:
-            by_case[case] = value
-        elif type(held) is tuple:
-            by_case[case] = [held, value]
-        else:
-            held.append(value)  # type: ignore[union-attr]
+        keep_value(by_case, case, compact_value(attempt, score, raw))  # as the summary keeps them
 
     def by_case(self, grader_id: str) -> dict[str, list[Value]]:
         """The grader's values per test case, each as a list."""
-        return {case: [held] if type(held) is tuple else held for case, held in self.values.get(grader_id, {}).items()}  # type: ignore[misc]
-
-
-# the values most test cases hold: one shared tuple each (a pass or a fail score of attempts 1 to 8, no raw value)
-_PASS_FAIL: tuple[tuple[Value, Value], ...] = tuple(((a, 0.0, None), (a, 1.0, None)) for a in range(1, 9))
+        return {case: listed(held) for case, held in self.values.get(grader_id, {}).items()}
 
 
 def _number(value: Any) -> float | None:

@@ -15,7 +15,7 @@ from itertools import chain
 from typing import Any, Literal
 
 from ..io.compact import KeyTable
-from .cases import Reducer, Value, exact_mean, grader_view, reducers
+from .cases import Reducer, Value, compact_value, exact_mean, grader_view, keep_value, listed, reducers
 
 Outcome = Literal["passed", "failed", "invalidated", "errored", "unscored"]
 
@@ -265,7 +265,7 @@ class SummaryBuilder:
         self.case_records: dict[str, _CaseAttempts] = {}
         self.cases = KeyTable()  # compact: test case id -> its packed _CaseAttempts
         self.wide_cases: dict[bytes, _CaseAttempts] = {}  # compact: the cases whose attempts do not pack
-        self.case_values: dict[str, dict[str, Value | list[Value]]] = {}  # grader id -> test case id -> its scored values (_keep)
+        self.case_values: dict[str, dict[str, Value | list[Value]]] = {}  # grader id -> test case id -> its scored values (keep_value)
         self.provenance: Any = None  # the result set's ``graders``, when known: the reducers it declares (SPEC 4.7)
 
     def add(self, result: dict[str, Any]) -> Outcome:
@@ -320,7 +320,7 @@ class SummaryBuilder:
                         values = by_case.get(grader_id)
                         if values is None:
                             values = by_case[grader_id] = {}
-                        _keep(values, case, _value(attempt, value, raw))
+                        keep_value(values, case, compact_value(attempt, value, raw))
                     totals.score_sum += exact
                     if grader_result.get("passed") is True:
                         totals.passed += 1
@@ -430,8 +430,8 @@ class SummaryBuilder:
         for grader_id, theirs_by_case in later.case_values.items():
             mine_by_case = self.case_values.setdefault(grader_id, {})
             for case, values in theirs_by_case.items():
-                for value in _listed(values):
-                    _keep(mine_by_case, case, value)
+                for value in listed(values):
+                    keep_value(mine_by_case, case, value)
         for case, record in later._case_rollups():
             record = _CaseAttempts(record.first_attempt, record.first_passed, record.any_passed, record.all_passed)
             if self.compact:
@@ -535,34 +535,6 @@ def merge(states: Iterable[SummaryBuilder], *, compact: bool = False) -> Summary
     return merged
 
 
-# the values most test cases hold (a pass or a fail score of an early attempt, no raw value): one shared tuple each,
-# not a tuple and a float per test case (88 bytes; most graders score 0 or 1)
-_PASS_FAIL: tuple[tuple[Value, Value], ...] = tuple(((a, 0.0, None), (a, 1.0, None)) for a in range(1, 9))
-
-
-def _value(attempt: int, score: float, raw: float | None) -> Value:
-    if raw is None and 0 < attempt <= len(_PASS_FAIL) and (score == 1.0 or (score == 0.0 and math.copysign(1.0, score) > 0)):
-        return _PASS_FAIL[attempt - 1][score == 1.0]
-    return (attempt, score, raw)
-
-
-def _keep(by_case: dict[str, Any], case: str, value: Value) -> None:
-    """Keep one more value of a test case: its only value as itself (most test cases have one attempt; a list of one
-    costs 88 bytes more per test case, a fifth of an import's memory per test case), its values as a list after."""
-    held = by_case.get(case)
-    if held is None:
-        by_case[case] = value
-    elif type(held) is tuple:
-        by_case[case] = [held, value]
-    else:
-        held.append(value)
-
-
-def _listed(held: Value | list[Value]) -> list[Value]:
-    """A test case's values as ``_keep`` holds them, as a list."""
-    return [held] if type(held) is tuple else held  # type: ignore[return-value]
-
-
 def _views(
     by_grader: dict[str, dict[str, Any]], case_values: dict[str, dict[str, Value | list[Value]]], provenance: Any, attempts: bool
 ) -> None:
@@ -570,7 +542,7 @@ def _views(
     attempts, its per-test-case view by the reducer ``provenance`` declares for it (SPEC 4.7)."""
     declared = reducers(provenance)
     for grader_id, totals in by_grader.items():
-        per_case = [_listed(values) for values in case_values.get(grader_id, {}).values()]
+        per_case = [listed(values) for values in case_values.get(grader_id, {}).values()]
         raws = [raw for values in per_case for _, _, raw in values if raw is not None]
         totals.pop("per_test_case", None)
         totals.pop("avg_raw_score", None)

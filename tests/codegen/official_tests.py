@@ -464,41 +464,29 @@ def table(outcomes: dict[str, Outcome]) -> str:
     return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
 
 
+def _print(title: str, outcomes: dict[str, Outcome]) -> None:
+    """One table of agreement by keyword, then each disagreement."""
+    print(title)
+    print(table(outcomes))
+    for outcome in outcomes.values():
+        for kind, case in outcome.disagreements():
+            print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
+    print()
+
+
 def main(argv: list[str]) -> int:
-    for draft in DRAFTS:
-        outcomes = run_all(tuple(argv) or KEYWORDS, draft)
-        print(f"JSON-Schema-Test-Suite {draft}, Python models (model_validate) against the suite's verdicts:")
-        print(table(outcomes))
-        for outcome in outcomes.values():
-            for kind, case in outcome.disagreements():
-                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
-        print()
-    for draft in DRAFTS:
-        outcomes = run_all_go(tuple(argv) or KEYWORDS, draft)
-        print(f"JSON-Schema-Test-Suite {draft}, Go types (encoding/json, then Validate) against the suite's verdicts:")
-        print(table(outcomes))
-        for outcome in outcomes.values():
-            for kind, case in outcome.disagreements():
-                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
-        print()
-    for draft in DRAFTS:
-        outcomes = run_all_ts(tuple(argv) or KEYWORDS, draft)
-        print(f"JSON-Schema-Test-Suite {draft}, TypeScript guards (isX) against the suite's verdicts:")
-        print(table(outcomes))
-        for outcome in outcomes.values():
-            for kind, case in outcome.disagreements():
-                print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
-        print()
+    keywords = tuple(argv) or KEYWORDS
+    for runner, what in (
+        (run_all, "Python models (model_validate)"),
+        (run_all_go, "Go types (encoding/json, then Validate)"),
+        (run_all_ts, "TypeScript guards (isX)"),
+    ):
+        for draft in DRAFTS:
+            _print(f"JSON-Schema-Test-Suite {draft}, {what} against the suite's verdicts:", runner(keywords, draft))
     if not argv:
         formats = tuple(f"optional/format/{path.stem}" for path in sorted((suite_folder() / "optional" / "format").glob("*.json")))
         for language, runner in (("Python models", run_all), ("Go types", run_all_go), ("TypeScript guards", run_all_ts)):
-            outcomes = runner(formats)
-            print(f"JSON-Schema-Test-Suite draft2020-12 optional/format (format asserted), {language}:")
-            print(table(outcomes))
-            for outcome in outcomes.values():
-                for kind, case in outcome.disagreements():
-                    print(f"  {kind}: {case.keyword}: {case.group} / {case.test}")
-            print()
+            _print(f"JSON-Schema-Test-Suite draft2020-12 optional/format (format asserted), {language}:", runner(formats))
     return 0
 
 

@@ -623,6 +623,25 @@ def _schema_file(name: str, text: str, original: Any, default_uri: str, seen_uri
     return SchemaFile(name=name, uri=uri, contents=contents, text=text, dialect=dialect)
 
 
+def _owned_by_files(
+    registry: referencing.Registry[Any], resources: list[tuple[str, referencing.Resource[Any]]]
+) -> referencing.Registry[Any]:
+    """``registry`` where each file's URI names that file, also when another file embeds a resource under the same
+    ``$id`` (AsyncAPI 3.0 bundles a copy of the draft-07 meta-schema beside the one a folder may hold as a file).
+
+    ``Registry.crawl`` visits resources in hash order, so which of two resources of one URI it keeps changed with
+    ``PYTHONHASHSEED``: so did every name, file and type generated from the set. Re-adding a shadowed file alone and
+    crawling it again (one resource: one order) makes the file win, on every run; passes repeat, in file order, until
+    no file is shadowed (a file's own crawl can shadow another: a set has fewer passes than files)."""
+    for _ in range(len(resources)):
+        shadowed = [(uri, resource) for uri, resource in resources if registry[uri].contents is not resource.contents]
+        if not shadowed:
+            return registry
+        for uri, resource in shadowed:
+            registry = registry.with_resource(uri, resource).crawl()
+    return registry
+
+
 def load(folder: Path | str, retrieval: dict[str, str] | None = None) -> SchemaSet:
     """Read every ``*.json`` directly in ``folder``; raise :class:`SchemaError` on any problem. ``retrieval`` maps a
     URI (or, ending in ``/``, a URI prefix) to a file of the folder (a file-name prefix), as the module doc says."""
@@ -651,7 +670,7 @@ def load(folder: Path | str, retrieval: dict[str, str] | None = None) -> SchemaS
             known.add(uri)
             resources.append((uri, referencing.Resource.from_contents(f.contents, default_specification=DRAFT202012)))
     empty: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg,unused-ignore]
-    registry = empty.with_resources(resources).crawl()
+    registry = _owned_by_files(empty.with_resources(resources).crawl(), resources)
     schema_set = SchemaSet(root=root, files=tuple(files), registry=registry)
     keep: list[Any] = []
     refs: list[tuple[dict[str, Any], Location, str]] = []

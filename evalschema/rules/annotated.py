@@ -22,6 +22,7 @@ across rows: the first index of each key of a rule whose items are the rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from itertools import repeat
 from typing import Any, NamedTuple, cast
 
@@ -87,6 +88,23 @@ def values_at(value: Any, tokens: Sequence[str]) -> list[Any]:
         else:
             level = [node[head] for node in level if isinstance(node, dict) and head in node]
     return level
+
+
+@cache  # a pattern compiled once (a Rule is a NamedTuple: it holds no cache of its own)
+def _values_function(tokens: tuple[str, ...]) -> Callable[[Any], list[Any]]:
+    """``values_at`` for one pattern, for a membership test (the order of a map's values is not kept): a pattern
+    ``name/*/name`` (a row's references: ``constraint_violations/*/grader_id``) in one comprehension."""
+    if len(tokens) == 3 and tokens[1] == ARRAY_ITEM and not {tokens[0], tokens[2]} & {ARRAY_ITEM, MAP_VALUE}:
+        outer, _, inner = tokens
+
+        def name_item_name(value: Any) -> list[Any]:
+            items = value.get(outer) if isinstance(value, dict) else None
+            if not isinstance(items, list):
+                return []
+            return [item[inner] for item in items if isinstance(item, dict) and inner in item]
+
+        return name_item_name
+    return lambda value: values_at(value, tokens)
 
 
 class _Member(NamedTuple):
@@ -182,13 +200,22 @@ class Rule(NamedTuple):
         if self.keyword == "x-unique":
             yield from self._unique(match(value, self.items, where), {})
         else:
-            targets = {v for v in values_at(value, self.target) if isinstance(v, str)}
-            if all(self._resolved(ref, targets) for ref in values_at(value, self.source)):
+            if self.resolved(value):
                 return  # the common case, found without building a path
+            targets = {v for v in values_at(value, self.target) if isinstance(v, str)}
             for path, ref in match(value, self.source, where):
                 if not self._resolved(ref, targets):
                     message = messages.render(self.rule, self.variant, **{self.param: ref}, defined=messages.ordered(targets))
                     yield Finding(pointer(*path), self.rule, self.severity, message)
+
+    def resolved(self, value: Any) -> bool:
+        """Whether an ``x-references`` rule finds nothing in ``value`` (an instance of its scope): most rows, told
+        apart without a path or a generator."""
+        sources = _values_function(self.source)(value)
+        if not sources:
+            return True
+        targets = {v for v in _values_function(self.target)(value) if isinstance(v, str)}
+        return all(self._resolved(ref, targets) for ref in sources)
 
     def _resolved(self, ref: Any, targets: set[str]) -> bool:
         """Whether a source value is no finding: not a string, an empty one skipped, or a target's."""
@@ -310,6 +337,8 @@ class AnnotatedRows:
                 out.append(self._keyed(i, batch))
                 continue
             rows = self._candidates(batch, 0, self.guards[i])
+            if not spans and not rest and rule.keyword == "x-references":  # a row's references: most rows resolve
+                rows = [(index, row) for index, row in rows if not rule.resolved(row)]
             if not spans:
                 out.append(
                     [

@@ -51,6 +51,17 @@ def tool_python(name: str, pins: Path, *, no_deps: bool = False) -> Path:
     return python
 
 
+def run_shapes(python: Path, script: Path, tmp_path: Path, env: dict[str, str]) -> Path:
+    """Run a real tool's shapes script (``tests/interop/*_shapes.py``) with that tool's ``python`` in ``tmp_path``;
+    return the folder it wrote its runs into."""
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [str(python), str(script), str(runs)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return runs
+
+
 def _cases() -> list[tuple[str, str, str]]:
     out = []
     for folder in sorted(FIXTURES.iterdir()):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +71,9 @@ def test_real_deepeval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     each imported and compared with the numbers DeepEval wrote into its own test run."""
     python = _deepeval_python()
     env = {**os.environ, "HOME": str(tmp_path), "DEEPEVAL_TELEMETRY_OPT_OUT": "YES"}
-    runs = tmp_path / "runs"
-    done = subprocess.run(
-        [str(python), str(SHAPES), str(runs)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    from test_interop import run_shapes
+
+    runs = run_shapes(python, SHAPES, tmp_path, env)
     shapes = sorted(p.name for p in runs.iterdir())
     assert shapes == ["conversational", "errors", "metrics", "strict"]
     checked = {}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -142,11 +141,9 @@ def test_real_lm_eval_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     choice (acc, acc_norm), two tasks in one run, a group weighted by size and one that is not — each imported and compared with the figures lm-eval wrote into its own results file."""
     python = _lm_eval_python()
     env = {**os.environ, "HOME": str(tmp_path), "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    runs = tmp_path / "runs"
-    done = subprocess.run(
-        [str(python), str(SHAPES), str(runs)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    from test_interop import run_shapes
+
+    runs = run_shapes(python, SHAPES, tmp_path, env)
     shapes = sorted(p.name for p in runs.iterdir())
     assert shapes == ["filters", "flat_group", "group", "metrics", "multiple_choice", "tasks"]
     head = {shape: check_against_lm_eval(runs / shape, tmp_path / f"{shape}.resultset.json", capsys) for shape in shapes}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -137,11 +136,9 @@ def test_real_openai_evals_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[
     credit and a meta-evaluation, one on a 1-5 scale, and an interrupted run — each log imported and compared with its final report."""
     python = _evals_python()
     env = {**os.environ, "HOME": str(tmp_path)}
-    runs = tmp_path / "runs"
-    done = subprocess.run(
-        [str(python), str(SHAPES), str(runs)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    from test_interop import run_shapes
+
+    runs = run_shapes(python, SHAPES, tmp_path, env)
     shapes = sorted(p.stem for p in runs.iterdir())
     assert shapes == ["fuzzy", "graded", "includes", "interrupted", "match", "rated"]
     report = {shape: check_against_oaieval(runs / f"{shape}.jsonl", tmp_path / f"{shape}.resultset.json", capsys) for shape in shapes}

@@ -680,17 +680,23 @@ def test_finding_is_frozen() -> None:
         f.rule = "Y"  # type: ignore[misc]
 
 
-def test_1_3_0_is_a_minor_of_1_2_0() -> None:
-    """Issues 40 and 43: raw values, scales, reducers, the per-test-case view and compare's power are compatible additions, and
-    ``evalschema diff`` says so for the bundled releases by version (RFC 0004)."""
+def _optional_properties_added(old: str, new: str) -> set[str]:
+    """``evalschema diff old new`` of two bundled releases, which must be a minor bump with nothing breaking and only
+    minor findings: the locations of the optional properties it found added."""
     run = subprocess.run(
-        [sys.executable, "-m", "evalschema", "diff", "1.2.0", "1.3.0", "--format", "json"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "evalschema", "diff", old, new, "--format", "json"], capture_output=True, text=True, check=False
     )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert (report["bump"], report["breaking"]) == ("minor", 0)
-    added = {finding["location"] for finding in report["findings"] if finding["rule"] == "PROPERTY_ADDED_OPTIONAL"}
-    assert added == {
+    assert {finding["bump"] for finding in report["findings"]} == {"minor"}
+    return {finding["location"] for finding in report["findings"] if finding["rule"] == "PROPERTY_ADDED_OPTIONAL"}
+
+
+def test_1_3_0_is_a_minor_of_1_2_0() -> None:
+    """Issues 40 and 43: raw values, scales, reducers, the per-test-case view and compare's power are compatible additions, and
+    ``evalschema diff`` says so for the bundled releases by version (RFC 0004)."""
+    assert _optional_properties_added("1.2.0", "1.3.0") == {
         "grader.json#/properties/scale",
         "grader.json#/properties/reducer",
         "resultset.json#/$defs/GraderProvenance/properties/scale",
@@ -700,20 +706,12 @@ def test_1_3_0_is_a_minor_of_1_2_0() -> None:
         "resultset.json#/$defs/GraderSummary/properties/per_test_case",
         "comparison.json#/properties/power",  # issue 43: compare states its power in JSON too
     }
-    assert {finding["bump"] for finding in report["findings"]} == {"minor"}
 
 
 def test_1_4_0_is_a_minor_of_1_3_0() -> None:
     """Issue 40: compare's per-test-case view and a row's trace, span and response ids are compatible additions,
     and ``evalschema diff`` says so for the bundled releases by version (RFC 0005)."""
-    run = subprocess.run(
-        [sys.executable, "-m", "evalschema", "diff", "1.3.0", "1.4.0", "--format", "json"], capture_output=True, text=True, check=False
-    )
-    assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout)
-    assert (report["bump"], report["breaking"]) == ("minor", 0)
-    added = {finding["location"] for finding in report["findings"] if finding["rule"] == "PROPERTY_ADDED_OPTIONAL"}
-    assert added == {
+    assert _optional_properties_added("1.3.0", "1.4.0") == {
         "comparison.json#/$defs/GraderDelta/properties/base_per_test_case",
         "comparison.json#/$defs/GraderDelta/properties/new_per_test_case",
         "comparison.json#/$defs/GraderDelta/properties/per_test_case_difference",
@@ -721,4 +719,3 @@ def test_1_4_0_is_a_minor_of_1_3_0() -> None:
         "resultset.json#/$defs/Result/properties/span_id",
         "resultset.json#/$defs/Result/properties/response_id",
     }
-    assert {finding["bump"] for finding in report["findings"]} == {"minor"}
